@@ -1,0 +1,152 @@
+#include "harness/params.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+
+#include "harness/error.hpp"
+
+namespace gpuprobe {
+namespace {
+
+bool parse_u64(const std::string& text, uint64_t& out) {
+  if (text.empty() || !std::all_of(text.begin(), text.end(), ::isdigit)) return false;
+  errno = 0;
+  char* end = nullptr;
+  out = std::strtoull(text.c_str(), &end, 10);
+  return errno == 0 && end == text.c_str() + text.size();
+}
+
+bool parse_real(const std::string& text, double& out) {
+  if (text.empty()) return false;
+  char* end = nullptr;
+  out = std::strtod(text.c_str(), &end);
+  return end == text.c_str() + text.size() && std::isfinite(out);
+}
+
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> parts;
+  std::string cur;
+  for (char c : text) {
+    if (c == ',') {
+      parts.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  parts.push_back(cur);
+  return parts;
+}
+
+void validate(const ParamSpec& spec, const std::string& value) {
+  const std::string bad = "bad value '" + value + "' for --" + spec.name + ": ";
+  uint64_t u = 0;
+  double r = 0;
+  switch (spec.kind) {
+    case ParamSpec::Kind::integer:
+      if (!parse_u64(value, u)) throw Error(bad + "expected a non-negative integer");
+      break;
+    case ParamSpec::Kind::bytes:
+      parse_bytes(value);  // throws with its own message
+      break;
+    case ParamSpec::Kind::real:
+      if (!parse_real(value, r)) throw Error(bad + "expected a number");
+      break;
+    case ParamSpec::Kind::choice:
+      if (std::find(spec.choices.begin(), spec.choices.end(), value) == spec.choices.end()) {
+        std::string list;
+        for (const auto& c : spec.choices) list += (list.empty() ? "" : ", ") + c;
+        throw Error(bad + "expected one of " + list);
+      }
+      break;
+    case ParamSpec::Kind::list:
+      for (const auto& part : split_commas(value)) {
+        try {
+          parse_bytes(part);
+        } catch (const Error&) {
+          throw Error(bad + "expected a comma-separated list of sizes");
+        }
+      }
+      break;
+  }
+}
+
+}  // namespace
+
+uint64_t parse_bytes(const std::string& text) {
+  std::size_t i = 0;
+  while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.'))
+    ++i;
+  double number = 0;
+  if (i == 0 || !parse_real(text.substr(0, i), number))
+    throw Error("bad size '" + text + "': expected e.g. 4096, 64K, 2MiB or 1G");
+  std::string unit = text.substr(i);
+  std::transform(unit.begin(), unit.end(), unit.begin(), ::toupper);
+  double scale = 1;
+  if (unit.empty() || unit == "B") scale = 1;
+  else if (unit == "K" || unit == "KIB" || unit == "KB") scale = 1024.0;
+  else if (unit == "M" || unit == "MIB" || unit == "MB") scale = 1024.0 * 1024;
+  else if (unit == "G" || unit == "GIB" || unit == "GB") scale = 1024.0 * 1024 * 1024;
+  else throw Error("bad size '" + text + "': unknown unit '" + text.substr(i) + "'");
+  const double bytes = number * scale;
+  if (bytes > 1.8e19 || bytes != std::floor(bytes))
+    throw Error("bad size '" + text + "': not a whole number of bytes");
+  return static_cast<uint64_t>(bytes);
+}
+
+Params Params::parse(const std::vector<ParamSpec>& specs,
+                     const std::map<std::string, std::string>& overrides) {
+  Params p;
+  for (const auto& s : specs) {
+    p.values_[s.name] = s.default_value;
+    p.kinds_[s.name] = s.kind;
+  }
+  for (const auto& [name, value] : overrides) {
+    const auto it = std::find_if(specs.begin(), specs.end(),
+                                 [&](const ParamSpec& s) { return s.name == name; });
+    if (it == specs.end()) {
+      std::string known;
+      for (const auto& s : specs) known += (known.empty() ? "--" : ", --") + s.name;
+      throw Error("unknown parameter --" + name + " (this probe takes: " + known + ")");
+    }
+    validate(*it, value);
+    p.values_[name] = value;
+  }
+  return p;
+}
+
+const std::string& Params::get_text(const std::string& name) const {
+  const auto it = values_.find(name);
+  if (it == values_.end()) throw Error("internal: probe asked for undeclared parameter " + name);
+  return it->second;
+}
+
+uint64_t Params::get_u64(const std::string& name) const {
+  const auto& text = get_text(name);
+  if (kinds_.at(name) == ParamSpec::Kind::bytes) return parse_bytes(text);
+  uint64_t v = 0;
+  if (!parse_u64(text, v)) throw Error("bad value '" + text + "' for --" + name);
+  return v;
+}
+
+double Params::get_real(const std::string& name) const {
+  double v = 0;
+  if (!parse_real(get_text(name), v)) throw Error("bad value for --" + name);
+  return v;
+}
+
+std::vector<uint64_t> Params::get_u64_list(const std::string& name) const {
+  std::vector<uint64_t> out;
+  for (const auto& part : split_commas(get_text(name))) out.push_back(parse_bytes(part));
+  return out;
+}
+
+nlohmann::json Params::to_json() const {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [k, v] : values_) j[k] = v;
+  return j;
+}
+
+}  // namespace gpuprobe

@@ -1,0 +1,41 @@
+// Probe parameters: each probe declares its axes; the CLI and run-all fill them from text.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace gpuprobe {
+
+struct ParamSpec {
+  enum class Kind { integer, bytes, real, choice, list };
+  std::string name;           // as on the command line without "--": "max-footprint-bytes"
+  Kind kind = Kind::integer;
+  std::string default_value;  // text, parsed like user input; "0" often means "derive from device"
+  std::string help;
+  std::vector<std::string> choices;  // for Kind::choice
+};
+
+// Parameter values after validation against the specs. Getters throw gpuprobe::Error.
+class Params {
+ public:
+  // Fills defaults, then applies overrides; an unknown name or a bad value throws one line.
+  static Params parse(const std::vector<ParamSpec>& specs,
+                      const std::map<std::string, std::string>& overrides);
+  uint64_t get_u64(const std::string& name) const;
+  double get_real(const std::string& name) const;
+  const std::string& get_text(const std::string& name) const;
+  std::vector<uint64_t> get_u64_list(const std::string& name) const;
+  nlohmann::json to_json() const;
+
+ private:
+  std::map<std::string, std::string> values_;
+  std::map<std::string, ParamSpec::Kind> kinds_;
+};
+
+// "64K" -> 65536, "2MiB" -> 2097152, "1.5G" -> 1610612736 (binary units); plain numbers as is.
+uint64_t parse_bytes(const std::string& text);
+
+}  // namespace gpuprobe

@@ -1,0 +1,64 @@
+// The probe registry. A probe is one host driver (probes/<family>/<name>.cpp) registered with one
+// line in harness/registry.cpp; its kernels live in probes/<family>/*.cu behind the Device.
+// The driver's only channel is ProbeContext: parameters and the device in, points out.
+#pragma once
+#include <functional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/device.hpp"
+#include "harness/params.hpp"
+#include "harness/repeat.hpp"
+
+namespace gpuprobe {
+
+class ProbeContext {
+ public:
+  ProbeContext(Device& device, Params params, RepeatPolicy repeat, std::ostream& log,
+               std::function<void(const nlohmann::json&)> checkpoint)
+      : device_(device), params_(std::move(params)), repeat_(repeat), log_(log),
+        checkpoint_(std::move(checkpoint)) {}
+  Device& device() { return device_; }
+  const Params& params() const { return params_; }
+  const RepeatPolicy& repeat() const { return repeat_; }
+  std::ostream& log() { return log_; }
+  // Append a measured point to the series and save the record (write-as-you-go).
+  void add_point(nlohmann::json point);
+  // Extra top-level facts for the record (self-check, clocks...).
+  nlohmann::json& extra() { return extra_; }
+  const nlohmann::json& series() const { return series_; }
+
+ private:
+  Device& device_;
+  Params params_;
+  RepeatPolicy repeat_;
+  std::ostream& log_;
+  std::function<void(const nlohmann::json&)> checkpoint_;
+  nlohmann::json series_ = nlohmann::json::array();
+  nlohmann::json extra_ = nlohmann::json::object();
+  friend class ProbeRunner;
+};
+
+struct ProbeSpec {
+  std::string id;        // hierarchical: "memory/chase"
+  std::string summary;   // one line for `gpuprobe list`
+  std::vector<ParamSpec> params;
+  std::function<void(ProbeContext&)> run;
+};
+
+const std::vector<ProbeSpec>& probe_registry();
+// Throws a one-line gpuprobe::Error naming the known probes.
+const ProbeSpec& find_probe(const std::string& id);
+
+// Runs one probe and returns its run record (schema gpuprobe.run). If out_path is not empty the
+// record is written there after every point and at the end. A failing probe (including a failed
+// self-check) gives status "failed" with the error and keeps its points; the error is rethrown
+// after the record is saved.
+nlohmann::json run_probe(Device& device, const ProbeSpec& probe, const Params& params,
+                         const RepeatPolicy& repeat, const std::string& out_path,
+                         std::ostream& log);
+
+}  // namespace gpuprobe

@@ -1,0 +1,75 @@
+#include <exception>
+#include <string>
+
+#include "harness/error.hpp"
+#include "harness/probe.hpp"
+#include "harness/results.hpp"
+#include "probes/memory/registrations.hpp"
+
+namespace gpuprobe {
+
+// The explicit list of probes: one line per probe family, so nothing depends on static
+// initialisation order or on the linker keeping an unreferenced object file.
+const std::vector<ProbeSpec>& probe_registry() {
+  static const std::vector<ProbeSpec> all = [] {
+    std::vector<ProbeSpec> v;
+    for (auto& p : probes::memory_probes()) v.push_back(std::move(p));
+    return v;
+  }();
+  return all;
+}
+
+const ProbeSpec& find_probe(const std::string& id) {
+  for (const auto& p : probe_registry())
+    if (p.id == id) return p;
+  std::string known;
+  for (const auto& p : probe_registry()) known += (known.empty() ? "" : ", ") + p.id;
+  throw Error("unknown probe '" + id + "' (known: " + known + "; see `gpuprobe list`)");
+}
+
+void ProbeContext::add_point(nlohmann::json point) {
+  series_.push_back(std::move(point));
+  nlohmann::json partial = {{"series", series_}, {"extra", extra_}};
+  if (checkpoint_) checkpoint_(partial);
+}
+
+nlohmann::json run_probe(Device& device, const ProbeSpec& probe, const Params& params,
+                         const RepeatPolicy& repeat, const std::string& out_path,
+                         std::ostream& log) {
+  nlohmann::json record = {{"schema", kRunSchema},
+                           {"schema_version", kRunSchemaVersion},
+                           {"gpuprobe_version", GPUPROBE_VERSION},
+                           {"created_utc", utc_timestamp()},
+                           {"probe", probe.id},
+                           {"params", params.to_json()},
+                           {"repeat_policy",
+                            {{"min_repeats", repeat.min_repeats},
+                             {"max_repeats", repeat.max_repeats},
+                             {"target_rel_ci", repeat.target_rel_ci},
+                             {"max_seconds_per_point", repeat.max_seconds}}},
+                           {"device", to_json(device.info())},
+                           {"status", "running"},
+                           {"series", nlohmann::json::array()}};
+  auto save = [&](const nlohmann::json& partial) {
+    record["series"] = partial.at("series");
+    for (const auto& [k, v] : partial.at("extra").items()) record[k] = v;
+    if (!out_path.empty()) write_json_atomically(out_path, record);
+  };
+  ProbeContext ctx(device, params, repeat, log, save);
+  try {
+    probe.run(ctx);
+    save({{"series", ctx.series_}, {"extra", ctx.extra_}});
+    record["status"] = "ok";
+    if (!out_path.empty()) write_json_atomically(out_path, record);
+  } catch (const std::exception& e) {
+    record["series"] = ctx.series_;
+    for (const auto& [k, v] : ctx.extra_.items()) record[k] = v;
+    record["status"] = "failed";
+    record["error"] = e.what();
+    if (!out_path.empty()) write_json_atomically(out_path, record);
+    throw;
+  }
+  return record;
+}
+
+}  // namespace gpuprobe

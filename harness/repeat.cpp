@@ -1,0 +1,42 @@
+#include "harness/repeat.hpp"
+
+#include <chrono>
+#include <cmath>
+
+namespace gpuprobe {
+namespace {
+
+// Relative half-width of a 95% interval for the median. Below 6 values the order-statistics
+// interval is the whole range, so use 1.96 * 1.4826 * MAD / sqrt(n) * 1.253 (the median's
+// asymptotic efficiency) instead.
+double relative_noise(const stats::Summary& s) {
+  if (s.n == 0 || s.median == 0.0) return INFINITY;
+  if (s.n >= 6) return s.rel_ci_halfwidth;
+  return 1.96 * 1.4826 * s.mad * 1.2533 / std::sqrt(static_cast<double>(s.n)) / std::fabs(s.median);
+}
+
+}  // namespace
+
+RepeatOutcome repeat_until_stable(const std::function<double()>& measure,
+                                  const RepeatPolicy& policy) {
+  using clock = std::chrono::steady_clock;
+  const auto start = clock::now();
+  RepeatOutcome out;
+  const std::size_t max_repeats = std::max(policy.max_repeats, std::size_t{1});
+  while (out.values.size() < max_repeats) {
+    out.values.push_back(measure());
+    if (out.values.size() < policy.min_repeats) continue;
+    out.summary = stats::summarize(out.values);
+    if (relative_noise(out.summary) <= policy.target_rel_ci) {
+      out.converged = true;
+      return out;
+    }
+    const double elapsed = std::chrono::duration<double>(clock::now() - start).count();
+    if (elapsed >= policy.max_seconds) break;
+  }
+  out.summary = stats::summarize(out.values);
+  out.converged = relative_noise(out.summary) <= policy.target_rel_ci;
+  return out;
+}
+
+}  // namespace gpuprobe

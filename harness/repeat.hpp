@@ -1,0 +1,30 @@
+// Repeat a measurement until its noise is low enough, within a time bound.
+#pragma once
+#include <cstddef>
+#include <functional>
+#include <vector>
+
+#include "harness/stats.hpp"
+
+namespace gpuprobe {
+
+struct RepeatPolicy {
+  std::size_t min_repeats = 3;
+  std::size_t max_repeats = 15;
+  double target_rel_ci = 0.01;   // stop once the 95% CI of the median is within +-1%
+  double max_seconds = 2.0;      // per measured point; stops early with converged = false
+};
+
+struct RepeatOutcome {
+  std::vector<double> values;
+  stats::Summary summary;
+  bool converged = false;        // reached target_rel_ci before max_repeats / max_seconds
+};
+
+// Calls measure() at least min_repeats times, then until the target is met or a bound is hit.
+// The noise test uses the spread of the values relative to their median (MAD-based when there
+// are too few values for an order-statistics interval).
+RepeatOutcome repeat_until_stable(const std::function<double()>& measure,
+                                  const RepeatPolicy& policy);
+
+}  // namespace gpuprobe

@@ -1,0 +1,50 @@
+// A simulated GPU: the parameters the simulator models. Each preset lives in
+// harness/sim/presets/<name>.cpp and cites the source of every number (FIGURES.md keys).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "harness/device.hpp"
+
+namespace gpuprobe::sim {
+
+// One set-associative, sectored cache level with LRU replacement.
+struct CacheLevelModel {
+  std::string name;               // "L1", "L2", "L2-far"
+  uint64_t capacity_bytes = 0;
+  uint32_t line_bytes = 128;
+  uint32_t sector_bytes = 32;
+  uint32_t ways = 16;
+  double hit_latency_cycles = 0;  // load-to-use latency of a hop that hits here
+  bool hashed_sets = false;       // L2 slices hash their set index; L1 indexes by address bits
+};
+
+struct TlbLevelModel {
+  std::string name;               // "TLB1", "TLB2"
+  uint32_t entries = 0;
+  uint32_t ways = 0;              // entries == ways means fully associative
+  double miss_penalty_cycles = 0; // added when this level misses (and the next one is asked)
+};
+
+struct Preset {
+  std::string name;               // "h100"
+  DeviceInfo info;                // what the simulated device reports (simulated = true)
+  // Cache levels a global load walks, nearest first. A `.ca`/`.cs`/`.lu`/`.nc` load starts at
+  // the level named "L1"; `.cg` and `.cv` start at the first level after it.
+  std::vector<CacheLevelModel> caches;
+  double dram_latency_cycles = 0;
+  double shared_latency_cycles = 0;
+  uint64_t page_bytes = 2ull << 20;
+  std::vector<TlbLevelModel> tlbs;  // nearest first; a miss in all of them costs a page walk
+  double page_walk_cycles = 0;      // added when every TLB level misses
+  double noise_rel = 0.004;         // relative sigma of per-hop jitter (deterministic from seed)
+  double outlier_probability = 0.001;
+  double outlier_extra_cycles = 400;
+};
+
+const std::vector<Preset>& presets();
+// Throws gpuprobe::Error listing the known presets when name is unknown.
+const Preset& find_preset(std::string_view name);
+
+}  // namespace gpuprobe::sim
