@@ -1,0 +1,216 @@
+#include "analysis/machine_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <exception>
+
+#include "harness/error.hpp"
+#include "harness/results.hpp"
+#include "harness/stats.hpp"
+
+namespace gpuprobe::analysis {
+namespace {
+
+double run_clock_mhz(const nlohmann::json& run) {
+  if (run.contains("sm_clock_mhz") && run["sm_clock_mhz"].contains("before"))
+    return run["sm_clock_mhz"]["before"].get<double>();
+  return 0;
+}
+
+std::vector<const nlohmann::json*> points_of(const nlohmann::json& run, const char* x_key) {
+  std::vector<const nlohmann::json*> out;
+  for (const auto& p : run.at("series"))
+    if (p.contains(x_key) && p.contains("latency_cycles") && p["latency_cycles"].is_number())
+      out.push_back(&p);
+  return out;
+}
+
+Curve curve_from_points(const std::vector<const nlohmann::json*>& pts, const char* x_key,
+                        double clock_mhz) {
+  Curve c;
+  c.x_name = x_key;
+  c.clock_mhz = clock_mhz;
+  for (const auto* p : pts)
+    c.points.push_back({(*p)[x_key].get<double>(), (*p)["latency_cycles"].get<double>(),
+                        p->value("latency_ns", 0.0)});
+  std::sort(c.points.begin(), c.points.end(),
+            [](const CurvePoint& a, const CurvePoint& b) { return a.x < b.x; });
+  return c;
+}
+
+nlohmann::json curve_json(const Curve& c) {
+  nlohmann::json xs = nlohmann::json::array(), ys = nlohmann::json::array();
+  for (const auto& p : c.points) {
+    xs.push_back(p.x);
+    ys.push_back(p.latency_cycles);
+  }
+  return {{"x_name", c.x_name}, {"x", xs}, {"latency_cycles", ys}, {"clock_mhz", c.clock_mhz}};
+}
+
+nlohmann::json model_skeleton() {
+  return {{"schema", kModelSchema},
+          {"schema_version", kModelSchemaVersion},
+          {"gpuprobe_version", GPUPROBE_VERSION},
+          {"created_utc", utc_timestamp()},
+          {"memory", nlohmann::json::object()}};
+}
+
+// Runs `f`, returning its JSON, or {"error": message} if it throws.
+template <class F>
+nlohmann::json guarded(F&& f) {
+  try {
+    return f();
+  } catch (const std::exception& e) {
+    return {{"error", e.what()}};
+  }
+}
+
+}  // namespace
+
+void check_run_record(const nlohmann::json& run, const std::string& what) {
+  if (!run.is_object() || run.value("schema", "") != kRunSchema)
+    throw Error(what + " is not a gpuprobe run record (schema \"" + kRunSchema + "\")");
+  if (run.value("schema_version", 0) != kRunSchemaVersion)
+    throw Error(what + " has run schema version " + std::to_string(run.value("schema_version", 0)) +
+                "; this gpuprobe reads version " + std::to_string(kRunSchemaVersion));
+  if (!run.contains("series") || !run["series"].is_array())
+    throw Error(what + " has no series");
+}
+
+Curve latency_curve_from_run(const nlohmann::json& run) {
+  return curve_from_points(points_of(run, "footprint_bytes"), "footprint_bytes", run_clock_mhz(run));
+}
+
+std::vector<StrideCurve> stride_curves_from_run(const nlohmann::json& run) {
+  std::map<double, std::vector<const nlohmann::json*>> by_stride;
+  for (const auto* p : points_of(run, "footprint_bytes"))
+    if (p->contains("stride_bytes")) by_stride[(*p)["stride_bytes"].get<double>()].push_back(p);
+  std::vector<StrideCurve> out;
+  for (const auto& [stride, pts] : by_stride)
+    out.push_back({stride, curve_from_points(pts, "footprint_bytes", run_clock_mhz(run))});
+  return out;
+}
+
+Curve tlb_curve_from_run(const nlohmann::json& run) {
+  return curve_from_points(points_of(run, "span_bytes"), "span_bytes", run_clock_mhz(run));
+}
+
+nlohmann::json to_json(const HierarchyFit& fit, const Curve& curve) {
+  nlohmann::json levels = nlohmann::json::array();
+  for (const auto& l : fit.levels) {
+    nlohmann::json j = {{"name", l.name},
+                        {"latency_cycles", l.latency_cycles},
+                        {"latency_ns", l.latency_ns},
+                        {"confidence", l.confidence},
+                        {"plateau_bytes", {l.plateau_first_x, l.plateau_last_x}},
+                        {"points", l.points}};
+    if (l.capacity_bytes > 0) {
+      j["capacity_bytes"] = l.capacity_bytes;
+      j["capacity_interval_bytes"] = {l.capacity_lo_bytes, l.capacity_hi_bytes};
+    } else {
+      j["capacity_bytes"] = nullptr;  // the last level: not bounded by the sweep
+    }
+    levels.push_back(j);
+  }
+  return {{"levels", levels},
+          {"far_l2", {{"detected", fit.far_l2.detected}, {"reason", fit.far_l2.reason}}},
+          {"noise_rel", fit.noise_rel},
+          {"curve", curve_json(curve)}};
+}
+
+nlohmann::json build_machine_model(const std::vector<nlohmann::json>& runs,
+                                   const std::vector<std::string>& run_paths) {
+  if (runs.empty()) throw Error("no run records to analyse");
+  nlohmann::json model = model_skeleton();
+  auto& mem = model["memory"];
+  nlohmann::json sources = nlohmann::json::array();
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const auto& run = runs[i];
+    const std::string path = i < run_paths.size() ? run_paths[i] : "run " + std::to_string(i);
+    check_run_record(run, path);
+    if (!model.contains("device")) model["device"] = run.at("device");
+    sources.push_back({{"file", path}, {"probe", run.value("probe", "")},
+                       {"status", run.value("status", "")}, {"params", run.value("params", nlohmann::json::object())}});
+    const std::string probe = run.value("probe", "");
+    if (probe == "memory/chase") {
+      const std::string op = run["params"].value("cache-op", "ca");
+      mem["paths"][op] = guarded([&] {
+        const Curve c = latency_curve_from_run(run);
+        HierarchyFitOptions o;
+        o.first_level = (op == "cg" || op == "cv") ? "L2" : "L1";
+        return to_json(fit_hierarchy(c, o), c);
+      });
+    } else if (probe == "memory/chase_shared") {
+      mem["shared"] = guarded([&] {
+        std::vector<double> lat, p50, p95;
+        for (const auto& p : run["series"]) {
+          lat.push_back(p.value("latency_cycles", NAN));
+          p50.push_back(p.value("p50_cycles", NAN));
+          p95.push_back(p.value("p95_cycles", NAN));
+        }
+        if (lat.empty()) throw Error("memory/chase_shared has no points");
+        const double clock = run_clock_mhz(run);
+        const double cycles = stats::median(lat);
+        return nlohmann::json{{"latency_cycles", cycles},
+                              {"latency_ns", clock > 0 ? cycles / clock * 1000 : 0.0},
+                              {"p50_cycles", stats::median(p50)},
+                              {"p95_cycles", stats::median(p95)},
+                              {"points", lat.size()}};
+      });
+    } else if (probe == "memory/stride") {
+      mem["line_sector"] = guarded([&] {
+        const auto f = fit_line_and_sector(stride_curves_from_run(run));
+        return nlohmann::json{{"line_bytes", f.line_bytes}, {"sector_bytes", f.sector_bytes},
+                              {"confidence", f.confidence}, {"note", f.note}};
+      });
+    } else if (probe == "memory/tlb") {
+      mem["tlb"] = guarded([&] {
+        const Curve c = tlb_curve_from_run(run);
+        const double page_bytes = run["series"].empty()
+                                      ? 0
+                                      : run["series"][0]["span_bytes"].get<double>() /
+                                            run["series"][0]["pages"].get<double>();
+        const TlbFit f = fit_tlb(c, page_bytes);
+        nlohmann::json levels = nlohmann::json::array();
+        for (const auto& l : f.levels)
+          levels.push_back({{"name", l.name}, {"reach_bytes", l.reach_bytes},
+                            {"reach_interval_bytes", {l.reach_lo_bytes, l.reach_hi_bytes}},
+                            {"miss_cost_cycles", l.miss_cost_cycles}, {"confidence", l.confidence}});
+        return nlohmann::json{{"page_bytes", f.page_bytes},
+                              {"base_latency_cycles", f.base_latency_cycles},
+                              {"levels", levels}, {"note", f.note}, {"curve", curve_json(c)}};
+      });
+    }
+  }
+  // The hierarchy: from the L1-allocating chase if there is one, else the first chase run.
+  if (mem.contains("paths")) {
+    for (const char* op : {"ca", "nc", "cs", "lu", "cg", "cv"}) {
+      if (mem["paths"].contains(op) && !mem["paths"][op].contains("error")) {
+        mem["levels"] = mem["paths"][op]["levels"];
+        mem["far_l2"] = mem["paths"][op]["far_l2"];
+        mem["levels_from"] = std::string("memory/chase cache-op=") + op;
+        break;
+      }
+    }
+  }
+  model["simulated"] = model["device"].value("simulated", false);
+  model["sources"] = sources;
+  return model;
+}
+
+nlohmann::json build_machine_model_from_curve(const Curve& curve, const std::string& source) {
+  nlohmann::json model = model_skeleton();
+  model["device"] = {{"name", "imported curve"}, {"simulated", false}};
+  model["simulated"] = false;
+  model["sources"] = {{{"file", source}, {"probe", "import-csv"}}};
+  const HierarchyFit fit = fit_hierarchy(curve, {});
+  auto j = to_json(fit, curve);
+  model["memory"]["levels"] = j["levels"];
+  model["memory"]["far_l2"] = j["far_l2"];
+  model["memory"]["levels_from"] = "import-csv";
+  model["memory"]["paths"]["imported"] = j;
+  return model;
+}
+
+}  // namespace gpuprobe::analysis

@@ -1,0 +1,11 @@
+// The gpuprobe command line: list, probe, run-all, analyze. main() only calls run_cli.
+#pragma once
+#include <ostream>
+
+namespace gpuprobe {
+
+// Returns the process exit code: 0 success, 1 a failure while running, 2 bad usage.
+// Never throws: every error becomes one line "gpuprobe: error: ..." on `err`.
+int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err);
+
+}  // namespace gpuprobe

@@ -1,0 +1,35 @@
+// Shared by the memory probes: measure one chase configuration until stable, with the self-check.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/probe.hpp"
+
+namespace gpuprobe::probes {
+
+struct ChaseSettings {
+  MemorySpace space = MemorySpace::global;
+  CacheOp op = CacheOp::ca;
+  uint64_t timed_hops = 4096;
+  uint32_t sampled_hops = 512;
+  double clock_mhz = 0;   // measured SM clock used to convert cycles to ns
+};
+
+// Runs the chase (repeating per the context's policy), checks that every repeat ended on the
+// slot predicted on the host (throws gpuprobe::Error "self-check failed ..." otherwise) and
+// returns the point: latency_cycles (median over repeats of the timed mean), latency_ns,
+// p50/p95 of the per-hop samples, MAD and 95% CI over repeats, repeats, converged, and the SM
+// clock seen by the timed region.
+nlohmann::json measure_chase(ProbeContext& ctx, const Chain& chain, const ChaseSettings& s);
+
+// Footprints from min to max, geometric with points_per_octave, rounded down to a multiple of
+// granularity_bytes, strictly increasing, always including max.
+std::vector<uint64_t> geometric_sweep(uint64_t min_bytes, uint64_t max_bytes,
+                                      uint64_t points_per_octave, uint64_t granularity_bytes);
+
+// Measures the SM clock (before a sweep) and records it in the run record.
+double measure_clock(ProbeContext& ctx, const char* when);
+
+}  // namespace gpuprobe::probes

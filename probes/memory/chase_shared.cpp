@@ -1,0 +1,55 @@
+// memory/chase_shared: shared-memory (ld.shared) load-to-use latency against footprint.
+#include <string>
+
+#include "harness/error.hpp"
+#include "probes/memory/chase_point.hpp"
+#include "probes/memory/registrations.hpp"
+
+namespace gpuprobe::probes {
+
+ProbeSpec chase_shared_probe() {
+  using K = ParamSpec::Kind;
+  ProbeSpec p;
+  p.id = "memory/chase_shared";
+  p.summary = "shared-memory latency (ld.shared chase) against footprint";
+  p.params = {
+      {"min-footprint-bytes", K::bytes, "1K", "smallest footprint", {}},
+      {"max-footprint-bytes", K::bytes, "0",
+       "largest footprint (0: the block's opt-in shared memory less the sample buffer)", {}},
+      {"points-per-octave", K::integer, "2", "footprints per doubling", {}},
+      {"slot-bytes", K::bytes, "8", "distance between chain slots", {}},
+      {"timed-hops", K::integer, "4096", "hops in the timed region (multiple of 8)", {}},
+      {"sampled-hops", K::integer, "512", "hops timed one by one for the distribution", {}},
+      {"seed", K::integer, "1", "seed of the random cycle", {}},
+  };
+  p.run = [](ProbeContext& ctx) {
+    const auto& prm = ctx.params();
+    const uint64_t sampled = prm.get_u64("sampled-hops");
+    const uint64_t optin = ctx.device().info().shared_memory_per_block_optin_bytes;
+    // The kernel keeps the samples (4 B each) and a 16 B scratch slot next to the chain.
+    const uint64_t room = optin > sampled * 4 + 16 ? optin - sampled * 4 - 16 : 0;
+    uint64_t max_bytes = prm.get_u64("max-footprint-bytes");
+    if (max_bytes == 0) max_bytes = room;
+    if (max_bytes > room)
+      throw Error("shared-memory footprint " + std::to_string(max_bytes) +
+                  " bytes exceeds the " + std::to_string(room) +
+                  " bytes a block can use next to its samples");
+    const uint64_t slot = prm.get_u64("slot-bytes");
+    ChaseSettings s;
+    s.space = MemorySpace::shared;
+    s.timed_hops = prm.get_u64("timed-hops");
+    s.sampled_hops = static_cast<uint32_t>(sampled);
+    s.clock_mhz = measure_clock(ctx, "before");
+    for (uint64_t f : geometric_sweep(prm.get_u64("min-footprint-bytes"), max_bytes,
+                                      prm.get_u64("points-per-octave"), slot)) {
+      const Chain chain = make_random_cycle(f, static_cast<uint32_t>(slot), prm.get_u64("seed"));
+      auto point = measure_chase(ctx, chain, s);
+      point["footprint_bytes"] = f;
+      ctx.add_point(std::move(point));
+    }
+    measure_clock(ctx, "after");
+  };
+  return p;
+}
+
+}  // namespace gpuprobe::probes

@@ -1,0 +1,55 @@
+// memory/stride: sequential stride rings, latency against footprint for each stride. The L1
+// capacity knee grows with the stride once the stride passes the line size, and beyond the knee
+// the miss fraction is min(1, stride / sector): analysis/line_sector_fit.cpp reads both.
+#include <algorithm>
+#include <string>
+
+#include "harness/error.hpp"
+#include "probes/memory/chase_point.hpp"
+#include "probes/memory/registrations.hpp"
+
+namespace gpuprobe::probes {
+
+ProbeSpec stride_probe() {
+  using K = ParamSpec::Kind;
+  ProbeSpec p;
+  p.id = "memory/stride";
+  p.summary = "stride sweep: latency against footprint per stride (line and sector size)";
+  p.params = {
+      {"cache-op", K::choice, "ca", "ld.global cache operator", {"ca", "cg", "cs", "lu", "cv", "nc"}},
+      {"strides-bytes", K::list, "8,16,32,64,128,256,512,1024", "strides to sweep", {}},
+      {"min-footprint-bytes", K::bytes, "4K", "smallest footprint", {}},
+      {"max-footprint-bytes", K::bytes, "0", "largest footprint (0: min(4 MiB, L2 / 2))", {}},
+      {"points-per-octave", K::integer, "4", "footprints per doubling", {}},
+      {"timed-hops", K::integer, "4096", "hops in the timed region (multiple of 8)", {}},
+      {"sampled-hops", K::integer, "0", "hops timed one by one for the distribution", {}},
+  };
+  p.run = [](ProbeContext& ctx) {
+    const auto& prm = ctx.params();
+    uint64_t max_bytes = prm.get_u64("max-footprint-bytes");
+    if (max_bytes == 0) max_bytes = std::min<uint64_t>(4ull << 20, ctx.device().info().l2_bytes / 2);
+    if (max_bytes > ctx.device().free_memory_bytes())
+      throw Error("footprint " + std::to_string(max_bytes) + " bytes exceeds free device memory");
+    ChaseSettings s;
+    s.op = *parse_cache_op(prm.get_text("cache-op"));
+    s.timed_hops = prm.get_u64("timed-hops");
+    s.sampled_hops = static_cast<uint32_t>(prm.get_u64("sampled-hops"));
+    s.clock_mhz = measure_clock(ctx, "before");
+    for (uint64_t stride : prm.get_u64_list("strides-bytes")) {
+      if (stride < 8 || stride % 8 != 0)
+        throw Error("stride " + std::to_string(stride) + " is not a positive multiple of 8 bytes");
+      const uint64_t lo = std::max(prm.get_u64("min-footprint-bytes"), 2 * stride);
+      for (uint64_t f : geometric_sweep(lo, max_bytes, prm.get_u64("points-per-octave"), stride)) {
+        const Chain chain = make_stride_ring(f, static_cast<uint32_t>(stride));
+        auto point = measure_chase(ctx, chain, s);
+        point["stride_bytes"] = stride;
+        point["footprint_bytes"] = f;
+        ctx.add_point(std::move(point));
+      }
+    }
+    measure_clock(ctx, "after");
+  };
+  return p;
+}
+
+}  // namespace gpuprobe::probes

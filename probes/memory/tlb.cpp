@@ -1,0 +1,58 @@
+// memory/tlb: one hop per page over a growing span (GiBs, bounded by free memory). Data stay in
+// L2 (.cg, one line per page, offset per hop to spread the sets), so the steps are translation
+// misses: TLB reach and miss cost (analysis/tlb_fit.cpp).
+#include <algorithm>
+#include <string>
+
+#include "harness/error.hpp"
+#include "probes/memory/chase_point.hpp"
+#include "probes/memory/registrations.hpp"
+
+namespace gpuprobe::probes {
+
+ProbeSpec tlb_probe() {
+  using K = ParamSpec::Kind;
+  ProbeSpec p;
+  p.id = "memory/tlb";
+  p.summary = "TLB sweep: one hop per page over a growing span (reach, miss cost)";
+  p.params = {
+      {"page-bytes", K::bytes, "2M", "distance between hops (the page size probed)", {}},
+      {"max-span-bytes", K::bytes, "0", "largest span (0: min(8 GiB, half the free memory))", {}},
+      {"points-per-octave", K::integer, "4", "spans per doubling", {}},
+      {"offset-step-bytes", K::bytes, "136", "extra in-page offset per hop (spreads cache sets)", {}},
+      {"cache-op", K::choice, "cg", "ld.global cache operator", {"ca", "cg", "cs", "lu", "cv", "nc"}},
+      {"timed-hops", K::integer, "4096", "hops in the timed region (multiple of 8)", {}},
+      {"sampled-hops", K::integer, "0", "hops timed one by one for the distribution", {}},
+      {"seed", K::integer, "1", "seed of the random page order", {}},
+  };
+  p.run = [](ProbeContext& ctx) {
+    const auto& prm = ctx.params();
+    const uint64_t page = prm.get_u64("page-bytes");
+    const uint64_t free_bytes = ctx.device().free_memory_bytes();
+    uint64_t max_span = prm.get_u64("max-span-bytes");
+    if (max_span == 0) max_span = std::min<uint64_t>(8ull << 30, free_bytes / 2);
+    if (max_span > free_bytes)
+      throw Error("span " + std::to_string(max_span) + " bytes exceeds free device memory (" +
+                  std::to_string(free_bytes) + " bytes): lower --max-span-bytes");
+    if (page == 0 || max_span < page) throw Error("the span must hold at least one page");
+    ChaseSettings s;
+    s.op = *parse_cache_op(prm.get_text("cache-op"));
+    s.timed_hops = prm.get_u64("timed-hops");
+    s.sampled_hops = static_cast<uint32_t>(prm.get_u64("sampled-hops"));
+    s.clock_mhz = measure_clock(ctx, "before");
+    for (uint64_t span : geometric_sweep(page, max_span, prm.get_u64("points-per-octave"), page)) {
+      const uint64_t pages = span / page;
+      const Chain chain = make_page_cycle(pages, page,
+                                          static_cast<uint32_t>(prm.get_u64("offset-step-bytes")),
+                                          prm.get_u64("seed"));
+      auto point = measure_chase(ctx, chain, s);
+      point["span_bytes"] = span;
+      point["pages"] = pages;
+      ctx.add_point(std::move(point));
+    }
+    measure_clock(ctx, "after");
+  };
+  return p;
+}
+
+}  // namespace gpuprobe::probes
