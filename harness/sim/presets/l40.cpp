@@ -1,0 +1,68 @@
+// L40 at 2490 MHz: the GPU of gpu-latency/l40.txt in data/real/.
+// Every number cites docs/FIGURES.md (source key, confidence tag M/P/S/D/DER) or says that it is
+// an assumption. Plateau values are medians read off [GB24] l40.txt.
+#include "harness/sim/presets/presets.hpp"
+
+namespace gpuprobe::sim::presets_detail {
+
+Preset make_l40() {
+  Preset p;
+  p.name = "l40";
+  p.info.name = "NVIDIA L40 (simulated)";
+  p.info.cc = {8, 9};                             // D, CUDA compute capability of AD102 (not in FIGURES)
+  p.info.sm_count = 142;                          // M [GB24] stream threads, FIGURES §1
+  p.info.rated_sm_clock_mhz = 2490;               // M [GB24] l40.txt run clock, FIGURES §1
+  p.info.rated_mem_clock_mhz = 9001;              // assumption: 18 Gbps GDDR6 (L40 spec not read, §4)
+  p.info.memory_bus_bits = 384;                   // assumption: AD102 bus (not in FIGURES)
+  p.info.l2_bytes = 96ull << 20;                  // M [GB24] 96 MB, plateau to ~90 MB, FIGURES §1
+  p.info.global_memory_bytes = 48ull << 30;       // assumption: 48 GB L40 (not in FIGURES)
+  p.info.shared_memory_per_sm_bytes = 100ull << 10;           // D [MLE] Ada smem 100 KB, §3
+  p.info.shared_memory_per_block_optin_bytes = 99ull << 10;   // D [MLE] 99 KB/block, §3
+  p.info.ecc_enabled = false;                     // assumption: GDDR6 ECC off by default
+  p.info.driver_version = 0;                      // simulator
+  p.info.runtime_version = 0;                     // simulator
+  p.info.pci_bus_id = "sim";
+  p.info.uuid = "sim-l40";
+  p.info.simulated = true;
+  p.info.sim_preset = p.name;
+
+  p.caches = {
+      {.name = "L1",
+       .capacity_bytes = 88ull << 10,   // DER [GB24] l40.txt: 36.3 cyc at 84 kB, 50.9 at 90 kB;
+                                        // FIGURES §2 ends 79-96 kB
+       .line_bytes = 128,               // assumption: as every MT4G GPU, P [MT4G] (no Ada in MT4G)
+       .sector_bytes = 32,              // assumption: as every MT4G GPU, P [MT4G]
+       .ways = 4,                       // assumption: no published figure, FIGURES §3
+       .hit_latency_cycles = 36.1,      // M [GB24] l40.txt (36.0-36.3), FIGURES §2
+       .hashed_sets = false},
+      {.name = "L2",
+       .capacity_bytes = 96ull << 20,   // M [GB24] one flat level to ~90 MB of 96 MB, FIGURES §2
+       .line_bytes = 128,               // assumption: as every MT4G GPU, P [MT4G]
+       .sector_bytes = 32,              // assumption: as every MT4G GPU, P [MT4G]
+       .ways = 16,                      // assumption: no published figure, FIGURES §3
+       .hit_latency_cycles = 276.5,     // M [GB24] l40.txt (276.3-276.7 to 33 MB), FIGURES §2
+       .hashed_sets = true},
+  };
+  p.dram_latency_cycles = 630.4;    // M [GB24] l40.txt at 185 MB; 631.9 at 1.1 GB comes from the
+                                    // TLB1 misses below (FIGURES §2: 631.7)
+  p.shared_latency_cycles = 30.1;   // S [LUO24] RTX 4090 (same AD102 SM); no L40 figure, FIGURES §2
+  p.page_bytes = 2ull << 20;        // assumption: 2 MiB pages (PROBES.md "TLB"), FIGURES §8
+  p.tlbs = {
+      {.name = "TLB1",
+       .entries = 128,              // DER [GB24] l40.txt: DRAM creeps from ~288 MB on, fits a
+       .ways = 16,                  // 256 MiB reach; ways: assumption, no published figure
+       .miss_penalty_cycles = 2.0}, // DER [GB24] l40.txt: (631.9 at 1.1 GB - 630.4) / 0.76
+      {.name = "TLB2",
+       .entries = 8192,             // assumption: 16 GiB reach, no published figure, FIGURES §8
+       .ways = 16,                  // assumption: no published figure, FIGURES §8
+       .miss_penalty_cycles = 0.0}, // the cost of missing TLB2 is all in page_walk_cycles
+  };
+  p.page_walk_cycles = 961.0;       // assumption: V100's full-miss/DRAM ratio 1.53 (DER S [JIA18])
+                                    // times 630.4, less TLB1's 2.0; no Ada figure, FIGURES §8
+  p.noise_rel = 0.004;              // assumption: per-hop jitter, no published distribution
+  p.outlier_probability = 0.001;    // assumption: no published figure
+  p.outlier_extra_cycles = 400;     // assumption: no published figure
+  return p;
+}
+
+}  // namespace gpuprobe::sim::presets_detail

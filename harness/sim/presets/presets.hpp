@@ -1,0 +1,13 @@
+// One factory per simulator preset; each lives in harness/sim/presets/<name>.cpp and cites the
+// source of every number it sets (keys and confidence tags of docs/FIGURES.md).
+#pragma once
+#include "harness/sim/preset.hpp"
+
+namespace gpuprobe::sim::presets_detail {
+
+Preset make_v100();
+Preset make_a100();
+Preset make_h100();
+Preset make_l40();
+
+}  // namespace gpuprobe::sim::presets_detail
