@@ -1,0 +1,149 @@
+// The one capability table: which PTX features each compile target and each GPU has.
+// Host code asks device_has(cap, cc) before launching; device code states what a wrapper needs
+// with GPUPROBE_PTX_REQUIRE(cap), a compile error on a compile pass that lacks it.
+//
+// Targets (PROBES.md "Build targets"): a plain sm_XY pass may use a feature from its min_sm on;
+// an `f` pass (sm_100f) adds the family features; an `a` pass (sm_90a) adds the features of that
+// exact compute capability. nvcc 13 defines __CUDA_ARCH_FAMILY_SPECIFIC__ on `a` and `f` passes
+// and __CUDA_ARCH_SPECIFIC__ on `a` passes only (checked with #pragma message on every target).
+#pragma once
+#include <cstddef>
+
+#include "harness/device.hpp"
+
+#if defined(__CUDACC__)
+#define GPUPROBE_PTX_HD __host__ __device__
+#else
+#define GPUPROBE_PTX_HD
+#endif
+
+namespace gpuprobe::ptx {
+
+enum class Cap {
+  sreg_timers,           // %clock64, %globaltimer, %smid
+  ld_shared,             // ld.shared / st.shared
+  ld_global_cache_ops,   // ld.global.{ca,cg,cs,lu,cv,nc}
+  ld_L2_256B,            // ld.global.L2::256B prefetch-size hint
+  cluster_dsmem,         // clusters, mapa, ld.shared::cluster, barrier.cluster
+  wgmma,                 // wgmma.mma_async
+  tcgen05,               // tcgen05.alloc/ld/st/cp/commit, tcgen05.mma kind::f16/tf32/f8f6f4
+  tcgen05_block_scaled,  // tcgen05.mma kind::mxf8f6f4/mxf4nvf4 .block_scale, kind::i8 family
+  block_scaled_mma,      // mma.sync kind::mxf8f6f4/mxf4nvf4 .block_scale (consumer Blackwell)
+};
+
+// What kind of compile target a capability needs besides the SM number.
+enum class TargetNeed {
+  any,       // plain sm_XY (and every a/f target from min_sm on)
+  family,    // an `a` or `f` target of a listed SM
+  specific,  // an `a` target of a listed SM
+};
+
+enum class TargetKind { plain, family, specific };  // sm_XY, sm_XYf, sm_XYa
+
+struct PtxTarget {
+  int sm = 0;  // 90 for sm_90/sm_90a
+  TargetKind kind = TargetKind::plain;
+};
+
+struct CapInfo {
+  Cap cap;
+  const char* name;
+  int min_sm;
+  TargetNeed need;
+  int only_sm[4];       // non-zero entries: the SMs that have it; all zero: every SM >= min_sm
+  const char* targets;  // for messages: the compile targets that provide it
+};
+
+inline constexpr CapInfo kCapabilities[] = {
+    {Cap::sreg_timers, "sreg_timers", 75, TargetNeed::any, {}, "sm_75+"},
+    {Cap::ld_shared, "ld_shared", 75, TargetNeed::any, {}, "sm_75+"},
+    {Cap::ld_global_cache_ops, "ld_global_cache_ops", 75, TargetNeed::any, {}, "sm_75+"},
+    {Cap::ld_L2_256B, "ld_L2_256B", 80, TargetNeed::any, {}, "sm_80+"},
+    {Cap::cluster_dsmem, "cluster_dsmem", 90, TargetNeed::any, {}, "sm_90+"},
+    {Cap::wgmma, "wgmma", 90, TargetNeed::specific, {90}, "sm_90a"},
+    {Cap::tcgen05, "tcgen05", 100, TargetNeed::family, {100, 103, 110},
+     "sm_100a/103a/110a or sm_100f/103f/110f"},
+    {Cap::tcgen05_block_scaled, "tcgen05_block_scaled", 100, TargetNeed::specific, {100, 103, 110},
+     "sm_100a/103a/110a"},
+    {Cap::block_scaled_mma, "block_scaled_mma", 120, TargetNeed::family, {120, 121},
+     "sm_120a/121a or sm_120f/121f"},
+};
+inline constexpr std::size_t kCapabilityCount = sizeof(kCapabilities) / sizeof(kCapabilities[0]);
+
+GPUPROBE_PTX_HD constexpr const CapInfo& capability_info(Cap cap) {
+  return kCapabilities[static_cast<std::size_t>(cap)];
+}
+
+// True if hardware of SM number `sm` has the feature (given code built for a suitable target).
+GPUPROBE_PTX_HD constexpr bool sm_has(const CapInfo& info, int sm) {
+  if (sm < info.min_sm) return false;
+  bool listed = false;
+  bool any_listed = false;
+  for (int s : info.only_sm) {
+    any_listed = any_listed || s != 0;
+    listed = listed || s == sm;
+  }
+  return !any_listed || listed;
+}
+
+// Does a compile pass for `target` accept the feature?
+GPUPROBE_PTX_HD constexpr bool target_has(Cap cap, PtxTarget target) {
+  const CapInfo& info = capability_info(cap);
+  if (!sm_has(info, target.sm)) return false;
+  switch (info.need) {
+    case TargetNeed::any: return true;
+    case TargetNeed::family: return target.kind != TargetKind::plain;
+    case TargetNeed::specific: return target.kind == TargetKind::specific;
+  }
+  return false;
+}
+
+// Host mirror: does a GPU of compute capability `cc` have the feature?
+inline constexpr bool device_has(Cap cap, ComputeCapability cc) {
+  return sm_has(capability_info(cap), cc.major * 10 + cc.minor);
+}
+
+namespace detail {
+constexpr bool table_in_enum_order() {
+  for (std::size_t i = 0; i < kCapabilityCount; ++i) {
+    if (static_cast<std::size_t>(kCapabilities[i].cap) != i) return false;
+  }
+  return true;
+}
+static_assert(table_in_enum_order(), "kCapabilities must list the Cap values in enum order");
+}  // namespace detail
+
+}  // namespace gpuprobe::ptx
+
+// ---- device side: the current compile pass ---------------------------------------------------
+#define GPUPROBE_PTX_STR2(x) #x
+#define GPUPROBE_PTX_STR(x) GPUPROBE_PTX_STR2(x)
+
+#if defined(__CUDA_ARCH__)
+#if defined(__CUDA_ARCH_SPECIFIC__)
+#define GPUPROBE_PTX_TARGET_KIND ::gpuprobe::ptx::TargetKind::specific
+#define GPUPROBE_PTX_TARGET_SUFFIX "a"
+#elif defined(__CUDA_ARCH_FAMILY_SPECIFIC__)
+#define GPUPROBE_PTX_TARGET_KIND ::gpuprobe::ptx::TargetKind::family
+#define GPUPROBE_PTX_TARGET_SUFFIX "f"
+#else
+#define GPUPROBE_PTX_TARGET_KIND ::gpuprobe::ptx::TargetKind::plain
+#define GPUPROBE_PTX_TARGET_SUFFIX ""
+#endif
+#define GPUPROBE_PTX_CURRENT_TARGET \
+  (::gpuprobe::ptx::PtxTarget{__CUDA_ARCH__ / 10, GPUPROBE_PTX_TARGET_KIND})
+
+// Compile error, naming the capability and the pass, when this pass lacks `cap` (a Cap name).
+// The condition does not depend on template parameters, so a wrapper that needs `cap` fails to
+// build wherever it is included for a pass without it: keep such wrappers in their own headers,
+// included only by the *.smXYa.cu / *.smXYf.cu translation units that target them.
+#define GPUPROBE_PTX_REQUIRE(cap)                                                        \
+  static_assert(::gpuprobe::ptx::target_has(::gpuprobe::ptx::Cap::cap,                  \
+                                            GPUPROBE_PTX_CURRENT_TARGET),               \
+                "gpuprobe: PTX capability '" #cap "' is not available for this compile " \
+                "target (__CUDA_ARCH__=" GPUPROBE_PTX_STR(__CUDA_ARCH__)                 \
+                    GPUPROBE_PTX_TARGET_SUFFIX "); see ptx/capability.hpp for the targets " \
+                    "that have it")
+#else
+#define GPUPROBE_PTX_REQUIRE(cap) static_assert(true)
+#endif

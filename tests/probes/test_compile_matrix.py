@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""Compile matrix for probes/memory/chase.cu and the capability guard.
+
+Compiles chase.cu as a cubin (nvcc -Xptxas -v) for sm_75 80 86 89 90 90a 100 100a 120 120a and
+asserts success, 0 bytes spill stores/loads and a 0-byte stack frame for every kernel. Then
+compiles a kernel that uses GPUPROBE_PTX_REQUIRE(wgmma) for sm_80 and sm_90a: it must fail on
+sm_80 with an error naming the capability, and build on sm_90a.
+Prints `compile_matrix: N passed, M failed`; exits non-zero on any failure.
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+TARGETS = ["sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a", "sm_100", "sm_100a", "sm_120",
+           "sm_120a"]
+REQUIRE_SOURCE = """#include "ptx/capability.hpp"
+__global__ void needs_wgmma(int* out) {
+  GPUPROBE_PTX_REQUIRE(wgmma);
+  *out = 1;
+}
+"""
+
+
+def truthy(text):
+    return str(text).strip().lower() in {"1", "on", "true", "yes"}
+
+
+def nvcc_path():
+    return shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
+
+
+def compile_cubin(source_dir, source, target, out_dir):
+    number = target.split("_")[1]
+    cubin = os.path.join(out_dir, f"{os.path.basename(source)}.{target}.cubin")
+    cmd = [nvcc_path(), "-std=c++20", "-I", source_dir, "-cubin",
+           f"-gencode=arch=compute_{number},code={target}", "-Xptxas", "-v", source, "-o", cubin]
+    return subprocess.run(cmd, capture_output=True, text=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--build-dir", required=True)
+    parser.add_argument("--source-dir", required=True)
+    parser.add_argument("--gpuprobe", default="")
+    parser.add_argument("--with-cuda", default="0")
+    parser.add_argument("--cuda-targets", default="")
+    args = parser.parse_args()
+
+    if not truthy(args.with_cuda):
+        if args.cuda_targets.strip():
+            print("compile_matrix: told --with-cuda false, but CUDA targets were built")
+            print("compile_matrix: 0 passed, 1 failed")
+            return 1
+        print("compile_matrix: the CUDA probes are not built (GPUPROBE_WITH_CUDA=OFF): "
+              "nothing to check")
+        print("compile_matrix: 0 passed, 0 failed")
+        return 0
+    if not os.path.exists(nvcc_path()):
+        print("compile_matrix: nvcc not found, but the build is configured with CUDA")
+        return 1
+
+    passed = failed = 0
+
+    def check(ok, what, detail=""):
+        nonlocal passed, failed
+        if ok:
+            passed += 1
+        else:
+            failed += 1
+            print(f"FAIL {what}" + (f": {detail}" if detail else ""))
+
+    chase = os.path.join(args.source_dir, "probes", "memory", "chase.cu")
+    with tempfile.TemporaryDirectory() as tmp:
+        for target in TARGETS:
+            result = compile_cubin(args.source_dir, chase, target, tmp)
+            log = result.stdout + result.stderr
+            check(result.returncode == 0, f"chase.cu builds for {target}", log[-2000:])
+            if result.returncode != 0:
+                continue
+            frames = re.findall(r"(\d+) bytes stack frame, (\d+) bytes spill stores, "
+                                r"(\d+) bytes spill loads", log)
+            check(len(frames) > 0, f"{target}: ptxas -v reported the kernels")
+            bad = [f for f in frames if any(int(x) != 0 for x in f)]
+            check(not bad, f"{target}: 0 bytes stack frame and spills in every kernel", str(bad))
+            check("warning" not in log.lower(), f"{target}: no compiler warnings", log[-2000:])
+
+        probe = os.path.join(tmp, "require_wgmma.cu")
+        with open(probe, "w") as f:
+            f.write(REQUIRE_SOURCE)
+        bad = compile_cubin(args.source_dir, probe, "sm_80", tmp)
+        message = bad.stdout + bad.stderr
+        check(bad.returncode != 0, "GPUPROBE_PTX_REQUIRE(wgmma) fails to build for sm_80")
+        check("'wgmma'" in message and "__CUDA_ARCH__=800" in message,
+              "the error names the capability and the target", message[-1500:])
+        good = compile_cubin(args.source_dir, probe, "sm_90a", tmp)
+        check(good.returncode == 0, "GPUPROBE_PTX_REQUIRE(wgmma) builds for sm_90a",
+              (good.stdout + good.stderr)[-1500:])
+
+    print(f"compile_matrix: {passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
