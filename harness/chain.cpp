@@ -46,14 +46,17 @@ Chain make_random_cycle(uint64_t footprint_bytes, uint32_t slot_bytes, uint64_t 
   return c;
 }
 
-Chain make_stride_ring(uint64_t footprint_bytes, uint32_t stride_bytes) {
+Chain make_stride_ring(uint64_t footprint_bytes, uint32_t stride_bytes, uint32_t skew_bytes) {
   const uint32_t n = slot_count(footprint_bytes, stride_bytes, "stride");
+  if (skew_bytes % 8 != 0)
+    throw Error("stride skew must be a multiple of 8 bytes, got " + std::to_string(skew_bytes));
   Chain c;
   c.span_bytes = static_cast<uint64_t>(n) * stride_bytes;
   c.offset_bytes.resize(n);
   c.next.resize(n);
   for (uint32_t i = 0; i < n; ++i) {
-    c.offset_bytes[i] = static_cast<uint64_t>(i) * stride_bytes;
+    c.offset_bytes[i] = static_cast<uint64_t>(i) * stride_bytes +
+                        (static_cast<uint64_t>(i) * skew_bytes) % stride_bytes;
     c.next[i] = (i + 1 == n) ? 0 : i + 1;
   }
   return c;

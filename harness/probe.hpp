@@ -39,7 +39,6 @@ class ProbeContext {
   std::function<void(const nlohmann::json&)> checkpoint_;
   nlohmann::json series_ = nlohmann::json::array();
   nlohmann::json extra_ = nlohmann::json::object();
-  friend class ProbeRunner;
 };
 
 struct ProbeSpec {

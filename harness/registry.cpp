@@ -58,12 +58,12 @@ nlohmann::json run_probe(Device& device, const ProbeSpec& probe, const Params& p
   ProbeContext ctx(device, params, repeat, log, save);
   try {
     probe.run(ctx);
-    save({{"series", ctx.series_}, {"extra", ctx.extra_}});
+    save({{"series", ctx.series()}, {"extra", ctx.extra()}});
     record["status"] = "ok";
     if (!out_path.empty()) write_json_atomically(out_path, record);
   } catch (const std::exception& e) {
-    record["series"] = ctx.series_;
-    for (const auto& [k, v] : ctx.extra_.items()) record[k] = v;
+    record["series"] = ctx.series();
+    for (const auto& [k, v] : ctx.extra().items()) record[k] = v;
     record["status"] = "failed";
     record["error"] = e.what();
     if (!out_path.empty()) write_json_atomically(out_path, record);

@@ -71,14 +71,15 @@ Interval median_ci(std::span<const double> samples, double confidence) {
   const auto v = sorted_finite(samples);
   if (v.empty()) return {kNaN, kNaN};
   const std::size_t n = v.size();
-  // Largest k with P(X < k) <= alpha/2, i.e. order statistics (k, n-1-k) cover the median with
-  // probability >= confidence. For small n no such k exists and the range itself is returned.
+  // [v[k], v[n-1-k]] (0-based) covers the median with probability 1 - 2 P(X <= k), X ~ B(n, 1/2).
+  // Take the largest k with P(X <= k) <= alpha/2. For small n no k qualifies and the whole range
+  // (the best a sample of n can do) is returned.
   const double alpha_half = (1.0 - confidence) / 2.0;
   std::size_t k = 0;
   bool found = false;
   for (std::size_t j = 0; j < n / 2; ++j) {
     if (binomial_half_cdf(n, j) <= alpha_half) {
-      k = j + 1;  // order statistic index (0-based) of the lower bound
+      k = j;
       found = true;
     } else {
       break;

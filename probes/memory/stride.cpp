@@ -1,6 +1,8 @@
 // memory/stride: sequential stride rings, latency against footprint for each stride. The L1
-// capacity knee grows with the stride once the stride passes the line size, and beyond the knee
-// the miss fraction is min(1, stride / sector): analysis/line_sector_fit.cpp reads both.
+// capacity knee grows with the stride once the stride passes the line size (each hop then holds a
+// whole line's tag for one sector), and beyond the knee the miss fraction is
+// min(1, stride / sector): analysis/line_sector_fit.cpp reads both. The rings are skewed by 8 B
+// per slot so that power-of-two strides don't alias into a subset of the cache sets.
 #include <algorithm>
 #include <string>
 
@@ -21,6 +23,7 @@ ProbeSpec stride_probe() {
       {"min-footprint-bytes", K::bytes, "4K", "smallest footprint", {}},
       {"max-footprint-bytes", K::bytes, "0", "largest footprint (0: min(4 MiB, L2 / 2))", {}},
       {"points-per-octave", K::integer, "4", "footprints per doubling", {}},
+      {"skew-bytes", K::bytes, "8", "in-block offset added per slot (0: plain ring)", {}},
       {"timed-hops", K::integer, "4096", "hops in the timed region (multiple of 8)", {}},
       {"sampled-hops", K::integer, "0", "hops timed one by one for the distribution", {}},
   };
@@ -40,7 +43,8 @@ ProbeSpec stride_probe() {
         throw Error("stride " + std::to_string(stride) + " is not a positive multiple of 8 bytes");
       const uint64_t lo = std::max(prm.get_u64("min-footprint-bytes"), 2 * stride);
       for (uint64_t f : geometric_sweep(lo, max_bytes, prm.get_u64("points-per-octave"), stride)) {
-        const Chain chain = make_stride_ring(f, static_cast<uint32_t>(stride));
+        const Chain chain = make_stride_ring(f, static_cast<uint32_t>(stride),
+                                             static_cast<uint32_t>(prm.get_u64("skew-bytes")));
         auto point = measure_chase(ctx, chain, s);
         point["stride_bytes"] = stride;
         point["footprint_bytes"] = f;

@@ -69,12 +69,23 @@ TEST_CASE("median confidence interval from order statistics", "[stats]") {
   CHECK(r.lo == 1.0);
   CHECK(r.hi == 5.0);
   // n = 10: P(X <= 1) = 11/1024 = 0.0107 <= 0.025 < P(X <= 2) = 56/1024, so the 95% interval is
-  // the 2nd and 9th order statistics.
+  // the 2nd and 9th order statistics (coverage 1 - 22/1024 = 97.9%).
   std::vector<double> ten{1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
   auto c = median_ci(ten);
   CHECK(c.lo == 2.0);
   CHECK(c.hi == 9.0);
   CHECK_THROWS_AS(median_ci(ten, 1.5), gpuprobe::Error);
+  // n = 6: P(X <= 0) = 1/64 = 0.0156 <= 0.025: the range is a 96.9% interval.
+  std::vector<double> six{6, 5, 4, 3, 2, 1};
+  auto s6 = median_ci(six);
+  CHECK(s6.lo == 1.0);
+  CHECK(s6.hi == 6.0);
+  // n = 100: the textbook 95% interval of the median is the 40th and 61st order statistics.
+  std::vector<double> hundred;
+  for (int i = 1; i <= 100; ++i) hundred.push_back(i);
+  auto h = median_ci(hundred);
+  CHECK(h.lo == 40.0);
+  CHECK(h.hi == 61.0);
 }
 
 TEST_CASE("summary fields", "[stats]") {

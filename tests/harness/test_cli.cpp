@@ -1,0 +1,206 @@
+// The command line as a user meets it: exit codes, one-line errors, nothing lost on failure.
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Result {
+  int rc = -1;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+fs::path scratch_dir() {
+  static int counter = 0;
+  fs::path d = fs::temp_directory_path() /
+               ("gpuprobe-cli-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+  fs::create_directories(d);
+  return d;
+}
+
+Result run(const std::string& args) {
+  const fs::path d = scratch_dir();
+  const std::string cmd = std::string(GPUPROBE_EXE) + " " + args + " >" + (d / "out").string() +
+                          " 2>" + (d / "err").string();
+  const int status = std::system(cmd.c_str());
+  Result r;
+  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = slurp(d / "out");
+  r.err = slurp(d / "err");
+  return r;
+}
+
+int lines(const std::string& s) {
+  int n = 0;
+  for (char c : s) n += (c == '\n');
+  return n;
+}
+
+bool gpu_present() { return fs::exists("/dev/nvidia0"); }
+
+}  // namespace
+
+TEST_CASE("no subcommand is a usage error", "[cli]") {
+  const auto r = run("");
+  CHECK(r.rc == 2);
+  CHECK(lines(r.err) == 1);
+  CHECK(r.err.find("gpuprobe: error:") == 0);
+}
+
+TEST_CASE("list names every memory probe", "[cli]") {
+  const auto r = run("list");
+  CHECK(r.rc == 0);
+  for (const char* id : {"memory/chase ", "memory/chase_shared", "memory/stride", "memory/tlb"})
+    CHECK(r.out.find(id) != std::string::npos);
+}
+
+TEST_CASE("unknown probe and unknown parameter get one line each", "[cli]") {
+  const auto d = scratch_dir();
+  auto r = run("probe memory/nope --device sim:h100 --out " + (d / "x.json").string());
+  CHECK(r.rc == 1);
+  CHECK(lines(r.err) == 1);
+  CHECK(r.err.find("unknown probe 'memory/nope'") != std::string::npos);
+  CHECK(r.err.find("memory/chase") != std::string::npos);
+
+  r = run("probe memory/chase --bogus 3 --device sim:h100 --out " + (d / "x.json").string());
+  CHECK(r.rc == 1);
+  CHECK(lines(r.err) == 1);
+  CHECK(r.err.find("unknown parameter --bogus") != std::string::npos);
+
+  r = run("probe memory/chase --cache-op xx --device sim:h100 --out " + (d / "x.json").string());
+  CHECK(r.rc == 1);
+  CHECK(r.err.find("expected one of ca, cg") != std::string::npos);
+  CHECK_FALSE(fs::exists(d / "x.json"));
+}
+
+TEST_CASE("unknown device and unknown preset", "[cli]") {
+  auto r = run("run-all --device tpu:0");
+  CHECK(r.rc == 1);
+  CHECK(lines(r.err) == 1);
+  CHECK(r.err.find("unknown device 'tpu:0'") != std::string::npos);
+  r = run("run-all --device sim:b999");
+  CHECK(r.rc == 1);
+  CHECK(lines(r.err) == 1);
+  CHECK(r.err.find("h100") != std::string::npos);  // names the presets there are
+}
+
+TEST_CASE("without a GPU, probe and run-all say why in one line and suggest the simulator",
+          "[cli]") {
+  const auto d = scratch_dir();
+  for (const std::string& args :
+       {std::string("run-all --out ") + (d / "r").string(),
+        "probe memory/chase --max-footprint-bytes 8K --out " + (d / "p.json").string()}) {
+    const auto r = run(args);
+    if (gpu_present()) {
+      CHECK(r.rc == 0);  // on a GPU machine the same commands must simply work
+    } else {
+      CHECK(r.rc != 0);
+      CHECK(lines(r.err) == 1);
+      CHECK(r.err.find("--device sim:h100") != std::string::npos);
+      CHECK(r.err.find("Traceback") == std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("a footprint beyond free memory is refused before anything runs", "[cli]") {
+  const auto d = scratch_dir();
+  const auto r = run("probe memory/chase --max-footprint-bytes 4096G --device sim:h100 --out " +
+                     (d / "x.json").string());
+  CHECK(r.rc == 1);
+  CHECK(r.err.find("exceeds free device memory") != std::string::npos);
+  CHECK(lines(r.err.substr(r.err.find("gpuprobe: error:"))) == 1);
+}
+
+TEST_CASE("malformed CSV and missing files get one line", "[cli]") {
+  const auto d = scratch_dir();
+  std::ofstream(d / "bad.csv") << "footprint_bytes,latency_cycles\n1024,30\n2048,abc\n";
+  auto r = run("analyze --import-csv " + (d / "bad.csv").string() + " --out " +
+               (d / "m.json").string());
+  CHECK(r.rc == 1);
+  CHECK(lines(r.err) == 1);
+  CHECK(r.err.find("bad.csv:3") != std::string::npos);
+  CHECK_FALSE(fs::exists(d / "m.json"));
+
+  r = run("analyze --import-csv " + (d / "none.csv").string() + " --out " + (d / "m.json").string());
+  CHECK(r.rc == 1);
+  CHECK(lines(r.err) == 1);
+
+  std::ofstream(d / "notjson.json") << "{ nope";
+  r = run("analyze " + (d / "notjson.json").string() + " --out " + (d / "m.json").string());
+  CHECK(r.rc == 1);
+  CHECK(lines(r.err) == 1);
+  CHECK(r.err.find("not valid JSON") != std::string::npos);
+}
+
+TEST_CASE("a probe on the simulator writes a versioned, self-checked record", "[cli]") {
+  const auto d = scratch_dir();
+  const auto r = run("probe memory/chase --device sim:v100 --max-footprint-bytes 64K "
+                     "--points-per-octave 2 --out " + (d / "chase.json").string());
+  REQUIRE(r.rc == 0);
+  CHECK(r.err.find("SIMULATED DEVICE") != std::string::npos);
+  const auto j = nlohmann::json::parse(slurp(d / "chase.json"));
+  CHECK(j["schema"] == "gpuprobe.run");
+  CHECK(j["schema_version"] == 1);
+  CHECK(j["status"] == "ok");
+  CHECK(j["device"]["simulated"] == true);
+  CHECK(j["params"]["max-footprint-bytes"] == "64K");
+  REQUIRE(j["series"].size() == 13);  // 1 KiB .. 64 KiB at two points per octave
+  for (const auto& p : j["series"]) {
+    CHECK(p["self_check"] == "passed");
+    CHECK(p["latency_cycles"].get<double>() > 20);
+    CHECK(p["p95_cycles"].get<double>() >= p["p50_cycles"].get<double>());
+  }
+  CHECK(j["sm_clock_mhz"]["before"].get<double>() > 1000);
+}
+
+TEST_CASE("a probe that fails mid-sweep keeps the points it measured", "[cli]") {
+  const auto d = scratch_dir();
+  const auto r = run("probe memory/stride --strides-bytes 64,12 --max-footprint-bytes 32K "
+                     "--device sim:v100 --out " + (d / "stride.json").string());
+  CHECK(r.rc == 1);
+  CHECK(r.err.find("stride 12") != std::string::npos);
+  const auto j = nlohmann::json::parse(slurp(d / "stride.json"));
+  CHECK(j["status"] == "failed");
+  CHECK(j["error"].get<std::string>().find("stride 12") != std::string::npos);
+  CHECK(j["series"].size() >= 3);  // the stride-64 points survived
+}
+
+TEST_CASE("analyze fits an imported CSV curve into a machine model", "[cli]") {
+  const auto d = scratch_dir();
+  {
+    std::ofstream csv(d / "curve.csv");
+    csv << "# made by the test\nfootprint_bytes,latency_cycles\n";
+    for (int i = 0; i < 64; ++i) {  // 1 KiB .. 55 MiB at 4 points per octave
+      const double f = 1024.0 * std::pow(2.0, i / 4.0);
+      const double lat = f <= 64 * 1024 ? 30 : (f <= 4 * 1024 * 1024 ? 200 : 500);
+      csv << static_cast<long long>(f) << "," << lat + (i % 3) * 0.2 << "\n";
+    }
+  }
+  const auto r = run("analyze --import-csv " + (d / "curve.csv").string() +
+                     " --clock-mhz 1500 --out " + (d / "m.json").string());
+  REQUIRE(r.rc == 0);
+  const auto m = nlohmann::json::parse(slurp(d / "m.json"));
+  CHECK(m["schema"] == "gpuprobe.machine_model");
+  REQUIRE(m["memory"]["levels"].size() == 3);
+  CHECK(m["memory"]["levels"][0]["name"] == "L1");
+  CHECK(m["memory"]["levels"][0]["latency_ns"].get<double>() == Approx(20).epsilon(0.02));
+  CHECK(m["memory"]["levels"][2]["name"] == "DRAM");
+}
