@@ -35,6 +35,9 @@ struct HierarchyFitOptions {
   bool last_is_memory = true;
   double merge_rel_tol = 0.06;      // plateaus closer than this (relative) are one level
   int min_plateau_points = 3;
+  // A plateau must also span this many octaves of footprint (last/first >= 2^0.2 = 1.15): in a
+  // dense sweep a few points of a soft knee look flat over their own tiny width.
+  double min_plateau_octaves = 0.2;
 };
 
 struct FarL2 {

@@ -1,0 +1,110 @@
+// Closed loop: the real probes run on each simulator preset through the same registry, records
+// and analysis as on a GPU; the fit must recover the preset's parameters.
+//   capacities within one sweep step, latencies within 3% (issue #2).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <sstream>
+
+#include "analysis/machine_model.hpp"
+#include "harness/probe.hpp"
+#include "harness/sim/preset.hpp"
+#include "harness/sim/sim_device.hpp"
+
+using namespace gpuprobe;
+
+namespace {
+
+nlohmann::json run(Device& dev, const std::string& id, std::map<std::string, std::string> params) {
+  const ProbeSpec& probe = find_probe(id);
+  RepeatPolicy policy;
+  policy.min_repeats = 3;
+  policy.max_repeats = 5;
+  std::ostringstream log;
+  return run_probe(dev, probe, Params::parse(probe.params, params), policy, "", log);
+}
+
+// |log2(a / b)| <= steps / points_per_octave, i.e. within `steps` sweep steps.
+bool within_sweep_steps(double fitted, double truth, double points_per_octave, double steps = 1) {
+  return std::fabs(std::log2(fitted / truth)) <= steps / points_per_octave + 1e-9;
+}
+
+void check_levels(const nlohmann::json& path, const sim::Preset& p, bool from_l1, double ppo) {
+  INFO("preset " << p.name << (from_l1 ? " .ca" : " .cg") << ": " << path.dump().substr(0, 3000));
+  REQUIRE_FALSE(path.contains("error"));
+  const auto& levels = path["levels"];
+  const std::size_t first = from_l1 ? 0 : 1;
+  REQUIRE(levels.size() == p.caches.size() - first + 1);
+  for (std::size_t i = first; i < p.caches.size(); ++i) {
+    const auto& truth = p.caches[i];
+    const auto& fit = levels[i - first];
+    INFO("level " << truth.name);
+    CHECK(fit["name"] == truth.name);
+    CHECK(fit["latency_cycles"].get<double>() ==
+          Approx(truth.hit_latency_cycles).epsilon(0.03));
+    CHECK(within_sweep_steps(fit["capacity_bytes"].get<double>(),
+                             static_cast<double>(truth.capacity_bytes), ppo));
+  }
+  const auto& dram = levels.back();
+  CHECK(dram["name"] == "DRAM");
+  CHECK(dram["latency_cycles"].get<double>() == Approx(p.dram_latency_cycles).epsilon(0.03));
+  const bool has_far = std::any_of(p.caches.begin(), p.caches.end(),
+                                   [](const auto& c) { return c.name == "L2-far"; });
+  CHECK(path["far_l2"]["detected"].get<bool>() == has_far);
+}
+
+}  // namespace
+
+TEST_CASE("closed loop: the hierarchy fit recovers every preset", "[closed-loop][sim]") {
+  for (const auto& preset : sim::presets()) {
+    SECTION(preset.name) {
+      auto dev = sim::make_sim_device(preset, 7);
+      const auto ca = run(*dev, "memory/chase", {{"cache-op", "ca"}});
+      const auto cg = run(*dev, "memory/chase", {{"cache-op", "cg"}});
+      const auto shared = run(*dev, "memory/chase_shared", {});
+      const auto model = analysis::build_machine_model({ca, cg, shared}, {"ca", "cg", "shared"});
+      check_levels(model["memory"]["paths"]["ca"], preset, true, 8);
+      check_levels(model["memory"]["paths"]["cg"], preset, false, 8);
+      CHECK(model["memory"]["levels_from"] == "memory/chase cache-op=ca");
+      CHECK(model["simulated"] == true);
+      CHECK(model["memory"]["shared"]["latency_cycles"].get<double>() ==
+            Approx(preset.shared_latency_cycles).epsilon(0.03));
+      // ns use the clock measured on the (simulated) device.
+      const auto& l1 = model["memory"]["levels"][0];
+      CHECK(l1["latency_ns"].get<double>() ==
+            Approx(l1["latency_cycles"].get<double>() / preset.info.rated_sm_clock_mhz * 1000)
+                .epsilon(0.01));
+    }
+  }
+}
+
+TEST_CASE("closed loop: line and sector size from the stride sweep", "[closed-loop][sim]") {
+  for (const char* name : {"a100", "l40"}) {
+    const auto& preset = sim::find_preset(name);
+    auto dev = sim::make_sim_device(preset, 3);
+    const auto stride = run(*dev, "memory/stride", {});
+    const auto model = analysis::build_machine_model({stride}, {"stride"});
+    const auto& ls = model["memory"]["line_sector"];
+    INFO(name << ": " << ls.dump());
+    REQUIRE_FALSE(ls.contains("error"));
+    CHECK(ls["line_bytes"].get<double>() == preset.caches[0].line_bytes);
+    CHECK(ls["sector_bytes"].get<double>() == preset.caches[0].sector_bytes);
+  }
+}
+
+TEST_CASE("closed loop: TLB reach and miss cost from the page sweep", "[closed-loop][sim]") {
+  const auto& preset = sim::find_preset("h100");
+  REQUIRE_FALSE(preset.tlbs.empty());
+  auto dev = sim::make_sim_device(preset, 5);
+  const auto tlb = run(*dev, "memory/tlb", {{"max-span-bytes", "64G"}});
+  const auto model = analysis::build_machine_model({tlb}, {"tlb"});
+  const auto& t = model["memory"]["tlb"];
+  INFO(t.dump().substr(0, 3000));
+  REQUIRE_FALSE(t.contains("error"));
+  REQUIRE(t["levels"].size() >= 1);
+  const double reach = static_cast<double>(preset.tlbs[0].entries) * preset.page_bytes;
+  CHECK(within_sweep_steps(t["levels"][0]["reach_bytes"].get<double>(), reach, 4));
+  const double cost = preset.tlbs.size() > 1 ? preset.tlbs[0].miss_penalty_cycles
+                                             : preset.tlbs[0].miss_penalty_cycles + preset.page_walk_cycles;
+  CHECK(t["levels"][0]["miss_cost_cycles"].get<double>() == Approx(cost).epsilon(0.05));
+}
