@@ -32,6 +32,24 @@ struct StrideResult {
   double confidence = 0;
 };
 
+// Footprint where the curve first climbs half-way from the first plateau to the next one,
+// interpolated in log2(footprint) between the bracketing points. The half-step point (not the
+// 10% point the hierarchy fit reports) is used because stride rings with random in-block offsets
+// load the cache sets unevenly: the first sets overflow well before the tags run out, but half of
+// the accesses miss only when about 90% of the tags are in use (4 ways, Poisson loads), so the
+// half-step knee tracks the tag capacity and scales with the stride past the line size.
+double half_step_knee(const Curve& curve, const Level& below, const Level& above) {
+  const double half = below.latency_cycles + 0.5 * (above.latency_cycles - below.latency_cycles);
+  const auto& pts = curve.points;
+  for (std::size_t i = 1; i < pts.size(); ++i) {
+    if (pts[i].x <= below.plateau_last_x || pts[i].latency_cycles < half) continue;
+    const double y0 = pts[i - 1].latency_cycles, y1 = pts[i].latency_cycles;
+    const double t = y1 > y0 ? std::clamp((half - y0) / (y1 - y0), 0.0, 1.0) : 1.0;
+    return std::exp2(std::log2(pts[i - 1].x) + t * (std::log2(pts[i].x) - std::log2(pts[i - 1].x)));
+  }
+  return below.capacity_bytes;
+}
+
 }  // namespace
 
 LineSectorFit fit_line_and_sector(const std::vector<StrideCurve>& curves) {
@@ -56,7 +74,7 @@ LineSectorFit fit_line_and_sector(const std::vector<StrideCurve>& curves) {
       r.confidence = fit.levels.front().confidence;
     }
     if (fit.levels.size() >= 2) {
-      r.knee_bytes = fit.levels[0].capacity_bytes;
+      r.knee_bytes = half_step_knee(sc.curve, fit.levels[0], fit.levels[1]);
       r.post_knee_cycles = fit.levels[1].latency_cycles;
     }
     results.push_back(r);
@@ -125,8 +143,8 @@ LineSectorFit fit_line_and_sector(const std::vector<StrideCurve>& curves) {
   std::size_t agreeing = 0;
   double weakest = 1.0;
   for (const StrideResult& r : results) {
+    if (std::isnan(r.knee_bytes)) continue;  // no knee within the sweep: says nothing
     weakest = std::min(weakest, r.confidence);
-    if (std::isnan(r.knee_bytes)) continue;
     const double knee_model = ref_knee * std::max(1.0, r.stride_bytes / out.line_bytes);
     bool ok = std::abs(r.knee_bytes / knee_model - 1.0) <= kModelTolerance;
     if (out.sector_bytes > 0 && full_excess > 0) {

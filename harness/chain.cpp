@@ -46,17 +46,17 @@ Chain make_random_cycle(uint64_t footprint_bytes, uint32_t slot_bytes, uint64_t 
   return c;
 }
 
-Chain make_stride_ring(uint64_t footprint_bytes, uint32_t stride_bytes, uint32_t skew_bytes) {
+Chain make_stride_ring(uint64_t footprint_bytes, uint32_t stride_bytes, uint64_t scatter_seed) {
   const uint32_t n = slot_count(footprint_bytes, stride_bytes, "stride");
-  if (skew_bytes % 8 != 0)
-    throw Error("stride skew must be a multiple of 8 bytes, got " + std::to_string(skew_bytes));
   Chain c;
   c.span_bytes = static_cast<uint64_t>(n) * stride_bytes;
   c.offset_bytes.resize(n);
   c.next.resize(n);
+  std::mt19937_64 rng(scatter_seed);
+  std::uniform_int_distribution<uint32_t> in_block(0, stride_bytes / 8 - 1);
   for (uint32_t i = 0; i < n; ++i) {
-    c.offset_bytes[i] = static_cast<uint64_t>(i) * stride_bytes +
-                        (static_cast<uint64_t>(i) * skew_bytes) % stride_bytes;
+    const uint64_t offset = scatter_seed == 0 ? 0 : 8ull * in_block(rng);
+    c.offset_bytes[i] = static_cast<uint64_t>(i) * stride_bytes + offset;
     c.next[i] = (i + 1 == n) ? 0 : i + 1;
   }
   return c;

@@ -18,11 +18,13 @@ struct Chain {
 // algorithm), deterministic for a seed. Defeats prefetchers; used for capacity and latency.
 Chain make_random_cycle(uint64_t footprint_bytes, uint32_t slot_bytes, uint64_t seed);
 
-// Slot i points to slot i+1 at i*stride_bytes + (i*skew_bytes mod stride_bytes); the last one
-// back to 0. A skew of 8 B keeps every slot inside its own stride-sized block but moves it along
-// the block, so strides past the line size still spread over all cache sets instead of aliasing
-// into a 1/(stride/line) subset of them (which would hide the line size: memory/stride).
-Chain make_stride_ring(uint64_t footprint_bytes, uint32_t stride_bytes, uint32_t skew_bytes = 0);
+// Slot i points to slot i+1; slot i lies in the i-th stride-sized block, at its start when
+// scatter_seed is 0, else at a random 8-byte-aligned offset inside the block (deterministic for
+// the seed). Scattering keeps one slot per block, and so the sharing of sectors and lines for
+// strides below them, but spreads strides past the line size over all cache sets instead of a
+// 1/(stride/line) subset of a modulo-indexed cache's sets, which would hide the line size
+// (memory/stride, analysis/line_sector_fit.cpp).
+Chain make_stride_ring(uint64_t footprint_bytes, uint32_t stride_bytes, uint64_t scatter_seed = 0);
 
 // One hop per page: pages visited in one random cycle, slot k at k*page + (k*offset_step % page)
 // so the hops don't all fall into one cache set. Used for the TLB sweep.

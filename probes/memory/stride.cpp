@@ -1,8 +1,9 @@
 // memory/stride: sequential stride rings, latency against footprint for each stride. The L1
 // capacity knee grows with the stride once the stride passes the line size (each hop then holds a
 // whole line's tag for one sector), and beyond the knee the miss fraction is
-// min(1, stride / sector): analysis/line_sector_fit.cpp reads both. The rings are skewed by 8 B
-// per slot so that power-of-two strides don't alias into a subset of the cache sets.
+// min(1, stride / sector): analysis/line_sector_fit.cpp reads both. Each slot sits at a random
+// offset inside its stride-sized block so that power-of-two strides don't alias into a subset of
+// the cache sets (harness/chain.hpp).
 #include <algorithm>
 #include <string>
 
@@ -21,16 +22,17 @@ ProbeSpec stride_probe() {
       {"cache-op", K::choice, "ca", "ld.global cache operator", {"ca", "cg", "cs", "lu", "cv", "nc"}},
       {"strides-bytes", K::list, "8,16,32,64,128,256,512,1024", "strides to sweep", {}},
       {"min-footprint-bytes", K::bytes, "4K", "smallest footprint", {}},
-      {"max-footprint-bytes", K::bytes, "0", "largest footprint (0: min(4 MiB, L2 / 2))", {}},
+      {"max-footprint-bytes", K::bytes, "0",
+       "largest footprint (0: min(8 MiB, L2 / 2): room past the 1 KiB-stride knee, inside L2)", {}},
       {"points-per-octave", K::integer, "4", "footprints per doubling", {}},
-      {"skew-bytes", K::bytes, "8", "in-block offset added per slot (0: plain ring)", {}},
+      {"scatter-seed", K::integer, "1", "seed of the in-block slot offsets (0: slots at block starts)", {}},
       {"timed-hops", K::integer, "4096", "hops in the timed region (multiple of 8)", {}},
       {"sampled-hops", K::integer, "0", "hops timed one by one for the distribution", {}},
   };
   p.run = [](ProbeContext& ctx) {
     const auto& prm = ctx.params();
     uint64_t max_bytes = prm.get_u64("max-footprint-bytes");
-    if (max_bytes == 0) max_bytes = std::min<uint64_t>(4ull << 20, ctx.device().info().l2_bytes / 2);
+    if (max_bytes == 0) max_bytes = std::min<uint64_t>(8ull << 20, ctx.device().info().l2_bytes / 2);
     if (max_bytes > ctx.device().free_memory_bytes())
       throw Error("footprint " + std::to_string(max_bytes) + " bytes exceeds free device memory");
     ChaseSettings s;
@@ -44,7 +46,7 @@ ProbeSpec stride_probe() {
       const uint64_t lo = std::max(prm.get_u64("min-footprint-bytes"), 2 * stride);
       for (uint64_t f : geometric_sweep(lo, max_bytes, prm.get_u64("points-per-octave"), stride)) {
         const Chain chain = make_stride_ring(f, static_cast<uint32_t>(stride),
-                                             static_cast<uint32_t>(prm.get_u64("skew-bytes")));
+                                             prm.get_u64("scatter-seed"));
         auto point = measure_chase(ctx, chain, s);
         point["stride_bytes"] = stride;
         point["footprint_bytes"] = f;

@@ -79,8 +79,8 @@ TEST_CASE("closed loop: the hierarchy fit recovers every preset", "[closed-loop]
 }
 
 TEST_CASE("closed loop: line and sector size from the stride sweep", "[closed-loop][sim]") {
-  for (const char* name : {"a100", "l40"}) {
-    const auto& preset = sim::find_preset(name);
+  for (const auto& preset : sim::presets()) {
+    const std::string& name = preset.name;
     auto dev = sim::make_sim_device(preset, 3);
     const auto stride = run(*dev, "memory/stride", {});
     const auto model = analysis::build_machine_model({stride}, {"stride"});
@@ -89,6 +89,7 @@ TEST_CASE("closed loop: line and sector size from the stride sweep", "[closed-lo
     REQUIRE_FALSE(ls.contains("error"));
     CHECK(ls["line_bytes"].get<double>() == preset.caches[0].line_bytes);
     CHECK(ls["sector_bytes"].get<double>() == preset.caches[0].sector_bytes);
+    CHECK(ls["confidence"].get<double>() > 0.8);
   }
 }
 
