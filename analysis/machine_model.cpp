@@ -132,6 +132,7 @@ nlohmann::json build_machine_model(const std::vector<nlohmann::json>& runs,
     if (!model.contains("device")) model["device"] = run.at("device");
     sources.push_back({{"file", path}, {"probe", run.value("probe", "")},
                        {"status", run.value("status", "")}, {"params", run.value("params", nlohmann::json::object())}});
+    if (run.value("status", "") == "skipped") continue;  // nothing measured; listed in sources
     const std::string probe = run.value("probe", "");
     if (probe == "memory/chase") {
       const std::string op = run["params"].value("cache-op", "ca");

@@ -141,8 +141,10 @@ int cmd_probe(const std::string& id, const std::string& device_spec, const std::
   if (out_path.empty()) throw Error("probe needs --out FILE for its JSON record");
   auto dev = open_for_run(device_spec, err);
   err << "gpuprobe: " << id << " on " << dev->info().name << "\n";
-  run_probe(*dev, probe, params, repeat_policy(max_seconds), out_path, err);
+  const auto record = run_probe(*dev, probe, params, repeat_policy(max_seconds), out_path, err);
   out << "wrote " << out_path << "\n";
+  if (record["status"] == "skipped")
+    throw Error(id + " skipped: " + record["skip_reason"].get<std::string>());
   return 0;
 }
 

@@ -3,6 +3,7 @@
 // The driver's only channel is ProbeContext: parameters and the device in, points out.
 #pragma once
 #include <functional>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "harness/device.hpp"
 #include "harness/params.hpp"
 #include "harness/repeat.hpp"
+#include "ptx/capability.hpp"
 
 namespace gpuprobe {
 
@@ -46,7 +48,15 @@ struct ProbeSpec {
   std::string summary;   // one line for `gpuprobe list`
   std::vector<ParamSpec> params;
   std::function<void(ProbeContext&)> run;
+  // The PTX capability the probe's kernels need beyond the generic sm_75 set (wgmma, tcgen05...);
+  // a device or build without it gets the probe skipped with the reason, never launched.
+  std::optional<ptx::Cap> needs;
 };
+
+// Why `probe` cannot run on this device with this build, or nullopt if it can: the device lacks
+// the capability, or (real GPUs) no arch-specific code object of this build runs on it.
+std::optional<std::string> probe_unavailable_reason(const ProbeSpec& probe, const DeviceInfo& info,
+                                                    std::string_view built_targets);
 
 const std::vector<ProbeSpec>& probe_registry();
 // Throws a one-line gpuprobe::Error naming the known probes.
@@ -55,7 +65,8 @@ const ProbeSpec& find_probe(const std::string& id);
 // Runs one probe and returns its run record (schema gpuprobe.run). If out_path is not empty the
 // record is written there after every point and at the end. A failing probe (including a failed
 // self-check) gives status "failed" with the error and keeps its points; the error is rethrown
-// after the record is saved.
+// after the record is saved. A probe the device cannot run gives status "skipped" with
+// skip_reason, and nothing is launched.
 nlohmann::json run_probe(Device& device, const ProbeSpec& probe, const Params& params,
                          const RepeatPolicy& repeat, const std::string& out_path,
                          std::ostream& log);

@@ -1,6 +1,7 @@
 #include <exception>
 #include <string>
 
+#include "harness/arch.hpp"
 #include "harness/error.hpp"
 #include "harness/probe.hpp"
 #include "harness/results.hpp"
@@ -25,6 +26,26 @@ const ProbeSpec& find_probe(const std::string& id) {
   std::string known;
   for (const auto& p : probe_registry()) known += (known.empty() ? "" : ", ") + p.id;
   throw Error("unknown probe '" + id + "' (known: " + known + "; see `gpuprobe list`)");
+}
+
+std::optional<std::string> probe_unavailable_reason(const ProbeSpec& probe, const DeviceInfo& info,
+                                                    std::string_view built_targets) {
+  if (!probe.needs) return std::nullopt;
+  const ptx::CapInfo& cap = ptx::capability_info(*probe.needs);
+  const std::string sm = "sm_" + std::to_string(info.cc.sm());
+  if (!ptx::device_has(*probe.needs, info.cc))
+    return "needs " + std::string(cap.targets) + " (" + cap.name + "); " + info.name + " is " + sm;
+  if (info.simulated || cap.need == ptx::TargetNeed::any) return std::nullopt;
+  // The capability needs an `a` or `f` cubin: is there one in this build that runs here?
+  for (const CudaTarget& t : parse_cuda_targets(built_targets)) {
+    const bool fits = cap.need == ptx::TargetNeed::specific
+                          ? t.feature == CudaTarget::Feature::specific
+                          : t.feature != CudaTarget::Feature::plain;
+    if (fits && target_runs_on(t, info.cc)) return std::nullopt;
+  }
+  const std::string suffix = cap.need == ptx::TargetNeed::specific ? "a" : "f";
+  return "this build has no " + sm + suffix + " code for " + cap.name +
+         ": rebuild with CMAKE_CUDA_ARCHITECTURES=" + std::to_string(info.cc.sm()) + suffix;
 }
 
 void ProbeContext::add_point(nlohmann::json point) {
@@ -55,6 +76,13 @@ nlohmann::json run_probe(Device& device, const ProbeSpec& probe, const Params& p
     for (const auto& [k, v] : partial.at("extra").items()) record[k] = v;
     if (!out_path.empty()) write_json_atomically(out_path, record);
   };
+  if (auto reason = probe_unavailable_reason(probe, device.info(), built_cuda_targets())) {
+    record["status"] = "skipped";
+    record["skip_reason"] = *reason;
+    if (!out_path.empty()) write_json_atomically(out_path, record);
+    log << "gpuprobe: " << probe.id << " skipped: " << *reason << "\n";
+    return record;
+  }
   ProbeContext ctx(device, params, repeat, log, save);
   try {
     probe.run(ctx);

@@ -22,7 +22,7 @@ struct RepeatOutcome {
 };
 
 // Calls measure() at least min_repeats times, then until the target is met or a bound is hit.
-// The noise test uses the spread of the values relative to their median (MAD-based when there
+// The noise test is the 95% CI of the median relative to the median (the half-range when there
 // are too few values for an order-statistics interval).
 RepeatOutcome repeat_until_stable(const std::function<double()>& measure,
                                   const RepeatPolicy& policy);

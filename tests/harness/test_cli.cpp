@@ -204,3 +204,53 @@ TEST_CASE("analyze fits an imported CSV curve into a machine model", "[cli]") {
   CHECK(m["memory"]["levels"][0]["latency_ns"].get<double>() == Approx(20).epsilon(0.02));
   CHECK(m["memory"]["levels"][2]["name"] == "DRAM");
 }
+
+TEST_CASE("--device auto runs on the GPU, or says why not and falls back to the simulated H100",
+          "[cli]") {
+  const auto d = scratch_dir();
+  const auto r = run("probe memory/chase --device auto --max-footprint-bytes 8K --out " +
+                     (d / "auto.json").string());
+  REQUIRE(r.rc == 0);
+  const auto j = nlohmann::json::parse(slurp(d / "auto.json"));
+  if (gpu_present()) {
+    CHECK(j["device"]["simulated"] == false);
+  } else {
+    CHECK(r.err.find("no usable GPU (") != std::string::npos);
+    CHECK(r.err.find("falling back to sim:h100") != std::string::npos);
+    CHECK(r.err.find("SIMULATED DEVICE") != std::string::npos);
+    CHECK(j["device"]["simulated"] == true);
+    CHECK(j["device"]["sim_preset"] == "h100");
+  }
+}
+
+TEST_CASE("run-all writes every raw record and the machine model", "[cli]") {
+  const auto d = scratch_dir();
+  const auto r = run("run-all --device sim:v100 --out " + (d / "v100").string());
+  REQUIRE(r.rc == 0);
+  CHECK(r.out.find("L2-far") == std::string::npos);  // V100: one L2
+  for (const char* f : {"memory_chase_ca", "memory_chase_cg", "memory_chase_nc",
+                        "memory_chase_shared", "memory_stride", "memory_tlb"}) {
+    INFO(f);
+    const auto rec = nlohmann::json::parse(slurp(d / "v100" / "raw" / (std::string(f) + ".json")));
+    CHECK(rec["status"] == "ok");
+    CHECK(rec["series"].size() > 3);
+  }
+  const auto m = nlohmann::json::parse(slurp(d / "v100" / "machine_model.json"));
+  CHECK(m["simulated"] == true);
+  CHECK(m["sources"].size() == 6);
+  const auto& mem = m["memory"];
+  REQUIRE(mem["levels"].size() == 3);
+  CHECK(mem["levels"][0]["name"] == "L1");
+  CHECK(mem["levels"][1]["name"] == "L2");
+  CHECK(mem["levels"][2]["name"] == "DRAM");
+  CHECK(mem["far_l2"]["detected"] == false);
+  CHECK(mem["line_sector"]["line_bytes"] == 128.0);
+  CHECK(mem["line_sector"]["sector_bytes"] == 32.0);
+  CHECK(mem["shared"]["latency_cycles"].get<double>() > 10);
+  CHECK(mem["tlb"]["levels"].size() >= 1);
+  for (const char* op : {"ca", "cg", "nc"}) CHECK_FALSE(mem["paths"][op].contains("error"));
+  // The banner is printed before and after, so it is seen whatever scrolls by.
+  const auto first = r.err.find("SIMULATED DEVICE");
+  REQUIRE(first != std::string::npos);
+  CHECK(r.err.find("SIMULATED DEVICE", first + 1) != std::string::npos);
+}

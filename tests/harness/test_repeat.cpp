@@ -1,0 +1,71 @@
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <thread>
+
+#include "harness/repeat.hpp"
+
+using namespace gpuprobe;
+
+TEST_CASE("a steady measurement stops at the minimum repeats", "[repeat]") {
+  int calls = 0;
+  RepeatPolicy p;
+  p.min_repeats = 3;
+  const auto out = repeat_until_stable([&] { ++calls; return 100.0; }, p);
+  CHECK(out.converged);
+  CHECK(calls == 3);
+  CHECK(out.summary.median == 100.0);
+}
+
+TEST_CASE("a noisy measurement repeats until the median's interval is tight", "[repeat]") {
+  // Mostly 100 with a 104 every fourth call, first: the half-range says 2% at first; once there are
+  // enough values the order-statistics interval of the median closes on [100, 100].
+  int calls = 0;
+  RepeatPolicy p;
+  p.min_repeats = 3;
+  p.max_repeats = 200;
+  p.target_rel_ci = 0.01;
+  const auto out = repeat_until_stable([&] { return (calls++ % 4 == 0) ? 104.0 : 100.0; }, p);
+  CHECK(out.converged);
+  CHECK(calls > 6);
+  CHECK(calls < 60);
+  CHECK(out.summary.median == 100.0);
+  CHECK(out.summary.rel_ci_halfwidth <= 0.01);
+}
+
+TEST_CASE("a bimodal median never converges: its interval spans both modes", "[repeat]") {
+  int calls = 0;
+  RepeatPolicy p;
+  p.max_repeats = 50;
+  const auto out = repeat_until_stable([&] { return (calls++ % 2) ? 104.0 : 100.0; }, p);
+  CHECK_FALSE(out.converged);
+  CHECK(calls == 50);
+}
+
+TEST_CASE("noise that never settles stops at max_repeats, not converged", "[repeat]") {
+  int calls = 0;
+  RepeatPolicy p;
+  p.min_repeats = 3;
+  p.max_repeats = 7;
+  const auto out = repeat_until_stable([&] { return (calls++ % 2) ? 200.0 : 100.0; }, p);
+  CHECK_FALSE(out.converged);
+  CHECK(calls == 7);
+  CHECK(out.values.size() == 7);
+}
+
+TEST_CASE("the time bound stops a slow, noisy measurement", "[repeat]") {
+  int calls = 0;
+  RepeatPolicy p;
+  p.min_repeats = 2;
+  p.max_repeats = 1000;
+  p.max_seconds = 0.05;
+  const auto out = repeat_until_stable(
+      [&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        return (calls++ % 2) ? 200.0 : 100.0;
+      },
+      p);
+  CHECK_FALSE(out.converged);
+  CHECK(calls >= 2);
+  CHECK(calls <= 5);
+}
