@@ -19,6 +19,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from cuda_tools import find_tool, truthy  # noqa: E402
+
 HOPS_PER_ITERATION = 8
 ARCHS = ["sm_80", "sm_90"]
 # CacheOp enum order in harness/device.hpp: ca, cg, cs, lu, cv, nc.
@@ -34,28 +37,6 @@ CACHE_OPS = [
 MEMORY_OPS = {"LDG", "STG", "LDS", "STS", "LD", "ST", "LDL", "STL", "LDC", "ATOM", "ATOMG",
               "ATOMS", "RED", "REDG", "LDSM", "LDGSTS", "CCTL", "LDGDEPBAR", "ULDC"}
 INSTRUCTION = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;")
-
-
-def truthy(text):
-    return str(text).strip().lower() in {"1", "on", "true", "yes"}
-
-
-def find_tool(name, venv_python):
-    candidates = []
-    if venv_python:
-        prefix = os.path.dirname(os.path.dirname(os.path.abspath(venv_python)))
-        candidates += glob.glob(os.path.join(prefix, "lib", "python3*", "site-packages", "nvidia",
-                                             "**", "bin", name), recursive=True)
-    candidates += glob.glob(os.path.join(sys.prefix, "lib", "python3*", "site-packages", "nvidia",
-                                         "**", "bin", name), recursive=True)
-    candidates.append(os.path.join("/usr/local/cuda/bin", name))
-    found = shutil.which(name)
-    if found:
-        candidates.append(found)
-    for path in candidates:
-        if os.path.isfile(path) and os.access(path, os.X_OK):
-            return path
-    return None
 
 
 def parse_functions(sass_text):
