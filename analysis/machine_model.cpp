@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <exception>
+#include <filesystem>
 
 #include "harness/error.hpp"
 #include "harness/results.hpp"
@@ -202,7 +203,8 @@ nlohmann::json build_machine_model(const std::vector<nlohmann::json>& runs,
 
 nlohmann::json build_machine_model_from_curve(const Curve& curve, const std::string& source) {
   nlohmann::json model = model_skeleton();
-  model["device"] = {{"name", "imported curve"}, {"simulated", false}};
+  model["device"] = {{"name", "imported curve: " + std::filesystem::path(source).filename().string()},
+                     {"simulated", false}};
   model["simulated"] = false;
   model["sources"] = {{{"file", source}, {"probe", "import-csv"}}};
   const HierarchyFit fit = fit_hierarchy(curve, {});

@@ -15,6 +15,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.ticker  # noqa: E402
 
 SCHEMA = "gpuprobe.machine_model"
 SCHEMA_VERSION = 1
@@ -34,6 +35,8 @@ def fail(message):
 
 def human_bytes(n):
     for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= scale and n % scale == 0:
+            return f"{n // scale:.0f} {unit}"
         if n >= scale:
             return f"{n / scale:.3g} {unit}"
     return f"{n:.0f} B"
@@ -81,7 +84,9 @@ def plot(model, prefix):
         ax.annotate(text, (lo, level["latency_cycles"]), textcoords="offset points",
                     xytext=(2, 6), fontsize=8, color=color)
     ax.set_xscale("log", base=2)
-    ax.set_xlabel("footprint (bytes)")
+    ax.xaxis.set_major_locator(matplotlib.ticker.LogLocator(base=4))
+    ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda x, _: human_bytes(x)))
+    ax.set_xlabel("footprint")
     ax.set_ylabel("latency per load (cycles)")
     device = model.get("device", {})
     title = device.get("name", "unknown device")
