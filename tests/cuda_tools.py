@@ -1,7 +1,9 @@
 """Shared by the Python tests: finding the CUDA disassemblers and reading CMake booleans."""
+import argparse
 import glob
 import os
 import shutil
+import subprocess
 import sys
 
 
@@ -25,3 +27,28 @@ def find_tool(name, venv_python):
         if os.path.isfile(path) and os.access(path, os.X_OK):
             return path
     return None
+
+
+def test_args(description):
+    """The arguments tests/CMakeLists.txt passes to every Python test."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--build-dir", required=True)
+    parser.add_argument("--source-dir", required=True)
+    parser.add_argument("--gpuprobe", default="")
+    parser.add_argument("--with-cuda", default="0")
+    parser.add_argument("--cuda-targets", default="")
+    return parser.parse_args()
+
+
+def nvcc_path():
+    return shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
+
+
+def compile_cubin(source_dir, source, target, out_dir):
+    """Compiles one .cu for one target (sm_80, sm_90a...) with the build's language level and
+    ptxas -v; returns the CompletedProcess and the cubin's path."""
+    number = target.split("_")[1]
+    cubin = os.path.join(out_dir, f"{os.path.basename(source)}.{target}.cubin")
+    cmd = [nvcc_path(), "-std=c++17", "-I", source_dir, "-cubin",
+           f"-gencode=arch=compute_{number},code={target}", "-Xptxas", "-v", source, "-o", cubin]
+    return subprocess.run(cmd, capture_output=True, text=True), cubin

@@ -15,17 +15,13 @@ ProbeSpec chase_probe() {
   p.id = "memory/chase";
   p.summary = "global-memory latency against footprint (L1/L2/far-L2/DRAM), one cache operator";
   p.params = {
-      {"cache-op", K::choice, "ca",
-       "ld.global cache operator: ca (L1+L2), cg (L2 only), nc (read-only path), cs, lu, cv",
-       {"ca", "cg", "cs", "lu", "cv", "nc"}},
       {"min-footprint-bytes", K::bytes, "1K", "smallest footprint", {}},
       {"max-footprint-bytes", K::bytes, "0", "largest footprint (0: 4x the L2 size)", {}},
       {"points-per-octave", K::integer, "8", "footprints per doubling", {}},
       {"slot-bytes", K::bytes, "128", "distance between chain slots (one per cache line)", {}},
-      {"timed-hops", K::integer, "4096", "hops in the timed region (multiple of 8)", {}},
-      {"sampled-hops", K::integer, "512", "hops timed one by one for the distribution", {}},
       {"seed", K::integer, "1", "seed of the random cycle", {}},
   };
+  add_chase_params(p.params, MemorySpace::global, "ca", "512");
   p.run = [](ProbeContext& ctx) {
     const auto& prm = ctx.params();
     const auto& info = ctx.device().info();
@@ -37,11 +33,7 @@ ProbeSpec chase_probe() {
       throw Error("footprint " + std::to_string(max_bytes) + " bytes exceeds free device memory (" +
                   std::to_string(free_bytes) + " bytes): lower --max-footprint-bytes");
     const uint64_t slot = prm.get_u64("slot-bytes");
-    ChaseSettings s;
-    s.op = *parse_cache_op(prm.get_text("cache-op"));
-    s.timed_hops = prm.get_u64("timed-hops");
-    s.sampled_hops = static_cast<uint32_t>(prm.get_u64("sampled-hops"));
-    s.clock_mhz = measure_clock(ctx, "before");
+    const ChaseSettings s = chase_settings(ctx, MemorySpace::global);
     for (uint64_t f : geometric_sweep(prm.get_u64("min-footprint-bytes"), max_bytes,
                                       prm.get_u64("points-per-octave"), slot)) {
       const Chain chain = make_random_cycle(f, static_cast<uint32_t>(slot), prm.get_u64("seed"));

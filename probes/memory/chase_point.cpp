@@ -9,6 +9,30 @@
 
 namespace gpuprobe::probes {
 
+void add_chase_params(std::vector<ParamSpec>& params, MemorySpace space, const char* default_op,
+                      const char* default_sampled_hops) {
+  using K = ParamSpec::Kind;
+  if (space == MemorySpace::global)
+    params.push_back({"cache-op", K::choice, default_op,
+                      "ld.global cache operator: ca (L1+L2), cg (L2 only), nc (read-only path), "
+                      "cs, lu, cv",
+                      {"ca", "cg", "cs", "lu", "cv", "nc"}});
+  params.push_back({"timed-hops", K::integer, "4096", "hops in the timed region (multiple of 8)", {}});
+  params.push_back({"sampled-hops", K::integer, default_sampled_hops,
+                    "hops timed one by one for the p50/p95 distribution", {}});
+}
+
+ChaseSettings chase_settings(ProbeContext& ctx, MemorySpace space) {
+  const auto& prm = ctx.params();
+  ChaseSettings s;
+  s.space = space;
+  if (space == MemorySpace::global) s.op = *parse_cache_op(prm.get_text("cache-op"));
+  s.timed_hops = prm.get_u64("timed-hops");
+  s.sampled_hops = static_cast<uint32_t>(prm.get_u64("sampled-hops"));
+  s.clock_mhz = measure_clock(ctx, "before");
+  return s;
+}
+
 nlohmann::json measure_chase(ProbeContext& ctx, const Chain& chain, const ChaseSettings& s) {
   if (s.timed_hops == 0 || s.timed_hops % kChaseHopsPerIteration != 0)
     throw Error("timed hops must be a positive multiple of " +

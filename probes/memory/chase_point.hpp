@@ -17,6 +17,14 @@ struct ChaseSettings {
   double clock_mhz = 0;   // measured SM clock used to convert cycles to ns
 };
 
+// Appends the parameters every chase probe shares to `params`: cache-op (global memory only,
+// with its default), timed-hops and sampled-hops (with its default).
+void add_chase_params(std::vector<ParamSpec>& params, MemorySpace space, const char* default_op,
+                      const char* default_sampled_hops);
+
+// The settings from those parameters; measures the SM clock into the record ("before").
+ChaseSettings chase_settings(ProbeContext& ctx, MemorySpace space);
+
 // Runs the chase (repeating per the context's policy), checks that every repeat ended on the
 // slot predicted on the host (throws gpuprobe::Error "self-check failed ..." otherwise) and
 // returns the point: latency_cycles (median over repeats of the timed mean), latency_ns,

@@ -18,10 +18,9 @@ ProbeSpec chase_shared_probe() {
        "largest footprint (0: the block's opt-in shared memory less the sample buffer)", {}},
       {"points-per-octave", K::integer, "2", "footprints per doubling", {}},
       {"slot-bytes", K::bytes, "8", "distance between chain slots", {}},
-      {"timed-hops", K::integer, "4096", "hops in the timed region (multiple of 8)", {}},
-      {"sampled-hops", K::integer, "512", "hops timed one by one for the distribution", {}},
       {"seed", K::integer, "1", "seed of the random cycle", {}},
   };
+  add_chase_params(p.params, MemorySpace::shared, "", "512");
   p.run = [](ProbeContext& ctx) {
     const auto& prm = ctx.params();
     const uint64_t sampled = prm.get_u64("sampled-hops");
@@ -35,11 +34,7 @@ ProbeSpec chase_shared_probe() {
                   " bytes exceeds the " + std::to_string(room) +
                   " bytes a block can use next to its samples");
     const uint64_t slot = prm.get_u64("slot-bytes");
-    ChaseSettings s;
-    s.space = MemorySpace::shared;
-    s.timed_hops = prm.get_u64("timed-hops");
-    s.sampled_hops = static_cast<uint32_t>(sampled);
-    s.clock_mhz = measure_clock(ctx, "before");
+    const ChaseSettings s = chase_settings(ctx, MemorySpace::shared);
     for (uint64_t f : geometric_sweep(prm.get_u64("min-footprint-bytes"), max_bytes,
                                       prm.get_u64("points-per-octave"), slot)) {
       const Chain chain = make_random_cycle(f, static_cast<uint32_t>(slot), prm.get_u64("seed"));

@@ -19,27 +19,21 @@ ProbeSpec stride_probe() {
   p.id = "memory/stride";
   p.summary = "stride sweep: latency against footprint per stride (line and sector size)";
   p.params = {
-      {"cache-op", K::choice, "ca", "ld.global cache operator", {"ca", "cg", "cs", "lu", "cv", "nc"}},
       {"strides-bytes", K::list, "8,16,32,64,128,256,512,1024", "strides to sweep", {}},
       {"min-footprint-bytes", K::bytes, "4K", "smallest footprint", {}},
       {"max-footprint-bytes", K::bytes, "0",
        "largest footprint (0: min(8 MiB, L2 / 2): room past the 1 KiB-stride knee, inside L2)", {}},
       {"points-per-octave", K::integer, "4", "footprints per doubling", {}},
       {"scatter-seed", K::integer, "1", "seed of the in-block slot offsets (0: slots at block starts)", {}},
-      {"timed-hops", K::integer, "4096", "hops in the timed region (multiple of 8)", {}},
-      {"sampled-hops", K::integer, "0", "hops timed one by one for the distribution", {}},
   };
+  add_chase_params(p.params, MemorySpace::global, "ca", "0");
   p.run = [](ProbeContext& ctx) {
     const auto& prm = ctx.params();
     uint64_t max_bytes = prm.get_u64("max-footprint-bytes");
     if (max_bytes == 0) max_bytes = std::min<uint64_t>(8ull << 20, ctx.device().info().l2_bytes / 2);
     if (max_bytes > ctx.device().free_memory_bytes())
       throw Error("footprint " + std::to_string(max_bytes) + " bytes exceeds free device memory");
-    ChaseSettings s;
-    s.op = *parse_cache_op(prm.get_text("cache-op"));
-    s.timed_hops = prm.get_u64("timed-hops");
-    s.sampled_hops = static_cast<uint32_t>(prm.get_u64("sampled-hops"));
-    s.clock_mhz = measure_clock(ctx, "before");
+    const ChaseSettings s = chase_settings(ctx, MemorySpace::global);
     for (uint64_t stride : prm.get_u64_list("strides-bytes")) {
       if (stride < 8 || stride % 8 != 0)
         throw Error("stride " + std::to_string(stride) + " is not a positive multiple of 8 bytes");

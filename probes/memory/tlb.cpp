@@ -20,11 +20,9 @@ ProbeSpec tlb_probe() {
       {"max-span-bytes", K::bytes, "0", "largest span (0: min(8 GiB, half the free memory))", {}},
       {"points-per-octave", K::integer, "4", "spans per doubling", {}},
       {"offset-step-bytes", K::bytes, "136", "extra in-page offset per hop (spreads cache sets)", {}},
-      {"cache-op", K::choice, "cg", "ld.global cache operator", {"ca", "cg", "cs", "lu", "cv", "nc"}},
-      {"timed-hops", K::integer, "4096", "hops in the timed region (multiple of 8)", {}},
-      {"sampled-hops", K::integer, "0", "hops timed one by one for the distribution", {}},
       {"seed", K::integer, "1", "seed of the random page order", {}},
   };
+  add_chase_params(p.params, MemorySpace::global, "cg", "0");
   p.run = [](ProbeContext& ctx) {
     const auto& prm = ctx.params();
     const uint64_t page = prm.get_u64("page-bytes");
@@ -35,11 +33,7 @@ ProbeSpec tlb_probe() {
       throw Error("span " + std::to_string(max_span) + " bytes exceeds free device memory (" +
                   std::to_string(free_bytes) + " bytes): lower --max-span-bytes");
     if (page == 0 || max_span < page) throw Error("the span must hold at least one page");
-    ChaseSettings s;
-    s.op = *parse_cache_op(prm.get_text("cache-op"));
-    s.timed_hops = prm.get_u64("timed-hops");
-    s.sampled_hops = static_cast<uint32_t>(prm.get_u64("sampled-hops"));
-    s.clock_mhz = measure_clock(ctx, "before");
+    const ChaseSettings s = chase_settings(ctx, MemorySpace::global);
     for (uint64_t span : geometric_sweep(page, max_span, prm.get_u64("points-per-octave"), page)) {
       const uint64_t pages = span / page;
       const Chain chain = make_page_cycle(pages, page,

@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Tests analysis/plot_latency.py: a model from `gpuprobe analyze` becomes a PNG and an SVG with
 the fitted levels labelled; bad input gets one line and a non-zero exit."""
-import argparse
 import json
 import os
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from cuda_tools import test_args  # noqa: E402
 
 failures = []
 
@@ -18,13 +20,7 @@ def check(condition, message):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--build-dir")
-    ap.add_argument("--source-dir", required=True)
-    ap.add_argument("--gpuprobe", required=True)
-    ap.add_argument("--with-cuda")
-    ap.add_argument("--cuda-targets")
-    args = ap.parse_args()
+    args = test_args(__doc__.splitlines()[0])
     script = os.path.join(args.source_dir, "analysis", "plot_latency.py")
     real = os.path.join(args.source_dir, "tests", "data", "real", "gpu-benches", "gpu-latency",
                         "a100_40.txt")

@@ -3,15 +3,13 @@
 only for its own target, only when the user's targets include its family, and the list of built
 targets (GPUPROBE_CUDA_TARGETS) says so. The fixture's sm90a file uses wgmma behind
 GPUPROBE_PTX_REQUIRE, so building it for any other target would fail the build."""
-import argparse
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from cuda_tools import find_tool, truthy  # noqa: E402
+from cuda_tools import find_tool, nvcc_path, test_args, truthy  # noqa: E402
 
 FIXTURE_CMAKE = """cmake_minimum_required(VERSION 3.25)
 project(fixture LANGUAGES CXX CUDA)
@@ -45,7 +43,7 @@ def configure_and_build(src, work, archs):
     build = os.path.join(work, "build-" + archs.replace(";", "_"))
     r = subprocess.run(["cmake", "-S", work, "-B", build, "-G", "Ninja",
                         f"-DCMAKE_CUDA_ARCHITECTURES={archs}",
-                        "-DCMAKE_CUDA_COMPILER=" + (shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc")],
+                        "-DCMAKE_CUDA_COMPILER=" + nvcc_path()],
                        capture_output=True, text=True)
     if r.returncode != 0:
         return r, build
@@ -59,13 +57,7 @@ def elf_archs(obj, cuobjdump):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--build-dir")
-    ap.add_argument("--source-dir", required=True)
-    ap.add_argument("--gpuprobe")
-    ap.add_argument("--with-cuda")
-    ap.add_argument("--cuda-targets")
-    args = ap.parse_args()
+    args = test_args(__doc__.splitlines()[0])
     if not truthy(args.with_cuda):
         print("arch_specific: CUDA is off in this build; nothing to compile")
         print("arch_specific: 0 passed, 0 failed")

@@ -205,7 +205,7 @@ TEST_CASE("analyze fits an imported CSV curve into a machine model", "[cli]") {
   CHECK(m["memory"]["levels"][2]["name"] == "DRAM");
 }
 
-TEST_CASE("--device auto runs on the GPU, or says why not and falls back to the simulated H100",
+TEST_CASE("device auto runs on the GPU, or says why not and falls back to the simulated H100",
           "[cli]") {
   const auto d = scratch_dir();
   const auto r = run("probe memory/chase --device auto --max-footprint-bytes 8K --out " +

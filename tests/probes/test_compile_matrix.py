@@ -7,13 +7,13 @@ compiles a kernel that uses GPUPROBE_PTX_REQUIRE(wgmma) for sm_80 and sm_90a: it
 sm_80 with an error naming the capability, and build on sm_90a.
 Prints `compile_matrix: N passed, M failed`; exits non-zero on any failure.
 """
-import argparse
 import os
 import re
-import shutil
-import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from cuda_tools import compile_cubin, nvcc_path, test_args, truthy  # noqa: E402
 
 TARGETS = ["sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a", "sm_100", "sm_100a", "sm_120",
            "sm_120a"]
@@ -25,30 +25,8 @@ __global__ void needs_wgmma(int* out) {
 """
 
 
-def truthy(text):
-    return str(text).strip().lower() in {"1", "on", "true", "yes"}
-
-
-def nvcc_path():
-    return shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
-
-
-def compile_cubin(source_dir, source, target, out_dir):
-    number = target.split("_")[1]
-    cubin = os.path.join(out_dir, f"{os.path.basename(source)}.{target}.cubin")
-    cmd = [nvcc_path(), "-std=c++20", "-I", source_dir, "-cubin",
-           f"-gencode=arch=compute_{number},code={target}", "-Xptxas", "-v", source, "-o", cubin]
-    return subprocess.run(cmd, capture_output=True, text=True)
-
-
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--build-dir", required=True)
-    parser.add_argument("--source-dir", required=True)
-    parser.add_argument("--gpuprobe", default="")
-    parser.add_argument("--with-cuda", default="0")
-    parser.add_argument("--cuda-targets", default="")
-    args = parser.parse_args()
+    args = test_args(__doc__.splitlines()[0])
 
     if not truthy(args.with_cuda):
         if args.cuda_targets.strip():
@@ -76,7 +54,7 @@ def main():
     chase = os.path.join(args.source_dir, "probes", "memory", "chase.cu")
     with tempfile.TemporaryDirectory() as tmp:
         for target in TARGETS:
-            result = compile_cubin(args.source_dir, chase, target, tmp)
+            result, _ = compile_cubin(args.source_dir, chase, target, tmp)
             log = result.stdout + result.stderr
             check(result.returncode == 0, f"chase.cu builds for {target}", log[-2000:])
             if result.returncode != 0:
@@ -91,12 +69,12 @@ def main():
         probe = os.path.join(tmp, "require_wgmma.cu")
         with open(probe, "w") as f:
             f.write(REQUIRE_SOURCE)
-        bad = compile_cubin(args.source_dir, probe, "sm_80", tmp)
+        bad, _ = compile_cubin(args.source_dir, probe, "sm_80", tmp)
         message = bad.stdout + bad.stderr
         check(bad.returncode != 0, "GPUPROBE_PTX_REQUIRE(wgmma) fails to build for sm_80")
         check("'wgmma'" in message and "__CUDA_ARCH__=800" in message,
               "the error names the capability and the target", message[-1500:])
-        good = compile_cubin(args.source_dir, probe, "sm_90a", tmp)
+        good, _ = compile_cubin(args.source_dir, probe, "sm_90a", tmp)
         check(good.returncode == 0, "GPUPROBE_PTX_REQUIRE(wgmma) builds for sm_90a",
               (good.stdout + good.stderr)[-1500:])
 

@@ -10,17 +10,15 @@ For sm_80 and sm_90 and every chase kernel (global .ca .cg .cs .lu .cv .nc, shar
 Disassembles the object CMake built; if the build lacks sm_80/sm_90 it compiles chase.cu for
 them with nvcc. Prints `sass: N passed, M failed`; exits non-zero on any failure.
 """
-import argparse
 import glob
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from cuda_tools import find_tool, truthy  # noqa: E402
+from cuda_tools import compile_cubin, find_tool, test_args, truthy  # noqa: E402
 
 HOPS_PER_ITERATION = 8
 ARCHS = ["sm_80", "sm_90"]
@@ -188,25 +186,8 @@ def check_arch(checker, arch, sass_text):
             check_sampled(checker, arch, "shared", ins, clocks[2:], "shared", None)
 
 
-def compile_cubin(source_dir, arch, out_dir):
-    number = arch.split("_")[1]
-    cubin = os.path.join(out_dir, f"chase.{arch}.cubin")
-    nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
-    subprocess.run([nvcc, "-std=c++20", "-I", source_dir, "-cubin",
-                    f"-gencode=arch=compute_{number},code={arch}",
-                    os.path.join(source_dir, "probes", "memory", "chase.cu"), "-o", cubin],
-                   check=True, capture_output=True, text=True)
-    return cubin
-
-
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--build-dir", required=True)
-    parser.add_argument("--source-dir", required=True)
-    parser.add_argument("--gpuprobe", default="")
-    parser.add_argument("--with-cuda", default="0")
-    parser.add_argument("--cuda-targets", default="")
-    args = parser.parse_args()
+    args = test_args(__doc__.splitlines()[0])
 
     if not truthy(args.with_cuda):
         cache = os.path.join(args.build_dir, "CMakeCache.txt")
@@ -238,7 +219,13 @@ def main():
             if arch in targets and objects:
                 binary, origin = objects[0], "build"
             else:
-                binary, origin = compile_cubin(args.source_dir, arch, tmp), "nvcc"
+                result, binary = compile_cubin(
+                    args.source_dir, os.path.join(args.source_dir, "probes", "memory", "chase.cu"),
+                    arch, tmp)
+                if result.returncode != 0:
+                    raise subprocess.CalledProcessError(result.returncode, "nvcc", result.stdout,
+                                                        result.stderr)
+                origin = "nvcc"
             result = subprocess.run([cuobjdump, "-sass", "-arch", arch, binary],
                                     capture_output=True, text=True)
             if result.returncode != 0 or "Function" not in result.stdout:
