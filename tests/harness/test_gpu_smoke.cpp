@@ -1,0 +1,66 @@
+// GPU smoke tests: on a machine with a GPU they run every chase kernel for real, with the
+// self-checks; without one they check that the CUDA backend says why in one line.
+// Run them first whenever a GPU is available: ctest -R gpu-smoke
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <sstream>
+
+#include "analysis/machine_model.hpp"
+#include "harness/error.hpp"
+#include "harness/probe.hpp"
+
+using namespace gpuprobe;
+
+namespace {
+bool gpu_present() { return std::filesystem::exists("/dev/nvidia0"); }
+
+nlohmann::json run(Device& dev, const std::string& id, std::map<std::string, std::string> params) {
+  const ProbeSpec& probe = find_probe(id);
+  std::ostringstream log;
+  return run_probe(dev, probe, Params::parse(probe.params, params), RepeatPolicy{}, "", log);
+}
+}  // namespace
+
+TEST_CASE("gpu-smoke: the CUDA backend runs every chase kernel or says why it cannot",
+          "[gpu-smoke]") {
+  if (!GPUPROBE_WITH_CUDA || !gpu_present()) {
+    try {
+      open_device("cuda:0");
+      FAIL("a CUDA device opened on a machine without /dev/nvidia0 or without CUDA support");
+    } catch (const DeviceUnavailable& e) {
+      const std::string what = e.what();
+      CHECK(what.find('\n') == std::string::npos);
+      CHECK(what.find("--device sim:h100") != std::string::npos);
+    }
+    return;
+  }
+  auto dev = open_device("cuda:0");
+  const DeviceInfo& info = dev->info();
+  CHECK_FALSE(info.simulated);
+  CHECK(info.sm_count > 0);
+  CHECK(info.l2_bytes > 0);
+  const double clock_mhz = dev->measure_sm_clock_mhz(200'000);
+  CHECK(clock_mhz > 300);
+  CHECK(clock_mhz < 4000);
+  // Every cache operator: a footprint that fits L1 and one far past L2; each point self-checks.
+  for (const char* op : {"ca", "cg", "cs", "lu", "cv", "nc"}) {
+    INFO("cache-op " << op);
+    const auto r = run(*dev, "memory/chase",
+                       {{"cache-op", op}, {"min-footprint-bytes", "4K"},
+                        {"max-footprint-bytes", std::to_string(4 * info.l2_bytes)},
+                        {"points-per-octave", "1"}});
+    REQUIRE(r["status"] == "ok");
+    const auto& s = r["series"];
+    const double small = s.front()["latency_cycles"].get<double>();
+    const double large = s.back()["latency_cycles"].get<double>();
+    CHECK(small > 10);
+    CHECK(large > 2 * small);   // DRAM is far slower than any cache hit
+    CHECK(large < 5000);
+    for (const auto& p : s) CHECK(p["self_check"] == "passed");
+  }
+  const auto shared = run(*dev, "memory/chase_shared", {{"max-footprint-bytes", "16K"}});
+  REQUIRE(shared["status"] == "ok");
+  CHECK(shared["series"][0]["latency_cycles"].get<double>() > 5);
+  CHECK(shared["series"][0]["latency_cycles"].get<double>() < 100);
+}
