@@ -249,12 +249,18 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
 
   try {
     app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e, out, err);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e, out, err);
+  } catch (const CLI::CallForHelp&) {
+    // Help of the subcommand that was asked about, or of the whole tool.
+    const CLI::App* asked = &app;
+    for (const CLI::App* sub : app.get_subcommands()) asked = sub;
+    out << asked->help();
+    return 0;
+  } catch (const CLI::CallForAllHelp&) {
+    out << app.help("", CLI::AppFormatMode::All);
+    return 0;
   } catch (const CLI::CallForVersion& e) {
-    return app.exit(e, out, err);
+    out << e.what() << "\n";
+    return 0;
   } catch (const CLI::ParseError& e) {
     err << "gpuprobe: error: " << e.what() << " (see gpuprobe --help)\n";
     return 2;

@@ -254,3 +254,16 @@ TEST_CASE("run-all writes every raw record and the machine model", "[cli]") {
   REQUIRE(first != std::string::npos);
   CHECK(r.err.find("SIMULATED DEVICE", first + 1) != std::string::npos);
 }
+
+TEST_CASE("help and version exit 0 on stdout", "[cli]") {
+  auto r = run("--help");
+  CHECK(r.rc == 0);
+  CHECK(r.out.find("run-all") != std::string::npos);
+  CHECK(r.err.empty());
+  r = run("probe --help");
+  CHECK(r.rc == 0);
+  CHECK(r.out.find("--param value") != std::string::npos);
+  r = run("--version");
+  CHECK(r.rc == 0);
+  CHECK(r.out.find("gpuprobe 0.1.0") == 0);
+}
