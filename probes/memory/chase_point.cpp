@@ -17,7 +17,10 @@ void add_chase_params(std::vector<ParamSpec>& params, MemorySpace space, const c
                       "ld.global cache operator: ca (L1+L2), cg (L2 only), nc (read-only path), "
                       "cs, lu, cv",
                       {"ca", "cg", "cs", "lu", "cv", "nc"}});
-  params.push_back({"timed-hops", K::integer, "4096", "hops in the timed region (multiple of 8)", {}});
+  params.push_back({"timed-hops", K::integer, "4096",
+                    "hops in the timed region (a multiple of " +
+                        std::to_string(kChaseHopsPerIteration) + ", the loop's unroll)",
+                    {}});
   params.push_back({"sampled-hops", K::integer, default_sampled_hops,
                     "hops timed one by one for the p50/p95 distribution", {}});
 }

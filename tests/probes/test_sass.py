@@ -3,7 +3,7 @@
 
 For sm_80 and sm_90 and every chase kernel (global .ca .cg .cs .lu .cv .nc, shared):
   * the timed loop (the backward branch between the two clock reads that bracket it) holds
-    exactly 8 loads (kChaseHopsPerIteration), LDG with the cache operator's modifiers or LDS,
+    exactly kChaseHopsPerIteration loads (read from harness/device.hpp), LDG with the cache operator's modifiers or LDS,
     and no other memory instruction;
   * each sampled hop is CS2R SR_CLOCKLO; one load; STS of the loaded value; CS2R SR_CLOCKLO;
   * no LDL/STL (local memory) and no CALL anywhere in the kernel.
@@ -20,7 +20,18 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from cuda_tools import compile_cubin, find_tool, test_args, truthy  # noqa: E402
 
-HOPS_PER_ITERATION = 8
+
+
+def hops_per_iteration(source_dir):
+    """kChaseHopsPerIteration from harness/device.hpp: the count is written once, in the code."""
+    text = open(os.path.join(source_dir, "harness", "device.hpp"), encoding="utf-8").read()
+    match = re.search(r"kChaseHopsPerIteration\s*=\s*(\d+)", text)
+    if not match:
+        raise SystemExit("sass: kChaseHopsPerIteration not found in harness/device.hpp")
+    return int(match.group(1))
+
+
+HOPS_PER_ITERATION = None  # set in main() from the source
 ARCHS = ["sm_80", "sm_90"]
 # CacheOp enum order in harness/device.hpp: ca, cg, cs, lu, cv, nc.
 # Expected LDG modifiers (without .E and the .64 width), read from nvdisasm/cuobjdump 13.0.
@@ -188,6 +199,8 @@ def check_arch(checker, arch, sass_text):
 
 def main():
     args = test_args(__doc__.splitlines()[0])
+    global HOPS_PER_ITERATION
+    HOPS_PER_ITERATION = hops_per_iteration(args.source_dir)
 
     if not truthy(args.with_cuda):
         cache = os.path.join(args.build_dir, "CMakeCache.txt")

@@ -157,7 +157,7 @@ TEST_CASE("sim: final_offset_bytes is where walk() says the chase ends", "[sim]"
     request.space = space;
     request.chain = &chain;
     request.warmup_hops = 101;
-    request.timed_hops = 808;
+    request.timed_hops = 25 * kChaseHopsPerIteration;  // not a multiple of the 300-slot cycle
     request.sampled_hops = 37;
     const ChaseResult result = device->chase(request);
     const uint32_t last = walk(chain, chain.start, 101 + 808 + 37);
