@@ -160,7 +160,7 @@ TEST_CASE("sim: final_offset_bytes is where walk() says the chase ends", "[sim]"
     request.timed_hops = 25 * kChaseHopsPerIteration;  // not a multiple of the 300-slot cycle
     request.sampled_hops = 37;
     const ChaseResult result = device->chase(request);
-    const uint32_t last = walk(chain, chain.start, 101 + 808 + 37);
+    const uint32_t last = walk(chain, chain.start, 101 + request.timed_hops + 37);
     CHECK(result.final_offset_bytes == chain.offset_bytes[last]);
     CHECK(result.sample_cycles.size() == 37);
     CHECK(result.smid == 0);
