@@ -49,6 +49,13 @@ std::optional<std::string> probe_unavailable_reason(const ProbeSpec& probe, cons
 }
 
 void ProbeContext::add_point(nlohmann::json point) {
+  // Progress, one line per point: the axes that place it, then its latency.
+  log_ << "  ";
+  for (const char* axis : {"stride_bytes", "footprint_bytes", "span_bytes"})
+    if (point.contains(axis)) log_ << axis << "=" << point[axis] << " ";
+  if (point.contains("latency_cycles") && point["latency_cycles"].is_number())
+    log_ << point["latency_cycles"].get<double>() << " cycles";
+  log_ << "\n";
   series_.push_back(std::move(point));
   nlohmann::json partial = {{"series", series_}, {"extra", extra_}};
   if (checkpoint_) checkpoint_(partial);

@@ -39,7 +39,6 @@ ProbeSpec chase_probe() {
       const Chain chain = make_random_cycle(f, static_cast<uint32_t>(slot), prm.get_u64("seed"));
       auto point = measure_chase(ctx, chain, s);
       point["footprint_bytes"] = f;
-      ctx.log() << "  " << f << " B: " << point["latency_cycles"].get<double>() << " cycles\n";
       ctx.add_point(std::move(point));
     }
     measure_clock(ctx, "after");
