@@ -298,9 +298,60 @@ HierarchyFit fit_hierarchy(const Curve& curve, const HierarchyFitOptions& option
   // merge tolerance or three sigmas across the segment, beyond one standard error). Other
   // segments are transitions.
   const double flat_limit = std::max(0.5 * std::log1p(options.merge_rel_tol), 3.0 * sigma);
-  std::vector<Group> plateaus;
+  // Fragments (segments too short to be plateaus) that follow each other inside one band of
+  // merge_rel_tol become one candidate: a short, wobbly plateau (a far L2 seen by a coarse sweep)
+  // is cut into fragments when the curve's noise is estimated from its flattest parts. Full
+  // segments are left as they are, so a knee's points are never pulled into a real plateau.
+  const auto min_points = static_cast<std::size_t>(options.min_plateau_points);
+  const double band = std::log1p(options.merge_rel_tol);
+  std::vector<Segment> candidates;
+  double run_lo = 0, run_hi = 0;
+  bool in_run = false;
   for (const Segment& s : segments) {
-    if (s.size() < static_cast<std::size_t>(options.min_plateau_points)) continue;
+    double lo = y[static_cast<Eigen::Index>(s.first)], hi = lo;
+    for (std::size_t i = s.first; i <= s.last; ++i) {
+      lo = std::min(lo, y[static_cast<Eigen::Index>(i)]);
+      hi = std::max(hi, y[static_cast<Eigen::Index>(i)]);
+    }
+    const bool fragment = s.size() < min_points;
+    if (fragment && in_run && std::max(hi, run_hi) - std::min(lo, run_lo) <= band) {
+      candidates.back().last = s.last;
+      run_lo = std::min(lo, run_lo);
+      run_hi = std::max(hi, run_hi);
+      continue;
+    }
+    candidates.push_back(s);
+    in_run = fragment;
+    run_lo = lo;
+    run_hi = hi;
+  }
+
+  std::vector<Group> plateaus;
+  for (Segment s : candidates) {
+    // A segment that holds a plateau plus a transition point or two at its ends (the optimal
+    // partition may keep them together on a noisy curve) is sloped; drop the end farther from
+    // the segment's median while that keeps enough points. A true ramp stays sloped.
+    while (s.size() > min_points && fitted_change(u, y, s, sigma) > flat_limit) {
+      std::vector<double> v;
+      for (std::size_t i = s.first; i <= s.last; ++i) v.push_back(y[static_cast<Eigen::Index>(i)]);
+      const double mid = median_of(v);
+      if (std::abs(y[static_cast<Eigen::Index>(s.first)] - mid) >
+          std::abs(y[static_cast<Eigen::Index>(s.last)] - mid)) {
+        ++s.first;
+      } else {
+        --s.last;
+      }
+    }
+    // Two points may stand for a level on a clean curve (3 sigma within a quarter of the merge
+    // band) when they agree within that quarter band and lie a quarter octave or more apart: a
+    // coarse sweep's view of a short plateau (a far L2 at 2-3 points per octave). Two points of
+    // a knee are neither that flat nor, in a dense sweep, that far apart.
+    const bool flat_pair =
+        s.size() == 2 && min_points > 2 && 3.0 * sigma <= 0.25 * band &&
+        std::abs(y[static_cast<Eigen::Index>(s.last)] - y[static_cast<Eigen::Index>(s.first)]) <=
+            0.25 * band &&
+        u[static_cast<Eigen::Index>(s.last)] - u[static_cast<Eigen::Index>(s.first)] >= 0.25 - 1e-9;
+    if (s.size() < min_points && !flat_pair) continue;
     if (u[static_cast<Eigen::Index>(s.last)] - u[static_cast<Eigen::Index>(s.first)] <
         options.min_plateau_octaves - 1e-9) {
       continue;
@@ -346,6 +397,33 @@ HierarchyFit fit_hierarchy(const Curve& curve, const HierarchyFitOptions& option
     levels.push_back(std::move(g));
   }
 
+  // The end of the sweep. A coarse sweep may leave its last level (main memory, typically) fewer
+  // points than a plateau needs: if the curve ends clearly above the last plateau on a flat final
+  // segment of two or more points, that segment is a level of its own (its confidence shows how
+  // little it rests on). If it ends mid-rise, the sweep stopped before the next level began, and
+  // the last plateau must not be named as memory.
+  bool ended_in_rise = false;
+  if (!levels.empty() && !segments.empty()) {
+    const Segment& tail = segments.back();
+    const Group& last = levels.back();
+    const double band_top = std::log(last.latency_cycles) + log_tol;
+    if (tail.first > last.last && y[n - 1] > band_top) {
+      bool above = true;
+      for (std::size_t i = tail.first; i <= tail.last; ++i)
+        above = above && y[static_cast<Eigen::Index>(i)] > band_top;
+      if (tail.size() >= 2 && above && fitted_change(u, y, tail, sigma) <= flat_limit) {
+        Group g;
+        g.first = tail.first;
+        g.last = tail.last;
+        for (std::size_t i = tail.first; i <= tail.last; ++i) g.plateau_indices.push_back(i);
+        g.latency_cycles = group_median(g);
+        levels.push_back(std::move(g));
+      } else {
+        ended_in_rise = true;
+      }
+    }
+  }
+
   // Levels, capacities, latencies in ns, confidences.
   const auto values_of = [&](const Group& g) {
     std::vector<double> v;
@@ -370,8 +448,19 @@ HierarchyFit fit_hierarchy(const Curve& curve, const HierarchyFitOptions& option
     } else if (curve.clock_mhz > 0) {
       level.latency_ns = g.latency_cycles / curve.clock_mhz * 1000.0;
     }
-    if (k + 1 < levels.size()) {
-      const Capacity c = boundary_capacity(curve, u, g, levels[k + 1]);
+    // The last level has a capacity too when the sweep ends rising past it: the boundary
+    // towards the final point (a lower bound of the next level's latency).
+    Group final_point;
+    if (k + 1 == levels.size() && ended_in_rise) {
+      final_point.first = final_point.last = p.size() - 1;
+      final_point.plateau_indices = {p.size() - 1};
+      final_point.latency_cycles = p.back().latency_cycles;
+    }
+    const Group* next = k + 1 < levels.size() ? &levels[k + 1]
+                        : ended_in_rise       ? &final_point
+                                              : nullptr;
+    if (next != nullptr) {
+      const Capacity c = boundary_capacity(curve, u, g, *next);
       level.capacity_bytes = c.bytes;
       level.capacity_lo_bytes = c.lo_bytes;
       level.capacity_hi_bytes = c.hi_bytes;
@@ -388,7 +477,8 @@ HierarchyFit fit_hierarchy(const Curve& curve, const HierarchyFitOptions& option
   }
 
   // Names.
-  const bool has_memory = options.last_is_memory && fit.levels.size() >= 2;
+  const bool has_memory = options.last_is_memory && fit.levels.size() >= 2 && !ended_in_rise;
+  fit.ended_in_rise = ended_in_rise;
   const std::size_t caches = has_memory ? fit.levels.size() - 1 : fit.levels.size();
   std::string name = options.first_level;
   std::size_t l2 = fit.levels.size();  // index of the L2 level, if any
@@ -403,15 +493,24 @@ HierarchyFit fit_hierarchy(const Curve& curve, const HierarchyFitOptions& option
   if (l2 >= fit.levels.size()) {
     fit.far_l2.reason = "no L2 plateau in the curve";
   } else if (l2 + 1 >= caches) {
-    fit.far_l2.reason = "no plateau between L2 (" + format_mb(fit.levels[l2].capacity_bytes) +
-                        ") and " + (has_memory ? "DRAM" : "the end of the sweep");
+    fit.far_l2.reason =
+        fit.levels[l2].capacity_bytes > 0
+            ? "no plateau between L2 (" + format_mb(fit.levels[l2].capacity_bytes) + ") and " +
+                  (has_memory ? "DRAM" : "the end of the sweep")
+            : "the sweep ends inside L2: no far L2 can be seen";
   } else {
     Level& l2_level = fit.levels[l2];
     Level& candidate = fit.levels[l2 + 1];
-    const Level& after = fit.levels[l2 + 2];
-    const double ratio = candidate.capacity_bytes / l2_level.capacity_bytes;
+    // What comes after the candidate: the next level, else the point the sweep ended rising to,
+    // else nothing (a curve that ends flat on the candidate).
+    const double after_cycles = l2 + 2 < fit.levels.size() ? fit.levels[l2 + 2].latency_cycles
+                                : ended_in_rise ? p.back().latency_cycles
+                                                : std::numeric_limits<double>::infinity();
+    const double ratio = candidate.capacity_bytes > 0
+                             ? candidate.capacity_bytes / l2_level.capacity_bytes
+                             : std::numeric_limits<double>::infinity();
     const bool between = candidate.latency_cycles > l2_level.latency_cycles &&
-                         candidate.latency_cycles < after.latency_cycles;
+                         candidate.latency_cycles < after_cycles;
     const std::string what = "plateau at " + format_fixed(candidate.latency_cycles, 1) +
                              " cycles ending at " + format_mb(candidate.capacity_bytes) + " = " +
                              format_fixed(ratio, 2) + "x the L2 capacity (" +

@@ -49,6 +49,9 @@ struct HierarchyFit {
   std::vector<Level> levels;
   FarL2 far_l2;
   double noise_rel = 0;             // robust relative noise of the curve
+  // The curve ends rising past its last plateau without reaching another: the sweep stopped
+  // before the next level, so the last plateau is named as a cache, not as memory.
+  bool ended_in_rise = false;
 };
 
 // Throws gpuprobe::Error if the curve has too few points or is not sorted.

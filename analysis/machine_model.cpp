@@ -201,13 +201,14 @@ nlohmann::json build_machine_model(const std::vector<nlohmann::json>& runs,
   return model;
 }
 
-nlohmann::json build_machine_model_from_curve(const Curve& curve, const std::string& source) {
+nlohmann::json build_machine_model_from_curve(const Curve& curve, const std::string& source,
+                                              const HierarchyFitOptions& options) {
   nlohmann::json model = model_skeleton();
   model["device"] = {{"name", "imported curve: " + std::filesystem::path(source).filename().string()},
                      {"simulated", false}};
   model["simulated"] = false;
   model["sources"] = {{{"file", source}, {"probe", "import-csv"}}};
-  const HierarchyFit fit = fit_hierarchy(curve, {});
+  const HierarchyFit fit = fit_hierarchy(curve, options);
   auto j = to_json(fit, curve);
   model["memory"]["levels"] = j["levels"];
   model["memory"]["far_l2"] = j["far_l2"];

@@ -30,6 +30,7 @@ nlohmann::json build_machine_model(const std::vector<nlohmann::json>& runs,
                                    const std::vector<std::string>& run_paths);
 
 // Builds the model from one imported latency curve (gpuprobe analyze --import-csv).
-nlohmann::json build_machine_model_from_curve(const Curve& curve, const std::string& source);
+nlohmann::json build_machine_model_from_curve(const Curve& curve, const std::string& source,
+                                              const HierarchyFitOptions& options = {});
 
 }  // namespace gpuprobe::analysis

@@ -191,17 +191,21 @@ int cmd_run_all(const std::string& device_spec, std::string out_dir, double max_
 }
 
 int cmd_analyze(const std::vector<std::string>& run_files, const std::string& csv,
-                double clock_mhz, const std::string& out_path, std::ostream& out) {
+                double clock_mhz, const analysis::HierarchyFitOptions& csv_options,
+                bool csv_options_given, const std::string& out_path, std::ostream& out) {
   if (out_path.empty()) throw Error("analyze needs --out MODEL.json");
   if (clock_mhz < 0 || !std::isfinite(clock_mhz))
     throw Error("--clock-mhz must be a positive number");
   nlohmann::json model;
   if (!csv.empty()) {
     if (!run_files.empty()) throw Error("give either --import-csv or run records, not both");
-    model = analysis::build_machine_model_from_curve(analysis::read_latency_csv(csv, clock_mhz), csv);
+    model = analysis::build_machine_model_from_curve(analysis::read_latency_csv(csv, clock_mhz),
+                                                     csv, csv_options);
   } else {
     if (run_files.empty()) throw Error("analyze needs run records (RUN.json ...) or --import-csv FILE");
-    if (clock_mhz > 0) throw Error("--clock-mhz applies to --import-csv only; run records carry their clock");
+    if (clock_mhz > 0 || csv_options_given)
+      throw Error("--clock-mhz, --first-level and --ends-in apply to --import-csv only; run "
+                  "records carry their clock and cache operator");
     std::vector<nlohmann::json> runs;
     for (const auto& f : run_files) runs.push_back(read_json_file(f));
     model = analysis::build_machine_model(runs, run_files);
@@ -246,6 +250,15 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   analyze->add_option("--import-csv", csv, "curve from any tool: footprint_bytes,latency_cycles[,latency_ns]");
   analyze->add_option("--clock-mhz", clock_mhz, "SM clock of the imported curve (for ns)");
   analyze->add_option("--out", model_out, "machine model JSON to write");
+  std::string first_level = "L1", ends_in = "memory";
+  auto* first_opt = analyze->add_option("--first-level", first_level,
+                                        "imported curve: name of its first level (L1, or L2 for a "
+                                        "chase that bypasses L1)")
+                        ->check(CLI::IsMember({"L1", "L2"}));
+  auto* ends_opt = analyze->add_option("--ends-in", ends_in,
+                                       "imported curve: whether its last plateau is main memory "
+                                       "(memory) or the sweep stopped inside a cache (cache)")
+                       ->check(CLI::IsMember({"memory", "cache"}));
 
   try {
     app.parse(argc, argv);
@@ -270,7 +283,13 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     if (*list) return cmd_list(out);
     if (*probe) return cmd_probe(probe_id, probe_device, probe_out, max_seconds, probe->remaining(), out, err);
     if (*run_all) return cmd_run_all(run_device, run_out, max_seconds, out, err);
-    if (*analyze) return cmd_analyze(run_files, csv, clock_mhz, model_out, out);
+    if (*analyze) {
+      analysis::HierarchyFitOptions csv_options;
+      csv_options.first_level = first_level;
+      csv_options.last_is_memory = ends_in == "memory";
+      return cmd_analyze(run_files, csv, clock_mhz, csv_options,
+                         first_opt->count() > 0 || ends_opt->count() > 0, model_out, out);
+    }
   } catch (const std::exception& e) {
     std::string msg = e.what();
     if (const auto nl = msg.find('\n'); nl != std::string::npos) msg.resize(nl);

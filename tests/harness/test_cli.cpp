@@ -267,3 +267,31 @@ TEST_CASE("help and version exit 0 on stdout", "[cli]") {
   CHECK(r.rc == 0);
   CHECK(r.out.find("gpuprobe 0.1.0") == 0);
 }
+
+TEST_CASE("analyze --import-csv takes the first level's name and where the sweep ends", "[cli]") {
+  const auto d = scratch_dir();
+  {
+    std::ofstream csv(d / "cg.csv");  // an L2-only chase: L2 then a far L2, ending in it
+    csv << "footprint_bytes,latency_cycles\n";
+    for (int i = 0; i < 40; ++i) {
+      const double f = 1024.0 * 1024 * std::pow(2.0, i / 8.0);  // 1 MiB .. 30 MiB
+      csv << static_cast<long long>(f) << "," << (f <= 8.0 * 1024 * 1024 ? 213.0 : 426.0) << "\n";
+    }
+  }
+  auto r = run("analyze --import-csv " + (d / "cg.csv").string() +
+               " --first-level L2 --ends-in cache --out " + (d / "m.json").string());
+  REQUIRE(r.rc == 0);
+  auto m = nlohmann::json::parse(slurp(d / "m.json"));
+  REQUIRE(m["memory"]["levels"].size() == 2);
+  CHECK(m["memory"]["levels"][0]["name"] == "L2");
+  CHECK(m["memory"]["levels"][1]["name"] == "L3");  // a cache: not called memory
+  r = run("analyze --import-csv " + (d / "cg.csv").string() + " --first-level L2 --out " +
+          (d / "m.json").string());
+  REQUIRE(r.rc == 0);
+  m = nlohmann::json::parse(slurp(d / "m.json"));
+  CHECK(m["memory"]["levels"][1]["name"] == "DRAM");  // the default: the sweep ends in memory
+  r = run("analyze --import-csv " + (d / "cg.csv").string() + " --ends-in disk --out " +
+          (d / "m.json").string());
+  CHECK(r.rc == 2);
+  CHECK(lines(r.err) == 1);
+}
