@@ -10,6 +10,7 @@
 #include "harness/arch.hpp"
 #include "harness/chain.hpp"
 #include "harness/cuda/check.cuh"
+#include "harness/cuda/sm_clock.hpp"
 #include "harness/cuda_device.hpp"
 #include "harness/error.hpp"
 #include "probes/memory/chase_kernels.hpp"

@@ -1,4 +1,4 @@
-// Host launchers of the pointer-chase and clock kernels (probes/memory/chase.cu). Plain C++
+// Host launchers of the pointer-chase kernels (probes/memory/chase.cu, chase_shared.cu). Plain C++
 // declarations so that the CUDA device backend includes them like any header; each launcher runs
 // on the current CUDA device, checks every call and synchronizes before it returns.
 #pragma once
@@ -58,14 +58,5 @@ ChaseLaunchResult launch_shared_chase(const DeviceChain& chain, uint32_t start_s
 uint64_t shared_chase_smem_bytes(uint64_t span_bytes, uint32_t sampled_hops);
 // ... and the sampled global chase.
 uint64_t sampled_chase_smem_bytes(uint32_t sampled_hops);
-
-struct ClockSample {
-  uint64_t cycles = 0;
-  uint64_t ns = 0;
-  uint32_t smid = 0;
-};
-
-// One thread spins on %clock64 until %globaltimer has advanced by at least spin_ns.
-ClockSample launch_sm_clock(uint64_t spin_ns);
 
 }  // namespace gpuprobe::cuda

@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""Compile matrix for probes/memory/chase.cu and the capability guard.
+"""Compile matrix for every generic probe source (probes/*/*.cu) and the capability guard.
 
-Compiles chase.cu as a cubin (nvcc -Xptxas -v) for sm_75 80 86 89 90 90a 100 100a 120 120a and
+Compiles each as a cubin (nvcc -Xptxas -v) for sm_75 80 86 89 90 90a 100 100a 120 120a and
 asserts success, 0 bytes spill stores/loads and a 0-byte stack frame for every kernel. Then
 compiles a kernel that uses GPUPROBE_PTX_REQUIRE(wgmma) for sm_80 and sm_90a: it must fail on
 sm_80 with an error naming the capability, and build on sm_90a.
 Prints `compile_matrix: N passed, M failed`; exits non-zero on any failure.
 """
+import glob
 import os
 import re
 import sys
@@ -51,20 +52,25 @@ def main():
             failed += 1
             print(f"FAIL {what}" + (f": {detail}" if detail else ""))
 
-    chase = os.path.join(args.source_dir, "probes", "memory", "chase.cu")
+    # Every generic probe source (arch-specific *.smXYa.cu units build for their own target).
+    probes = sorted(p for p in glob.glob(os.path.join(args.source_dir, "probes", "*", "*.cu"))
+                    if not re.search(r"\.sm\d+[af]\.cu$", p))
+    check(len(probes) >= 2, f"found the probe sources: {probes}")
     with tempfile.TemporaryDirectory() as tmp:
-        for target in TARGETS:
-            result, _ = compile_cubin(args.source_dir, chase, target, tmp)
+        for source, target in ((s, t) for s in probes for t in TARGETS):
+            rel = os.path.relpath(source, args.source_dir)
+            result, _ = compile_cubin(args.source_dir, source, target, tmp)
             log = result.stdout + result.stderr
-            check(result.returncode == 0, f"chase.cu builds for {target}", log[-2000:])
+            check(result.returncode == 0, f"{rel} builds for {target}", log[-2000:])
             if result.returncode != 0:
                 continue
             frames = re.findall(r"(\d+) bytes stack frame, (\d+) bytes spill stores, "
                                 r"(\d+) bytes spill loads", log)
-            check(len(frames) > 0, f"{target}: ptxas -v reported the kernels")
+            check(len(frames) > 0, f"{rel} {target}: ptxas -v reported the kernels")
             bad = [f for f in frames if any(int(x) != 0 for x in f)]
-            check(not bad, f"{target}: 0 bytes stack frame and spills in every kernel", str(bad))
-            check("warning" not in log.lower(), f"{target}: no compiler warnings", log[-2000:])
+            check(not bad, f"{rel} {target}: 0 bytes stack frame and spills in every kernel",
+                  str(bad))
+            check("warning" not in log.lower(), f"{rel} {target}: no compiler warnings", log[-2000:])
 
         probe = os.path.join(tmp, "require_wgmma.cu")
         with open(probe, "w") as f:

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""SASS assertions for the pointer-chase kernels (probes/memory/chase.cu).
+"""SASS assertions for the pointer-chase kernels (probes/memory/chase.cu, chase_shared.cu).
 
 For sm_80 and sm_90 and every chase kernel (global .ca .cg .cs .lu .cv .nc, shared):
   * the timed loop (the backward branch between the two clock reads that bracket it) holds
@@ -7,7 +7,7 @@ For sm_80 and sm_90 and every chase kernel (global .ca .cg .cs .lu .cv .nc, shar
     and no other memory instruction;
   * each sampled hop is CS2R SR_CLOCKLO; one load; STS of the loaded value; CS2R SR_CLOCKLO;
   * no LDL/STL (local memory) and no CALL anywhere in the kernel.
-Disassembles the object CMake built; if the build lacks sm_80/sm_90 it compiles chase.cu for
+Disassembles the object CMake built; if the build lacks sm_80/sm_90 it compiles the sources for
 them with nvcc. Prints `sass: N passed, M failed`; exits non-zero on any failure.
 """
 import glob
@@ -224,28 +224,36 @@ def main():
         return 1
 
     targets = {t.strip() for t in args.cuda_targets.split(",") if t.strip()}
-    objects = glob.glob(os.path.join(args.build_dir, "**", "probes", "memory", "chase.cu.o"),
-                        recursive=True)
+    sources = ["chase.cu", "chase_shared.cu"]  # probes/memory/: the kernels checked here
+    objects = {}
+    for name in sources:
+        found = glob.glob(os.path.join(args.build_dir, "**", "probes", "memory", name + ".o"),
+                          recursive=True)
+        if found:
+            objects[name] = found[0]
     checker = Checker()
     with tempfile.TemporaryDirectory() as tmp:
         for arch in ARCHS:
-            if arch in targets and objects:
-                binary, origin = objects[0], "build"
-            else:
-                result, binary = compile_cubin(
-                    args.source_dir, os.path.join(args.source_dir, "probes", "memory", "chase.cu"),
-                    arch, tmp)
-                if result.returncode != 0:
-                    raise subprocess.CalledProcessError(result.returncode, "nvcc", result.stdout,
-                                                        result.stderr)
-                origin = "nvcc"
-            result = subprocess.run([cuobjdump, "-sass", "-arch", arch, binary],
-                                    capture_output=True, text=True)
-            if result.returncode != 0 or "Function" not in result.stdout:
-                checker.check(False, f"{arch}: disassemble {binary}", result.stderr.strip())
-                continue
-            print(f"sass: {arch} from {origin}: {os.path.relpath(binary, args.build_dir)}")
-            check_arch(checker, arch, result.stdout)
+            sass = ""
+            for name in sources:
+                if arch in targets and name in objects:
+                    binary, origin = objects[name], "build"
+                else:
+                    result, binary = compile_cubin(
+                        args.source_dir, os.path.join(args.source_dir, "probes", "memory", name),
+                        arch, tmp)
+                    if result.returncode != 0:
+                        raise subprocess.CalledProcessError(result.returncode, "nvcc",
+                                                            result.stdout, result.stderr)
+                    origin = "nvcc"
+                result = subprocess.run([cuobjdump, "-sass", "-arch", arch, binary],
+                                        capture_output=True, text=True)
+                if result.returncode != 0 or "Function" not in result.stdout:
+                    checker.check(False, f"{arch}: disassemble {binary}", result.stderr.strip())
+                    continue
+                print(f"sass: {arch} from {origin}: {os.path.relpath(binary, args.build_dir)}")
+                sass += result.stdout
+            check_arch(checker, arch, sass)
     print(f"sass: {checker.passed} passed, {checker.failed} failed")
     return 1 if checker.failed else 0
 
