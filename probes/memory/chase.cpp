@@ -32,16 +32,7 @@ ProbeSpec chase_probe() {
     if (max_bytes > free_bytes)
       throw Error("footprint " + std::to_string(max_bytes) + " bytes exceeds free device memory (" +
                   std::to_string(free_bytes) + " bytes): lower --max-footprint-bytes");
-    const uint64_t slot = prm.get_u64("slot-bytes");
-    const ChaseSettings s = chase_settings(ctx, MemorySpace::global);
-    for (uint64_t f : geometric_sweep(prm.get_u64("min-footprint-bytes"), max_bytes,
-                                      prm.get_u64("points-per-octave"), slot)) {
-      const Chain chain = make_random_cycle(f, static_cast<uint32_t>(slot), prm.get_u64("seed"));
-      auto point = measure_chase(ctx, chain, s);
-      point["footprint_bytes"] = f;
-      ctx.add_point(std::move(point));
-    }
-    measure_clock(ctx, "after");
+    sweep_random_cycles(ctx, MemorySpace::global, max_bytes);
   };
   return p;
 }

@@ -87,6 +87,20 @@ nlohmann::json measure_chase(ProbeContext& ctx, const Chain& chain, const ChaseS
   return p;
 }
 
+void sweep_random_cycles(ProbeContext& ctx, MemorySpace space, uint64_t max_bytes) {
+  const auto& prm = ctx.params();
+  const uint64_t slot = prm.get_u64("slot-bytes");
+  const ChaseSettings s = chase_settings(ctx, space);
+  for (uint64_t f : geometric_sweep(prm.get_u64("min-footprint-bytes"), max_bytes,
+                                    prm.get_u64("points-per-octave"), slot)) {
+    const Chain chain = make_random_cycle(f, static_cast<uint32_t>(slot), prm.get_u64("seed"));
+    auto point = measure_chase(ctx, chain, s);
+    point["footprint_bytes"] = f;
+    ctx.add_point(std::move(point));
+  }
+  measure_clock(ctx, "after");
+}
+
 std::vector<uint64_t> geometric_sweep(uint64_t min_bytes, uint64_t max_bytes,
                                       uint64_t points_per_octave, uint64_t granularity_bytes) {
   if (points_per_octave == 0) throw Error("points per octave must be at least 1");

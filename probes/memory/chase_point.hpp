@@ -32,6 +32,11 @@ ChaseSettings chase_settings(ProbeContext& ctx, MemorySpace space);
 // clock seen by the timed region.
 nlohmann::json measure_chase(ProbeContext& ctx, const Chain& chain, const ChaseSettings& s);
 
+// The footprint sweep of memory/chase and memory/chase_shared: from --min-footprint-bytes to
+// max_bytes at --points-per-octave, one random cycle of --slot-bytes slots (--seed) per point,
+// clock measured before and after.
+void sweep_random_cycles(ProbeContext& ctx, MemorySpace space, uint64_t max_bytes);
+
 // Footprints from min to max, geometric with points_per_octave, rounded down to a multiple of
 // granularity_bytes, strictly increasing, always including max.
 std::vector<uint64_t> geometric_sweep(uint64_t min_bytes, uint64_t max_bytes,

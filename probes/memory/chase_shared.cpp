@@ -33,16 +33,7 @@ ProbeSpec chase_shared_probe() {
       throw Error("shared-memory footprint " + std::to_string(max_bytes) +
                   " bytes exceeds the " + std::to_string(room) +
                   " bytes a block can use next to its samples");
-    const uint64_t slot = prm.get_u64("slot-bytes");
-    const ChaseSettings s = chase_settings(ctx, MemorySpace::shared);
-    for (uint64_t f : geometric_sweep(prm.get_u64("min-footprint-bytes"), max_bytes,
-                                      prm.get_u64("points-per-octave"), slot)) {
-      const Chain chain = make_random_cycle(f, static_cast<uint32_t>(slot), prm.get_u64("seed"));
-      auto point = measure_chase(ctx, chain, s);
-      point["footprint_bytes"] = f;
-      ctx.add_point(std::move(point));
-    }
-    measure_clock(ctx, "after");
+    sweep_random_cycles(ctx, MemorySpace::shared, max_bytes);
   };
   return p;
 }
