@@ -75,6 +75,17 @@ struct ChaseResult {
 // hop: 32 keeps it near a tenth of a cycle.
 inline constexpr uint64_t kChaseHopsPerIteration = 32;
 
+// The 8-byte shared-memory slot each sampled hop stores its loaded value to (the store makes the
+// closing clock read wait for the load).
+inline constexpr uint64_t kChaseScratchBytes = 8;
+
+// Shared memory one block of a shared-memory chase needs: the chain (rounded up to 8 bytes), the
+// scratch slot and 4 bytes per sample. Every backend refuses a chase whose need exceeds
+// DeviceInfo::shared_memory_per_block_optin_bytes, and memory/chase_shared sizes its sweep by it.
+inline constexpr uint64_t shared_chase_bytes(uint64_t span_bytes, uint32_t sampled_hops) {
+  return (span_bytes + 7) / 8 * 8 + kChaseScratchBytes + uint64_t{sampled_hops} * 4;
+}
+
 class Device {
  public:
   virtual ~Device() = default;

@@ -279,7 +279,7 @@ class CudaDevice final : public Device {
 
   ChaseResult chase_shared(const ChaseRequest& request) {
     const Chain& chain = *request.chain;
-    const uint64_t smem_bytes = cuda::shared_chase_smem_bytes(chain.span_bytes,
+    const uint64_t smem_bytes = shared_chase_bytes(chain.span_bytes,
                                                               request.sampled_hops);
     if (smem_bytes > info_.shared_memory_per_block_optin_bytes) {
       throw Error("shared-memory chase of " + std::to_string(chain.span_bytes) + " bytes with " +

@@ -423,11 +423,14 @@ class SimDevice final : public Device {
       throw Error("timed_hops must be a multiple of " + std::to_string(kChaseHopsPerIteration) +
                   ", got " + std::to_string(request.timed_hops));
     if (request.space == MemorySpace::shared) {
+      // The same limit a GPU enforces: the chain plus the sample buffer (harness/device.hpp).
       const uint64_t limit = preset_.info.shared_memory_per_block_optin_bytes;
-      if (chain.span_bytes > limit)
-        throw Error("shared-memory chain spans " + std::to_string(chain.span_bytes) +
-                    " bytes, more than the " + std::to_string(limit) +
-                    " bytes of shared memory a block can have on " + preset_.info.name);
+      const uint64_t need = shared_chase_bytes(chain.span_bytes, request.sampled_hops);
+      if (need > limit)
+        throw Error("shared-memory chase of " + std::to_string(chain.span_bytes) + " bytes with " +
+                    std::to_string(request.sampled_hops) + " samples needs " +
+                    std::to_string(need) + " bytes of shared memory, more than the " +
+                    std::to_string(limit) + " a block can have on " + preset_.info.name);
     } else if (chain.span_bytes > free_memory_bytes()) {
       throw Error("chain spans " + std::to_string(chain.span_bytes) + " bytes, more than the " +
                   std::to_string(free_memory_bytes()) + " bytes free on " + preset_.info.name);

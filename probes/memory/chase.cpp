@@ -28,10 +28,7 @@ ProbeSpec chase_probe() {
     uint64_t max_bytes = prm.get_u64("max-footprint-bytes");
     if (max_bytes == 0) max_bytes = 4 * info.l2_bytes;
     if (max_bytes == 0) throw Error("device reports no L2 size: give --max-footprint-bytes");
-    const uint64_t free_bytes = ctx.device().free_memory_bytes();
-    if (max_bytes > free_bytes)
-      throw Error("footprint " + std::to_string(max_bytes) + " bytes exceeds free device memory (" +
-                  std::to_string(free_bytes) + " bytes): lower --max-footprint-bytes");
+    require_free_memory(ctx, "footprint", max_bytes, "max-footprint-bytes");
     sweep_random_cycles(ctx, MemorySpace::global, max_bytes);
   };
   return p;

@@ -13,7 +13,7 @@
 namespace gpuprobe::cuda {
 namespace chase_kernels {
 
-constexpr uint64_t kScratchBytes = 8;  // st.shared target of the sampled hops
+constexpr uint64_t kScratchBytes = kChaseScratchBytes;  // harness/device.hpp
 
 struct ChaseOut {
   uint64_t final_offset_bytes;

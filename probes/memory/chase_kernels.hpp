@@ -54,9 +54,8 @@ ChaseLaunchResult launch_shared_chase(const DeviceChain& chain, uint32_t start_s
                                       uint64_t warmup_hops, uint64_t timed_hops,
                                       uint32_t sampled_hops, std::vector<uint32_t>& sample_cycles);
 
-// Dynamic shared memory the shared chase needs for a chain of span_bytes and sampled_hops.
-uint64_t shared_chase_smem_bytes(uint64_t span_bytes, uint32_t sampled_hops);
-// ... and the sampled global chase.
+// Dynamic shared memory the sampled global chase needs (the shared chase's is
+// gpuprobe::shared_chase_bytes in harness/device.hpp).
 uint64_t sampled_chase_smem_bytes(uint32_t sampled_hops);
 
 }  // namespace gpuprobe::cuda

@@ -125,6 +125,14 @@ std::vector<uint64_t> geometric_sweep(uint64_t min_bytes, uint64_t max_bytes,
   return out;
 }
 
+void require_free_memory(ProbeContext& ctx, const char* what, uint64_t bytes, const char* param) {
+  const uint64_t free_bytes = ctx.device().free_memory_bytes();
+  if (bytes > free_bytes)
+    throw Error(std::string(what) + " of " + std::to_string(bytes) +
+                " bytes exceeds free device memory (" + std::to_string(free_bytes) +
+                " bytes): lower --" + param);
+}
+
 double measure_clock(ProbeContext& ctx, const char* when) {
   const double mhz = ctx.device().measure_sm_clock_mhz(200'000);
   ctx.extra()["sm_clock_mhz"][when] = mhz;

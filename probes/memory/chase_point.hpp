@@ -42,6 +42,10 @@ void sweep_random_cycles(ProbeContext& ctx, MemorySpace space, uint64_t max_byte
 std::vector<uint64_t> geometric_sweep(uint64_t min_bytes, uint64_t max_bytes,
                                       uint64_t points_per_octave, uint64_t granularity_bytes);
 
+// Refuses, in one line and before anything runs, a sweep whose largest chain (`bytes`, set by
+// --<param>) does not fit in the device's free memory. The backends check each chase as well.
+void require_free_memory(ProbeContext& ctx, const char* what, uint64_t bytes, const char* param);
+
 // Measures the SM clock (before a sweep) and records it in the run record.
 double measure_clock(ProbeContext& ctx, const char* when);
 

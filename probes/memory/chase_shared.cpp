@@ -25,8 +25,9 @@ ProbeSpec chase_shared_probe() {
     const auto& prm = ctx.params();
     const uint64_t sampled = prm.get_u64("sampled-hops");
     const uint64_t optin = ctx.device().info().shared_memory_per_block_optin_bytes;
-    // The kernel keeps the samples (4 B each) and a 16 B scratch slot next to the chain.
-    const uint64_t room = optin > sampled * 4 + 16 ? optin - sampled * 4 - 16 : 0;
+    // What the chain may take next to the scratch slot and the samples (harness/device.hpp).
+    const uint64_t beside = shared_chase_bytes(0, static_cast<uint32_t>(sampled));
+    const uint64_t room = optin > beside ? (optin - beside) / 8 * 8 : 0;
     uint64_t max_bytes = prm.get_u64("max-footprint-bytes");
     if (max_bytes == 0) max_bytes = room;
     if (max_bytes > room)

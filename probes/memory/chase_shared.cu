@@ -68,10 +68,6 @@ __global__ void __launch_bounds__(kSharedChaseThreads)
 using namespace chase_kernels;
 using namespace chase_detail;
 
-uint64_t shared_chase_smem_bytes(uint64_t span_bytes, uint32_t sampled_hops) {
-  return round_up8(span_bytes) + kScratchBytes + uint64_t{sampled_hops} * sizeof(uint32_t);
-}
-
 ChaseLaunchResult launch_shared_chase(const DeviceChain& chain, uint32_t start_slot,
                                       uint64_t warmup_hops, uint64_t timed_hops,
                                       uint32_t sampled_hops, std::vector<uint32_t>& sample_cycles) {
@@ -81,7 +77,7 @@ ChaseLaunchResult launch_shared_chase(const DeviceChain& chain, uint32_t start_s
                 std::to_string(chain.slots) + " slots");
   }
   const uint64_t chain_bytes = round_up8(chain.span_bytes);
-  const uint64_t smem_bytes = shared_chase_smem_bytes(chain.span_bytes, sampled_hops);
+  const uint64_t smem_bytes = shared_chase_bytes(chain.span_bytes, sampled_hops);
   allow_dynamic_smem(chase_shared_kernel, smem_bytes, "the shared-memory chase");
   DeviceArray<ChaseOut> out(1);
   DeviceArray<uint32_t> samples(sampled_hops);

@@ -31,8 +31,7 @@ ProbeSpec stride_probe() {
     const auto& prm = ctx.params();
     uint64_t max_bytes = prm.get_u64("max-footprint-bytes");
     if (max_bytes == 0) max_bytes = std::min<uint64_t>(8ull << 20, ctx.device().info().l2_bytes / 2);
-    if (max_bytes > ctx.device().free_memory_bytes())
-      throw Error("footprint " + std::to_string(max_bytes) + " bytes exceeds free device memory");
+    require_free_memory(ctx, "footprint", max_bytes, "max-footprint-bytes");
     const ChaseSettings s = chase_settings(ctx, MemorySpace::global);
     for (uint64_t stride : prm.get_u64_list("strides-bytes")) {
       if (stride < 8 || stride % 8 != 0)

@@ -26,12 +26,9 @@ ProbeSpec tlb_probe() {
   p.run = [](ProbeContext& ctx) {
     const auto& prm = ctx.params();
     const uint64_t page = prm.get_u64("page-bytes");
-    const uint64_t free_bytes = ctx.device().free_memory_bytes();
     uint64_t max_span = prm.get_u64("max-span-bytes");
-    if (max_span == 0) max_span = std::min<uint64_t>(8ull << 30, free_bytes / 2);
-    if (max_span > free_bytes)
-      throw Error("span " + std::to_string(max_span) + " bytes exceeds free device memory (" +
-                  std::to_string(free_bytes) + " bytes): lower --max-span-bytes");
+    if (max_span == 0) max_span = std::min<uint64_t>(8ull << 30, ctx.device().free_memory_bytes() / 2);
+    require_free_memory(ctx, "span", max_span, "max-span-bytes");
     if (page == 0 || max_span < page) throw Error("the span must hold at least one page");
     const ChaseSettings s = chase_settings(ctx, MemorySpace::global);
     for (uint64_t span : geometric_sweep(page, max_span, prm.get_u64("points-per-octave"), page)) {

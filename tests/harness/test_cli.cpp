@@ -122,11 +122,19 @@ TEST_CASE("without a GPU, probe and run-all say why in one line and suggest the 
 
 TEST_CASE("a footprint beyond free memory is refused before anything runs", "[cli]") {
   const auto d = scratch_dir();
-  const auto r = run("probe memory/chase --max-footprint-bytes 4096G --device sim:h100 --out " +
-                     (d / "x.json").string());
-  CHECK(r.rc == 1);
-  CHECK(r.err.find("exceeds free device memory") != std::string::npos);
-  CHECK(lines(r.err.substr(r.err.find("gpuprobe: error:"))) == 1);
+  for (const std::string probe_and_param :
+       {"memory/chase --max-footprint-bytes", "memory/stride --max-footprint-bytes",
+        "memory/tlb --max-span-bytes"}) {
+    INFO(probe_and_param);
+    const auto r = run("probe " + probe_and_param + " 4096G --device sim:h100 --out " +
+                       (d / "x.json").string());
+    CHECK(r.rc == 1);
+    CHECK(r.err.find("exceeds free device memory") != std::string::npos);
+    const std::string param = probe_and_param.substr(probe_and_param.find(' ') + 1);
+    CHECK(r.err.find("lower " + param) != std::string::npos);  // says what to change
+    CHECK(lines(r.err.substr(r.err.find("gpuprobe: error:"))) == 1);
+    CHECK(r.err.find("  footprint_bytes=") == std::string::npos);  // nothing was measured
+  }
 }
 
 TEST_CASE("malformed CSV and missing files get one line", "[cli]") {
@@ -163,12 +171,24 @@ TEST_CASE("a probe on the simulator writes a versioned, self-checked record", "[
   CHECK(j["device"]["simulated"] == true);
   CHECK(j["params"]["max-footprint-bytes"] == "64K");
   REQUIRE(j["series"].size() == 13);  // 1 KiB .. 64 KiB at two points per octave
+  const double clock_mhz = j["sm_clock_mhz"]["before"].get<double>();
+  CHECK(clock_mhz == Approx(1380).epsilon(0.01));  // the V100 preset's clock, measured
   for (const auto& p : j["series"]) {
+    const double latency = p["latency_cycles"].get<double>();
     CHECK(p["self_check"] == "passed");
-    CHECK(p["latency_cycles"].get<double>() > 20);
+    CHECK(latency > 20);
+    CHECK(p["latency_ns"].get<double>() == Approx(latency / clock_mhz * 1000));
     CHECK(p["p95_cycles"].get<double>() >= p["p50_cycles"].get<double>());
+    // The spread over repeats: a CI around the median, a MAD, and whether the target was met.
+    CHECK(p["ci95_cycles"][0].get<double>() <= latency);
+    CHECK(p["ci95_cycles"][1].get<double>() >= latency);
+    CHECK(p["mad_cycles"].get<double>() >= 0);
+    CHECK(p["mad_cycles"].get<double>() < 0.05 * latency);
+    CHECK(p["repeats"].get<int>() >= 3);
+    CHECK(p["converged"].is_boolean());
+    // The timed region's own clock (cycles over %globaltimer) agrees with the spin measurement.
+    CHECK(p["region_sm_clock_mhz"].get<double>() == Approx(clock_mhz).epsilon(0.01));
   }
-  CHECK(j["sm_clock_mhz"]["before"].get<double>() > 1000);
 }
 
 TEST_CASE("a probe that fails mid-sweep keeps the points it measured", "[cli]") {

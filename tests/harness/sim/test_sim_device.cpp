@@ -227,6 +227,15 @@ TEST_CASE("sim: shared-memory chases cost the shared latency and respect the blo
     CHECK(std::string(e.what()).find('\n') == std::string::npos);
     CHECK_THAT(e.what(), Catch::Contains("shared"));
   }
+  // The limit is the GPU's: the chain plus its sample buffer (harness/device.hpp). A chain that
+  // fits alone but not beside 512 samples is refused; it runs without them.
+  const uint64_t optin = preset.info.shared_memory_per_block_optin_bytes;
+  const Chain tight = make_random_cycle(optin - 1024, 8, 1);
+  REQUIRE(shared_chase_bytes(tight.span_bytes, 0) <= optin);
+  REQUIRE(shared_chase_bytes(tight.span_bytes, 512) > optin);
+  CHECK_NOTHROW(chase_chain(*device, tight, CacheOp::ca, 4096, 0, MemorySpace::shared));
+  CHECK_THROWS_WITH(chase_chain(*device, tight, CacheOp::ca, 4096, 512, MemorySpace::shared),
+                    Catch::Contains("512 samples"));
 }
 
 TEST_CASE("sim: a global chain larger than free memory is refused", "[sim]") {
