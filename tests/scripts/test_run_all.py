@@ -1,0 +1,49 @@
+#!/usr/bin/env python3
+"""Tests scripts/run-all.sh, the README's main command, against the build under test: it runs
+run-all, finds the model it wrote and plots it; a failing run-all makes the script fail."""
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from cuda_tools import test_args  # noqa: E402
+
+failures = []
+
+
+def check(condition, message):
+    if not condition:
+        failures.append(message)
+        print(f"FAIL: {message}")
+
+
+def main():
+    args = test_args(__doc__.splitlines()[0])
+    script = os.path.join(args.source_dir, "scripts", "run-all.sh")
+    env = dict(os.environ, GPUPROBE_SKIP_SETUP="1",
+               GPUPROBE_BUILD_DIR=os.path.abspath(args.build_dir))
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "v100")
+        r = subprocess.run([script, "--device", "sim:v100", "--out", out], env=env,
+                           capture_output=True, text=True)
+        check(r.returncode == 0, f"run-all.sh failed: {r.stderr[-2000:]}")
+        for name in ("machine_model.json", "latency.png", "latency.svg",
+                     os.path.join("raw", "memory_chase_ca.json")):
+            check(os.path.isfile(os.path.join(out, name)), f"run-all.sh did not write {name}")
+        check("SIMULATED DEVICE" in r.stderr, "no simulated-device banner")
+        check(f"wrote {os.path.join(out, 'latency.png')}" in r.stdout, "the plot was not reported")
+
+        # A run-all that fails (unknown device) fails the script, with one error line, no plot.
+        bad = os.path.join(tmp, "bad")
+        r = subprocess.run([script, "--device", "sim:nope", "--out", bad], env=env,
+                           capture_output=True, text=True)
+        check(r.returncode != 0, "run-all.sh succeeded with an unknown device")
+        check(r.stderr.count("gpuprobe: error:") == 1, f"stderr: {r.stderr!r}")
+        check(not os.path.exists(os.path.join(bad, "latency.png")), "plotted a failed run")
+    print(f"run_all_script: {0 if failures else 1} passed, {len(failures)} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
