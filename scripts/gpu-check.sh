@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The first thing to run on a machine with a real GPU: the GPU smoke tests (every kernel for real,
+# with its self-check), then run-all, with the driver's view of the GPU before and after.
+#   scripts/gpu-check.sh BUILD_DIR OUT_DIR [RUN_ALL_SECONDS]
+# Everything lands in OUT_DIR: nvidia-smi-before.txt, smoke.log, run-all.log, run/ (run-all's
+# results), nvidia-smi-after.txt. A probe cut off by the time bound keeps the points it measured.
+set -uo pipefail
+build="${1:?build dir}"; out="${2:?output dir}"; budget="${3:-420}"
+mkdir -p "$out"
+nvidia-smi -q > "$out/nvidia-smi-before.txt" 2>&1
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu,clocks_throttle_reasons.active,mig.mode.current,compute_mode --format=csv > "$out/nvidia-smi-summary.csv" 2>&1
+echo "== gpu-smoke"
+timeout 300 "$build/tests/gpuprobe_tests" "[gpu-smoke]" --durations yes 2>&1 | tee "$out/smoke.log"
+echo "smoke exit: ${PIPESTATUS[0]}"
+echo "== run-all (bounded to ${budget}s)"
+timeout "$budget" "$build/gpuprobe" run-all --device cuda --out "$out/run" \
+  --max-seconds-per-point 0.25 2>&1 | tee "$out/run-all.log"
+echo "run-all exit: ${PIPESTATUS[0]}"
+nvidia-smi -q > "$out/nvidia-smi-after.txt" 2>&1
+ls -la "$out" "$out/run" "$out/run/raw" 2>/dev/null
