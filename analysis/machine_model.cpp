@@ -9,11 +9,15 @@
 #include "harness/error.hpp"
 #include "harness/results.hpp"
 #include "harness/stats.hpp"
+#include "ptx/load_variants.hpp"
 
 namespace gpuprobe::analysis {
 namespace {
 
 double run_clock_mhz(const nlohmann::json& run) {
+  // The clock the timed regions themselves saw, else the clock read before the sweep.
+  if (run.contains("median_region_sm_clock_mhz") && run["median_region_sm_clock_mhz"].is_number())
+    return run["median_region_sm_clock_mhz"].get<double>();
   if (run.contains("sm_clock_mhz") && run["sm_clock_mhz"].contains("before"))
     return run["sm_clock_mhz"]["before"].get<double>();
   return 0;
@@ -34,7 +38,9 @@ Curve curve_from_points(const std::vector<const nlohmann::json*>& pts, const cha
   c.clock_mhz = clock_mhz;
   for (const auto* p : pts)
     c.points.push_back({(*p)[x_key].get<double>(), (*p)["latency_cycles"].get<double>(),
-                        p->value("latency_ns", 0.0)});
+                        p->contains("latency_ns") && (*p)["latency_ns"].is_number()
+                            ? (*p)["latency_ns"].get<double>()
+                            : 0.0});
   std::sort(c.points.begin(), c.points.end(),
             [](const CurvePoint& a, const CurvePoint& b) { return a.x < b.x; });
   return c;
@@ -68,6 +74,78 @@ nlohmann::json guarded(F&& f) {
 }
 
 }  // namespace
+
+// The per-SM L2 map of memory/chase --sm all: each SM's near- and far-L2 latency, and how far
+// the SMs spread.
+nlohmann::json sm_map_from_run(const nlohmann::json& run) {
+  std::map<int, nlohmann::json> by_sm;
+  for (const auto& p : run.at("series")) {
+    if (!p.contains("pinned_sm") || !p.contains("map_level") || !p["latency_cycles"].is_number())
+      continue;
+    const int sm = p["pinned_sm"].get<int>();
+    const std::string key = p["map_level"] == "L2" ? "l2_cycles" : "l2_far_cycles";
+    by_sm[sm]["sm"] = sm;
+    by_sm[sm][key] = p["latency_cycles"];
+    if (p.contains("sm") && p["sm"].is_number() && p["sm"].get<int>() != sm)
+      throw Error("map point pinned to SM " + std::to_string(sm) + " ran on SM " +
+                  std::to_string(p["sm"].get<int>()));
+  }
+  if (by_sm.empty()) throw Error("memory/chase --sm all has no map points");
+  nlohmann::json sms = nlohmann::json::array();
+  std::vector<double> near, far;
+  for (auto& [sm, entry] : by_sm) {
+    if (entry.contains("l2_cycles")) near.push_back(entry["l2_cycles"]);
+    if (entry.contains("l2_far_cycles")) far.push_back(entry["l2_far_cycles"]);
+    sms.push_back(entry);
+  }
+  auto summary = [](std::vector<double> v) -> nlohmann::json {
+    if (v.empty()) return nullptr;
+    std::sort(v.begin(), v.end());
+    return {{"min_cycles", v.front()}, {"median_cycles", stats::median(v)},
+            {"max_cycles", v.back()}, {"spread_cycles", v.back() - v.front()}};
+  };
+  nlohmann::json out = {{"sms", sms}, {"l2", summary(near)}, {"l2_far", summary(far)}};
+  if (!near.empty()) {
+    const auto& fastest = *std::min_element(by_sm.begin(), by_sm.end(), [](auto& a, auto& b) {
+      return a.second.value("l2_cycles", 1e30) < b.second.value("l2_cycles", 1e30);
+    });
+    const auto& slowest = *std::max_element(by_sm.begin(), by_sm.end(), [](auto& a, auto& b) {
+      return a.second.value("l2_cycles", -1.0) < b.second.value("l2_cycles", -1.0);
+    });
+    out["fastest_sm"] = fastest.first;
+    out["slowest_sm"] = slowest.first;
+  }
+  out["footprints_bytes"] = run.value("sm_map", nlohmann::json::object());
+  return out;
+}
+
+// Main-memory latency depends on how many pages a sweep touches and which TLB level still holds
+// them: the DRAM level says both, so that DRAM latencies compare like for like across GPUs whose
+// L2 sizes (and so DRAM plateaus) differ.
+void annotate_dram(nlohmann::json& mem) {
+  if (!mem.contains("levels") || !mem["levels"].is_array() || mem["levels"].empty()) return;
+  nlohmann::json& last = mem["levels"].back();
+  if (last.value("name", "") != "DRAM" || !last.contains("plateau_bytes")) return;
+  constexpr double kPageBytes = 2.0 * 1024 * 1024;   // cudaMalloc's large-allocation pages
+  const double lo = last["plateau_bytes"][0].get<double>();
+  const double hi = last["plateau_bytes"][1].get<double>();
+  last["pages_touched"] = {std::ceil(lo / kPageBytes), std::ceil(hi / kPageBytes)};
+  last["page_bytes_assumed"] = kPageBytes;
+  if (!mem.contains("tlb") || !mem["tlb"].contains("levels")) {
+    last["tlb_level"] = nullptr;
+    last["tlb_note"] = "no TLB sweep in this model";
+    return;
+  }
+  std::string level = "beyond every TLB level measured";
+  for (const auto& t : mem["tlb"]["levels"])
+    if (t.contains("reach_bytes") && t["reach_bytes"].is_number() &&
+        hi <= t["reach_bytes"].get<double>()) {
+      level = t.value("name", "TLB");
+      break;
+    }
+  if (mem["tlb"]["levels"].empty()) level = "within the first TLB level (no TLB step found)";
+  last["tlb_level"] = level;
+}
 
 void check_run_record(const nlohmann::json& run, const std::string& what) {
   if (!run.is_object() || run.value("schema", "") != kRunSchema)
@@ -135,12 +213,16 @@ nlohmann::json build_machine_model(const std::vector<nlohmann::json>& runs,
                        {"status", run.value("status", "")}, {"params", run.value("params", nlohmann::json::object())}});
     if (run.value("status", "") == "skipped") continue;  // nothing measured; listed in sources
     const std::string probe = run.value("probe", "");
-    if (probe == "memory/chase") {
+    if (probe == "memory/chase" && run["params"].value("sm", "") == "all") {
+      mem["sm_map"] = guarded([&] { return sm_map_from_run(run); });
+    } else if (probe == "memory/chase") {
       const std::string op = run["params"].value("cache-op", "ca");
       mem["paths"][op] = guarded([&] {
         const Curve c = latency_curve_from_run(run);
         HierarchyFitOptions o;
-        o.first_level = (op == "cg" || op == "cv") ? "L2" : "L1";
+        const auto variant = ptx::parse_load_variant(op);
+        o.first_level = variant && ptx::info(*variant).first_level == ptx::CacheLevel::L2 ? "L2"
+                                                                                          : "L1";
         return to_json(fit_hierarchy(c, o), c);
       });
     } else if (probe == "memory/chase_shared") {
@@ -187,7 +269,7 @@ nlohmann::json build_machine_model(const std::vector<nlohmann::json>& runs,
   }
   // The hierarchy: from the L1-allocating chase if there is one, else the first chase run.
   if (mem.contains("paths")) {
-    for (const char* op : {"ca", "nc", "cs", "lu", "cg", "cv"}) {
+    for (const char* op : {"default", "ca", "nc", "cs", "lu", "cg", "cv", "L1_no_allocate"}) {
       if (mem["paths"].contains(op) && !mem["paths"][op].contains("error")) {
         mem["levels"] = mem["paths"][op]["levels"];
         mem["far_l2"] = mem["paths"][op]["far_l2"];
@@ -196,6 +278,7 @@ nlohmann::json build_machine_model(const std::vector<nlohmann::json>& runs,
       }
     }
   }
+  annotate_dram(mem);
   model["simulated"] = model["device"].value("simulated", false);
   model["sources"] = sources;
   return model;

@@ -33,4 +33,12 @@ nlohmann::json build_machine_model(const std::vector<nlohmann::json>& runs,
 nlohmann::json build_machine_model_from_curve(const Curve& curve, const std::string& source,
                                               const HierarchyFitOptions& options = {});
 
+// memory/chase --sm all: per SM its near- and far-L2 latency, with min/median/max/spread and
+// the fastest and slowest SM.
+nlohmann::json sm_map_from_run(const nlohmann::json& run);
+
+// Adds to the DRAM level (the last, if so named) the pages its plateau touched and the TLB level
+// (from mem["tlb"]) whose reach holds them.
+void annotate_dram(nlohmann::json& mem);
+
 }  // namespace gpuprobe::analysis

@@ -1,4 +1,4 @@
-#include "harness/cli.hpp"
+#include "cli/cli.hpp"
 
 #include <cmath>
 #include <exception>
@@ -87,7 +87,8 @@ struct PlannedRun {
 
 // The memory-latency slice of run-all. Later probe families append their runs here.
 std::vector<PlannedRun> run_all_plan() {
-  return {{"memory/chase", {{"cache-op", "ca"}}, "memory_chase_ca.json"},
+  return {{"memory/chase", {{"cache-op", "default"}}, "memory_chase_default.json"},
+          {"memory/chase", {{"cache-op", "ca"}}, "memory_chase_ca.json"},
           {"memory/chase", {{"cache-op", "cg"}}, "memory_chase_cg.json"},
           {"memory/chase", {{"cache-op", "nc"}}, "memory_chase_nc.json"},
           {"memory/chase_shared", {}, "memory_chase_shared.json"},
@@ -95,9 +96,31 @@ std::vector<PlannedRun> run_all_plan() {
           {"memory/tlb", {}, "memory_tlb.json"}};
 }
 
+void print_sm_map(std::ostream& out, const nlohmann::json& map) {
+  if (map.contains("error")) {
+    out << "per-SM L2 map: " << map["error"].get<std::string>() << "\n";
+    return;
+  }
+  char buf[240];
+  for (const char* key : {"l2", "l2_far"}) {
+    if (!map.contains(key) || map[key].is_null()) continue;
+    const auto& s = map[key];
+    std::snprintf(buf, sizeof buf,
+                  "per-SM %-6s %7.1f to %7.1f cycles (median %.1f, spread %.1f) over %zu SMs\n",
+                  std::string(key) == "l2" ? "L2" : "L2-far", s["min_cycles"].get<double>(),
+                  s["max_cycles"].get<double>(), s["median_cycles"].get<double>(),
+                  s["spread_cycles"].get<double>(), map["sms"].size());
+    out << buf;
+  }
+  if (map.contains("fastest_sm"))
+    out << "  fastest SM " << map["fastest_sm"] << ", slowest SM " << map["slowest_sm"] << "\n";
+}
+
 void print_levels(std::ostream& out, const nlohmann::json& model) {
   const auto& mem = model["memory"];
+  if (mem.contains("sm_map")) print_sm_map(out, mem["sm_map"]);
   if (!mem.contains("levels")) {
+    if (mem.contains("sm_map")) return;
     out << "no memory hierarchy could be fitted\n";
     return;
   }
@@ -223,7 +246,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("gpuprobe ") + GPUPROBE_VERSION);
   const std::string device_help =
-      "cuda, cuda:N, sim:<preset> (v100, a100, h100, l40) or auto (GPU, else sim:h100)";
+      "cuda, cuda:N, sim:<preset> (v100, a100, h100, h100-sxm, l40) or auto (GPU, else sim:h100)";
 
   auto* list = app.add_subcommand("list", "list the probes and their parameters");
 

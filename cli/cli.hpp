@@ -1,4 +1,5 @@
-// The gpuprobe command line: list, probe, run-all, analyze. main() only calls run_cli.
+// The gpuprobe command line: list, probe, run-all, analyze. It sits above the harness and the
+// analysis and joins them; main() only calls run_cli.
 #pragma once
 #include <ostream>
 

@@ -1,6 +1,6 @@
 # How CUDA sources get into gpuprobe.
 #
-# Generic probes (probes/*/*.cu, harness/cuda/*.cu) are compiled for CMAKE_CUDA_ARCHITECTURES.
+# Generic probes (probes/*/*.cu, harness/cuda/kernels.cu) are compiled for CMAKE_CUDA_ARCHITECTURES.
 # An arch-specific probe sits in its own translation unit named <name>.sm<XY><a|f>.cu
 # (e.g. probes/tensor/wgmma.sm90a.cu) and is compiled only for that feature target, and only
 # if the user's targets include its family (an `a` cubin runs on exactly one compute capability,
@@ -18,15 +18,20 @@ function(_gpuprobe_arch_numbers out)
   set(${out} ${nums} PARENT_SCOPE)
 endfunction()
 
-function(gpuprobe_add_cuda_sources target)
-  file(GLOB generic CONFIGURE_DEPENDS harness/cuda/*.cu probes/*/*.cu)
+function(gpuprobe_add_cuda_sources harness probes)
+  # CUDA code: the harness's kernels (harness/cuda/kernels.cu) and every generic probe kernel
+  # (probes/*/*.cu). Host code that calls the runtime is plain C++ (*.cpp) linked with cudart.
+  file(GLOB generic CONFIGURE_DEPENDS probes/*/*.cu)
   list(FILTER generic EXCLUDE REGEX "\\.sm[0-9]+[af]\\.cu$")
   file(GLOB specific CONFIGURE_DEPENDS probes/*/*.sm*.cu)
-  target_sources(${target} PRIVATE ${generic})
-  target_link_libraries(${target} PUBLIC CUDA::cudart_static)
-  set_target_properties(${target} PROPERTIES CUDA_ARCHITECTURES "${CMAKE_CUDA_ARCHITECTURES}")
-  target_compile_options(${target} PRIVATE
-    $<$<COMPILE_LANGUAGE:CUDA>:-Xptxas=-warn-spills,-warn-lmem-usage --resource-usage>)
+  target_sources(${probes} PRIVATE ${generic})
+  target_link_libraries(${harness} PUBLIC CUDA::cudart_static)
+  foreach(t IN ITEMS ${harness} ${probes})
+    set_target_properties(${t} PROPERTIES CUDA_ARCHITECTURES "${CMAKE_CUDA_ARCHITECTURES}")
+    target_compile_options(${t} PRIVATE
+      $<$<COMPILE_LANGUAGE:CUDA>:-Xptxas=-warn-spills,-warn-lmem-usage --resource-usage>)
+  endforeach()
+  set(target ${probes})
 
   _gpuprobe_arch_numbers(built)
   set(targets_built "")
@@ -53,16 +58,17 @@ function(gpuprobe_add_cuda_sources target)
     set(obj "gpuprobe_${stem}_sm${num}${kind}")
     add_library(${obj} OBJECT ${src})
     set_target_properties(${obj} PROPERTIES CUDA_ARCHITECTURES "${num}${kind}-real")
-    # Same includes and definitions as the target it joins.
-    target_include_directories(${obj} PRIVATE $<TARGET_PROPERTY:${target},INCLUDE_DIRECTORIES>)
-    target_compile_definitions(${obj} PRIVATE $<TARGET_PROPERTY:${target},COMPILE_DEFINITIONS>)
+    # Same includes and definitions as the probes it joins (through the harness).
+    target_link_libraries(${obj} PRIVATE ${harness})
     target_compile_options(${obj} PRIVATE -Xptxas=-warn-spills,-warn-lmem-usage --resource-usage)
-    target_link_libraries(${obj} PRIVATE CUDA::cudart_static)
-    target_sources(${target} PRIVATE $<TARGET_OBJECTS:${obj}>)
+    # INTERFACE: straight onto the link line of every executable that links the probes. A
+    # PRIVATE source of an OBJECT library is not passed on to its consumers (CMake 3.25), and
+    # the unit's registration would be dropped (tests/cmake/test_arch_specific.py).
+    target_sources(${target} INTERFACE $<TARGET_OBJECTS:${obj}>)
     list(APPEND targets_built "sm_${num}${kind}")
   endforeach()
 
   list(JOIN targets_built "," joined)
-  target_compile_definitions(${target} PUBLIC GPUPROBE_CUDA_TARGETS="${joined}")
+  target_compile_definitions(${harness} PUBLIC GPUPROBE_CUDA_TARGETS="${joined}")
   set(GPUPROBE_CUDA_TARGETS "${joined}" PARENT_SCOPE)
 endfunction()

@@ -84,6 +84,27 @@ Chain make_page_cycle(uint64_t pages, uint64_t page_bytes, uint32_t offset_step_
   return c;
 }
 
+void check_chain(const Chain& chain) {
+  if (chain.next.size() != chain.offset_bytes.size())
+    throw Error("chain has " + std::to_string(chain.next.size()) + " next entries but " +
+                std::to_string(chain.offset_bytes.size()) + " offsets");
+  if (chain.slots() == 0) throw Error("chain has no slots");
+  if (chain.start >= chain.slots())
+    throw Error("chain start slot " + std::to_string(chain.start) + " is not below its " +
+                std::to_string(chain.slots()) + " slots");
+  for (uint64_t i = 0; i < chain.slots(); ++i) {
+    const uint64_t offset = chain.offset_bytes[i];
+    if (offset % 8 != 0 || offset + 8 > chain.span_bytes)
+      throw Error("chain slot " + std::to_string(i) + " at byte offset " + std::to_string(offset) +
+                  " is not an aligned 8-byte slot inside the " + std::to_string(chain.span_bytes) +
+                  "-byte span");
+    if (chain.next[i] >= chain.slots())
+      throw Error("chain slot " + std::to_string(i) + " points to slot " +
+                  std::to_string(chain.next[i]) + ", beyond its " + std::to_string(chain.slots()) +
+                  " slots");
+  }
+}
+
 uint32_t walk(const Chain& chain, uint32_t from, uint64_t hops) {
   if (chain.next.empty()) throw Error("cannot walk an empty chain");
   // A single cycle of n slots repeats every n hops: walk only the remainder.

@@ -31,6 +31,11 @@ Chain make_stride_ring(uint64_t footprint_bytes, uint32_t stride_bytes, uint64_t
 Chain make_page_cycle(uint64_t pages, uint64_t page_bytes, uint32_t offset_step_bytes,
                       uint64_t seed);
 
+// Throws a one-line gpuprobe::Error unless the chain is what every backend assumes: as many
+// offsets as next entries, at least one slot, a start slot, each slot an aligned 8-byte slot
+// inside the span, each next entry a slot. Checked on the host so a bad chain is never a GPU fault.
+void check_chain(const Chain& chain);
+
 // The slot reached after `hops` hops from `from`.
 uint32_t walk(const Chain& chain, uint32_t from, uint64_t hops);
 

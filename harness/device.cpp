@@ -5,26 +5,21 @@
 
 #include "harness/cuda_device.hpp"
 #include "harness/error.hpp"
+#include "harness/ops.hpp"
 #include "harness/sim/sim_device.hpp"
 
 namespace gpuprobe {
 
-std::string_view to_string(CacheOp op) {
-  switch (op) {
-    case CacheOp::ca: return "ca";
-    case CacheOp::cg: return "cg";
-    case CacheOp::cs: return "cs";
-    case CacheOp::lu: return "lu";
-    case CacheOp::cv: return "cv";
-    case CacheOp::nc: return "nc";
-  }
-  return "?";
+std::vector<OpsEntry>& ops_registry() {
+  static std::vector<OpsEntry> entries;
+  return entries;
 }
 
-std::optional<CacheOp> parse_cache_op(std::string_view text) {
-  for (CacheOp op : {CacheOp::ca, CacheOp::cg, CacheOp::cs, CacheOp::lu, CacheOp::cv, CacheOp::nc})
-    if (text == to_string(op)) return op;
-  return std::nullopt;
+std::unique_ptr<FamilyOps> Device::make_ops(std::type_index type, std::string_view family) {
+  for (const OpsEntry& e : ops_registry())
+    if (e.type == type && e.backend == backend()) return e.make(*this);
+  throw OpsUnavailable("the " + std::string(backend()) + " backend has no '" +
+                       std::string(family) + "' operations in this build");
 }
 
 std::unique_ptr<Device> open_device(std::string_view spec) {

@@ -61,6 +61,10 @@ void validate(const ParamSpec& spec, const std::string& value) {
         throw Error(bad + "expected one of " + list);
       }
       break;
+    case ParamSpec::Kind::sm:
+      if (value != "any" && value != "all" && (!parse_u64(value, u) || u > 1023))
+        throw Error(bad + "expected an SM number, any or all");
+      break;
     case ParamSpec::Kind::list:
       for (const auto& part : split_commas(value)) {
         try {
@@ -147,6 +151,13 @@ nlohmann::json Params::to_json() const {
   nlohmann::json j = nlohmann::json::object();
   for (const auto& [k, v] : values_) j[k] = v;
   return j;
+}
+
+int Params::get_sm(const std::string& name) const {
+  const std::string& text = get_text(name);
+  if (text == "any") return kSmAny;
+  if (text == "all") return kSmAll;
+  return static_cast<int>(get_u64(name));
 }
 
 }  // namespace gpuprobe

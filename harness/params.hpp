@@ -10,7 +10,7 @@
 namespace gpuprobe {
 
 struct ParamSpec {
-  enum class Kind { integer, bytes, real, choice, list };
+  enum class Kind { integer, bytes, real, choice, list, sm };  // sm: N, "any" or "all"
   std::string name;           // as on the command line without "--": "max-footprint-bytes"
   Kind kind = Kind::integer;
   std::string default_value;  // text, parsed like user input; "0" often means "derive from device"
@@ -28,6 +28,10 @@ class Params {
   double get_real(const std::string& name) const;
   const std::string& get_text(const std::string& name) const;
   std::vector<uint64_t> get_u64_list(const std::string& name) const;
+  // A Kind::sm parameter: the SM number, kSmAny or kSmAll.
+  int get_sm(const std::string& name) const;
+  static constexpr int kSmAny = -1;
+  static constexpr int kSmAll = -2;
   nlohmann::json to_json() const;
 
  private:

@@ -1,5 +1,6 @@
-// The probe registry. A probe is one host driver (probes/<family>/<name>.cpp) registered with one
-// line in harness/registry.cpp; its kernels live in probes/<family>/*.cu behind the Device.
+// The probe registry. A probe is one host driver (probes/<family>/<name>.cpp) that registers
+// itself with one line: `const ProbeRegistration reg(my_probe);`. Its kernels live in
+// probes/<family>/*.cu behind the family's operations (device.ops<FamilyOps>()).
 // The driver's only channel is ProbeContext: parameters and the device in, points out.
 #pragma once
 #include <functional>
@@ -24,11 +25,19 @@ class ProbeContext {
       : device_(device), params_(std::move(params)), repeat_(repeat), log_(log),
         checkpoint_(std::move(checkpoint)) {}
   Device& device() { return device_; }
+  // The family's operations on this device (harness/ops.hpp); a backend without them throws
+  // OpsUnavailable, and run_probe records the probe as skipped with that reason.
+  template <class Ops>
+  Ops& ops() {
+    return device_.ops<Ops>();
+  }
   const Params& params() const { return params_; }
   const RepeatPolicy& repeat() const { return repeat_; }
   std::ostream& log() { return log_; }
   // Append a measured point to the series and save the record (write-as-you-go).
   void add_point(nlohmann::json point);
+  // Replace point `index` (a re-measurement) and save the record.
+  void replace_point(std::size_t index, nlohmann::json point);
   // Extra top-level facts for the record (self-check, clocks...).
   nlohmann::json& extra() { return extra_; }
   const nlohmann::json& series() const { return series_; }
@@ -48,7 +57,7 @@ struct ProbeSpec {
   std::string summary;   // one line for `gpuprobe list`
   std::vector<ParamSpec> params;
   std::function<void(ProbeContext&)> run;
-  // The PTX capability the probe's kernels need beyond the generic sm_75 set (wgmma, tcgen05...);
+  // The PTX capability the probe's kernels need beyond the generic sm_70 set (wgmma, tcgen05...);
   // a device or build without it gets the probe skipped with the reason, never launched.
   std::optional<ptx::Cap> needs;
 };
@@ -58,7 +67,14 @@ struct ProbeSpec {
 std::optional<std::string> probe_unavailable_reason(const ProbeSpec& probe, const DeviceInfo& info,
                                                     std::string_view built_targets);
 
+// Every registered probe, sorted by id.
 const std::vector<ProbeSpec>& probe_registry();
+
+// One line in a probe's driver registers it (a namespace-scope constant). The probe objects are
+// linked whole into every executable, so the registration always runs (CMakeLists.txt).
+struct ProbeRegistration {
+  explicit ProbeRegistration(ProbeSpec (*make)());
+};
 // Throws a one-line gpuprobe::Error naming the known probes.
 const ProbeSpec& find_probe(const std::string& id);
 

@@ -4,17 +4,33 @@
 #include "harness/arch.hpp"
 #include "harness/error.hpp"
 #include "harness/probe.hpp"
+#include "harness/ops.hpp"
 #include "harness/results.hpp"
-#include "probes/memory/registrations.hpp"
+#include <algorithm>
 
 namespace gpuprobe {
 
-// The explicit list of probes: one line per probe family, so nothing depends on static
-// initialisation order or on the linker keeping an unreferenced object file.
+// How long run_probe may busy the GPU before the first point, waiting for a steady SM clock.
+constexpr double kWarmUpMaxSeconds = 2.0;
+
+namespace {
+// Filled by ProbeRegistration constructors during static initialisation; a function-local static
+// so that registrations in any translation unit find it constructed.
+std::vector<ProbeSpec (*)()>& probe_makers() {
+  static std::vector<ProbeSpec (*)()> makers;
+  return makers;
+}
+}  // namespace
+
+ProbeRegistration::ProbeRegistration(ProbeSpec (*make)()) { probe_makers().push_back(make); }
+
 const std::vector<ProbeSpec>& probe_registry() {
   static const std::vector<ProbeSpec> all = [] {
     std::vector<ProbeSpec> v;
-    for (auto& p : probes::memory_probes()) v.push_back(std::move(p));
+    for (auto make : probe_makers()) v.push_back(make());
+    std::sort(v.begin(), v.end(), [](const ProbeSpec& a, const ProbeSpec& b) { return a.id < b.id; });
+    for (std::size_t i = 1; i < v.size(); ++i)
+      if (v[i].id == v[i - 1].id) throw Error("probe '" + v[i].id + "' is registered twice");
     return v;
   }();
   return all;
@@ -33,7 +49,7 @@ std::optional<std::string> probe_unavailable_reason(const ProbeSpec& probe, cons
   if (!probe.needs) return std::nullopt;
   const ptx::CapInfo& cap = ptx::capability_info(*probe.needs);
   const std::string sm = "sm_" + std::to_string(info.cc.sm());
-  if (!ptx::device_has(*probe.needs, info.cc))
+  if (!ptx::device_has(*probe.needs, info.cc.sm()))
     return "needs " + std::string(cap.targets) + " (" + cap.name + "); " + info.name + " is " + sm;
   if (info.simulated || cap.need == ptx::TargetNeed::any) return std::nullopt;
   // The capability needs an `a` or `f` cubin: is there one in this build that runs here?
@@ -51,12 +67,21 @@ std::optional<std::string> probe_unavailable_reason(const ProbeSpec& probe, cons
 void ProbeContext::add_point(nlohmann::json point) {
   // Progress, one line per point: the axes that place it, then its latency.
   log_ << "  ";
-  for (const char* axis : {"stride_bytes", "footprint_bytes", "span_bytes"})
+  for (const char* axis : {"sm", "stride_bytes", "footprint_bytes", "span_bytes"})
     if (point.contains(axis)) log_ << axis << "=" << point[axis] << " ";
   if (point.contains("latency_cycles") && point["latency_cycles"].is_number())
     log_ << point["latency_cycles"].get<double>() << " cycles";
   log_ << "\n";
   series_.push_back(std::move(point));
+  nlohmann::json partial = {{"series", series_}, {"extra", extra_}};
+  if (checkpoint_) checkpoint_(partial);
+}
+
+void ProbeContext::replace_point(std::size_t index, nlohmann::json point) {
+  if (index >= series_.size())
+    throw Error("internal: point " + std::to_string(index) + " replaced but only " +
+                std::to_string(series_.size()) + " were measured");
+  series_[index] = std::move(point);
   nlohmann::json partial = {{"series", series_}, {"extra", extra_}};
   if (checkpoint_) checkpoint_(partial);
 }
@@ -90,13 +115,27 @@ nlohmann::json run_probe(Device& device, const ProbeSpec& probe, const Params& p
     log << "gpuprobe: " << probe.id << " skipped: " << *reason << "\n";
     return record;
   }
+  // The driver's view before anything runs, then a warm-up so that no point is measured while an
+  // idle GPU is still ramping its clock up.
+  record["telemetry"]["before"] = device.telemetry();
+  record["warm_up"] = device.warm_up(kWarmUpMaxSeconds);
+  if (!out_path.empty()) write_json_atomically(out_path, record);
   ProbeContext ctx(device, params, repeat, log, save);
   try {
     probe.run(ctx);
+    record["telemetry"]["after"] = device.telemetry();
     save({{"series", ctx.series()}, {"extra", ctx.extra()}});
     record["status"] = "ok";
     if (!out_path.empty()) write_json_atomically(out_path, record);
+  } catch (const OpsUnavailable& e) {
+    // The backend lacks this family: nothing was launched, like a missing capability.
+    record["status"] = "skipped";
+    record["skip_reason"] = e.what();
+    if (!out_path.empty()) write_json_atomically(out_path, record);
+    log << "gpuprobe: " << probe.id << " skipped: " << e.what() << "\n";
+    return record;
   } catch (const std::exception& e) {
+    record["telemetry"]["after"] = device.telemetry();
     record["series"] = ctx.series();
     for (const auto& [k, v] : ctx.extra().items()) record[k] = v;
     record["status"] = "failed";

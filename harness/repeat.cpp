@@ -19,13 +19,25 @@ double relative_noise(const stats::Summary& s) {
 
 RepeatOutcome repeat_until_stable(const std::function<double()>& measure,
                                   const RepeatPolicy& policy) {
+  return repeat_until_stable_rejecting([&]() -> std::optional<double> { return measure(); },
+                                       policy);
+}
+
+RepeatOutcome repeat_until_stable_rejecting(const std::function<std::optional<double>()>& measure,
+                                            const RepeatPolicy& policy) {
   using clock = std::chrono::steady_clock;
   const auto start = clock::now();
   RepeatOutcome out;
   const std::size_t max_repeats = std::max(policy.max_repeats, std::size_t{1});
   while (out.values.size() < max_repeats) {
-    out.values.push_back(measure());
-    if (out.values.size() < policy.min_repeats) continue;
+    const std::optional<double> value = measure();
+    if (value) out.values.push_back(*value);
+    if (out.values.size() < policy.min_repeats) {
+      if (!value && std::chrono::duration<double>(clock::now() - start).count() >=
+                        policy.max_seconds && !out.values.empty())
+        break;
+      continue;
+    }
     out.summary = stats::summarize(out.values);
     if (relative_noise(out.summary) <= policy.target_rel_ci) {
       out.converged = true;

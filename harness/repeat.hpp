@@ -2,6 +2,7 @@
 #pragma once
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "harness/stats.hpp"
@@ -26,5 +27,10 @@ struct RepeatOutcome {
 // are too few values for an order-statistics interval).
 RepeatOutcome repeat_until_stable(const std::function<double()>& measure,
                                   const RepeatPolicy& policy);
+
+// The same, where measure() may reject a repeat (std::nullopt: it does not count, the time bound
+// still applies). The caller bounds how many it rejects.
+RepeatOutcome repeat_until_stable_rejecting(const std::function<std::optional<double>()>& measure,
+                                            const RepeatPolicy& policy);
 
 }  // namespace gpuprobe

@@ -23,6 +23,7 @@ nlohmann::json to_json(const DeviceInfo& d) {
           {"rated_mem_clock_mhz", d.rated_mem_clock_mhz},
           {"memory_bus_bits", d.memory_bus_bits},
           {"l2_bytes", d.l2_bytes},
+          {"persisting_l2_max_bytes", d.persisting_l2_max_bytes},
           {"global_memory_bytes", d.global_memory_bytes},
           {"shared_memory_per_sm_bytes", d.shared_memory_per_sm_bytes},
           {"shared_memory_per_block_optin_bytes", d.shared_memory_per_block_optin_bytes},

@@ -7,9 +7,7 @@
 // exact compute capability. nvcc 13 defines __CUDA_ARCH_FAMILY_SPECIFIC__ on `a` and `f` passes
 // and __CUDA_ARCH_SPECIFIC__ on `a` passes only (checked with #pragma message on every target).
 #pragma once
-#include <cstddef>
-
-#include "harness/device.hpp"
+#include "ptx/types.cuh"
 
 #if defined(__CUDACC__)
 #define GPUPROBE_PTX_HD __host__ __device__
@@ -55,9 +53,9 @@ struct CapInfo {
 };
 
 inline constexpr CapInfo kCapabilities[] = {
-    {Cap::sreg_timers, "sreg_timers", 75, TargetNeed::any, {}, "sm_75+"},
-    {Cap::ld_shared, "ld_shared", 75, TargetNeed::any, {}, "sm_75+"},
-    {Cap::ld_global_cache_ops, "ld_global_cache_ops", 75, TargetNeed::any, {}, "sm_75+"},
+    {Cap::sreg_timers, "sreg_timers", 70, TargetNeed::any, {}, "sm_70+"},
+    {Cap::ld_shared, "ld_shared", 70, TargetNeed::any, {}, "sm_70+"},
+    {Cap::ld_global_cache_ops, "ld_global_cache_ops", 70, TargetNeed::any, {}, "sm_70+"},
     {Cap::ld_L2_256B, "ld_L2_256B", 80, TargetNeed::any, {}, "sm_80+"},
     {Cap::cluster_dsmem, "cluster_dsmem", 90, TargetNeed::any, {}, "sm_90+"},
     {Cap::wgmma, "wgmma", 90, TargetNeed::specific, {90}, "sm_90a"},
@@ -68,10 +66,10 @@ inline constexpr CapInfo kCapabilities[] = {
     {Cap::block_scaled_mma, "block_scaled_mma", 120, TargetNeed::family, {120, 121},
      "sm_120a/121a or sm_120f/121f"},
 };
-inline constexpr std::size_t kCapabilityCount = sizeof(kCapabilities) / sizeof(kCapabilities[0]);
+inline constexpr unsigned kCapabilityCount = sizeof(kCapabilities) / sizeof(kCapabilities[0]);
 
 GPUPROBE_PTX_HD constexpr const CapInfo& capability_info(Cap cap) {
-  return kCapabilities[static_cast<std::size_t>(cap)];
+  return kCapabilities[static_cast<unsigned>(cap)];
 }
 
 // True if hardware of SM number `sm` has the feature (given code built for a suitable target).
@@ -98,15 +96,13 @@ GPUPROBE_PTX_HD constexpr bool target_has(Cap cap, PtxTarget target) {
   return false;
 }
 
-// Host mirror: does a GPU of compute capability `cc` have the feature?
-inline constexpr bool device_has(Cap cap, ComputeCapability cc) {
-  return sm_has(capability_info(cap), cc.major * 10 + cc.minor);
-}
+// Host mirror: does a GPU of SM number `sm` (major * 10 + minor) have the feature?
+GPUPROBE_PTX_HD inline constexpr bool device_has(Cap cap, int sm) { return sm_has(capability_info(cap), sm); }
 
 namespace detail {
-constexpr bool table_in_enum_order() {
-  for (std::size_t i = 0; i < kCapabilityCount; ++i) {
-    if (static_cast<std::size_t>(kCapabilities[i].cap) != i) return false;
+GPUPROBE_PTX_HD constexpr bool table_in_enum_order() {
+  for (unsigned i = 0; i < kCapabilityCount; ++i) {
+    if (static_cast<unsigned>(kCapabilities[i].cap) != i) return false;
   }
   return true;
 }

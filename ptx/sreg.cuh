@@ -1,13 +1,12 @@
 // Special registers: clocks and identity. asm volatile for registers that change between reads,
 // plain asm for invariant ones (a thread never changes SM while it runs).
 #pragma once
-#include <cstdint>
-
 #include "ptx/capability.hpp"
+#include "ptx/types.cuh"
 
 namespace gpuprobe::ptx {
 
-// PTX: mov.u64 d, %clock64; PTX ISA 2.0; sm_75+ (suite minimum). SASS: CS2R Rd, SR_CLOCKLO
+// PTX: mov.u64 d, %clock64; PTX ISA 2.0; sm_70+ (suite minimum). SASS: CS2R Rd, SR_CLOCKLO
 __device__ __forceinline__ uint64_t get_sreg_clock64() {
   GPUPROBE_PTX_REQUIRE(sreg_timers);
   uint64_t cycles;
@@ -15,7 +14,7 @@ __device__ __forceinline__ uint64_t get_sreg_clock64() {
   return cycles;
 }
 
-// PTX: mov.u64 d, %globaltimer; PTX ISA 3.1; sm_75+ (suite minimum). ns; 32 ns ticks on GH100+
+// PTX: mov.u64 d, %globaltimer; PTX ISA 3.1; sm_70+ (suite minimum). ns; 32 ns ticks on GH100+
 __device__ __forceinline__ uint64_t get_sreg_globaltimer() {
   GPUPROBE_PTX_REQUIRE(sreg_timers);
   uint64_t ns;
@@ -23,7 +22,7 @@ __device__ __forceinline__ uint64_t get_sreg_globaltimer() {
   return ns;
 }
 
-// PTX: mov.u32 d, %smid; PTX ISA 1.3; sm_75+ (suite minimum). Not necessarily contiguous.
+// PTX: mov.u32 d, %smid; PTX ISA 1.3; sm_70+ (suite minimum). Not necessarily contiguous.
 __device__ __forceinline__ uint32_t get_sreg_smid() {
   GPUPROBE_PTX_REQUIRE(sreg_timers);
   uint32_t smid;
@@ -34,7 +33,7 @@ __device__ __forceinline__ uint32_t get_sreg_smid() {
 // Closes a timed region: reads %clock64 only after `value` has arrived. The runtime zero (a
 // kernel argument; a literal 0 would be folded by ptxas) makes the added term depend on value,
 // and the clock read follows it in the same asm block.
-// PTX: and.b64; mov.u64 %clock64; add.u64; PTX ISA 2.0; sm_75+
+// PTX: and.b64; mov.u64 %clock64; add.u64; PTX ISA 2.0; sm_70+
 __device__ __forceinline__ uint64_t get_sreg_clock64_after(uint64_t value, uint64_t zero) {
   GPUPROBE_PTX_REQUIRE(sreg_timers);
   uint64_t cycles;

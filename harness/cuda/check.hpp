@@ -1,6 +1,7 @@
 // Checking CUDA runtime calls: every call and every launch goes through GPUPROBE_CUDA_CHECK,
 // which throws gpuprobe::Error with file:line, the call and the CUDA error name and text.
-// A missing kernel image becomes DeviceUnavailable naming the code this build lacks.
+// A missing kernel image becomes DeviceUnavailable naming the code this build lacks. Plain C++:
+// compiled by g++ (harness/cuda/*.cpp, probes/*/*_cuda.cpp) against the CUDA 12 or 13 headers.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -22,17 +23,6 @@ namespace gpuprobe::cuda {
       ::gpuprobe::cuda::throw_cuda_error(gpuprobe_status_, #call, __FILE__, \
                                          __LINE__);                        \
     }                                                                      \
-  } while (0)
-
-// Checks a launch (configuration errors) and then its completion (faults in the kernel).
-#define GPUPROBE_CUDA_CHECK_LAUNCH(what)                                                 \
-  do {                                                                                   \
-    GPUPROBE_CUDA_CHECK(cudaGetLastError());                                             \
-    const cudaError_t gpuprobe_status_ = cudaDeviceSynchronize();                        \
-    if (gpuprobe_status_ != cudaSuccess) {                                               \
-      ::gpuprobe::cuda::throw_cuda_error(gpuprobe_status_, "cudaDeviceSynchronize after " \
-                                         what, __FILE__, __LINE__);                      \
-    }                                                                                    \
   } while (0)
 
 // Owns one cudaMalloc allocation. Freeing errors are ignored in the destructor (it must not

@@ -1,25 +1,40 @@
-// The CUDA device backend: discovery, provenance (DeviceInfo) and the Device operations, built on
-// the launchers of probes/memory/chase.cu. Every runtime call is checked (check.cuh).
+// The CUDA device backend: discovery, provenance (DeviceInfo), the SM clock, warm-up and driver
+// telemetry. Plain C++ (g++): the harness's kernels are in harness/cuda/kernels.cu and launched
+// through harness/cuda/launch.hpp. Family operations live with their family
+// (probes/<family>/*_cuda.cpp) and find this device through harness/cuda/cuda_device.hpp.
+#include "harness/cuda/cuda_device.hpp"
+
 #include <cuda_runtime.h>
 
+#include <chrono>
 #include <cstdio>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "harness/arch.hpp"
-#include "harness/chain.hpp"
-#include "harness/cuda/check.cuh"
-#include "harness/cuda/sm_clock.hpp"
+#include "harness/cuda/check.hpp"
+#include "harness/cuda/launch.hpp"
 #include "harness/cuda_device.hpp"
 #include "harness/error.hpp"
-#include "probes/memory/chase_kernels.hpp"
+#include "harness/telemetry.hpp"
+#include "harness/timing.hpp"
+
+namespace gpuprobe::cuda {
+struct ClockOut {
+  uint64_t cycles;
+  uint64_t ns;
+  uint32_t smid;
+};
+}  // namespace gpuprobe::cuda
+
+extern "C" void gpuprobe_sm_clock(uint64_t spin_ns, gpuprobe::cuda::ClockOut* out);
+extern "C" void gpuprobe_spin(uint64_t spin_ns, uint32_t never, uint32_t* sink);
 
 namespace gpuprobe {
 namespace cuda {
 
 namespace {
-
 std::string short_path(const char* file) {
   const std::string path(file);
   for (const char* root : {"/harness/", "/probes/", "/ptx/"}) {
@@ -55,17 +70,10 @@ void throw_cuda_error(cudaError_t status, const char* call, const char* file, in
 
 }  // namespace cuda
 
+namespace cuda {
 namespace {
 
-using cuda::DeviceArray;
-
 constexpr const char* kUseSim = "use --device sim:h100";
-
-std::string mib(uint64_t bytes) {
-  char text[64];
-  std::snprintf(text, sizeof text, "%.1f MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
-  return text;
-}
 
 std::string cuda_version_text(int version) {
   return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
@@ -102,7 +110,10 @@ std::string uuid_text(const cudaUUID_t& uuid) {
       }
       throw DeviceUnavailable("the NVIDIA driver supports CUDA " +
                               cuda_version_text(driver_version) + ", older than this build's CUDA " +
-                              cuda_version_text(runtime_version) + " runtime: update the driver, or " +
+                              cuda_version_text(runtime_version) +
+                              " runtime: update the driver, or rebuild with a CUDA " +
+                              cuda_version_text(driver_version) +
+                              " toolkit (scripts/setup.sh with CUDACXX=/path/to/that/nvcc), or " +
                               kUseSim);
     case cudaErrorNoDevice:
       throw DeviceUnavailable(
@@ -129,199 +140,136 @@ int attribute(cudaDeviceAttr attr, int ordinal) {
   return value;
 }
 
-// The chain must be what the backend assumes: aligned slots inside the span, a valid permutation
-// index, a start slot. Checked once on the host so that a bad chain is an Error, not a GPU fault.
-void validate_chain(const Chain& chain) {
-  if (chain.next.size() != chain.offset_bytes.size()) {
-    throw Error("chain has " + std::to_string(chain.next.size()) + " next entries but " +
-                std::to_string(chain.offset_bytes.size()) + " offsets");
-  }
-  if (chain.slots() == 0) throw Error("chain has no slots");
-  if (chain.start >= chain.slots()) {
-    throw Error("chain start slot " + std::to_string(chain.start) + " is not below its " +
-                std::to_string(chain.slots()) + " slots");
-  }
-  for (uint64_t i = 0; i < chain.slots(); ++i) {
-    const uint64_t offset = chain.offset_bytes[i];
-    if (offset % 8 != 0 || offset + 8 > chain.span_bytes) {
-      throw Error("chain slot " + std::to_string(i) + " at byte offset " + std::to_string(offset) +
-                  " is not an aligned 8-byte slot inside the " + std::to_string(chain.span_bytes) +
-                  "-byte span");
-    }
-    if (chain.next[i] >= chain.slots()) {
-      throw Error("chain slot " + std::to_string(i) + " points to slot " +
-                  std::to_string(chain.next[i]) + ", beyond its " + std::to_string(chain.slots()) +
-                  " slots");
-    }
-  }
-}
-
-struct UploadedSlots {
-  DeviceArray<uint64_t> offset_bytes;
-  DeviceArray<uint32_t> next;
-};
-
-UploadedSlots upload_slots(const Chain& chain) {
-  UploadedSlots slots{DeviceArray<uint64_t>(chain.slots()), DeviceArray<uint32_t>(chain.slots())};
-  GPUPROBE_CUDA_CHECK(cudaMemcpy(slots.offset_bytes.get(), chain.offset_bytes.data(),
-                                 slots.offset_bytes.bytes(), cudaMemcpyHostToDevice));
-  GPUPROBE_CUDA_CHECK(cudaMemcpy(slots.next.get(), chain.next.data(), slots.next.bytes(),
-                                 cudaMemcpyHostToDevice));
-  return slots;
-}
-
-class CudaDevice final : public Device {
- public:
-  explicit CudaDevice(int ordinal) : ordinal_(ordinal) {
-    select();
-    info_.cc.major = attribute(cudaDevAttrComputeCapabilityMajor, ordinal);
-    info_.cc.minor = attribute(cudaDevAttrComputeCapabilityMinor, ordinal);
-    // Before anything runs on the device: does this build have code for it?
-    if (auto missing = missing_code_message(built_cuda_targets(), info_.cc)) {
-      throw DeviceUnavailable(*missing);
-    }
-    cuda::check_chase_kernels_loadable();
-
-    cudaDeviceProp prop{};
-    GPUPROBE_CUDA_CHECK(cudaGetDeviceProperties(&prop, ordinal));
-    info_.name = prop.name;
-    info_.uuid = uuid_text(prop.uuid);
-    info_.global_memory_bytes = prop.totalGlobalMem;
-    info_.sm_count = attribute(cudaDevAttrMultiProcessorCount, ordinal);
-    info_.rated_sm_clock_mhz = attribute(cudaDevAttrClockRate, ordinal) / 1000.0;
-    info_.rated_mem_clock_mhz = attribute(cudaDevAttrMemoryClockRate, ordinal) / 1000.0;
-    info_.memory_bus_bits = attribute(cudaDevAttrGlobalMemoryBusWidth, ordinal);
-    info_.l2_bytes = static_cast<uint64_t>(attribute(cudaDevAttrL2CacheSize, ordinal));
-    info_.shared_memory_per_sm_bytes =
-        static_cast<uint64_t>(attribute(cudaDevAttrMaxSharedMemoryPerMultiprocessor, ordinal));
-    info_.shared_memory_per_block_optin_bytes =
-        static_cast<uint64_t>(attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, ordinal));
-    info_.ecc_enabled = attribute(cudaDevAttrEccEnabled, ordinal) != 0;
-    GPUPROBE_CUDA_CHECK(cudaDriverGetVersion(&info_.driver_version));
-    GPUPROBE_CUDA_CHECK(cudaRuntimeGetVersion(&info_.runtime_version));
-    char bus_id[64] = {};
-    GPUPROBE_CUDA_CHECK(cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, ordinal));
-    info_.pci_bus_id = bus_id;
-    info_.simulated = false;
-  }
-
-  const DeviceInfo& info() const override { return info_; }
-
-  uint64_t free_memory_bytes() override {
-    select();
-    size_t free_bytes = 0;
-    size_t total_bytes = 0;
-    GPUPROBE_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    return free_bytes;
-  }
-
-  double measure_sm_clock_mhz(uint64_t spin_ns) override {
-    select();
-    const cuda::ClockSample sample = cuda::launch_sm_clock(spin_ns);
-    if (sample.ns == 0) throw Error("%globaltimer did not advance while measuring the SM clock");
-    return static_cast<double>(sample.cycles) / static_cast<double>(sample.ns) * 1000.0;
-  }
-
-  ChaseResult chase(const ChaseRequest& request) override {
-    if (request.chain == nullptr) throw Error("chase request without a chain");
-    validate_chain(*request.chain);
-    select();
-    return request.space == MemorySpace::shared ? chase_shared(request) : chase_global(request);
-  }
-
- private:
-  void select() const { GPUPROBE_CUDA_CHECK(cudaSetDevice(ordinal_)); }
-
-  ChaseResult chase_global(const ChaseRequest& request) {
-    const Chain& chain = *request.chain;
-    const uint64_t footprint_bytes =
-        chain.span_bytes + chain.slots() * (sizeof(uint64_t) + sizeof(uint32_t));
-    const uint64_t free_bytes = free_memory_bytes();
-    if (footprint_bytes > free_bytes) {
-      throw Error("footprint " + mib(footprint_bytes) + " exceeds free device memory " +
-                  mib(free_bytes) + " on " + info_.name);
-    }
-    DeviceArray<unsigned char> span(chain.span_bytes);
-    const UploadedSlots slots = upload_slots(chain);
-    cuda::DeviceChain device_chain;
-    device_chain.base_addr = reinterpret_cast<uint64_t>(span.get());
-    device_chain.span_bytes = chain.span_bytes;
-    device_chain.offset_bytes = slots.offset_bytes.get();
-    device_chain.next = slots.next.get();
-    device_chain.slots = chain.slots();
-    cuda::launch_chain_scatter(device_chain);
-
-    const cuda::ChaseLaunchResult bulk =
-        cuda::launch_global_chase(request.op, device_chain, chain.offset_bytes[chain.start],
-                                  request.warmup_hops, request.timed_hops);
-    ChaseResult result;
-    result.timed_cycles = bulk.timed_cycles;
-    result.timed_ns = bulk.timed_ns;
-    result.final_offset_bytes = bulk.final_offset_bytes;
-    result.smid = bulk.smid;
-    if (request.sampled_hops == 0) return result;
-
-    // The sampled launch re-warms the caches over the last warmup_hops hops of the timed walk,
-    // so its samples continue exactly where the timed hops stopped.
-    const uint32_t resume_slot = walk(chain, chain.start, request.timed_hops);
-    const cuda::ChaseLaunchResult sampled = cuda::launch_global_chase_sampled(
-        request.op, device_chain, chain.offset_bytes[resume_slot], request.warmup_hops,
-        request.sampled_hops, result.sample_cycles);
-    if (sampled.checkpoint_offset_bytes != bulk.final_offset_bytes) {
-      throw Error("sampled chase resumed at byte offset " +
-                  std::to_string(sampled.checkpoint_offset_bytes) +
-                  " but the timed chase ended at " + std::to_string(bulk.final_offset_bytes) +
-                  ": the chain on the device differs from the host's");
-    }
-    result.final_offset_bytes = sampled.final_offset_bytes;
-    return result;
-  }
-
-  ChaseResult chase_shared(const ChaseRequest& request) {
-    const Chain& chain = *request.chain;
-    const uint64_t smem_bytes = shared_chase_bytes(chain.span_bytes,
-                                                              request.sampled_hops);
-    if (smem_bytes > info_.shared_memory_per_block_optin_bytes) {
-      throw Error("shared-memory chase of " + std::to_string(chain.span_bytes) + " bytes with " +
-                  std::to_string(request.sampled_hops) + " samples needs " +
-                  std::to_string(smem_bytes) + " bytes of shared memory, " + info_.name +
-                  " allows " + std::to_string(info_.shared_memory_per_block_optin_bytes) +
-                  " per block");
-    }
-    const UploadedSlots slots = upload_slots(chain);
-    cuda::DeviceChain device_chain;
-    device_chain.span_bytes = chain.span_bytes;
-    device_chain.offset_bytes = slots.offset_bytes.get();
-    device_chain.next = slots.next.get();
-    device_chain.slots = chain.slots();
-    ChaseResult result;
-    const cuda::ChaseLaunchResult launched = cuda::launch_shared_chase(
-        device_chain, chain.start, request.warmup_hops, request.timed_hops, request.sampled_hops,
-        result.sample_cycles);
-    result.timed_cycles = launched.timed_cycles;
-    result.timed_ns = launched.timed_ns;
-    result.final_offset_bytes = launched.final_offset_bytes;
-    result.smid = launched.smid;
-    return result;
-  }
-
-  int ordinal_;
-  DeviceInfo info_;
-};
-
 }  // namespace
+
+CudaDevice::CudaDevice(int ordinal) : ordinal_(ordinal) {
+  select();
+  info_.cc.major = attribute(cudaDevAttrComputeCapabilityMajor, ordinal);
+  info_.cc.minor = attribute(cudaDevAttrComputeCapabilityMinor, ordinal);
+  // Before anything runs on the device: does this build have code for it?
+  if (auto missing = missing_code_message(built_cuda_targets(), info_.cc)) {
+    throw DeviceUnavailable(*missing);
+  }
+  cudaFuncAttributes loadable{};  // a missing image becomes DeviceUnavailable (check.hpp)
+  GPUPROBE_CUDA_CHECK(
+      cudaFuncGetAttributes(&loadable, reinterpret_cast<const void*>(&gpuprobe_sm_clock)));
+
+  cudaDeviceProp prop{};
+  GPUPROBE_CUDA_CHECK(cudaGetDeviceProperties(&prop, ordinal));
+  info_.name = prop.name;
+  info_.uuid = uuid_text(prop.uuid);
+  info_.global_memory_bytes = prop.totalGlobalMem;
+  info_.sm_count = attribute(cudaDevAttrMultiProcessorCount, ordinal);
+  info_.rated_sm_clock_mhz = attribute(cudaDevAttrClockRate, ordinal) / 1000.0;
+  info_.rated_mem_clock_mhz = attribute(cudaDevAttrMemoryClockRate, ordinal) / 1000.0;
+  info_.memory_bus_bits = attribute(cudaDevAttrGlobalMemoryBusWidth, ordinal);
+  info_.l2_bytes = static_cast<uint64_t>(attribute(cudaDevAttrL2CacheSize, ordinal));
+  info_.persisting_l2_max_bytes =
+      static_cast<uint64_t>(attribute(cudaDevAttrMaxPersistingL2CacheSize, ordinal));
+  info_.shared_memory_per_sm_bytes =
+      static_cast<uint64_t>(attribute(cudaDevAttrMaxSharedMemoryPerMultiprocessor, ordinal));
+  info_.shared_memory_per_block_optin_bytes =
+      static_cast<uint64_t>(attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, ordinal));
+  info_.ecc_enabled = attribute(cudaDevAttrEccEnabled, ordinal) != 0;
+  GPUPROBE_CUDA_CHECK(cudaDriverGetVersion(&info_.driver_version));
+  GPUPROBE_CUDA_CHECK(cudaRuntimeGetVersion(&info_.runtime_version));
+  char bus_id[64] = {};
+  GPUPROBE_CUDA_CHECK(cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, ordinal));
+  info_.pci_bus_id = bus_id;
+  info_.simulated = false;
+}
+
+void CudaDevice::select() const { GPUPROBE_CUDA_CHECK(cudaSetDevice(ordinal_)); }
+
+uint64_t CudaDevice::free_memory_bytes() {
+  select();
+  size_t free_bytes = 0;
+  size_t total_bytes = 0;
+  GPUPROBE_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  return free_bytes;
+}
+
+namespace {
+cuda::ClockOut read_clock(uint64_t spin_ns) {
+  DeviceArray<cuda::ClockOut> out(1);
+  cuda::ClockOut* out_ptr = out.get();
+  void* args[] = {&spin_ns, &out_ptr};
+  LaunchConfig config;
+  cuda::launch(reinterpret_cast<const void*>(&gpuprobe_sm_clock), "gpuprobe_sm_clock", config,
+               args);
+  cuda::ClockOut host{};
+  GPUPROBE_CUDA_CHECK(cudaMemcpy(&host, out.get(), sizeof host, cudaMemcpyDeviceToHost));
+  return host;
+}
+}  // namespace
+
+ClockReading CudaDevice::measure_sm_clock(uint64_t spin_ns) {
+  select();
+  // The N / 2N difference: the kernel's fixed cost between its clock and timer reads cancels.
+  const cuda::ClockOut one = read_clock(spin_ns);
+  const cuda::ClockOut two = read_clock(2 * spin_ns);
+  const double cycles = timing::per_unit_from_difference(double(one.cycles), double(two.cycles), 1);
+  const double ns = timing::per_unit_from_difference(double(one.ns), double(two.ns), 1);
+  if (!(ns > 0)) throw Error("%globaltimer did not advance while measuring the SM clock");
+  return ClockReading{cycles / ns * 1000.0, two.smid};
+}
+
+nlohmann::json CudaDevice::warm_up(double max_seconds) {
+  select();
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  const double before = measure_sm_clock(kClockSpinNs).mhz;
+  // Several blocks per SM, each spinning 50 ms, until two readings agree within 1%.
+  LaunchConfig config;
+  config.grid = Dim3{static_cast<uint32_t>(4 * info_.sm_count), 1, 1};
+  config.block = Dim3{256, 1, 1};
+  uint64_t spin_ns = 50'000'000;
+  uint32_t never = 0;
+  uint32_t* sink = nullptr;
+  void* args[] = {&spin_ns, &never, &sink};
+  double last = before;
+  double now = before;
+  bool steady = false;
+  int rounds = 0;
+  while (std::chrono::duration<double>(Clock::now() - start).count() < max_seconds) {
+    cuda::launch(reinterpret_cast<const void*>(&gpuprobe_spin), "gpuprobe_spin", config, args);
+    now = measure_sm_clock(kClockSpinNs).mhz;
+    ++rounds;
+    if (rounds >= 2 && std::abs(now - last) <= 0.01 * last) {
+      steady = true;
+      break;
+    }
+    last = now;
+  }
+  return {{"seconds", std::chrono::duration<double>(Clock::now() - start).count()},
+          {"busy_rounds", rounds},
+          {"sm_clock_mhz_before", before},
+          {"sm_clock_mhz_after", now},
+          {"steady", steady}};
+}
+
+nlohmann::json CudaDevice::telemetry() {
+  select();
+  nlohmann::json t = to_json(read_telemetry(info_.pci_bus_id));
+  size_t persisting = 0;
+  GPUPROBE_CUDA_CHECK(cudaDeviceGetLimit(&persisting, cudaLimitPersistingL2CacheSize));
+  t["persisting_l2_limit_bytes"] = persisting;   // set aside for persisting accesses: 0 expected
+  return t;
+}
+
+}  // namespace cuda
 
 std::unique_ptr<Device> make_cuda_device(int ordinal) {
   int count = 0;
   const cudaError_t status = cudaGetDeviceCount(&count);
-  if (status != cudaSuccess) throw_discovery_error(status);
-  if (count == 0) throw_discovery_error(cudaErrorNoDevice);
+  if (status != cudaSuccess) cuda::throw_discovery_error(status);
+  if (count == 0) cuda::throw_discovery_error(cudaErrorNoDevice);
   if (ordinal < 0 || ordinal >= count) {
     throw DeviceUnavailable("CUDA device " + std::to_string(ordinal) + " does not exist: this " +
                             "machine has " + std::to_string(count) + " (cuda:0 to cuda:" +
                             std::to_string(count - 1) + ")");
   }
-  return std::make_unique<CudaDevice>(ordinal);
+  return std::make_unique<cuda::CudaDevice>(ordinal);
 }
 
 }  // namespace gpuprobe

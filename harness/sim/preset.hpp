@@ -38,6 +38,14 @@ struct Preset {
   uint64_t page_bytes = 2ull << 20;
   std::vector<TlbLevelModel> tlbs;  // nearest first; a miss in all of them costs a page walk
   double page_walk_cycles = 0;      // added when every TLB level misses
+  // Extra cycles an SM pays for every access that reaches the L2, drawn per SM from
+  // [0, l2_sm_spread_cycles): its distance to the L2 slices on the on-chip network.
+  double l2_sm_spread_cycles = 0;
+  // Measured distances, one per SM (overrides the spread): what memory/chase --sm all read on a
+  // real GPU, less its fastest SM.
+  std::vector<double> l2_sm_offsets_cycles;
+  // Device::min_timed_region_ns of the simulated device (the simulator's timer does not tick).
+  uint64_t min_timed_region_ns = 20'000;
   double noise_rel = 0.004;         // relative sigma of per-hop jitter (deterministic from seed)
   double outlier_probability = 0.001;
   double outlier_extra_cycles = 400;

@@ -23,6 +23,8 @@
 namespace gpuprobe::sim {
 namespace {
 
+enum class MemorySpace { global, shared };
+
 // Where the simulated buffer lives: 2 MiB aligned, like a cudaMalloc of a large buffer.
 constexpr uint64_t kGlobalBaseAddress = 0x7f00'0000'0000ull;
 
@@ -298,10 +300,13 @@ struct Pending {
   LruArray::Location set[4] = {};
 };
 
-class SimDevice final : public Device {
+}  // namespace
+
+class SimDevice::Impl {
  public:
-  SimDevice(const Preset& preset, uint64_t seed)
-      : preset_(preset), rng_(seed), page_shift_(std::countr_zero(preset.page_bytes)) {
+  Impl(const Preset& preset, uint64_t seed, Faults faults)
+      : preset_(preset), rng_(seed), faults_(faults),
+        page_shift_(std::countr_zero(preset.page_bytes)) {
     for (const auto& model : preset_.caches) caches_.emplace_back(model);
     for (const auto& model : preset_.tlbs) tlbs_.emplace_back(model);
     const auto l1 = std::find_if(preset_.caches.begin(), preset_.caches.end(),
@@ -312,36 +317,64 @@ class SimDevice final : public Device {
     }
   }
 
-  const DeviceInfo& info() const override { return preset_.info; }
+  const Preset& preset() const { return preset_; }
 
-  uint64_t free_memory_bytes() override {
+  uint64_t free_memory_bytes() const {
     return preset_.info.global_memory_bytes / 20 * 19;  // 95%: the rest is the context's
   }
 
-  double measure_sm_clock_mhz(uint64_t /*spin_ns*/) override {
-    return preset_.info.rated_sm_clock_mhz * (1.0 + 0.001 * (2.0 * rng_.uniform() - 1.0));
+  ClockReading measure_sm_clock() {
+    return {preset_.info.rated_sm_clock_mhz * (1.0 + 0.001 * (2.0 * rng_.uniform() - 1.0)), 0};
   }
 
-  ChaseResult chase(const ChaseRequest& request) override {
-    const Chain& chain = checked_chain(request);
-    reset_state();
-    const size_t first_level =
-        request.op == CacheOp::cg || request.op == CacheOp::cv ? below_l1_level_ : l1_level_;
-    HopStream hops(*this, chain, request.space, first_level);
+  double l2_distance_cycles(int sm) const {
+    if (sm < 0) return 0;
+    if (!preset_.l2_sm_offsets_cycles.empty())
+      return static_cast<size_t>(sm) < preset_.l2_sm_offsets_cycles.size()
+                 ? preset_.l2_sm_offsets_cycles[static_cast<size_t>(sm)]
+                 : 0.0;
+    if (preset_.l2_sm_spread_cycles == 0) return 0;
+    // A fixed pattern per SM (not per seed): its place on the chip does not change between runs.
+    const double u = static_cast<double>(mix64(0x5eed'0000ull + uint64_t(sm)) >> 11) * 0x1.0p-53;
+    return preset_.l2_sm_spread_cycles * u;
+  }
 
-    ChaseResult result;
-    hops.run(request.warmup_hops, [](double) {});
-    double timed_cycles = 0;
-    hops.run(request.timed_hops, [&](double cycles) { timed_cycles += cycles; });
-    result.sample_cycles.reserve(request.sampled_hops);
-    hops.run(request.sampled_hops, [&](double cycles) {
-      result.sample_cycles.push_back(static_cast<uint32_t>(std::lround(cycles)));
-    });
-    result.timed_cycles = static_cast<uint64_t>(std::llround(timed_cycles));
-    result.timed_ns = static_cast<uint64_t>(
-        std::llround(timed_cycles / preset_.info.rated_sm_clock_mhz * 1000.0));
-    result.final_offset_bytes = chain.offset_bytes[hops.next_slot()];
-    result.smid = 0;
+  WalkResult walk(const Chain& chain, const WalkSpec& spec) {
+    checked_chain(chain, spec);
+    if (spec.keep_each_hop.size() != spec.phase_hops.size())
+      throw Error("walk: keep_each_hop must have one entry per phase");
+    reset_state();
+    sm_penalty_cycles_ = l2_distance_cycles(spec.sm);
+    const size_t first_level = spec.from_l1 ? l1_level_ : below_l1_level_;
+    HopStream hops(*this, chain, spec.shared ? MemorySpace::shared : MemorySpace::global,
+                   first_level);
+    WalkResult result;
+    result.phase_cycles.assign(spec.phase_hops.size(), 0.0);
+    result.hop_cycles.resize(spec.phase_hops.size());
+    for (size_t phase = 0; phase < spec.phase_hops.size(); ++phase) {
+      uint64_t count = spec.phase_hops[phase];
+      // The planted fault: the timed phase (the second) walks too far.
+      if (phase == 1 && faults_.extra_timed_hops > 0) {
+        count += faults_.extra_timed_hops;
+        result.extra_timed_hops = faults_.extra_timed_hops;
+      }
+      const bool keep = spec.keep_each_hop[phase];
+      if (keep) result.hop_cycles[phase].reserve(count);
+      double sum = 0;
+      hops.run(count, [&](double cycles) {
+        sum += cycles;
+        if (keep) result.hop_cycles[phase].push_back(cycles);
+      });
+      result.phase_cycles[phase] = sum;
+    }
+    if (faults_.extra_final_hops > 0) hops.run(faults_.extra_final_hops, [](double) {});
+    result.final_slot = hops.next_slot();
+    ++walks_;
+    result.clock_mhz = preset_.info.rated_sm_clock_mhz *
+                       (faults_.slow_clock_from_walk != 0 && walks_ >= faults_.slow_clock_from_walk &&
+                                walks_ < faults_.slow_clock_from_walk + faults_.slow_clock_walks
+                            ? 0.9
+                            : 1.0);
     return result;
   }
 
@@ -356,7 +389,7 @@ class SimDevice final : public Device {
   // simulated order of accesses is exactly the chain's order.
   class HopStream {
    public:
-    HopStream(SimDevice& device, const Chain& chain, MemorySpace space, size_t first_level)
+    HopStream(Impl& device, const Chain& chain, MemorySpace space, size_t first_level)
         : device_(device), chain_(chain), shared_(space == MemorySpace::shared),
           first_level_(first_level),
           tracked_levels_(std::min(device.caches_.size(), kTrackedLevels)),
@@ -401,7 +434,7 @@ class SimDevice final : public Device {
       }
     }
 
-    SimDevice& device_;
+    Impl& device_;
     const Chain& chain_;
     bool shared_;
     size_t first_level_;
@@ -411,36 +444,20 @@ class SimDevice final : public Device {
     Pending ring_[kRingSize] = {};
   };
 
-  const Chain& checked_chain(const ChaseRequest& request) {
-    if (request.chain == nullptr) throw Error("chase request has no chain");
-    const Chain& chain = *request.chain;
+  void checked_chain(const Chain& chain, const WalkSpec& spec) {
     const uint64_t slots = chain.next.size();
     if (slots == 0 || chain.offset_bytes.size() != slots || chain.start >= slots)
-      throw Error("chase chain is malformed: " + std::to_string(slots) + " next entries, " +
+      throw Error("chain is malformed: " + std::to_string(slots) + " next entries, " +
                   std::to_string(chain.offset_bytes.size()) + " offsets, start " +
                   std::to_string(chain.start));
-    if (request.timed_hops % kChaseHopsPerIteration != 0)
-      throw Error("timed_hops must be a multiple of " + std::to_string(kChaseHopsPerIteration) +
-                  ", got " + std::to_string(request.timed_hops));
-    if (request.space == MemorySpace::shared) {
-      // The same limit a GPU enforces: the chain plus the sample buffer (harness/device.hpp).
-      const uint64_t limit = preset_.info.shared_memory_per_block_optin_bytes;
-      const uint64_t need = shared_chase_bytes(chain.span_bytes, request.sampled_hops);
-      if (need > limit)
-        throw Error("shared-memory chase of " + std::to_string(chain.span_bytes) + " bytes with " +
-                    std::to_string(request.sampled_hops) + " samples needs " +
-                    std::to_string(need) + " bytes of shared memory, more than the " +
-                    std::to_string(limit) + " a block can have on " + preset_.info.name);
-    } else if (chain.span_bytes > free_memory_bytes()) {
+    if (!spec.shared && chain.span_bytes > free_memory_bytes())
       throw Error("chain spans " + std::to_string(chain.span_bytes) + " bytes, more than the " +
                   std::to_string(free_memory_bytes()) + " bytes free on " + preset_.info.name);
-    }
     for (uint64_t i = 0; i < slots; ++i)
       if (chain.next[i] >= slots || chain.offset_bytes[i] % 8 != 0 ||
           chain.offset_bytes[i] + 8 > chain.span_bytes)
-        throw Error("chase chain slot " + std::to_string(i) +
+        throw Error("chain slot " + std::to_string(i) +
                     " points outside the chain or is not an 8-byte slot inside its span");
-    return chain;
   }
 
   void reset_state() {
@@ -464,9 +481,10 @@ class SimDevice final : public Device {
       const LruArray::Location where =
           level < kTrackedLevels ? hop.set[level] : caches_[level].locate(hop.address);
       if (caches_[level].access(hop.address, where))
-        return translation_cycles + caches_[level].hit_latency_cycles();
+        return translation_cycles + caches_[level].hit_latency_cycles() +
+               (level == l1_level_ ? 0.0 : sm_penalty_cycles_);
     }
-    return translation_cycles + preset_.dram_latency_cycles;
+    return translation_cycles + preset_.dram_latency_cycles + sm_penalty_cycles_;
   }
 
   double jitter(double latency_cycles) {
@@ -477,17 +495,39 @@ class SimDevice final : public Device {
 
   Preset preset_;
   Rng rng_;
+  Faults faults_;
+  uint64_t walks_ = 0;
   int page_shift_;
+  double sm_penalty_cycles_ = 0;
   std::vector<CacheLevel> caches_;
   std::vector<TlbLevel> tlbs_;
   size_t l1_level_ = 0;        // where .ca/.cs/.lu/.nc loads start
   size_t below_l1_level_ = 0;  // where .cg/.cv loads start
 };
 
-}  // namespace
+SimDevice::SimDevice(const Preset& preset, uint64_t seed, Faults faults)
+    : impl_(std::make_unique<Impl>(preset, seed, faults)) {}
+SimDevice::~SimDevice() = default;
+const DeviceInfo& SimDevice::info() const { return impl_->preset().info; }
+const Preset& SimDevice::preset() const { return impl_->preset(); }
+uint64_t SimDevice::free_memory_bytes() { return impl_->free_memory_bytes(); }
+ClockReading SimDevice::measure_sm_clock(uint64_t /*spin_ns*/) { return impl_->measure_sm_clock(); }
+nlohmann::json SimDevice::warm_up(double /*max_seconds*/) {
+  const double mhz = impl_->preset().info.rated_sm_clock_mhz;
+  return {{"seconds", 0.0}, {"busy_rounds", 0}, {"sm_clock_mhz_before", mhz},
+          {"sm_clock_mhz_after", mhz}, {"steady", true}, {"simulated", true}};
+}
+nlohmann::json SimDevice::telemetry() {
+  return {{"available", false}, {"reason", "simulated device: no driver to ask"}};
+}
+uint64_t SimDevice::min_timed_region_ns() const { return impl_->preset().min_timed_region_ns; }
+WalkResult SimDevice::walk(const Chain& chain, const WalkSpec& spec) {
+  return impl_->walk(chain, spec);
+}
+double SimDevice::l2_distance_cycles(int sm) const { return impl_->l2_distance_cycles(sm); }
 
-std::unique_ptr<Device> make_sim_device(const Preset& preset, uint64_t seed) {
-  return std::make_unique<SimDevice>(preset, seed);
+std::unique_ptr<Device> make_sim_device(const Preset& preset, uint64_t seed, Faults faults) {
+  return std::make_unique<SimDevice>(preset, seed, faults);
 }
 
 }  // namespace gpuprobe::sim

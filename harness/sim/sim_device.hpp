@@ -1,13 +1,70 @@
 // The simulated device: walks the chains the harness built through a model of the machine
-// (sectored set-associative caches, near/far L2, TLB levels, DRAM, seeded noise).
+// (sectored set-associative caches, near/far L2, TLB levels, DRAM, per-SM L2 distance, seeded
+// noise). Families implement their operations on it (probes/<family>/*_sim.cpp) with walk().
 #pragma once
+#include <cstdint>
 #include <memory>
+#include <vector>
 
+#include "harness/chain.hpp"
 #include "harness/device.hpp"
 #include "harness/sim/preset.hpp"
 
 namespace gpuprobe::sim {
 
-std::unique_ptr<Device> make_sim_device(const Preset& preset, uint64_t seed = 1);
+// Faults a test can plant to prove that a probe's self-checks fail loudly.
+struct Faults {
+  uint64_t extra_final_hops = 0;   // the walk ends this many hops past where it should
+  uint64_t extra_timed_hops = 0;   // the timed phase runs this many hops too many
+  // Walks slow_clock_from_walk (1-based) to slow_clock_from_walk + slow_clock_walks - 1 run at
+  // 90% of the clock (a throttle).
+  uint64_t slow_clock_from_walk = 0;
+  uint64_t slow_clock_walks = 0;
+};
+
+// One walk: phases of hops over one chain, continuing where the previous phase stopped.
+struct WalkSpec {
+  bool shared = false;             // shared memory: every hop costs the shared latency
+  bool from_l1 = true;             // global: a hit may come from L1 (false: L1 is bypassed)
+  int sm = 0;                      // the SM that walks (its distance to the L2 slices)
+  std::vector<uint64_t> phase_hops;
+  std::vector<bool> keep_each_hop;   // per phase: return every hop's cycles
+};
+
+struct WalkResult {
+  std::vector<double> phase_cycles;             // the sum of each phase's hops
+  std::vector<std::vector<double>> hop_cycles;  // per phase, where keep_each_hop
+  uint64_t extra_timed_hops = 0;                // a planted fault, for the caller to report
+  double clock_mhz = 0;                         // the SM clock during this walk
+  uint32_t final_slot = 0;
+};
+
+class SimDevice final : public Device {
+ public:
+  SimDevice(const Preset& preset, uint64_t seed, Faults faults = {});
+  ~SimDevice() override;
+  std::string_view backend() const override { return "sim"; }
+  const DeviceInfo& info() const override;
+  uint64_t free_memory_bytes() override;
+  ClockReading measure_sm_clock(uint64_t spin_ns) override;
+  nlohmann::json warm_up(double max_seconds) override;
+  nlohmann::json telemetry() override;
+  uint64_t min_timed_region_ns() const override;
+
+  const Preset& preset() const;
+  // Walks `chain` from its start slot; caches and TLBs start cold. Throws Error on a malformed
+  // chain or one that does not fit the device.
+  WalkResult walk(const Chain& chain, const WalkSpec& spec);
+  // The extra cycles SM `sm` pays for every access that reaches the L2 (its distance on the
+  // on-chip network); 0 for presets without a per-SM spread.
+  double l2_distance_cycles(int sm) const;
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+std::unique_ptr<Device> make_sim_device(const Preset& preset, uint64_t seed = 1,
+                                        Faults faults = {});
 
 }  // namespace gpuprobe::sim

@@ -2,103 +2,238 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <optional>
 #include <string>
 
 #include "harness/error.hpp"
 #include "harness/stats.hpp"
+#include "harness/timing.hpp"
 
 namespace gpuprobe::probes {
 
+namespace {
+// A point whose SM clock differs from the run's median by more than this is re-measured.
+constexpr double kClockOutlierRel = 0.02;
+// The timed region grows at most to this many hops (at 1 ms and 30 cycles a hop: 66k hops).
+constexpr uint64_t kMaxTimedHops = uint64_t{1} << 24;
+
+std::vector<std::string> load_choices() {
+  std::vector<std::string> names;
+  for (const auto& v : ptx::kLoadVariants) names.emplace_back(v.name);
+  return names;
+}
+}  // namespace
+
 void add_chase_params(std::vector<ParamSpec>& params, MemorySpace space, const char* default_op,
-                      const char* default_sampled_hops) {
+                      const char* default_sampled_hops, bool sm_all_allowed) {
   using K = ParamSpec::Kind;
   if (space == MemorySpace::global)
     params.push_back({"cache-op", K::choice, default_op,
-                      "ld.global cache operator: ca (L1+L2), cg (L2 only), nc (read-only path), "
-                      "cs, lu, cv",
-                      {"ca", "cg", "cs", "lu", "cv", "nc"}});
+                      "the global load (ptx/load_variants.def): default (plain ld.global, the "
+                      "weak load of ordinary CUDA C++), ca, cg (L2 only), cs, lu, cv, nc "
+                      "(read-only path), L1_no_allocate",
+                      load_choices()});
   params.push_back({"timed-hops", K::integer, "4096",
-                    "hops in the timed region (a multiple of " +
-                        std::to_string(kChaseHopsPerIteration) + ", the loop's unroll)",
+                    "fewest hops in the timed region (a multiple of " +
+                        std::to_string(kChaseHopsPerIteration) +
+                        ", the loop's unroll); more are taken to fill --min-region-us",
                     {}});
+  params.push_back({"min-region-us", K::real, "0",
+                    "shortest timed region in microseconds (0: the device's, 1000 on a GPU)", {}});
   params.push_back({"sampled-hops", K::integer, default_sampled_hops,
                     "hops timed one by one for the p50/p95 distribution", {}});
+  params.push_back({"sm", K::sm, "0",
+                    std::string("the SM that walks: a number, or any (wherever the scheduler "
+                                "puts it)") +
+                        (sm_all_allowed ? ", or all (an L2 latency map of every SM)" : ""),
+                    {}});
 }
 
 ChaseSettings chase_settings(ProbeContext& ctx, MemorySpace space) {
   const auto& prm = ctx.params();
   ChaseSettings s;
   s.space = space;
-  if (space == MemorySpace::global) s.op = *parse_cache_op(prm.get_text("cache-op"));
-  s.timed_hops = prm.get_u64("timed-hops");
+  if (space == MemorySpace::global) s.load = *ptx::parse_load_variant(prm.get_text("cache-op"));
+  s.min_timed_hops = prm.get_u64("timed-hops");
+  if (s.min_timed_hops == 0 || s.min_timed_hops % kChaseHopsPerIteration != 0)
+    throw Error("--timed-hops must be a positive multiple of " +
+                std::to_string(kChaseHopsPerIteration));
+  const double region_us = prm.get_real("min-region-us");
+  if (!(region_us >= 0) || region_us > 10e6) throw Error("--min-region-us must be 0 to 10 s");
+  s.min_region_ns = region_us > 0 ? static_cast<uint64_t>(region_us * 1000.0)
+                                  : ctx.device().min_timed_region_ns();
   s.sampled_hops = static_cast<uint32_t>(prm.get_u64("sampled-hops"));
-  s.clock_mhz = measure_clock(ctx, "before");
+  const int sm = prm.get_sm("sm");
+  s.sm = sm == Params::kSmAny || sm == Params::kSmAll ? kAnySm : sm;
+  if (s.sm >= ctx.device().info().sm_count)
+    throw Error("--sm " + std::to_string(s.sm) + " does not exist: " + ctx.device().info().name +
+                " has SMs 0 to " + std::to_string(ctx.device().info().sm_count - 1));
   return s;
 }
 
 nlohmann::json measure_chase(ProbeContext& ctx, const Chain& chain, const ChaseSettings& s) {
-  if (s.timed_hops == 0 || s.timed_hops % kChaseHopsPerIteration != 0)
-    throw Error("timed hops must be a positive multiple of " +
-                std::to_string(kChaseHopsPerIteration));
-  ChaseRequest req;
-  req.space = s.space;
-  req.op = s.op;
-  req.chain = &chain;
-  req.warmup_hops = std::max<uint64_t>(chain.slots(), 1024);
-  req.timed_hops = s.timed_hops;
-  req.sampled_hops = s.sampled_hops;
-  const uint64_t expected =
-      chain.offset_bytes[walk(chain, chain.start, req.warmup_hops + req.timed_hops +
-                                                      req.sampled_hops)];
+  ChaseSetup setup;
+  setup.space = s.space;
+  setup.load = s.load;
+  setup.chain = &chain;
+  setup.sampled_hops = s.sampled_hops;
+  setup.pinned_sm = s.sm;
+  const auto prepared = ctx.ops<ChaseOps>().prepare(setup);
+
+  const uint64_t warmup_hops = std::max<uint64_t>(chain.slots(), 1024);
+  // Checks one run against the host's prediction; throws on any difference.
+  auto self_check = [&](const ChaseRun& run, const ChaseResult& r) {
+    const uint64_t expected = chain.offset_bytes[walk(
+        chain, chain.start, run.warmup_hops + run.timed_hops + s.sampled_hops)];
+    if (r.final_offset_bytes != expected)
+      throw Error("self-check failed: the chase over " + std::to_string(chain.span_bytes) +
+                  " bytes ended at offset " + std::to_string(r.final_offset_bytes) +
+                  ", the host predicted " + std::to_string(expected) +
+                  " (loads were skipped, reordered or corrupted)");
+    const uint64_t iterations = run.timed_hops / kChaseHopsPerIteration;
+    if (r.timed_iterations != iterations)
+      throw Error("self-check failed: the timed loop ran " + std::to_string(r.timed_iterations) +
+                  " iterations, " + std::to_string(iterations) + " were asked for (" +
+                  std::to_string(run.timed_hops) + " hops)");
+  };
+
+  // Calibrate: grow the timed region until it lasts min_region_ns. The last calibration run
+  // counts as the first repeat when its length is the one kept.
+  std::optional<std::pair<uint64_t, ChaseResult>> last;
+  auto run_once = [&](uint64_t timed_hops) {
+    const ChaseRun run{warmup_hops, timed_hops};
+    ChaseResult r = prepared->run(run);
+    self_check(run, r);
+    last = std::make_pair(timed_hops, r);
+    return r;
+  };
+  const uint64_t timed_hops = timing::calibrate_count(
+      [&](uint64_t hops) { return static_cast<double>(run_once(hops).timed_ns); },
+      s.min_timed_hops, kChaseHopsPerIteration, static_cast<double>(s.min_region_ns),
+      kMaxTimedHops);
 
   std::vector<double> samples;
+  std::vector<double> empty_samples;
   std::vector<double> region_clock_mhz;
-  const auto outcome = repeat_until_stable(
-      [&] {
-        const ChaseResult r = ctx.device().chase(req);
-        if (r.final_offset_bytes != expected)
-          throw Error("self-check failed: the chase over " + std::to_string(chain.span_bytes) +
-                      " bytes ended at offset " + std::to_string(r.final_offset_bytes) +
-                      ", the host predicted " + std::to_string(expected) +
-                      " (loads were skipped, reordered or corrupted)");
+  std::vector<double> region_ns;
+  std::optional<int> sm;
+  std::optional<LaunchRecord> launch;
+  uint64_t rejected = 0;
+  const auto outcome = repeat_until_stable_rejecting(
+      [&]() -> std::optional<double> {
+        ChaseResult r;
+        if (last && last->first == timed_hops) {
+          r = std::move(last->second);
+          last.reset();
+        } else {
+          r = run_once(timed_hops);
+          last.reset();
+        }
+        if (!sm) sm = r.launch.smid;
+        if (r.launch.smid != *sm) {
+          ++rejected;   // never mix SMs within a point: their L2 distance differs
+          if (rejected > 2 * ctx.repeat().max_repeats)
+            throw Error("repeats of one point keep landing on different SMs (" +
+                        std::to_string(*sm) + ", " + std::to_string(r.launch.smid) +
+                        "): pin the chase with --sm N");
+          return std::nullopt;
+        }
+        if (!launch) launch = r.launch;
         for (uint32_t c : r.sample_cycles) samples.push_back(c);
-        if (r.timed_ns > 0)
+        for (uint32_t c : r.empty_sample_cycles) empty_samples.push_back(c);
+        if (r.timed_ns > 0) {
           region_clock_mhz.push_back(static_cast<double>(r.timed_cycles) * 1000.0 /
                                      static_cast<double>(r.timed_ns));
-        return static_cast<double>(r.timed_cycles) / static_cast<double>(req.timed_hops);
+          region_ns.push_back(static_cast<double>(r.timed_ns));
+        }
+        return static_cast<double>(r.timed_cycles) / static_cast<double>(timed_hops);
       },
       ctx.repeat());
 
   const auto& sum = outcome.summary;
+  const double clock_mhz = region_clock_mhz.empty() ? 0.0 : stats::median(region_clock_mhz);
   nlohmann::json p = {
       {"latency_cycles", sum.median},
-      {"latency_ns", s.clock_mhz > 0 ? sum.median / s.clock_mhz * 1000.0 : 0.0},
+      {"latency_ns", clock_mhz > 0 ? nlohmann::json(sum.median / clock_mhz * 1000.0)
+                                   : nlohmann::json(nullptr)},
       {"mad_cycles", sum.mad},
       {"ci95_cycles", {sum.median_ci95.lo, sum.median_ci95.hi}},
       {"repeats", sum.n},
+      {"rejected_repeats", rejected},
       {"converged", outcome.converged},
-      {"region_sm_clock_mhz", stats::median(region_clock_mhz)},
+      {"timed_hops", timed_hops},
+      {"warmup_hops", warmup_hops},
+      {"timed_region_ns", region_ns.empty() ? 0.0 : stats::median(region_ns)},
+      {"region_sm_clock_mhz", clock_mhz},
+      {"sm", sm ? nlohmann::json(*sm) : nlohmann::json(nullptr)},
+      {"launch", launch ? to_json(*launch) : nlohmann::json(nullptr)},
+      {"load", s.space == MemorySpace::shared ? std::string("ld.shared.u32")
+                                              : std::string(ptx::info(s.load).name)},
       {"self_check", "passed"}};
   if (!samples.empty()) {
-    p["p50_cycles"] = stats::percentile(samples, 50);
-    p["p95_cycles"] = stats::percentile(samples, 95);
+    const double overhead = empty_samples.empty() ? 0.0 : stats::median(empty_samples);
+    const double p50 = stats::percentile(samples, 50);
+    const double p95 = stats::percentile(samples, 95);
+    p["p50_cycles"] = p50;
+    p["p95_cycles"] = p95;
+    p["sample_overhead_cycles"] = overhead;
+    p["p50_corrected_cycles"] = p50 - overhead;
+    p["p95_corrected_cycles"] = p95 - overhead;
     p["samples"] = samples.size();
   }
   return p;
+}
+
+void measure_points(ProbeContext& ctx, const std::vector<PlannedPoint>& points) {
+  measure_clock(ctx, "before");
+  auto measure = [&](const PlannedPoint& planned) {
+    nlohmann::json point = planned.measure();
+    for (const auto& [k, v] : planned.axes.items()) point[k] = v;
+    return point;
+  };
+  for (const PlannedPoint& planned : points) ctx.add_point(measure(planned));
+
+  // Clock outliers: a point measured while the clock was elsewhere is re-measured once.
+  std::vector<double> clocks;
+  for (const auto& p : ctx.series())
+    if (p.value("region_sm_clock_mhz", 0.0) > 0) clocks.push_back(p["region_sm_clock_mhz"]);
+  if (!clocks.empty()) {
+    const double median_mhz = stats::median(clocks);
+    ctx.extra()["median_region_sm_clock_mhz"] = median_mhz;
+    auto off = [&](const nlohmann::json& p) {
+      const double mhz = p.value("region_sm_clock_mhz", 0.0);
+      return mhz > 0 && std::abs(mhz - median_mhz) > kClockOutlierRel * median_mhz;
+    };
+    uint64_t remeasured = 0;
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      if (!off(ctx.series()[i])) continue;
+      nlohmann::json again = measure(points[i]);
+      again["remeasured_for_clock"] = true;
+      again["clock_outlier"] = off(again);
+      ctx.replace_point(i, std::move(again));
+      ++remeasured;
+    }
+    ctx.extra()["clock_outliers_remeasured"] = remeasured;
+  }
+  measure_clock(ctx, "after");
 }
 
 void sweep_random_cycles(ProbeContext& ctx, MemorySpace space, uint64_t max_bytes) {
   const auto& prm = ctx.params();
   const uint64_t slot = prm.get_u64("slot-bytes");
   const ChaseSettings s = chase_settings(ctx, space);
+  const uint64_t seed = prm.get_u64("seed");
+  std::vector<PlannedPoint> points;
   for (uint64_t f : geometric_sweep(prm.get_u64("min-footprint-bytes"), max_bytes,
                                     prm.get_u64("points-per-octave"), slot)) {
-    const Chain chain = make_random_cycle(f, static_cast<uint32_t>(slot), prm.get_u64("seed"));
-    auto point = measure_chase(ctx, chain, s);
-    point["footprint_bytes"] = f;
-    ctx.add_point(std::move(point));
+    points.push_back({{{"footprint_bytes", f}}, [&ctx, f, slot, seed, s] {
+                        const Chain chain =
+                            make_random_cycle(f, static_cast<uint32_t>(slot), seed);
+                        return measure_chase(ctx, chain, s);
+                      }});
   }
-  measure_clock(ctx, "after");
+  measure_points(ctx, points);
 }
 
 std::vector<uint64_t> geometric_sweep(uint64_t min_bytes, uint64_t max_bytes,
@@ -134,9 +269,9 @@ void require_free_memory(ProbeContext& ctx, const char* what, uint64_t bytes, co
 }
 
 double measure_clock(ProbeContext& ctx, const char* when) {
-  const double mhz = ctx.device().measure_sm_clock_mhz(200'000);
-  ctx.extra()["sm_clock_mhz"][when] = mhz;
-  return mhz;
+  const ClockReading reading = ctx.device().measure_sm_clock(200'000);
+  ctx.extra()["sm_clock_mhz"][when] = reading.mhz;
+  return reading.mhz;
 }
 
 }  // namespace gpuprobe::probes

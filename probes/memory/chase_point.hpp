@@ -1,40 +1,54 @@
-// Shared by the memory probes: measure one chase configuration until stable, with the self-check.
+// Shared by the memory probes: measure one chase configuration until stable, with the
+// self-checks, and the sweeps built on it.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "harness/probe.hpp"
+#include "probes/memory/chase_ops.hpp"
 
 namespace gpuprobe::probes {
 
 struct ChaseSettings {
   MemorySpace space = MemorySpace::global;
-  CacheOp op = CacheOp::ca;
-  uint64_t timed_hops = 4096;
+  ptx::LoadVariant load = ptx::LoadVariant::plain;
+  uint64_t min_timed_hops = 4096;   // the timed region grows from here to min_region_ns
+  uint64_t min_region_ns = 0;       // 0: the device's minimum (Device::min_timed_region_ns)
   uint32_t sampled_hops = 512;
-  double clock_mhz = 0;   // measured SM clock used to convert cycles to ns
+  int sm = kAnySm;                  // pinned SM, or kAnySm
 };
 
 // Appends the parameters every chase probe shares to `params`: cache-op (global memory only,
-// with its default), timed-hops and sampled-hops (with its default).
+// with its default), timed-hops, min-region-us, sampled-hops (with its default) and sm.
 void add_chase_params(std::vector<ParamSpec>& params, MemorySpace space, const char* default_op,
-                      const char* default_sampled_hops);
+                      const char* default_sampled_hops, bool sm_all_allowed = false);
 
-// The settings from those parameters; measures the SM clock into the record ("before").
+// The settings from those parameters (sm "all" is the caller's to expand).
 ChaseSettings chase_settings(ProbeContext& ctx, MemorySpace space);
 
-// Runs the chase (repeating per the context's policy), checks that every repeat ended on the
-// slot predicted on the host (throws gpuprobe::Error "self-check failed ..." otherwise) and
-// returns the point: latency_cycles (median over repeats of the timed mean), latency_ns,
-// p50/p95 of the per-hop samples, MAD and 95% CI over repeats, repeats, converged, and the SM
-// clock seen by the timed region.
+// Prepares the chase once, calibrates the timed region to at least the minimum region, repeats
+// it per the context's policy and returns the point. Every repeat must end on the slot the host
+// predicted and must have executed the expected number of timed-loop iterations, or it throws
+// gpuprobe::Error "self-check failed ...". Repeats that ran on an SM other than the first are
+// rejected (counted in rejected_repeats). Fields: docs/SCHEMA.md "memory chase point".
 nlohmann::json measure_chase(ProbeContext& ctx, const Chain& chain, const ChaseSettings& s);
 
+// A point to measure: the axes that place it, and how to measure it (again, if its clock was off).
+struct PlannedPoint {
+  nlohmann::json axes;
+  std::function<nlohmann::json()> measure;
+};
+
+// Measures the points in order, adding each as it is measured; then re-measures once every point
+// whose SM clock differs from the run's median by more than 2%, and flags it (clock_outlier)
+// if it still does. Records the clock before and after in the run record.
+void measure_points(ProbeContext& ctx, const std::vector<PlannedPoint>& points);
+
 // The footprint sweep of memory/chase and memory/chase_shared: from --min-footprint-bytes to
-// max_bytes at --points-per-octave, one random cycle of --slot-bytes slots (--seed) per point,
-// clock measured before and after.
+// max_bytes at --points-per-octave, one random cycle of --slot-bytes slots (--seed) per point.
 void sweep_random_cycles(ProbeContext& ctx, MemorySpace space, uint64_t max_bytes);
 
 // Footprints from min to max, geometric with points_per_octave, rounded down to a multiple of
@@ -46,7 +60,7 @@ std::vector<uint64_t> geometric_sweep(uint64_t min_bytes, uint64_t max_bytes,
 // --<param>) does not fit in the device's free memory. The backends check each chase as well.
 void require_free_memory(ProbeContext& ctx, const char* what, uint64_t bytes, const char* param);
 
-// Measures the SM clock (before a sweep) and records it in the run record.
+// Measures the SM clock and records it in the run record under sm_clock_mhz.<when>.
 double measure_clock(ProbeContext& ctx, const char* when);
 
 }  // namespace gpuprobe::probes

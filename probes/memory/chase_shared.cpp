@@ -1,11 +1,11 @@
-// memory/chase_shared: shared-memory (ld.shared) load-to-use latency against footprint.
+// memory/chase_shared: shared-memory (ld.shared.u32) load-to-use latency against footprint.
 #include <string>
 
 #include "harness/error.hpp"
 #include "probes/memory/chase_point.hpp"
-#include "probes/memory/registrations.hpp"
 
 namespace gpuprobe::probes {
+namespace {
 
 ProbeSpec chase_shared_probe() {
   using K = ParamSpec::Kind;
@@ -26,7 +26,7 @@ ProbeSpec chase_shared_probe() {
     const uint64_t sampled = prm.get_u64("sampled-hops");
     const uint64_t optin = ctx.device().info().shared_memory_per_block_optin_bytes;
     // What the chain may take next to the scratch slot and the samples (harness/device.hpp).
-    const uint64_t beside = shared_chase_bytes(0, static_cast<uint32_t>(sampled));
+    const uint64_t beside = shared_chase_bytes(0, static_cast<uint32_t>(sampled));  // chase.cuh
     const uint64_t room = optin > beside ? (optin - beside) / 8 * 8 : 0;
     uint64_t max_bytes = prm.get_u64("max-footprint-bytes");
     if (max_bytes == 0) max_bytes = room;
@@ -39,4 +39,7 @@ ProbeSpec chase_shared_probe() {
   return p;
 }
 
+const ProbeRegistration kRegistration(chase_shared_probe);
+
+}  // namespace
 }  // namespace gpuprobe::probes

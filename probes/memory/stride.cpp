@@ -9,9 +9,9 @@
 
 #include "harness/error.hpp"
 #include "probes/memory/chase_point.hpp"
-#include "probes/memory/registrations.hpp"
 
 namespace gpuprobe::probes {
+namespace {
 
 ProbeSpec stride_probe() {
   using K = ParamSpec::Kind;
@@ -26,29 +26,34 @@ ProbeSpec stride_probe() {
       {"points-per-octave", K::integer, "4", "footprints per doubling", {}},
       {"scatter-seed", K::integer, "1", "seed of the in-block slot offsets (0: slots at block starts)", {}},
   };
-  add_chase_params(p.params, MemorySpace::global, "ca", "0");
+  add_chase_params(p.params, MemorySpace::global, "default", "0");
   p.run = [](ProbeContext& ctx) {
     const auto& prm = ctx.params();
     uint64_t max_bytes = prm.get_u64("max-footprint-bytes");
     if (max_bytes == 0) max_bytes = std::min<uint64_t>(8ull << 20, ctx.device().info().l2_bytes / 2);
     require_free_memory(ctx, "footprint", max_bytes, "max-footprint-bytes");
     const ChaseSettings s = chase_settings(ctx, MemorySpace::global);
+    const uint64_t scatter_seed = prm.get_u64("scatter-seed");
+    std::vector<PlannedPoint> points;
     for (uint64_t stride : prm.get_u64_list("strides-bytes")) {
       if (stride < 8 || stride % 8 != 0)
         throw Error("stride " + std::to_string(stride) + " is not a positive multiple of 8 bytes");
       const uint64_t lo = std::max(prm.get_u64("min-footprint-bytes"), 2 * stride);
       for (uint64_t f : geometric_sweep(lo, max_bytes, prm.get_u64("points-per-octave"), stride)) {
-        const Chain chain = make_stride_ring(f, static_cast<uint32_t>(stride),
-                                             prm.get_u64("scatter-seed"));
-        auto point = measure_chase(ctx, chain, s);
-        point["stride_bytes"] = stride;
-        point["footprint_bytes"] = f;
-        ctx.add_point(std::move(point));
+        points.push_back({{{"stride_bytes", stride}, {"footprint_bytes", f}},
+                          [&ctx, f, stride, scatter_seed, s] {
+                            const Chain chain = make_stride_ring(
+                                f, static_cast<uint32_t>(stride), scatter_seed);
+                            return measure_chase(ctx, chain, s);
+                          }});
       }
     }
-    measure_clock(ctx, "after");
+    measure_points(ctx, points);
   };
   return p;
 }
 
+const ProbeRegistration kRegistration(stride_probe);
+
+}  // namespace
 }  // namespace gpuprobe::probes

@@ -6,9 +6,13 @@
 
 #include "harness/error.hpp"
 #include "probes/memory/chase_point.hpp"
-#include "probes/memory/registrations.hpp"
 
 namespace gpuprobe::probes {
+namespace {
+
+// The default sweep reaches this fraction of the free memory: past every TLB level measured so far
+// (A100: 64 GB reach), leaving room for the chain arrays and the context.
+constexpr double kDefaultSpanOfFree = 0.85;
 
 ProbeSpec tlb_probe() {
   using K = ParamSpec::Kind;
@@ -17,7 +21,7 @@ ProbeSpec tlb_probe() {
   p.summary = "TLB sweep: one hop per page over a growing span (reach, miss cost)";
   p.params = {
       {"page-bytes", K::bytes, "2M", "distance between hops (the page size probed)", {}},
-      {"max-span-bytes", K::bytes, "0", "largest span (0: min(8 GiB, half the free memory))", {}},
+      {"max-span-bytes", K::bytes, "0", "largest span (0: 85% of the free memory)", {}},
       {"points-per-octave", K::integer, "4", "spans per doubling", {}},
       {"offset-step-bytes", K::bytes, "136", "extra in-page offset per hop (spreads cache sets)", {}},
       {"seed", K::integer, "1", "seed of the random page order", {}},
@@ -27,23 +31,29 @@ ProbeSpec tlb_probe() {
     const auto& prm = ctx.params();
     const uint64_t page = prm.get_u64("page-bytes");
     uint64_t max_span = prm.get_u64("max-span-bytes");
-    if (max_span == 0) max_span = std::min<uint64_t>(8ull << 30, ctx.device().free_memory_bytes() / 2);
+    if (max_span == 0)
+      max_span = static_cast<uint64_t>(kDefaultSpanOfFree *
+                                       static_cast<double>(ctx.device().free_memory_bytes()));
     require_free_memory(ctx, "span", max_span, "max-span-bytes");
     if (page == 0 || max_span < page) throw Error("the span must hold at least one page");
     const ChaseSettings s = chase_settings(ctx, MemorySpace::global);
+    const uint32_t step = static_cast<uint32_t>(prm.get_u64("offset-step-bytes"));
+    const uint64_t seed = prm.get_u64("seed");
+    std::vector<PlannedPoint> points;
     for (uint64_t span : geometric_sweep(page, max_span, prm.get_u64("points-per-octave"), page)) {
       const uint64_t pages = span / page;
-      const Chain chain = make_page_cycle(pages, page,
-                                          static_cast<uint32_t>(prm.get_u64("offset-step-bytes")),
-                                          prm.get_u64("seed"));
-      auto point = measure_chase(ctx, chain, s);
-      point["span_bytes"] = span;
-      point["pages"] = pages;
-      ctx.add_point(std::move(point));
+      points.push_back({{{"span_bytes", span}, {"pages", pages}}, [&ctx, pages, page, step, seed, s] {
+                          const Chain chain = make_page_cycle(pages, page, step, seed);
+                          return measure_chase(ctx, chain, s);
+                        }});
     }
-    measure_clock(ctx, "after");
+    ctx.extra()["page_bytes"] = page;
+    measure_points(ctx, points);
   };
   return p;
 }
 
+const ProbeRegistration kRegistration(tlb_probe);
+
+}  // namespace
 }  // namespace gpuprobe::probes

@@ -9,6 +9,10 @@
 #include "analysis/machine_model.hpp"
 #include "harness/error.hpp"
 #include "harness/probe.hpp"
+#include "ptx/load_variants.hpp"
+#if GPUPROBE_WITH_CUDA
+#include "harness/cuda/timing.hpp"
+#endif
 
 using namespace gpuprobe;
 
@@ -26,7 +30,7 @@ TEST_CASE("gpu-smoke: the CUDA backend runs every chase kernel or says why it ca
           "[gpu-smoke]") {
   if (!GPUPROBE_WITH_CUDA || !gpu_present()) {
     try {
-      open_device("cuda:0");
+      static_cast<void>(open_device("cuda:0"));
       FAIL("a CUDA device opened on a machine without /dev/nvidia0 or without CUDA support");
     } catch (const DeviceUnavailable& e) {
       const std::string what = e.what();
@@ -40,16 +44,20 @@ TEST_CASE("gpu-smoke: the CUDA backend runs every chase kernel or says why it ca
   CHECK_FALSE(info.simulated);
   CHECK(info.sm_count > 0);
   CHECK(info.l2_bytes > 0);
-  const double clock_mhz = dev->measure_sm_clock_mhz(200'000);
+  const double clock_mhz = dev->measure_sm_clock(200'000).mhz;
   CHECK(clock_mhz > 300);
   CHECK(clock_mhz < 4000);
-  // Every cache operator: a footprint that fits L1 and one far past L2; each point self-checks.
-  for (const char* op : {"ca", "cg", "cs", "lu", "cv", "nc"}) {
+  const nlohmann::json warm = dev->warm_up(2.0);
+  CHECK(warm["sm_clock_mhz_after"].get<double>() > 300);
+  // Every load variant: a footprint that fits L1 and one far past L2; each point self-checks
+  // (final slot and executed iterations) and records its SM, clock and launch configuration.
+  for (const auto& variant : ptx::kLoadVariants) {
+    const std::string op(variant.name);
     INFO("cache-op " << op);
     const auto r = run(*dev, "memory/chase",
                        {{"cache-op", op}, {"min-footprint-bytes", "4K"},
                         {"max-footprint-bytes", std::to_string(4 * info.l2_bytes)},
-                        {"points-per-octave", "1"}});
+                        {"points-per-octave", "1"}, {"sm", "3"}});
     REQUIRE(r["status"] == "ok");
     const auto& s = r["series"];
     const double small = s.front()["latency_cycles"].get<double>();
@@ -57,10 +65,30 @@ TEST_CASE("gpu-smoke: the CUDA backend runs every chase kernel or says why it ca
     CHECK(small > 10);
     CHECK(large > 2 * small);   // DRAM is far slower than any cache hit
     CHECK(large < 5000);
-    for (const auto& p : s) CHECK(p["self_check"] == "passed");
+    for (const auto& p : s) {
+      CHECK(p["self_check"] == "passed");
+      CHECK(p["sm"] == 3);                                  // pinned
+      CHECK(p["launch"]["smid"] == 3);
+      CHECK(p["launch"]["local_bytes_per_thread"] == 0);
+      CHECK(p["timed_region_ns"].get<double>() >= 1e6);     // calibrated to 1 ms
+      CHECK(p["region_sm_clock_mhz"].get<double>() > 300);
+      CHECK(p["sample_overhead_cycles"].get<double>() < 40);
+    }
   }
   const auto shared = run(*dev, "memory/chase_shared", {{"max-footprint-bytes", "16K"}});
   REQUIRE(shared["status"] == "ok");
   CHECK(shared["series"][0]["latency_cycles"].get<double>() > 5);
   CHECK(shared["series"][0]["latency_cycles"].get<double>() < 100);
+  CHECK(shared["series"][0]["sm"] == 0);
+#if GPUPROBE_WITH_CUDA
+  // The timing layer: a 2 ms spin timed with events behind a spin kernel and after an L2 flush.
+  const double ms = cuda::time_with_events_ms(
+      [](cudaStream_t s) { cuda::enqueue_spin(s, 2'000'000); }, {20'000, true});
+  CHECK(ms > 1.9);
+  CHECK(ms < 3.0);
+#endif
+  // A pinned launch on an SM that does not exist is refused in one line.
+  CHECK_THROWS_WITH(run(*dev, "memory/chase", {{"sm", std::to_string(info.sm_count)},
+                                               {"max-footprint-bytes", "8K"}}),
+                    Catch::Contains("does not exist"));
 }

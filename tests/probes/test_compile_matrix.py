@@ -53,7 +53,8 @@ def main():
             print(f"FAIL {what}" + (f": {detail}" if detail else ""))
 
     # Every generic probe source (arch-specific *.smXYa.cu units build for their own target).
-    probes = sorted(p for p in glob.glob(os.path.join(args.source_dir, "probes", "*", "*.cu"))
+    probes = sorted(p for p in glob.glob(os.path.join(args.source_dir, "probes", "*", "*.cu")) +
+                    glob.glob(os.path.join(args.source_dir, "harness", "cuda", "*.cu"))
                     if not re.search(r"\.sm\d+[af]\.cu$", p))
     check(len(probes) >= 2, f"found the probe sources: {probes}")
     with tempfile.TemporaryDirectory() as tmp:

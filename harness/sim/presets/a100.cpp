@@ -69,6 +69,7 @@ Preset make_a100() {
   };
   p.page_walk_cycles = 867.0;       // assumption: V100's full-miss/DRAM ratio 1.53 (DER S [JIA18])
                                     // times 570.5, less TLB1's 4.5; no A100 figure, FIGURES §8
+  p.l2_sm_spread_cycles = 30.0;  // assumption: per-SM L2 distance not published for A100; the map (--sm all) measures it
   p.noise_rel = 0.004;              // assumption: per-hop jitter, no published distribution
   p.outlier_probability = 0.001;    // assumption: no published figure
   p.outlier_extra_cycles = 400;     // assumption: no published figure

@@ -68,6 +68,7 @@ Preset make_h100() {
   };
   p.page_walk_cycles = 982.0;       // assumption: V100's full-miss/DRAM ratio 1.53 (DER S [JIA18])
                                     // times 649.5, less TLB1's 10.8; no H100 figure, FIGURES §8
+  p.l2_sm_spread_cycles = 30.0;  // assumption: per-SM L2 distance not published for H100 PCIe; --sm all measures it
   p.noise_rel = 0.004;              // assumption: per-hop jitter, no published distribution
   p.outlier_probability = 0.001;    // assumption: no published figure
   p.outlier_extra_cycles = 400;     // assumption: no published figure

@@ -59,6 +59,7 @@ Preset make_l40() {
   };
   p.page_walk_cycles = 961.0;       // assumption: V100's full-miss/DRAM ratio 1.53 (DER S [JIA18])
                                     // times 630.4, less TLB1's 2.0; no Ada figure, FIGURES §8
+  p.l2_sm_spread_cycles = 117.0;  // 222 to 339 cycles of L2 hit latency across the SMs of an L40 (issue 5 review)
   p.noise_rel = 0.004;              // assumption: per-hop jitter, no published distribution
   p.outlier_probability = 0.001;    // assumption: no published figure
   p.outlier_extra_cycles = 400;     // assumption: no published figure

@@ -8,6 +8,7 @@ namespace gpuprobe::sim::presets_detail {
 Preset make_v100();
 Preset make_a100();
 Preset make_h100();
+Preset make_h100_sxm();
 Preset make_l40();
 
 }  // namespace gpuprobe::sim::presets_detail

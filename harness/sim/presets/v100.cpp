@@ -60,6 +60,7 @@ Preset make_v100() {
   };
   p.page_walk_cycles = 645.0;       // DER S [JIA18 Fig 3.2]: 1029 - 375 = 654 for a full TLB miss,
                                     // less the 9 of TLB1
+  p.l2_sm_spread_cycles = 20.0;  // assumption: per-SM L2 distance not published for V100; the map (--sm all) measures it
   p.noise_rel = 0.004;              // assumption: per-hop jitter, no published distribution
   p.outlier_probability = 0.001;    // assumption: no published figure
   p.outlier_extra_cycles = 400;     // assumption: no published figure

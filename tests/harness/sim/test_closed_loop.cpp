@@ -29,7 +29,9 @@ bool within_sweep_steps(double fitted, double truth, double points_per_octave, d
   return std::fabs(std::log2(fitted / truth)) <= steps / points_per_octave + 1e-9;
 }
 
-void check_levels(const nlohmann::json& path, const sim::Preset& p, bool from_l1, double ppo) {
+// l2_distance: the extra cycles the walking SM (SM 0, the default) pays beyond L1.
+void check_levels(const nlohmann::json& path, const sim::Preset& p, bool from_l1, double ppo,
+                  double l2_distance) {
   INFO("preset " << p.name << (from_l1 ? " .ca" : " .cg") << ": " << path.dump().substr(0, 3000));
   REQUIRE_FALSE(path.contains("error"));
   const auto& levels = path["levels"];
@@ -40,14 +42,16 @@ void check_levels(const nlohmann::json& path, const sim::Preset& p, bool from_l1
     const auto& fit = levels[i - first];
     INFO("level " << truth.name);
     CHECK(fit["name"] == truth.name);
+    const double extra = truth.name == "L1" ? 0.0 : l2_distance;
     CHECK(fit["latency_cycles"].get<double>() ==
-          Approx(truth.hit_latency_cycles).epsilon(0.03));
+          Approx(truth.hit_latency_cycles + extra).epsilon(0.03));
     CHECK(within_sweep_steps(fit["capacity_bytes"].get<double>(),
                              static_cast<double>(truth.capacity_bytes), ppo));
   }
   const auto& dram = levels.back();
   CHECK(dram["name"] == "DRAM");
-  CHECK(dram["latency_cycles"].get<double>() == Approx(p.dram_latency_cycles).epsilon(0.03));
+  CHECK(dram["latency_cycles"].get<double>() ==
+        Approx(p.dram_latency_cycles + l2_distance).epsilon(0.03));
   const bool has_far = std::any_of(p.caches.begin(), p.caches.end(),
                                    [](const auto& c) { return c.name == "L2-far"; });
   CHECK(path["far_l2"]["detected"].get<bool>() == has_far);
@@ -59,13 +63,15 @@ TEST_CASE("closed loop: the hierarchy fit recovers every preset", "[closed-loop]
   for (const auto& preset : sim::presets()) {
     SECTION(preset.name) {
       auto dev = sim::make_sim_device(preset, 7);
-      const auto ca = run(*dev, "memory/chase", {{"cache-op", "ca"}});
+      const double d = dynamic_cast<sim::SimDevice&>(*dev).l2_distance_cycles(0);
+      const auto plain = run(*dev, "memory/chase", {});
       const auto cg = run(*dev, "memory/chase", {{"cache-op", "cg"}});
       const auto shared = run(*dev, "memory/chase_shared", {});
-      const auto model = analysis::build_machine_model({ca, cg, shared}, {"ca", "cg", "shared"});
-      check_levels(model["memory"]["paths"]["ca"], preset, true, 8);
-      check_levels(model["memory"]["paths"]["cg"], preset, false, 8);
-      CHECK(model["memory"]["levels_from"] == "memory/chase cache-op=ca");
+      const auto model =
+          analysis::build_machine_model({plain, cg, shared}, {"default", "cg", "shared"});
+      check_levels(model["memory"]["paths"]["default"], preset, true, 8, d);
+      check_levels(model["memory"]["paths"]["cg"], preset, false, 8, d);
+      CHECK(model["memory"]["levels_from"] == "memory/chase cache-op=default");
       CHECK(model["simulated"] == true);
       CHECK(model["memory"]["shared"]["latency_cycles"].get<double>() ==
             Approx(preset.shared_latency_cycles).epsilon(0.03));

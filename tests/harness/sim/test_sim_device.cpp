@@ -10,8 +10,17 @@
 #include "harness/error.hpp"
 #include "harness/sim/preset.hpp"
 #include "harness/sim/sim_device.hpp"
+#include "probes/memory/chase_ops.hpp"
 
 using namespace gpuprobe;
+using gpuprobe::probes::ChaseOps;
+using gpuprobe::probes::ChaseResult;
+using gpuprobe::probes::ChaseRun;
+using gpuprobe::probes::ChaseSetup;
+using gpuprobe::probes::MemorySpace;
+using gpuprobe::probes::kChaseHopsPerIteration;
+using gpuprobe::probes::shared_chase_bytes;
+using Load = gpuprobe::ptx::LoadVariant;
 using gpuprobe::sim::CacheLevelModel;
 using gpuprobe::sim::Preset;
 
@@ -27,28 +36,28 @@ uint64_t round_up_to_iteration(uint64_t hops) {
   return (hops + kChaseHopsPerIteration - 1) / kChaseHopsPerIteration * kChaseHopsPerIteration;
 }
 
-// One warm-up pass over the chain, then at least min_timed_hops timed hops.
-ChaseResult chase_chain(Device& device, const Chain& chain, CacheOp op = CacheOp::ca,
+// One warm-up pass over the chain, then at least min_timed_hops timed hops, through the memory
+// family's operations on the simulated device (probes/memory/chase_sim.cpp).
+ChaseResult chase_chain(Device& device, const Chain& chain, Load op = Load::ca,
                         uint64_t min_timed_hops = 4096, uint32_t sampled_hops = 0,
-                        MemorySpace space = MemorySpace::global) {
-  ChaseRequest request;
-  request.space = space;
-  request.op = op;
-  request.chain = &chain;
-  request.warmup_hops = chain.slots();
-  request.timed_hops = round_up_to_iteration(std::max<uint64_t>(chain.slots(), min_timed_hops));
-  request.sampled_hops = sampled_hops;
-  return device.chase(request);
+                        MemorySpace space = MemorySpace::global, uint64_t warmup_hops = 0) {
+  ChaseSetup setup;
+  setup.space = space;
+  setup.load = op;
+  setup.chain = &chain;
+  setup.sampled_hops = sampled_hops;
+  const auto prepared = device.ops<ChaseOps>().prepare(setup);
+  ChaseRun run;
+  run.warmup_hops = warmup_hops != 0 ? warmup_hops
+                                     : std::max<uint64_t>(chain.slots(), kChaseHopsPerIteration);
+  run.timed_hops = round_up_to_iteration(std::max<uint64_t>(chain.slots(), min_timed_hops));
+  return prepared->run(run);
 }
 
-double mean_cycles(Device& device, const Chain& chain, CacheOp op = CacheOp::ca) {
-  ChaseRequest request;
-  request.op = op;
-  request.chain = &chain;
-  request.warmup_hops = chain.slots();
-  request.timed_hops = round_up_to_iteration(std::max<uint64_t>(chain.slots(), 4096));
-  const ChaseResult result = device.chase(request);
-  return static_cast<double>(result.timed_cycles) / static_cast<double>(request.timed_hops);
+double mean_cycles(Device& device, const Chain& chain, Load op = Load::ca) {
+  const ChaseResult result = chase_chain(device, chain, op);
+  return static_cast<double>(result.timed_cycles) /
+         static_cast<double>(round_up_to_iteration(std::max<uint64_t>(chain.slots(), 4096)));
 }
 
 // A level's latency plus the mean contribution of the rare outliers.
@@ -64,14 +73,14 @@ TEST_CASE("sim: the same seed and requests give identical results", "[sim]") {
   auto a = sim::make_sim_device(preset, 7);
   auto b = sim::make_sim_device(preset, 7);
   for (int round = 0; round < 2; ++round) {
-    const ChaseResult ra = chase_chain(*a, chain, CacheOp::ca, 4096, 256);
-    const ChaseResult rb = chase_chain(*b, chain, CacheOp::ca, 4096, 256);
+    const ChaseResult ra = chase_chain(*a, chain, Load::ca, 4096, 256);
+    const ChaseResult rb = chase_chain(*b, chain, Load::ca, 4096, 256);
     CHECK(ra.timed_cycles == rb.timed_cycles);
     CHECK(ra.timed_ns == rb.timed_ns);
     CHECK(ra.sample_cycles == rb.sample_cycles);
     CHECK(ra.final_offset_bytes == rb.final_offset_bytes);
   }
-  CHECK(a->measure_sm_clock_mhz(100000) == b->measure_sm_clock_mhz(100000));
+  CHECK(a->measure_sm_clock(100000).mhz == b->measure_sm_clock(100000).mhz);
 }
 
 TEST_CASE("sim: different seeds and successive chases draw different noise", "[sim]") {
@@ -79,9 +88,9 @@ TEST_CASE("sim: different seeds and successive chases draw different noise", "[s
   const Chain chain = make_random_cycle(1 << 20, 128, 3);
   auto a = sim::make_sim_device(preset, 1);
   auto b = sim::make_sim_device(preset, 2);
-  const ChaseResult first = chase_chain(*a, chain, CacheOp::ca, 4096, 256);
-  const ChaseResult other_seed = chase_chain(*b, chain, CacheOp::ca, 4096, 256);
-  const ChaseResult second = chase_chain(*a, chain, CacheOp::ca, 4096, 256);
+  const ChaseResult first = chase_chain(*a, chain, Load::ca, 4096, 256);
+  const ChaseResult other_seed = chase_chain(*b, chain, Load::ca, 4096, 256);
+  const ChaseResult second = chase_chain(*a, chain, Load::ca, 4096, 256);
   CHECK(first.sample_cycles != other_seed.sample_cycles);
   CHECK(first.timed_cycles != other_seed.timed_cycles);
   CHECK(first.sample_cycles != second.sample_cycles);
@@ -99,10 +108,13 @@ TEST_CASE("sim: footprints in each level give that level's latency", "[sim]") {
     REQUIRE(l1 != nullptr);
     REQUIRE(l2 != nullptr);
     const uint64_t full_l2_bytes = far != nullptr ? far->capacity_bytes : l2->capacity_bytes;
+    // SM 0 walks: every access past L1 pays its distance to the L2.
+    const double d = dynamic_cast<sim::SimDevice&>(*device).l2_distance_cycles(0);
     const auto check = [&](uint64_t footprint_bytes, double latency_cycles) {
       INFO("footprint " << footprint_bytes << " bytes");
       const Chain chain = make_random_cycle(footprint_bytes, 128, 5);
-      const double want = expected_cycles(preset, latency_cycles);
+      const double extra = latency_cycles == l1->hit_latency_cycles ? 0.0 : d;
+      const double want = expected_cycles(preset, latency_cycles + extra);
       CHECK(mean_cycles(*device, chain) == Approx(want).epsilon(0.02));
     };
     check(l1->capacity_bytes / 2, l1->hit_latency_cycles);
@@ -120,9 +132,9 @@ TEST_CASE("sim: .cg and .cv loads never hit L1", "[sim]") {
   const double l2_cycles = level_named(preset, "L2")->hit_latency_cycles;
   auto device = sim::make_sim_device(preset, 4);
   const Chain chain = make_random_cycle(32 << 10, 128, 9);  // fits L1 easily
-  CHECK(mean_cycles(*device, chain, CacheOp::ca) ==
+  CHECK(mean_cycles(*device, chain, Load::ca) ==
         Approx(expected_cycles(preset, l1_cycles)).epsilon(0.02));
-  for (CacheOp op : {CacheOp::cg, CacheOp::cv}) {
+  for (Load op : {Load::cg, Load::cv}) {
     const ChaseResult result = chase_chain(*device, chain, op, 4096, 2000);
     const double mean = static_cast<double>(result.timed_cycles) / 4096.0;
     CHECK(mean == Approx(expected_cycles(preset, l2_cycles)).epsilon(0.02));
@@ -153,17 +165,13 @@ TEST_CASE("sim: final_offset_bytes is where walk() says the chase ends", "[sim]"
   Chain chain = make_random_cycle(300 * 128, 128, 21);
   chain.start = 17;
   for (MemorySpace space : {MemorySpace::global, MemorySpace::shared}) {
-    ChaseRequest request;
-    request.space = space;
-    request.chain = &chain;
-    request.warmup_hops = 101;
-    request.timed_hops = 25 * kChaseHopsPerIteration;  // not a multiple of the 300-slot cycle
-    request.sampled_hops = 37;
-    const ChaseResult result = device->chase(request);
-    const uint32_t last = walk(chain, chain.start, 101 + request.timed_hops + 37);
+    const uint64_t timed = 25 * kChaseHopsPerIteration;  // not a multiple of the 300-slot cycle
+    const ChaseResult result = chase_chain(*device, chain, Load::plain, timed, 37, space, 101);
+    const uint32_t last = walk(chain, chain.start, 101 + timed + 37);
     CHECK(result.final_offset_bytes == chain.offset_bytes[last]);
     CHECK(result.sample_cycles.size() == 37);
-    CHECK(result.smid == 0);
+    CHECK(result.timed_iterations == 25);
+    CHECK(result.launch.smid == 0);
   }
 }
 
@@ -198,15 +206,15 @@ TEST_CASE("sim: each chase starts with cold caches and TLBs", "[sim]") {
   const Preset& preset = sim::find_preset("l40");
   auto device = sim::make_sim_device(preset, 6);
   const Chain chain = make_random_cycle(16 << 10, 128, 2);  // 128 lines, fits L1
-  ChaseRequest request;
-  request.chain = &chain;
-  request.warmup_hops = 0;
-  request.timed_hops = chain.slots();
+  sim::WalkSpec spec;
+  spec.phase_hops = {chain.slots()};
+  spec.keep_each_hop = {false};
   const double threshold_cycles =
       (level_named(preset, "L2")->hit_latency_cycles + preset.dram_latency_cycles) / 2;
+  auto& sim_device = dynamic_cast<sim::SimDevice&>(*device);
   for (int round = 0; round < 2; ++round) {
-    const ChaseResult result = device->chase(request);
-    CHECK(static_cast<double>(result.timed_cycles) / chain.slots() > threshold_cycles);
+    const sim::WalkResult result = sim_device.walk(chain, spec);
+    CHECK(result.phase_cycles[0] / chain.slots() > threshold_cycles);
   }
 }
 
@@ -215,26 +223,26 @@ TEST_CASE("sim: shared-memory chases cost the shared latency and respect the blo
   const Preset& preset = sim::find_preset("h100");
   auto device = sim::make_sim_device(preset, 2);
   const Chain fits = make_random_cycle(64 << 10, 128, 1);
-  const ChaseResult result = chase_chain(*device, fits, CacheOp::ca, 4096, 0, MemorySpace::shared);
+  const ChaseResult result = chase_chain(*device, fits, Load::ca, 4096, 0, MemorySpace::shared);
   CHECK(static_cast<double>(result.timed_cycles) / 4096.0 ==
         Approx(expected_cycles(preset, preset.shared_latency_cycles)).epsilon(0.02));
   const Chain too_big =
       make_random_cycle(preset.info.shared_memory_per_block_optin_bytes + 1024, 128, 1);
   try {
-    chase_chain(*device, too_big, CacheOp::ca, 4096, 0, MemorySpace::shared);
+    chase_chain(*device, too_big, Load::ca, 4096, 0, MemorySpace::shared);
     FAIL("a shared chain larger than the opt-in limit was accepted");
   } catch (const Error& e) {
     CHECK(std::string(e.what()).find('\n') == std::string::npos);
     CHECK_THAT(e.what(), Catch::Contains("shared"));
   }
-  // The limit is the GPU's: the chain plus its sample buffer (harness/device.hpp). A chain that
+  // The limit is the GPU's: the chain plus its sample buffer (probes/memory/chase.cuh). A chain that
   // fits alone but not beside 512 samples is refused; it runs without them.
   const uint64_t optin = preset.info.shared_memory_per_block_optin_bytes;
   const Chain tight = make_random_cycle(optin - 1024, 8, 1);
   REQUIRE(shared_chase_bytes(tight.span_bytes, 0) <= optin);
   REQUIRE(shared_chase_bytes(tight.span_bytes, 512) > optin);
-  CHECK_NOTHROW(chase_chain(*device, tight, CacheOp::ca, 4096, 0, MemorySpace::shared));
-  CHECK_THROWS_WITH(chase_chain(*device, tight, CacheOp::ca, 4096, 512, MemorySpace::shared),
+  CHECK_NOTHROW(chase_chain(*device, tight, Load::ca, 4096, 0, MemorySpace::shared));
+  CHECK_THROWS_WITH(chase_chain(*device, tight, Load::ca, 4096, 512, MemorySpace::shared),
                     Catch::Contains("512 samples"));
 }
 
@@ -251,11 +259,12 @@ TEST_CASE("sim: a global chain larger than free memory is refused", "[sim]") {
     CHECK(std::string(e.what()).find('\n') == std::string::npos);
     CHECK_THAT(e.what(), Catch::Contains("free"));
   }
-  ChaseRequest odd;
   const Chain small = make_random_cycle(4096, 128, 1);
-  odd.chain = &small;
-  odd.timed_hops = 12;
-  CHECK_THROWS_AS(device->chase(odd), Error);
+  ChaseSetup setup;
+  setup.chain = &small;
+  const auto prepared = device->ops<ChaseOps>().prepare(setup);
+  CHECK_THROWS_AS(prepared->run(ChaseRun{64, 12}), Error);   // not a whole iteration
+  CHECK_THROWS_AS(prepared->run(ChaseRun{8, 64}), Error);    // warm-up shorter than an iteration
 }
 
 TEST_CASE("sim: find_preset resolves names and aliases and lists the presets when unknown",
@@ -311,7 +320,7 @@ TEST_CASE("sim: every preset is self-consistent", "[sim]") {
 TEST_CASE("sim: measured SM clock is the preset clock within 0.1%", "[sim]") {
   for (const Preset& preset : sim::presets()) {
     auto device = sim::make_sim_device(preset, 9);
-    const double clock_mhz = device->measure_sm_clock_mhz(100000);
+    const double clock_mhz = device->measure_sm_clock(100000).mhz;
     CHECK(clock_mhz == Approx(preset.info.rated_sm_clock_mhz).epsilon(0.001));
     CHECK(clock_mhz != preset.info.rated_sm_clock_mhz);
   }
@@ -341,14 +350,14 @@ TEST_CASE("sim: walking 1.6 M hops through the H100 model", "[.perf]") {
     slot = chain.next[slot];
   }
   const double bare_seconds = cpu_seconds() - start;
-  ChaseRequest request;
-  request.chain = &chain;
-  request.timed_hops = chain.slots();
+  sim::WalkSpec spec;
+  spec.phase_hops = {chain.slots()};
+  spec.keep_each_hop = {false};
   start = cpu_seconds();
-  const ChaseResult result = device->chase(request);
+  const sim::WalkResult result = dynamic_cast<sim::SimDevice&>(*device).walk(chain, spec);
   const double sim_seconds = cpu_seconds() - start;
   WARN(chain.slots() << " hops: simulated in " << sim_seconds << " s CPU, bare walk "
                      << bare_seconds << " s (offset sum " << offset_sum << "), mean "
-                     << static_cast<double>(result.timed_cycles) / chain.slots() << " cycles");
+                     << result.phase_cycles[0] / chain.slots() << " cycles");
   CHECK(sim_seconds < 0.3);
 }

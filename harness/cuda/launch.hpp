@@ -1,0 +1,47 @@
+// The one CUDA launch path of every probe family: grid, block, dynamic shared memory, L1
+// carve-out, cluster dimensions, cooperative launch, programmatic dependent launch and SM pinning,
+// through cudaLaunchKernelExC. Every runtime call is checked, and the LaunchRecord says what the
+// launch actually used (harness/launch_config.hpp). Kernels are extern "C" (their host stub is
+// declared in the family's *_cuda.cpp: `extern "C" void gpuprobe_x(args...);`).
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "harness/cuda/check.hpp"
+#include "harness/launch_config.hpp"
+
+namespace gpuprobe::cuda {
+
+struct SmPin;  // harness/cuda/pin.cuh: the kernel argument of a pinned launch
+
+// The claim word of a pinned launch, in device memory. Pass arg() to the kernel.
+class SmPinning {
+ public:
+  explicit SmPinning(int sm);
+  int sm() const { return sm_; }
+  // The SmPin argument (a kernel parameter): {sm, claim word}.
+  const void* arg() const { return &pin_; }
+  void reset();          // zero the claim word (launch() does it before a pinned launch)
+  bool claimed() const;  // after the launch: did a block run on the SM?
+
+ private:
+  int sm_;
+  DeviceArray<uint32_t> word_;
+  struct {
+    int32_t sm;
+    uint32_t* claimed;
+  } pin_;
+};
+
+// Launches kernel(args) on `stream` and, when `synchronize`, waits and checks its completion.
+// A pinned launch (config.pinned_sm >= 0) needs `pinning` for that SM: its grid becomes several
+// blocks per SM and, after a synchronized launch, no claim is an Error naming the SM.
+LaunchRecord launch(const void* kernel, const char* name, LaunchConfig config, void** args,
+                    SmPinning* pinning = nullptr, cudaStream_t stream = nullptr,
+                    bool synchronize = true);
+
+// The device's SM count (cached per device ordinal).
+int sm_count_of_current_device();
+
+}  // namespace gpuprobe::cuda

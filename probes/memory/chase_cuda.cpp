@@ -1,0 +1,202 @@
+// ChaseOps on a CUDA GPU: allocation, upload and scatter once per chain (prepare), then one
+// launch of the chase kernel per run through the harness's launch path. Plain C++ (g++); the
+// kernels are chase.cu and chase_shared.cu.
+#include <cuda_runtime.h>
+
+#include <cstring>
+#include <string>
+
+#include "harness/cuda/check.hpp"
+#include "harness/cuda/cuda_device.hpp"
+#include "harness/cuda/launch.hpp"
+#include "harness/ops.hpp"
+#include "probes/memory/chase_ops.hpp"
+
+namespace {
+struct SmPinArg {   // the layout of gpuprobe::cuda::SmPin (harness/cuda/pin.cuh)
+  int32_t sm;
+  uint32_t* claimed;
+};
+}  // namespace
+
+using gpuprobe::probes::ChaseOut;
+extern "C" {
+void gpuprobe_chain_scatter(uint64_t base, const uint64_t* offset_bytes, const uint32_t* next,
+                            uint64_t slots);
+#define GPUPROBE_LOAD_VARIANT(id, name, ptx_form, first, min_sm, sass75, sass80)                 \
+  void gpuprobe_chase_global_##id(uint64_t base, uint64_t start_offset_bytes,              \
+                                  uint64_t warmup_hops, uint64_t timed_iterations,         \
+                                  uint32_t sampled_hops, uint64_t zero, SmPinArg pin,      \
+                                  ChaseOut* out, uint32_t* samples_out);
+#include "ptx/load_variants.def"
+#undef GPUPROBE_LOAD_VARIANT
+void gpuprobe_chase_shared(const uint64_t* offset_bytes, const uint32_t* next, uint64_t slots,
+                           uint64_t chain_bytes, uint32_t start_slot, uint64_t warmup_hops,
+                           uint64_t timed_iterations, uint32_t sampled_hops, uint64_t zero,
+                           SmPinArg pin, ChaseOut* out, uint32_t* samples_out);
+}
+
+namespace gpuprobe::probes {
+namespace {
+
+using cuda::DeviceArray;
+
+constexpr uint32_t kSharedChaseThreads = 256;   // chase_shared.cu
+
+struct GlobalKernel {
+  const void* fn;
+  const char* name;
+};
+
+GlobalKernel global_kernel(ptx::LoadVariant v) {
+  switch (v) {
+#define GPUPROBE_LOAD_VARIANT(id, name, ptx_form, first, min_sm, sass75, sass80) \
+  case ptx::LoadVariant::id:                                               \
+    return {reinterpret_cast<const void*>(&gpuprobe_chase_global_##id), "gpuprobe_chase_global_" #id};
+#include "ptx/load_variants.def"
+#undef GPUPROBE_LOAD_VARIANT
+  }
+  throw Error("unknown load variant");
+}
+
+std::string mib(uint64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
+
+class CudaPreparedChase final : public PreparedChase {
+ public:
+  CudaPreparedChase(cuda::CudaDevice& gpu, const ChaseSetup& setup)
+      : gpu_(gpu), setup_(setup), chain_(*setup.chain) {
+    gpu_.select();
+    const bool shared = setup.space == MemorySpace::shared;
+    const uint64_t optin = gpu_.info().shared_memory_per_block_optin_bytes;
+    smem_bytes_ = shared ? shared_chase_bytes(chain_.span_bytes, setup.sampled_hops)
+                         : global_chase_smem_bytes(setup.sampled_hops);
+    if (smem_bytes_ > optin)
+      throw Error((shared ? "shared-memory chase of " + std::to_string(chain_.span_bytes) +
+                                " bytes with "
+                          : std::string("global chase with ")) +
+                  std::to_string(setup.sampled_hops) + " samples needs " +
+                  std::to_string(smem_bytes_) + " bytes of shared memory; " + gpu_.info().name +
+                  " allows " + std::to_string(optin) + " per block");
+    const uint64_t need = (shared ? 0 : chain_.span_bytes) +
+                          chain_.slots() * (sizeof(uint64_t) + sizeof(uint32_t));
+    const uint64_t free_bytes = gpu_.free_memory_bytes();
+    if (need > free_bytes)
+      throw Error("chain of " + mib(need) + " exceeds the free device memory (" + mib(free_bytes) +
+                  ") of " + gpu_.info().name);
+    offsets_ = DeviceArray<uint64_t>(chain_.slots());
+    next_ = DeviceArray<uint32_t>(chain_.slots());
+    GPUPROBE_CUDA_CHECK(cudaMemcpy(offsets_.get(), chain_.offset_bytes.data(), offsets_.bytes(),
+                                   cudaMemcpyHostToDevice));
+    GPUPROBE_CUDA_CHECK(cudaMemcpy(next_.get(), chain_.next.data(), next_.bytes(),
+                                   cudaMemcpyHostToDevice));
+    out_ = DeviceArray<ChaseOut>(1);
+    samples_ = DeviceArray<uint32_t>(uint64_t(setup.sampled_hops) + kEmptySamples);
+    if (setup.pinned_sm != kAnySm) pinning_ = std::make_unique<cuda::SmPinning>(setup.pinned_sm);
+    if (!shared) scatter();
+  }
+
+  ChaseResult run(const ChaseRun& run) override {
+    gpu_.select();
+    if (run.warmup_hops < kChaseHopsPerIteration || run.timed_hops == 0 ||
+        run.timed_hops % kChaseHopsPerIteration != 0)
+      throw Error("chase run needs at least " + std::to_string(kChaseHopsPerIteration) +
+                  " warm-up hops and a positive multiple of " +
+                  std::to_string(kChaseHopsPerIteration) + " timed hops");
+    GPUPROBE_CUDA_CHECK(cudaMemset(out_.get(), 0, sizeof(ChaseOut)));
+    LaunchConfig config;
+    config.dynamic_smem_bytes = smem_bytes_;
+    config.l1_carveout_percent = 0;   // the largest L1 the launch's shared memory leaves
+    config.pinned_sm = setup_.pinned_sm;
+    uint64_t iterations = run.timed_hops / kChaseHopsPerIteration;
+    uint64_t warmup = run.warmup_hops;
+    uint32_t sampled = setup_.sampled_hops;
+    uint64_t zero = 0;
+    SmPinArg pin{-1, nullptr};
+    if (pinning_) std::memcpy(&pin, pinning_->arg(), sizeof pin);
+    ChaseOut* out = out_.get();
+    uint32_t* samples = samples_.get();
+    LaunchRecord record;
+    if (setup_.space == MemorySpace::global) {
+      uint64_t base = reinterpret_cast<uint64_t>(span_.get());
+      uint64_t start = chain_.offset_bytes[chain_.start];
+      void* args[] = {&base, &start, &warmup, &iterations, &sampled, &zero, &pin, &out, &samples};
+      const GlobalKernel k = global_kernel(setup_.load);
+      record = cuda::launch(k.fn, k.name, config, args, pinning_.get());
+    } else {
+      config.block = Dim3{kSharedChaseThreads, 1, 1};
+      const uint64_t* offsets = offsets_.get();
+      const uint32_t* next = next_.get();
+      uint64_t slots = chain_.slots();
+      uint64_t chain_bytes = (chain_.span_bytes + 7) / 8 * 8;
+      uint32_t start_slot = chain_.start;
+      void* args[] = {&offsets, &next, &slots, &chain_bytes, &start_slot, &warmup,
+                      &iterations, &sampled, &zero, &pin, &out, &samples};
+      record = cuda::launch(reinterpret_cast<const void*>(&gpuprobe_chase_shared),
+                            "gpuprobe_chase_shared", config, args, pinning_.get());
+    }
+    ChaseOut host{};
+    GPUPROBE_CUDA_CHECK(cudaMemcpy(&host, out_.get(), sizeof host, cudaMemcpyDeviceToHost));
+    if (host.ran == 0)
+      throw Error(record.kernel + ": the walking thread never finished (no block did the work)");
+    std::vector<uint32_t> all(uint64_t(sampled) + kEmptySamples);
+    GPUPROBE_CUDA_CHECK(cudaMemcpy(all.data(), samples_.get(), all.size() * sizeof(uint32_t),
+                                   cudaMemcpyDeviceToHost));
+    ChaseResult result;
+    result.timed_cycles = host.timed_cycles;
+    result.timed_ns = host.timed_ns;
+    result.timed_iterations = host.timed_iterations;
+    result.final_offset_bytes = host.final_offset_bytes;
+    result.sample_cycles.assign(all.begin(), all.begin() + sampled);
+    result.empty_sample_cycles.assign(all.begin() + sampled, all.end());
+    record.smid = static_cast<int>(host.smid);
+    result.launch = record;
+    return result;
+  }
+
+ private:
+  void scatter() {
+    span_ = DeviceArray<unsigned char>(chain_.span_bytes);
+    uint64_t base = reinterpret_cast<uint64_t>(span_.get());
+    const uint64_t* offsets = offsets_.get();
+    const uint32_t* next = next_.get();
+    uint64_t slots = chain_.slots();
+    void* args[] = {&base, &offsets, &next, &slots};
+    LaunchConfig config;
+    config.block = Dim3{256, 1, 1};
+    const uint64_t blocks = (slots + 255) / 256;
+    config.grid = Dim3{static_cast<uint32_t>(blocks < 4096 ? blocks : 4096), 1, 1};
+    cuda::launch(reinterpret_cast<const void*>(&gpuprobe_chain_scatter), "gpuprobe_chain_scatter",
+                 config, args);
+  }
+
+  cuda::CudaDevice& gpu_;
+  ChaseSetup setup_;
+  const Chain& chain_;
+  uint64_t smem_bytes_ = 0;
+  DeviceArray<unsigned char> span_;
+  DeviceArray<uint64_t> offsets_;
+  DeviceArray<uint32_t> next_;
+  DeviceArray<ChaseOut> out_;
+  DeviceArray<uint32_t> samples_;
+  std::unique_ptr<cuda::SmPinning> pinning_;
+};
+
+class CudaChaseOps final : public ChaseOps {
+ public:
+  explicit CudaChaseOps(cuda::CudaDevice& gpu) : gpu_(gpu) {}
+  std::unique_ptr<PreparedChase> prepare(const ChaseSetup& setup) override {
+    if (setup.chain == nullptr) throw Error("chase setup without a chain");
+    check_chain(*setup.chain);
+    return std::make_unique<CudaPreparedChase>(gpu_, setup);
+  }
+
+ private:
+  cuda::CudaDevice& gpu_;
+};
+
+const OpsRegistration<ChaseOps> kRegistration("cuda", __FILE__, [](Device& d) {
+  return std::make_unique<CudaChaseOps>(dynamic_cast<cuda::CudaDevice&>(d));
+});
+
+}  // namespace
+}  // namespace gpuprobe::probes

@@ -1,0 +1,60 @@
+// The memory family's operations: pointer chases over a chain the harness built. Each backend
+// implements ChaseOps (chase_cuda.cpp, chase_sim.cpp); a probe gets it with ctx.ops<ChaseOps>().
+// Prepare once, measure many: prepare() allocates, uploads and lays the chain out; each run() of
+// the PreparedChase is one launch.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "harness/chain.hpp"
+#include "harness/device.hpp"
+#include "harness/launch_config.hpp"
+#include "probes/memory/chase.cuh"
+#include "ptx/load_variants.hpp"
+
+namespace gpuprobe::probes {
+
+enum class MemorySpace { global, shared };
+
+struct ChaseSetup {
+  MemorySpace space = MemorySpace::global;
+  ptx::LoadVariant load = ptx::LoadVariant::plain;   // global only
+  const Chain* chain = nullptr;                      // must outlive the PreparedChase
+  uint32_t sampled_hops = 0;
+  int pinned_sm = kAnySm;
+};
+
+// One launch: warmup_hops (at least kChaseHopsPerIteration) untimed, timed_hops (a multiple of
+// kChaseHopsPerIteration) timed, then the setup's sampled hops and kEmptySamples empty samples.
+// The walk continues across phases: it ends at walk(chain, start, warmup + timed + sampled).
+struct ChaseRun {
+  uint64_t warmup_hops = 0;
+  uint64_t timed_hops = 0;
+};
+
+struct ChaseResult {
+  uint64_t timed_cycles = 0;
+  uint64_t timed_ns = 0;
+  uint64_t timed_iterations = 0;        // as executed by the kernel
+  std::vector<uint32_t> sample_cycles;  // one per sampled hop, instrumentation included
+  std::vector<uint32_t> empty_sample_cycles;   // kEmptySamples instrumentation-only samples
+  uint64_t final_offset_bytes = 0;
+  LaunchRecord launch;                  // the configuration used and the SM that walked
+};
+
+class PreparedChase {
+ public:
+  virtual ~PreparedChase() = default;
+  virtual ChaseResult run(const ChaseRun& run) = 0;
+};
+
+class ChaseOps : public FamilyOps {
+ public:
+  static constexpr const char* kFamily = "memory.chase";
+  // Throws gpuprobe::Error (one line) for a chain that does not fit: device memory, the block's
+  // shared memory, an SM that does not exist.
+  virtual std::unique_ptr<PreparedChase> prepare(const ChaseSetup& setup) = 0;
+};
+
+}  // namespace gpuprobe::probes

@@ -1,0 +1,107 @@
+// ChaseOps on the simulated device: each run walks the chain through the simulator's machine
+// model (harness/sim/sim_device.hpp) in the same phases as the CUDA kernels (chase.cu), and
+// reports what the kernel would: cycles, the simulated %globaltimer, the executed iterations, the
+// samples, the final slot and the launch configuration the CUDA backend would use.
+#include <cmath>
+#include <string>
+
+#include "harness/ops.hpp"
+#include "harness/sim/sim_device.hpp"
+#include "probes/memory/chase_ops.hpp"
+
+namespace gpuprobe::probes {
+namespace {
+
+// The instrumentation of one sample on the simulated device: two clock reads and a store, in
+// cycles (the H100 measurement in results/nvidia-h100-80gb-hbm3 shows about 2).
+constexpr double kSimSampleOverheadCycles = 2.0;
+
+class SimPreparedChase final : public PreparedChase {
+ public:
+  SimPreparedChase(sim::SimDevice& device, const ChaseSetup& setup)
+      : device_(device), setup_(setup), chain_(*setup.chain) {
+    const DeviceInfo& info = device_.info();
+    const bool shared = setup.space == MemorySpace::shared;
+    smem_bytes_ = shared ? shared_chase_bytes(chain_.span_bytes, setup.sampled_hops)
+                         : global_chase_smem_bytes(setup.sampled_hops);
+    if (smem_bytes_ > info.shared_memory_per_block_optin_bytes)
+      throw Error((shared ? "shared-memory chase of " + std::to_string(chain_.span_bytes) +
+                                " bytes with "
+                          : std::string("global chase with ")) +
+                  std::to_string(setup.sampled_hops) + " samples needs " +
+                  std::to_string(smem_bytes_) + " bytes of shared memory; " + info.name +
+                  " allows " + std::to_string(info.shared_memory_per_block_optin_bytes) +
+                  " per block");
+    if (setup.pinned_sm != kAnySm && (setup.pinned_sm < 0 || setup.pinned_sm >= info.sm_count))
+      throw Error("--sm " + std::to_string(setup.pinned_sm) + " does not exist: " + info.name +
+                  " has SMs 0 to " + std::to_string(info.sm_count - 1));
+    if (!shared && chain_.span_bytes > device_.free_memory_bytes())
+      throw Error("chain of " + std::to_string(chain_.span_bytes >> 20) +
+                  " MiB exceeds the free device memory of " + info.name);
+  }
+
+  ChaseResult run(const ChaseRun& run) override {
+    if (run.warmup_hops < kChaseHopsPerIteration || run.timed_hops == 0 ||
+        run.timed_hops % kChaseHopsPerIteration != 0)
+      throw Error("chase run needs at least " + std::to_string(kChaseHopsPerIteration) +
+                  " warm-up hops and a positive multiple of " +
+                  std::to_string(kChaseHopsPerIteration) + " timed hops");
+    const int sm = setup_.pinned_sm == kAnySm ? 0 : setup_.pinned_sm;
+    sim::WalkSpec spec;
+    spec.shared = setup_.space == MemorySpace::shared;
+    spec.from_l1 = ptx::info(setup_.load).first_level == ptx::CacheLevel::L1;
+    spec.sm = sm;
+    spec.phase_hops = {run.warmup_hops, run.timed_hops, setup_.sampled_hops};
+    spec.keep_each_hop = {false, false, true};
+    const sim::WalkResult walked = device_.walk(chain_, spec);
+
+    ChaseResult result;
+    const double mhz = walked.clock_mhz;
+    result.timed_cycles = static_cast<uint64_t>(std::llround(walked.phase_cycles[1]));
+    result.timed_ns = static_cast<uint64_t>(std::llround(walked.phase_cycles[1] / mhz * 1000.0));
+    result.timed_iterations =
+        (run.timed_hops + walked.extra_timed_hops) / kChaseHopsPerIteration;
+    for (double c : walked.hop_cycles[2])
+      result.sample_cycles.push_back(static_cast<uint32_t>(std::lround(c + kSimSampleOverheadCycles)));
+    result.empty_sample_cycles.assign(kEmptySamples,
+                                      static_cast<uint32_t>(kSimSampleOverheadCycles));
+    result.final_offset_bytes = chain_.offset_bytes[walked.final_slot];
+    LaunchRecord& launch = result.launch;
+    launch.kernel = spec.shared ? "gpuprobe_chase_shared"
+                                : "gpuprobe_chase_global_" + std::string(ptx::info(setup_.load).id);
+    launch.config.block = Dim3{spec.shared ? 256u : 1u, 1, 1};
+    launch.config.dynamic_smem_bytes = smem_bytes_;
+    launch.config.l1_carveout_percent = 0;
+    launch.config.pinned_sm = setup_.pinned_sm;
+    if (setup_.pinned_sm != kAnySm)
+      launch.config.grid = Dim3{4 * static_cast<uint32_t>(device_.info().sm_count), 1, 1};
+    launch.smid = sm;
+    return result;
+  }
+
+ private:
+  sim::SimDevice& device_;
+  ChaseSetup setup_;
+  const Chain& chain_;
+  uint64_t smem_bytes_ = 0;
+};
+
+class SimChaseOps final : public ChaseOps {
+ public:
+  explicit SimChaseOps(sim::SimDevice& device) : device_(device) {}
+  std::unique_ptr<PreparedChase> prepare(const ChaseSetup& setup) override {
+    if (setup.chain == nullptr) throw Error("chase setup without a chain");
+    check_chain(*setup.chain);
+    return std::make_unique<SimPreparedChase>(device_, setup);
+  }
+
+ private:
+  sim::SimDevice& device_;
+};
+
+const OpsRegistration<ChaseOps> kRegistration("sim", __FILE__, [](Device& d) {
+  return std::make_unique<SimChaseOps>(dynamic_cast<sim::SimDevice&>(d));
+});
+
+}  // namespace
+}  // namespace gpuprobe::probes

@@ -1,0 +1,152 @@
+// The memory family's measurement core (probes/memory/chase_point.cpp) against a simulated device
+// with planted faults: each self-check must fail loudly, the SM and launch configuration land in
+// every point, and a point measured while the clock was off is measured again.
+#include <catch2/catch.hpp>
+
+#include <sstream>
+#include <string>
+
+#include "analysis/machine_model.hpp"
+#include "harness/error.hpp"
+#include "harness/probe.hpp"
+#include "harness/sim/sim_device.hpp"
+#include "probes/memory/chase_point.hpp"
+
+using namespace gpuprobe;
+
+namespace {
+
+nlohmann::json run(Device& device, const std::string& id,
+                   std::map<std::string, std::string> params) {
+  const ProbeSpec& probe = find_probe(id);
+  std::ostringstream log;
+  return run_probe(device, probe, Params::parse(probe.params, params), RepeatPolicy{}, "", log);
+}
+
+}  // namespace
+
+TEST_CASE("a chase that ends on the wrong slot fails its self-check loudly", "[chase]") {
+  sim::Faults faults;
+  faults.extra_final_hops = 1;
+  auto device = sim::make_sim_device(sim::find_preset("v100"), 1, faults);
+  try {
+    run(*device, "memory/chase", {{"max-footprint-bytes", "8K"}});
+    FAIL("a chase that ended one hop too far passed");
+  } catch (const Error& e) {
+    CHECK_THAT(e.what(), Catch::Contains("self-check failed"));
+    CHECK_THAT(e.what(), Catch::Contains("host predicted"));
+  }
+}
+
+TEST_CASE("an extra timed iteration fails the self-check even where the final slot cannot see it",
+          "[chase]") {
+  sim::Faults faults;
+  faults.extra_timed_hops = probes::kChaseHopsPerIteration;
+  auto device = sim::make_sim_device(sim::find_preset("v100"), 1, faults);
+  // 16 slots of 128 bytes: 32 extra hops are two whole laps, so the walk ends on the same slot.
+  const Chain chain = make_random_cycle(2048, 128, 1);
+  REQUIRE(walk(chain, chain.start, probes::kChaseHopsPerIteration) == chain.start);
+  probes::ChaseSettings s;
+  s.sampled_hops = 0;
+  const ProbeSpec& probe = find_probe("memory/chase");
+  std::ostringstream log;
+  ProbeContext ctx(*device, Params::parse(probe.params, {}), RepeatPolicy{}, log, nullptr);
+  try {
+    probes::measure_chase(ctx, chain, s);
+    FAIL("a timed loop that ran one iteration too many passed");
+  } catch (const Error& e) {
+    CHECK_THAT(e.what(), Catch::Contains("self-check failed: the timed loop ran"));
+  }
+}
+
+TEST_CASE("every point records its clock, its SM and its launch configuration", "[chase]") {
+  auto device = open_device("sim:a100");
+  const auto r = run(*device, "memory/chase",
+                     {{"max-footprint-bytes", "64K"}, {"points-per-octave", "1"}, {"sm", "5"}});
+  REQUIRE(r["status"] == "ok");
+  CHECK(r["telemetry"]["before"]["available"] == false);
+  CHECK(r["warm_up"]["steady"] == true);
+  for (const auto& p : r["series"]) {
+    CHECK(p["sm"] == 5);
+    CHECK(p["launch"]["pinned_sm"] == 5);
+    CHECK(p["launch"]["smid"] == 5);
+    CHECK(p["launch"]["grid"][0] == 4 * 108);
+    CHECK(p["launch"]["dynamic_smem_bytes"] ==
+          probes::global_chase_smem_bytes(512));
+    CHECK(p["launch"]["l1_carveout_percent"] == 0);
+    CHECK(p["launch"]["kernel"] == "gpuprobe_chase_global_plain");
+    CHECK(p["load"] == "default");
+    CHECK(p["region_sm_clock_mhz"].get<double>() == Approx(1410).epsilon(0.001));
+    CHECK(p["latency_ns"].get<double>() ==
+          Approx(p["latency_cycles"].get<double>() / 1410 * 1000).epsilon(0.001));
+    CHECK(p["timed_region_ns"].get<double>() >= 20'000);   // the sim's minimum region
+    CHECK(p["timed_hops"].get<uint64_t>() % probes::kChaseHopsPerIteration == 0);
+    CHECK(p["sample_overhead_cycles"] == 2.0);
+    CHECK(p["p50_corrected_cycles"].get<double>() == p["p50_cycles"].get<double>() - 2.0);
+  }
+}
+
+TEST_CASE("the timed region grows to the minimum region", "[chase]") {
+  auto device = open_device("sim:v100");
+  const auto r = run(*device, "memory/chase", {{"max-footprint-bytes", "4K"},
+                                               {"points-per-octave", "1"},
+                                               {"min-region-us", "1000"}});
+  REQUIRE(r["status"] == "ok");
+  for (const auto& p : r["series"]) {
+    CHECK(p["timed_region_ns"].get<double>() >= 1e6);
+    CHECK(p["timed_hops"].get<uint64_t>() > 4096);
+  }
+}
+
+TEST_CASE("a point measured while the clock was off is measured again", "[chase]") {
+  sim::Faults faults;
+  faults.slow_clock_from_walk = 4;   // the second point (walks 4 to 6) runs at 90% clock
+  faults.slow_clock_walks = 3;
+  auto device = sim::make_sim_device(sim::find_preset("v100"), 1, faults);
+  const ProbeSpec& probe = find_probe("memory/chase");
+  RepeatPolicy policy;
+  policy.min_repeats = 3;
+  policy.max_repeats = 3;   // every point: exactly 3 walks (the first is the calibration run)
+  std::ostringstream log;
+  const auto r = run_probe(*device, probe,
+                           Params::parse(probe.params, {{"max-footprint-bytes", "16K"},
+                                                        {"min-footprint-bytes", "4K"},
+                                                        {"points-per-octave", "1"},
+                                                        {"min-region-us", "1"}}),
+                           policy, "", log);
+  REQUIRE(r["status"] == "ok");
+  int remeasured = 0;
+  for (const auto& p : r["series"]) {
+    if (p.value("remeasured_for_clock", false)) {
+      ++remeasured;
+      CHECK(p["clock_outlier"] == false);   // the second measurement was at the normal clock
+    }
+  }
+  CHECK(remeasured == 1);
+  CHECK(r["series"][1].value("remeasured_for_clock", false));
+  CHECK(r["clock_outliers_remeasured"].get<int>() == remeasured);
+}
+
+TEST_CASE("--sm all gives a per-SM L2 map that recovers each SM's distance", "[chase]") {
+  const sim::Preset& preset = sim::find_preset("v100");
+  auto device = sim::make_sim_device(preset, 1);
+  auto& sim_device = dynamic_cast<sim::SimDevice&>(*device);
+  const auto r = run(*device, "memory/chase", {{"sm", "all"}, {"sampled-hops", "0"}});
+  REQUIRE(r["status"] == "ok");
+  REQUIRE(r["series"].size() == 2 * static_cast<size_t>(preset.info.sm_count));
+  const auto map = analysis::sm_map_from_run(r);
+  REQUIRE(map["sms"].size() == static_cast<size_t>(preset.info.sm_count));
+  const double fastest_near = map["l2"]["min_cycles"].get<double>();
+  double min_offset = 1e30;
+  for (int sm = 0; sm < preset.info.sm_count; ++sm)
+    min_offset = std::min(min_offset, sim_device.l2_distance_cycles(sm));
+  for (const auto& entry : map["sms"]) {
+    const int sm = entry["sm"].get<int>();
+    INFO("SM " << sm);
+    const double measured = entry["l2_cycles"].get<double>() - fastest_near;
+    const double truth = sim_device.l2_distance_cycles(sm) - min_offset;
+    CHECK(measured == Approx(truth).margin(3.0));
+  }
+  for (const auto& p : r["series"]) CHECK(p["load"] == "cg");   // the map measures the L2
+  CHECK(map["l2"]["spread_cycles"].get<double>() > 0.5 * preset.l2_sm_spread_cycles);
+}
