@@ -1,15 +1,32 @@
 #!/usr/bin/env python3
 """SASS assertions for the pointer-chase kernels (probes/memory/chase.cu, chase_shared.cu).
 
-For sm_80 and sm_90 and every chase kernel (global .ca .cg .cs .lu .cv .nc, shared):
-  * the timed loop (the backward branch between the two clock reads that bracket it) holds
-    exactly kChaseHopsPerIteration loads (read from harness/device.hpp), LDG with the cache operator's modifiers or LDS,
-    and no other memory instruction;
-  * each sampled hop is CS2R SR_CLOCKLO; one load; STS of the loaded value; CS2R SR_CLOCKLO;
-  * no LDL/STL (local memory) and no CALL anywhere in the kernel.
-Disassembles the object CMake built; if the build lacks sm_80/sm_90 it compiles the sources for
-them with nvcc. Prints `sass: N passed, M failed`; exits non-zero on any failure.
+Targets: sm_75 80 86 89 90 100 120 (the build's objects where it has that target and they are not
+older than their sources, else nvcc) and sm_90a 100a 120a (nvcc). Load variants and their LDG
+modifiers come from ptx/load_variants.def, kChaseHopsPerIteration from probes/memory/chase.cuh.
+For every gpuprobe_chase_global_<id> and gpuprobe_chase_shared on every target:
+  * the timed loop (the backward branch between the first two clock reads) is straight-line code
+    with exactly kChaseHopsPerIteration loads (LDG with exactly the .def's modifiers, .64; or
+    32-bit LDS) and no other memory instruction (a fixed-latency ULDC of a kernel parameter is
+    tolerated: TOLERATE_PARAM_ULDC);
+  * the loads form one dependent chain: each load's address is the previous load's destination
+    (or a pure register copy of it: MOV / IMAD.MOV.U32 Rx, RZ, RZ, Ry) with no offset, and the
+    loop carries it (the first load's address is the last load's destination);
+  * the opening clock read follows an instruction that reads the last warm-up load's value, the
+    closing one an instruction that reads the last timed load's value;
+  * every clock read is CS2R with no scoreboard in its control word (fixed latency; S2R/S2UR set
+    one); sm_120's CS2UR is accepted as CS2R (TOLERATE_CS2UR);
+  * exactly one clock pair after the timed region holds a load: CS2R; one load (same modifiers
+    and width as the timed ones); STS of its value; CS2R. Another pair is the empty sample:
+    CS2R; STS; CS2R with no load;
+  * no LDL/STL (local memory) and no CALL anywhere in any kernel of chase.cu, chase_shared.cu and
+    harness/cuda/kernels.cu (gpuprobe_chain_scatter, gpuprobe_sm_clock, gpuprobe_spin included).
+Self-test: a control chase and two mutants (a: x = ld(base + (x & zero)); b: no consumer before the
+closing clock) are compiled for sm_90; the control must pass every check and each mutant must fail
+the check meant for it. Prints each FAIL line and `sass: N passed, M failed`; exits non-zero on
+any failure.
 """
+import concurrent.futures
 import glob
 import os
 import re
@@ -18,189 +35,606 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from cuda_tools import compile_cubin, find_tool, test_args, truthy  # noqa: E402
+from cuda_tools import compile_cubin, find_tool, nvcc_path, test_args, truthy  # noqa: E402
+
+# Every target the build ships (CMakeLists.txt) plus the arch-specific passes of the generic files.
+TARGETS = ["sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_100", "sm_120",
+           "sm_90a", "sm_100a", "sm_120a"]
+# Where the kernels live, relative to the source tree.
+SOURCES = {
+    "chase": os.path.join("probes", "memory", "chase.cu"),
+    "chase_shared": os.path.join("probes", "memory", "chase_shared.cu"),
+    "kernels": os.path.join("harness", "cuda", "kernels.cu"),
+}
+FIXED_KERNELS = {"chase": ["gpuprobe_chain_scatter"], "chase_shared": ["gpuprobe_chase_shared"],
+                 "kernels": ["gpuprobe_sm_clock", "gpuprobe_spin"]}
+MEMORY_OPS = {"LDG", "STG", "LDS", "STS", "LD", "ST", "LDL", "STL", "LDC", "LDCU", "ULDC",
+              "ATOM", "ATOMG", "ATOMS", "RED", "REDG", "REDS", "LDSM", "STSM", "LDGSTS",
+              "LDGDEPBAR", "CCTL", "CCTLL", "MEMBAR", "UBLKCP", "UTMALDG", "UTMASTG", "UTMAPF",
+              "SUST", "SULD", "TLD", "TEX"}
+CONTROL_OPS = {"BRA", "BRX", "JMP", "JMX", "CALL", "RET", "EXIT", "BREAK", "BSSY", "BSYNC", "KILL",
+               "WARPSYNC", "BPT"}
+# Opcodes whose first operand is not a destination register.
+NO_DEST = {"ST", "STG", "STS", "STL", "STSM", "RED", "REDG", "REDS", "BAR", "BRA", "EXIT", "NOP",
+           "MEMBAR", "CCTL", "BSSY", "BSYNC", "WARPSYNC", "DEPBAR", "ERRBAR", "CALL", "RET"}
+# Two tolerances, each limited to fixed-latency instructions (the control word sets no write
+# scoreboard: bits 105..107 of the 128-bit instruction, sm_70 to sm_120 encoding, read 7; S2R,
+# S2UR, LDG, LDS and LDCU set one). Set either to False for the literal rule; what they let
+# through is summarised in `sass: note` lines.
+# CS2UR: sm_120's clock read into a uniform register, accepted where CS2R is required.
+TOLERATE_CS2UR = True
+# ULDC of a kernel parameter (c[0x0][imm]) in the timed loop: ptxas re-reads the iteration count
+# there on sm_75..sm_89; it is off the chase's dependence chain and reads no data memory.
+TOLERATE_PARAM_ULDC = True
+FIXED_CLOCK_OPS = {"CS2R", "CS2UR"} if TOLERATE_CS2UR else {"CS2R"}
+CLOCK_NAME = "/".join(sorted(FIXED_CLOCK_OPS))
+WIDTH_MODIFIERS = {"U8", "S8", "U16", "S16", "64", "128"}   # none of them: a 32-bit access
+INSTRUCTION = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;")
+CONTROL_WORD = re.compile(r"^\s*/\*\s*(0x[0-9a-f]{16})\s*\*/\s*$")
+REGISTER = re.compile(r"(?<![A-Za-z0-9_])R(\d+)((?:\.[A-Za-z0-9]+)*)")
+BARE_REGISTER = re.compile(r"^R(\d+)((?:\.[A-Za-z0-9]+)*)$")
+VARIANT = re.compile(r'^\s*GPUPROBE_LOAD_VARIANT\(\s*(\w+)\s*,\s*"([^"]*)"\s*,\s*"([^"]*)"\s*,'
+                     r'\s*(\w+)\s*,\s*(\d+)\s*,\s*"([^"]*)"\s*,\s*"([^"]*)"\s*\)')
+
+HOPS = None  # kChaseHopsPerIteration, read from probes/memory/chase.cuh in main()
 
 
+# ---------------------------------------------------------------- inputs from the source tree
 
 def hops_per_iteration(source_dir):
-    """kChaseHopsPerIteration from harness/device.hpp: the count is written once, in the code."""
-    text = open(os.path.join(source_dir, "harness", "device.hpp"), encoding="utf-8").read()
-    match = re.search(r"kChaseHopsPerIteration\s*=\s*(\d+)", text)
+    path = os.path.join(source_dir, "probes", "memory", "chase.cuh")
+    match = re.search(r"kChaseHopsPerIteration\s*=\s*(\d+)", open(path, encoding="utf-8").read())
     if not match:
-        raise SystemExit("sass: kChaseHopsPerIteration not found in harness/device.hpp")
+        raise SystemExit(f"sass: kChaseHopsPerIteration not found in {path}")
     return int(match.group(1))
 
 
-HOPS_PER_ITERATION = None  # set in main() from the source
-ARCHS = ["sm_80", "sm_90"]
-# CacheOp enum order in harness/device.hpp: ca, cg, cs, lu, cv, nc.
-# Expected LDG modifiers (without .E and the .64 width), read from nvdisasm/cuobjdump 13.0.
-CACHE_OPS = [
-    ("ca", 0, {"STRONG", "SM"}),
-    ("cg", 1, {"STRONG", "GPU"}),
-    ("cs", 2, {"EF"}),
-    ("lu", 3, {"LU"}),
-    ("cv", 4, {"STRONG", "SYS"}),
-    ("nc", 5, {"CONSTANT"}),
-]
-MEMORY_OPS = {"LDG", "STG", "LDS", "STS", "LD", "ST", "LDL", "STL", "LDC", "ATOM", "ATOMG",
-              "ATOMS", "RED", "REDG", "LDSM", "LDGSTS", "CCTL", "LDGDEPBAR", "ULDC"}
-INSTRUCTION = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;")
+def load_variants(source_dir):
+    """[(id, name, min_sm, sass sm_75, sass sm_80+)] from ptx/load_variants.def."""
+    path = os.path.join(source_dir, "ptx", "load_variants.def")
+    variants = []
+    for line in open(path, encoding="utf-8"):
+        match = VARIANT.match(line)
+        if match:
+            ident, name, _, _, min_sm, sass75, sass80 = match.groups()
+            variants.append((ident, name, int(min_sm), sass75, sass80))
+    if not variants:
+        raise SystemExit(f"sass: no GPUPROBE_LOAD_VARIANT lines in {path}")
+    return variants
 
 
-def parse_functions(sass_text):
-    functions = {}
-    current = None
-    for line in sass_text.splitlines():
+def expected_ldg(variant, arch):
+    """The LDG modifier list expected on arch, or None where the variant is not built."""
+    number = int(re.match(r"sm_(\d+)", arch).group(1))
+    _, _, min_sm, sass75, sass80 = variant
+    text = sass75 if number < 80 else sass80
+    if number < min_sm or not text:
+        return None
+    return text.split(".")
+
+
+def newest_dependency(source_dir, path, seen=None):
+    """The newest mtime of path and the files it #includes "..." (transitively)."""
+    seen = set() if seen is None else seen
+    if path in seen or not os.path.isfile(path):
+        return 0.0
+    seen.add(path)
+    newest = os.path.getmtime(path)
+    for name in re.findall(r'^\s*#\s*include\s+"([^"]+)"', open(path, encoding="utf-8").read(),
+                           re.M):
+        for base in (source_dir, os.path.dirname(path)):
+            candidate = os.path.join(base, name)
+            if os.path.isfile(candidate):
+                newest = max(newest, newest_dependency(source_dir, candidate, seen))
+                break
+    return newest
+
+
+def build_object(build_dir, source_dir, key):
+    """The newest object CMake built for SOURCES[key], and whether it is older than its sources."""
+    rel = SOURCES[key]
+    found = glob.glob(os.path.join(build_dir, "**", rel + ".o"), recursive=True)
+    if not found:
+        return None, False
+    obj = max(found, key=os.path.getmtime)
+    stale = os.path.getmtime(obj) < newest_dependency(source_dir, os.path.join(source_dir, rel))
+    return obj, stale
+
+
+# ---------------------------------------------------------------- SASS parsing
+
+def parse_sass(text, default_arch=None):
+    """{arch: {function: [instruction]}} from cuobjdump -sass of a fat object or a cubin."""
+    result = {}
+    arch, function, pending = default_arch, None, None
+    for line in text.splitlines():
+        match = CONTROL_WORD.match(line)
+        if match and pending is not None:
+            pending["control"] = int(match.group(1), 16)   # the high 64 bits of the instruction
+            pending = None
+            continue
+        pending = None
+        match = re.match(r"\s*arch = (sm_\w+)", line) or re.search(r"code for (sm_\w+)", line)
+        if match:
+            arch, function = match.group(1), None
+            result.setdefault(arch, {})
+            continue
         if "Function :" in line:
-            current = line.split("Function :", 1)[1].strip()
-            functions[current] = []
+            function = line.split("Function :", 1)[1].strip()
+            result.setdefault(arch, {})[function] = []
             continue
         match = INSTRUCTION.search(line)
-        if current is None or not match:
+        if function is None or not match:
             continue
-        address = int(match.group(1), 16)
-        text = re.sub(r"\s+", " ", match.group(2)).strip()
+        text_ = re.sub(r"\s+", " ", match.group(2)).strip()
         predicate = ""
-        if text.startswith("@"):
-            predicate, text = text.split(" ", 1)
-        opcode_full = text.split(" ", 1)[0]
-        operands = text.split(" ", 1)[1] if " " in text else ""
-        functions[current].append({
-            "address": address, "predicate": predicate, "opcode": opcode_full.split(".")[0],
-            "modifiers": opcode_full.split(".")[1:], "operands": operands, "text": text,
+        if text_.startswith("@"):
+            predicate, text_ = text_.split(" ", 1)
+        opcode_full, _, rest = text_.partition(" ")
+        operands = [o.strip() for o in rest.split(",")] if rest.strip() else []
+        operands = [re.sub(r"\.reuse\b", "", o) for o in operands]
+        result[arch][function].append({
+            "address": int(match.group(1), 16), "predicate": predicate,
+            "opcode": opcode_full.split(".")[0], "modifiers": opcode_full.split(".")[1:],
+            "operands": operands, "text": (predicate + " " if predicate else "") + text_,
+            "control": None,
         })
-    return functions
+        pending = result[arch][function][-1]
+    return result
 
 
-def is_clock(ins):
-    return ins["opcode"] in {"CS2R", "S2R", "S2UR"} and "SR_CLOCKLO" in ins["operands"]
+def dest_registers(ins):
+    """Registers the instruction writes (conservatively wide)."""
+    if ins["opcode"] in NO_DEST or not ins["operands"]:
+        return []
+    match = BARE_REGISTER.match(ins["operands"][0])
+    if not match:
+        return []
+    first = int(match.group(1))
+    mods = set(ins["modifiers"]) | set(match.group(2).split("."))
+    width = 1
+    if mods & {"64", "WIDE", "F64", "S64", "U64"} or (ins["opcode"] == "CS2R" and "32" not in mods):
+        width = 2
+    if "128" in mods:
+        width = 4
+    return list(range(first, first + width))
 
 
-def is_load(ins, space):
-    return ins["opcode"] == ("LDG" if space == "global" else "LDS")
+def source_registers(ins):
+    operands = ins["operands"][1:] if dest_registers(ins) else ins["operands"]
+    regs = []
+    for operand in operands:
+        for number, suffix in REGISTER.findall(operand):
+            regs.append(int(number))
+            if ".64" in suffix:
+                regs.append(int(number) + 1)
+    return regs
 
 
-def ldg_modifiers(ins):
-    return {m for m in ins["modifiers"] if m not in {"E", "64"}}
-
-
-class Checker:
-    def __init__(self):
-        self.passed = 0
-        self.failed = 0
-
-    def check(self, ok, what, detail=""):
-        if ok:
-            self.passed += 1
-        else:
-            self.failed += 1
-            print(f"FAIL {what}" + (f": {detail}" if detail else ""))
-
-
-def timed_loop(instructions, first_clock, second_clock):
-    """The backward branch between two clock reads: returns the loop body."""
-    start_address = instructions[first_clock]["address"]
-    for i in range(second_clock - 1, first_clock, -1):
-        ins = instructions[i]
-        if ins["opcode"] != "BRA":
-            continue
-        target = re.search(r"0x([0-9a-f]+)", ins["operands"])
-        if target and start_address < int(target.group(1), 16) <= ins["address"]:
-            begin = next(k for k, x in enumerate(instructions)
-                         if x["address"] == int(target.group(1), 16))
-            return instructions[begin:i + 1]
+def copy_source(ins):
+    """Ry if ins is an unpredicated pure copy Rx = Ry (MOV[.64] Rx, Ry / IMAD.MOV[.U32] Rx, RZ, RZ,
+    Ry); a MOV.64 copies the pair Ry, Ry+1 into the pair Rx, Rx+1."""
+    if ins["predicate"]:
+        return None
+    ops = ins["operands"]
+    if ins["opcode"] == "MOV" and ins["modifiers"] in ([], ["64"]) and len(ops) in (2, 3) \
+            and (len(ops) == 2 or ops[2] == "0xf"):
+        match = re.match(r"^R(\d+)$", ops[1])
+        return int(match.group(1)) if match else None
+    if ins["opcode"] == "IMAD" and ins["modifiers"] in (["MOV", "U32"], ["MOV"]) and len(ops) == 4 \
+            and ops[1] == "RZ" and ops[2] == "RZ":
+        match = re.match(r"^R(\d+)$", ops[3])
+        return int(match.group(1)) if match else None
     return None
 
 
-def check_kernel_hygiene(checker, arch, label, instructions):
-    bad = [i["text"] for i in instructions if i["opcode"] in {"LDL", "STL", "CALL"}]
-    checker.check(not bad, f"{arch} {label}: no local memory, no calls", "; ".join(bad))
+class Values:
+    """Which load's value each register holds, through pure copies, over straight-line code."""
+
+    def __init__(self):
+        self.tag = {}      # register -> (load tag, half)
+        self.writer = {}   # register -> the instruction text that last wrote it
+
+    def reads(self, ins, tag):
+        """Whether ins reads (a half of) the value of the load tagged `tag`."""
+        return any(self.tag.get(r, (None,))[0] == tag for r in source_registers(ins))
+
+    def step(self, ins, load_tag=None):
+        dests = dest_registers(ins)
+        if load_tag is not None:
+            for half, r in enumerate(dests):
+                self.tag[r], self.writer[r] = (load_tag, half), ins["text"]
+            return
+        src = copy_source(ins)
+        copied = [self.tag.get(src + k) for k in range(len(dests))] if src is not None else []
+        for k, r in enumerate(dests):
+            if src is not None and copied[k] is not None:
+                self.tag[r] = copied[k]
+            else:
+                self.tag.pop(r, None)
+            self.writer[r] = ins["text"]
 
 
-def check_timed(checker, arch, label, loop, space, modifiers):
-    if loop is None:
-        checker.check(False, f"{arch} {label}: timed loop found between the clock reads")
-        return
-    loads = [i for i in loop if is_load(i, space)]
-    checker.check(len(loads) == HOPS_PER_ITERATION,
-                  f"{arch} {label}: {HOPS_PER_ITERATION} loads per timed-loop iteration",
-                  f"found {len(loads)}: " + "; ".join(i["text"] for i in loads))
-    if space == "global":
-        wrong = [i["text"] for i in loads if ldg_modifiers(i) != modifiers]
-        checker.check(not wrong, f"{arch} {label}: LDG modifiers {sorted(modifiers)}",
-                      "; ".join(wrong))
-    other = [i["text"] for i in loop if i["opcode"] in MEMORY_OPS and not is_load(i, space)]
-    checker.check(not other, f"{arch} {label}: no other memory instructions in the timed loop",
-                  "; ".join(other))
+def is_clock(ins):
+    return "SR_CLOCKLO" in " ".join(ins["operands"])
 
 
-def check_sampled(checker, arch, label, instructions, clocks, space, modifiers):
-    """Clock pairs of the sampled loop: CS2R; one load; STS; CS2R."""
-    pairs = 0
-    for a, b in zip(clocks, clocks[1:]):
-        between = instructions[a + 1:b]
-        loads = [i for i in between if is_load(i, space)]
-        if not loads:
+def scoreboard(ins):
+    """The write scoreboard the instruction sets (7: none, fixed latency), None if unknown."""
+    return None if ins["control"] is None else (ins["control"] >> 46) & 7
+
+
+def fixed_clock(ins):
+    return ins["opcode"] in FIXED_CLOCK_OPS and scoreboard(ins) == 7
+
+
+def clock_text(ins):
+    return f"/*{ins['address']:04x}*/ {ins['text']} (scoreboard {scoreboard(ins)})"
+
+
+def address(ins):
+    """(base register, ok): the load's address register and whether it has no offset."""
+    groups = [g for op in ins["operands"] for g in re.findall(r"\[([^\]]*)\]", op)]
+    if not groups:
+        return None, False
+    terms = [t.strip() for t in groups[-1].split("+")]
+    match = BARE_REGISTER.match(terms[0])
+    if not match:
+        return None, False
+    return int(match.group(1)), all(t in {"0x0", "RZ", "URZ"} for t in terms[1:])
+
+
+# ---------------------------------------------------------------- checks
+
+class Checker:
+    def __init__(self, quiet=False):
+        self.passed = 0
+        self.failed = 0
+        self.quiet = quiet
+        self.failures = []   # (kind, message)
+        self.notes = {}      # tolerated instruction text -> {where}
+
+    def note(self, what, where):
+        self.notes.setdefault(what, set()).add(where)
+
+    def check(self, ok, what, detail="", kind=""):
+        if ok:
+            self.passed += 1
+            return True
+        self.failed += 1
+        message = f"FAIL {what}" + (f": {detail}" if detail else "")
+        self.failures.append((kind, message))
+        if not self.quiet:
+            print(message)
+        return False
+
+
+def lines(instructions):
+    return " | ".join(f"/*{i['address']:04x}*/ {i['text']}" for i in instructions)
+
+
+def hygiene(checker, where, instructions):
+    bad = [i for i in instructions if i["opcode"] in {"LDL", "STL", "CALL"}]
+    checker.check(not bad, f"{where}: no local memory, no calls", lines(bad), "hygiene")
+
+
+def timed_loop(instructions, opening, closing):
+    """(first, last) indices of the loop body: the backward branch between the two clocks."""
+    start = instructions[opening]["address"]
+    for i in range(closing - 1, opening, -1):
+        ins = instructions[i]
+        if ins["opcode"] != "BRA":
             continue
-        pairs += 1
-        ok = (len(loads) == 1 and instructions[a]["opcode"] == "CS2R"
-              and instructions[b]["opcode"] == "CS2R")
-        load_at = between.index(loads[0])
-        stores = [i for i in between[load_at + 1:] if i["opcode"] == "STS"]
-        ok = ok and len(stores) >= 1
-        ok = ok and all(i["opcode"] not in MEMORY_OPS for i in between
-                        if i is not loads[0] and i["opcode"] != "STS")
-        if space == "global":
-            ok = ok and ldg_modifiers(loads[0]) == modifiers
-        checker.check(ok, f"{arch} {label}: sampled hop is CS2R; one load; STS; CS2R",
-                      " | ".join(i["text"] for i in instructions[a:b + 1]))
-    checker.check(pairs == 1, f"{arch} {label}: one sampled-hop clock pair", f"found {pairs}")
+        target = re.search(r"0x([0-9a-f]+)", " ".join(ins["operands"]))
+        if target and start < int(target.group(1), 16) <= ins["address"]:
+            begin = next((k for k, x in enumerate(instructions)
+                          if x["address"] == int(target.group(1), 16)), None)
+            if begin is not None:
+                return begin, i
+    return None
 
 
-def find_function(functions, needle):
-    names = [n for n in functions if needle in n]
-    return names[0] if len(names) == 1 else None
+def load_ok(ins, space, modifiers):
+    """Problems of one chase load's kind, modifiers and width ('' if none)."""
+    if space == "global":
+        if ins["opcode"] != "LDG":
+            return f"not LDG: {ins['text']}"
+        if ins["modifiers"] != modifiers:
+            return f"LDG.{'.'.join(ins['modifiers'])} is not LDG.{'.'.join(modifiers)}"
+        if "64" not in ins["modifiers"] or "128" in ins["modifiers"]:
+            return f"not a 64-bit load: {ins['text']}"
+        return ""
+    if ins["opcode"] != "LDS":
+        return f"not LDS: {ins['text']}"
+    wide = set(ins["modifiers"]) & WIDTH_MODIFIERS
+    return f"LDS is not 32-bit ({'.'.join(sorted(wide))}): {ins['text']}" if wide else ""
 
 
-def check_arch(checker, arch, sass_text):
-    functions = parse_functions(sass_text)
-    for name, number, modifiers in CACHE_OPS:
-        bulk = find_function(functions, f"chase_global_kernelILNS_7CacheOpE{number}EE")
-        sampled = find_function(functions, f"chase_global_sampled_kernelILNS_7CacheOpE{number}EE")
-        checker.check(bulk is not None and sampled is not None,
-                      f"{arch} {name}: bulk and sampled kernels present")
-        if bulk:
-            ins = functions[bulk]
-            check_kernel_hygiene(checker, arch, f"global.{name}", ins)
-            clocks = [k for k, i in enumerate(ins) if is_clock(i)]
-            checker.check(len(clocks) == 2, f"{arch} global.{name}: two clock reads",
-                          f"found {len(clocks)}")
-            if len(clocks) == 2:
-                check_timed(checker, arch, f"global.{name}", timed_loop(ins, *clocks), "global",
-                            modifiers)
-        if sampled:
-            ins = functions[sampled]
-            check_kernel_hygiene(checker, arch, f"global.{name} sampled", ins)
-            clocks = [k for k, i in enumerate(ins) if is_clock(i)]
-            check_sampled(checker, arch, f"global.{name}", ins, clocks, "global", modifiers)
-    shared = find_function(functions, "chase_shared_kernel")
-    checker.check(shared is not None, f"{arch} shared: kernel present")
-    if shared:
-        ins = functions[shared]
-        check_kernel_hygiene(checker, arch, "shared", ins)
-        clocks = [k for k, i in enumerate(ins) if is_clock(i)]
-        checker.check(len(clocks) == 4, f"{arch} shared: four clock reads", f"found {len(clocks)}")
-        if len(clocks) == 4:
-            check_timed(checker, arch, "shared", timed_loop(ins, clocks[0], clocks[1]), "shared",
-                        None)
-            check_sampled(checker, arch, "shared", ins, clocks[2:], "shared", None)
+def check_chase(checker, where, instructions, space, modifiers):
+    """Every assertion on one chase kernel (global: LDG with `modifiers`; shared: 32-bit LDS)."""
+    opcode = "LDG" if space == "global" else "LDS"
+
+    def is_load(ins):
+        return ins["opcode"] == opcode
+
+    hygiene(checker, where, instructions)
+    clocks = [k for k, i in enumerate(instructions) if is_clock(i)]
+    variable = [clock_text(instructions[k]) for k in clocks if not fixed_clock(instructions[k])]
+    for k in clocks:
+        if instructions[k]["opcode"] != "CS2R" and fixed_clock(instructions[k]):
+            checker.note(f"{instructions[k]['opcode']} clock read (fixed latency, no scoreboard) "
+                         "accepted as CS2R", where)
+    checker.check(not variable, f"{where}: every clock read is {CLOCK_NAME} with no scoreboard "
+                  "(fixed latency)", " | ".join(variable), "clock")
+    if not checker.check(len(clocks) >= 4, f"{where}: at least four clock reads (timed region, "
+                         "sampled hop, empty sample)", f"found {len(clocks)}", "clock"):
+        return
+    opening, closing = clocks[0], clocks[1]
+
+    # Opening clock: after a reader of the last warm-up load.
+    warm = [k for k in range(opening) if is_load(instructions[k])]
+    ok = False
+    if warm:
+        values = Values()
+        values.step(instructions[warm[-1]], "warm")
+        for ins in instructions[warm[-1] + 1:opening]:
+            ok = ok or values.reads(ins, "warm")
+            values.step(ins)
+    checker.check(ok, f"{where}: the opening clock read follows a reader of the last warm-up load",
+                  lines(instructions[warm[-1]:opening + 1]) if warm else "no load before it",
+                  "opening-consumer")
+
+    # The timed loop.
+    loop = timed_loop(instructions, opening, closing)
+    if not checker.check(loop is not None, f"{where}: timed loop (backward branch between the "
+                         "first two clock reads)", lines([instructions[opening],
+                                                          instructions[closing]]), "loop"):
+        return
+    first, last = loop
+    body = instructions[first:last + 1]
+    inner_control = [i for i in body[:-1] if i["opcode"] in CONTROL_OPS]
+    checker.check(not inner_control, f"{where}: the timed loop body is straight-line code",
+                  lines(inner_control), "loop")
+    loads = [i for i in body if is_load(i)]
+    checker.check(len(loads) == HOPS, f"{where}: {HOPS} loads per timed-loop iteration",
+                  f"found {len(loads)}: " + lines(loads), "count")
+    wrong = [(i, load_ok(i, space, modifiers)) for i in loads]
+    wrong = [f"/*{i['address']:04x}*/ {problem}" for i, problem in wrong if problem]
+    kind = f"LDG.{'.'.join(modifiers)}" if space == "global" else "32-bit LDS"
+    checker.check(not wrong, f"{where}: every timed load is {kind}", "; ".join(wrong), "width")
+    other = []
+    for ins in body:
+        if ins["opcode"] not in MEMORY_OPS or is_load(ins):
+            continue
+        if TOLERATE_PARAM_ULDC and ins["opcode"] == "ULDC" and scoreboard(ins) == 7 \
+                and re.fullmatch(r"c\[0x0\]\[0x[0-9a-f]+\]", ins["operands"][-1]):
+            checker.note(f"kernel-parameter read in the timed loop (fixed latency, no scoreboard, "
+                         f"off the chain): {re.sub(r'UR[0-9]+', 'URx', ins['text'])}", where)
+            continue
+        other.append(ins)
+    checker.check(not other, f"{where}: no other memory instruction in the timed loop",
+                  lines(other), "count")
+
+    # The dependence: simulate the body twice; in the second pass every load's address must be
+    # the previous load's value (the first one's: the last load of the first pass).
+    values = Values()
+    problems = []
+    if loads:
+        for turn in (0, 1):
+            n = 0
+            for ins in body:
+                if not is_load(ins):
+                    values.step(ins)
+                    continue
+                if turn == 1:
+                    previous = (1, n - 1) if n else (0, len(loads) - 1)
+                    base, no_offset = address(ins)
+                    regs = [base, base + 1] if space == "global" and base is not None else [base]
+                    want = [(previous, h) for h in range(len(regs))]
+                    got = [values.tag.get(r) for r in regs]
+                    if ins["predicate"] or not no_offset or base is None or got != want:
+                        why = "predicated" if ins["predicate"] else \
+                            "offset in the address" if not no_offset else \
+                            "address is not the previous load's value"
+                        writers = "; ".join(f"R{r} from {values.writer.get(r, 'before the loop')}"
+                                            for r in regs if r is not None)
+                        problems.append(f"/*{ins['address']:04x}*/ {ins['text']}: {why} "
+                                        f"({writers})")
+                values.step(ins, (turn, n))
+                n += 1
+    checker.check(loads and not problems, f"{where}: each timed load's address is the previous "
+                  "load's value (the loop carries the chain)",
+                  "; ".join(problems[:3]) + (f" (+{len(problems) - 3} more)"
+                                             if len(problems) > 3 else ""), "dependence")
+
+    # Closing clock: after a reader of the last timed load's value (tags carried out of the loop).
+    ok = False
+    if loads:
+        last_tag = (1, len(loads) - 1)
+        for ins in instructions[last + 1:closing]:
+            ok = ok or values.reads(ins, last_tag)
+            values.step(ins)
+    checker.check(ok, f"{where}: the closing clock read follows a reader of the last timed load",
+                  lines([loads[-1]] + instructions[last:closing + 1]) if loads else "",
+                  "closing-consumer")
+
+    # Sampled hop and empty sample: consecutive clock pairs after the closing clock.
+    sampled, empty = [], []
+    for a, b in zip(clocks[2:], clocks[3:]):
+        between = instructions[a + 1:b]
+        if any(is_load(i) for i in between):
+            sampled.append((a, b))
+        elif not any(i["opcode"] in CONTROL_OPS for i in between) \
+                and [i["opcode"] for i in between if i["opcode"] in MEMORY_OPS] == ["STS"]:
+            empty.append((a, b))
+    checker.check(len(sampled) == 1, f"{where}: exactly one clock pair holds a load (sampled hop)",
+                  f"found {len(sampled)}: " + " || ".join(lines(instructions[a:b + 1])
+                                                          for a, b in sampled), "sampled")
+    for a, b in sampled:
+        between = instructions[a + 1:b]
+        hop_loads = [i for i in between if is_load(i)]
+        problems = []
+        if not fixed_clock(instructions[a]) or not fixed_clock(instructions[b]):
+            problems.append(f"not bracketed by fixed-latency {CLOCK_NAME} clock reads")
+        if any(i["opcode"] in CONTROL_OPS for i in between):
+            problems.append("control flow between the clocks")
+        if len(hop_loads) != 1:
+            problems.append(f"{len(hop_loads)} loads")
+        else:
+            problem = load_ok(hop_loads[0], space, modifiers)
+            if problem:
+                problems.append(problem)
+            at = between.index(hop_loads[0])
+            values = Values()
+            values.step(hop_loads[0], "hop")
+            stored = False
+            for ins in between[at + 1:]:
+                if ins["opcode"] == "STS" and ins["operands"]:
+                    match = BARE_REGISTER.match(ins["operands"][-1])
+                    stored = stored or bool(match and values.tag.get(int(match.group(1)),
+                                                                     (None,))[0] == "hop")
+                values.step(ins)
+            if not stored:
+                problems.append("no STS of the loaded value after the load")
+        others = [i for i in between if i["opcode"] in MEMORY_OPS
+                  and not is_load(i) and i["opcode"] != "STS"]
+        if others or sum(i["opcode"] == "STS" for i in between) != 1:
+            problems.append("other memory instructions between the clocks")
+        checker.check(not problems, f"{where}: sampled hop is {CLOCK_NAME}; one {kind}; STS of its "
+                      f"value; {CLOCK_NAME}",
+                      "; ".join(problems) + " :: " + lines(instructions[a:b + 1]), "sampled")
+    checker.check(len(empty) >= 1 and all(fixed_clock(instructions[a]) and
+                                          fixed_clock(instructions[b]) for a, b in empty),
+                  f"{where}: an empty sample ({CLOCK_NAME}; STS; {CLOCK_NAME}, no load)",
+                  "clock pairs after the timed region: " + " || ".join(
+                      lines(instructions[a:b + 1]) for a, b in zip(clocks[2:], clocks[3:])),
+                  "empty")
+
+
+def check_arch(checker, arch, functions, variants):
+    """functions: {source key: {function name: instructions}} for one target."""
+    for key, expected in FIXED_KERNELS.items():
+        for name in expected:
+            checker.check(name in functions.get(key, {}), f"{arch} {name}: kernel present")
+    for key, by_name in functions.items():
+        for name, instructions in by_name.items():
+            if name.startswith("gpuprobe_chase_"):
+                continue   # checked in full below (hygiene included)
+            hygiene(checker, f"{arch} {name}", instructions)
+    chase = functions.get("chase", {})
+    for variant in variants:
+        modifiers = expected_ldg(variant, arch)
+        if modifiers is None:
+            continue
+        name = f"gpuprobe_chase_global_{variant[0]}"
+        if checker.check(name in chase, f"{arch} {name}: kernel present"):
+            check_chase(checker, f"{arch} {name}", chase[name], "global", modifiers)
+    shared = functions.get("chase_shared", {}).get("gpuprobe_chase_shared")
+    if shared is not None:
+        check_chase(checker, f"{arch} gpuprobe_chase_shared", shared, "shared", None)
+    known = {f"gpuprobe_chase_global_{v[0]}" for v in variants}
+    unknown = sorted(n for n in chase if n.startswith("gpuprobe_chase_global_") and n not in known)
+    checker.check(not unknown, f"{arch}: every chase kernel is a .def variant", ", ".join(unknown))
+
+
+# ---------------------------------------------------------------- the mutation self-test
+
+MUTANT_SOURCE = r"""
+#include "probes/memory/chase.cuh"
+#include "ptx/ld.cuh"
+#include "ptx/sreg.cuh"
+using namespace gpuprobe;
+using probes::kChaseHopsPerIteration;
+using probes::kEmptySamples;
+__device__ __forceinline__ uint32_t sat(uint64_t c) {
+  return c > 0xffffffffull ? 0xffffffffu : uint32_t(c);
+}
+// kMutation 0: the real chase; 1: x = ld(base + (x & zero)) (no dependence through the loaded
+// value); 2: the closing clock is read without a consumer of the last load.
+template <int kMutation> __device__ __forceinline__ void chase(uint64_t base, uint64_t warmup,
+    uint64_t iterations, uint32_t sampled, uint64_t zero, uint64_t* out, uint32_t* samples_out) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  const uint32_t scratch = uint32_t(__cvta_generic_to_shared(smem));
+  uint32_t* samples = reinterpret_cast<uint32_t*>(smem + probes::kChaseScratchBytes);
+  using L = ptx::load::VARIANT;
+  uint64_t x = base;
+#pragma unroll 1
+  for (uint64_t i = kChaseHopsPerIteration; i < warmup; ++i) x = L::load(x);
+#pragma unroll
+  for (uint64_t k = 0; k < kChaseHopsPerIteration; ++k) x = L::load(x);
+  const uint64_t c0 = ptx::get_sreg_clock64_after(x, zero);
+#pragma unroll 1
+  for (uint64_t i = iterations; i != 0; --i) {
+#pragma unroll
+    for (uint64_t k = 0; k < kChaseHopsPerIteration; ++k)
+      x = L::load(kMutation == 1 ? base + (x & zero) : x);
+  }
+  const uint64_t c1 =
+      kMutation == 2 ? ptx::get_sreg_clock64() : ptx::get_sreg_clock64_after(x, zero);
+#pragma unroll 1
+  for (uint32_t j = 0; j < sampled; ++j) {
+    uint64_t c;
+    x = L::timed(x, scratch, c);
+    samples[j] = sat(c);
+  }
+#pragma unroll 1
+  for (uint32_t j = 0; j < kEmptySamples; ++j)
+    samples[sampled + j] = sat(ptx::empty_timed_hop(x, scratch));
+#pragma unroll 1
+  for (uint32_t j = 0; j < sampled + kEmptySamples; ++j) samples_out[j] = samples[j];
+  out[0] = x - base;
+  out[1] = c1 - c0;
+}
+#define KERNEL(name, m)                                                                 \
+  extern "C" __global__ void __launch_bounds__(1) name(uint64_t b, uint64_t w, uint64_t t,  \
+      uint32_t s, uint64_t z, uint64_t* o, uint32_t* so) { chase<m>(b, w, t, s, z, o, so); }
+KERNEL(gpuprobe_mutant_control, 0)
+KERNEL(gpuprobe_mutant_fake_dependence, 1)
+KERNEL(gpuprobe_mutant_no_consumer, 2)
+"""
+MUTANTS = [("control", "gpuprobe_mutant_control", None),
+           ("(a) fake dependence x = ld(base + (x & zero))", "gpuprobe_mutant_fake_dependence",
+            "dependence"),
+           ("(b) no consumer before the closing clock", "gpuprobe_mutant_no_consumer",
+            "closing-consumer")]
+MUTANT_ARCH = "sm_90"
+
+
+def mutant_variant(variants):
+    """The first load variant built for MUTANT_ARCH."""
+    return next(v for v in variants if expected_ldg(v, MUTANT_ARCH) is not None)
+
+
+def check_mutants(checker, sass, variant):
+    functions = next(iter(parse_sass(sass, MUTANT_ARCH).values()), {})
+    modifiers = expected_ldg(variant, MUTANT_ARCH)
+    for label, kernel, kind in MUTANTS:
+        if not checker.check(kernel in functions, f"self-test {label}: kernel {kernel} present"):
+            continue
+        probe = Checker(quiet=True)
+        check_chase(probe, f"{MUTANT_ARCH} {kernel}", functions[kernel], "global", modifiers)
+        if kind is None:
+            checker.check(probe.failed == 0, "self-test: the unmutated chase passes every check",
+                          " || ".join(m for _, m in probe.failures))
+            continue
+        caught = [m for k, m in probe.failures if k == kind]
+        if checker.check(bool(caught), f"self-test: mutation {label} caught by the {kind} check",
+                         "its checks: " + (" || ".join(m for _, m in probe.failures) or
+                                           "all passed")):
+            print(f"sass: mutation {label} caught: {caught[0][len('FAIL '):]}")
+
+
+# ---------------------------------------------------------------- driver
+
+def run(cmd):
+    return subprocess.run(cmd, capture_output=True, text=True)
 
 
 def main():
     args = test_args(__doc__.splitlines()[0])
-    global HOPS_PER_ITERATION
-    HOPS_PER_ITERATION = hops_per_iteration(args.source_dir)
+    global HOPS
+    HOPS = hops_per_iteration(args.source_dir)
+    variants = load_variants(args.source_dir)
 
     if not truthy(args.with_cuda):
         cache = os.path.join(args.build_dir, "CMakeCache.txt")
@@ -221,39 +655,85 @@ def main():
     if cuobjdump is None:
         print("sass: cuobjdump not found: install nvidia-cuda-cuobjdump into .venv "
               "(scripts/requirements.txt) or a CUDA toolkit")
+        print("sass: 0 passed, 1 failed")
         return 1
 
-    targets = {t.strip() for t in args.cuda_targets.split(",") if t.strip()}
-    sources = ["chase.cu", "chase_shared.cu"]  # probes/memory/: the kernels checked here
-    objects = {}
-    for name in sources:
-        found = glob.glob(os.path.join(args.build_dir, "**", "probes", "memory", name + ".o"),
-                          recursive=True)
-        if found:
-            objects[name] = found[0]
+    # --cuda-targets may come as "sm_75,...,compute_120" or as the raw -D definition.
+    built = set(re.findall(r"\b(sm_\d+[af]?)\b", args.cuda_targets))
     checker = Checker()
-    with tempfile.TemporaryDirectory() as tmp:
-        for arch in ARCHS:
-            sass = ""
-            for name in sources:
-                if arch in targets and name in objects:
-                    binary, origin = objects[name], "build"
-                else:
-                    result, binary = compile_cubin(
-                        args.source_dir, os.path.join(args.source_dir, "probes", "memory", name),
-                        arch, tmp)
-                    if result.returncode != 0:
-                        raise subprocess.CalledProcessError(result.returncode, "nvcc",
-                                                            result.stdout, result.stderr)
-                    origin = "nvcc"
-                result = subprocess.run([cuobjdump, "-sass", "-arch", arch, binary],
-                                        capture_output=True, text=True)
-                if result.returncode != 0 or "Function" not in result.stdout:
-                    checker.check(False, f"{arch}: disassemble {binary}", result.stderr.strip())
-                    continue
-                print(f"sass: {arch} from {origin}: {os.path.relpath(binary, args.build_dir)}")
-                sass += result.stdout
-            check_arch(checker, arch, sass)
+    objects = {}
+    for key in SOURCES:
+        obj, stale = build_object(args.build_dir, args.source_dir, key)
+        if obj and stale:
+            print(f"sass: {os.path.relpath(obj, args.build_dir)} is older than its sources: "
+                  "compiling them with nvcc instead")
+        objects[key] = obj if obj and not stale else None
+
+    jobs = {}   # (key, arch or None) -> future returning (origin, sass text or None, error)
+    with tempfile.TemporaryDirectory() as tmp, \
+            concurrent.futures.ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
+
+        def dump(binary, origin):
+            result = run([cuobjdump, "-sass", binary])
+            if result.returncode != 0 or "Function" not in result.stdout:
+                return origin, None, f"cuobjdump -sass {binary}: {result.stderr.strip()}"
+            return origin, result.stdout, ""
+
+        def compile_and_dump(key, arch):
+            out = os.path.join(tmp, arch)
+            os.makedirs(out, exist_ok=True)
+            result, cubin = compile_cubin(args.source_dir, os.path.join(args.source_dir,
+                                                                       SOURCES[key]), arch, out)
+            if result.returncode != 0:
+                return "nvcc", None, f"nvcc {SOURCES[key]} for {arch}: " + \
+                    (result.stderr.strip().splitlines() or ["failed"])[-1]
+            return dump(cubin, "nvcc")
+
+        def mutants():
+            path = os.path.join(tmp, "mutants.cu")
+            with open(path, "w") as f:
+                f.write(MUTANT_SOURCE.replace("VARIANT", mutant_variant(variants)[0]))
+            result, cubin = compile_cubin(args.source_dir, path, MUTANT_ARCH, tmp)
+            if result.returncode != 0:
+                return "nvcc", None, "nvcc mutants.cu: " + result.stderr.strip()
+            return dump(cubin, "nvcc")
+
+        have_nvcc = os.path.exists(nvcc_path())
+        checker.check(have_nvcc, f"nvcc found ({nvcc_path()}): the mutants and the targets the "
+                      "build lacks need it")
+        for key in SOURCES:
+            if objects[key]:
+                jobs[(key, None)] = pool.submit(dump, objects[key], "build")
+            for arch in TARGETS:
+                if not (objects[key] and arch in built) and have_nvcc:
+                    jobs[(key, arch)] = pool.submit(compile_and_dump, key, arch)
+        mutant_job = pool.submit(mutants) if have_nvcc else None
+
+        per_arch = {arch: {} for arch in TARGETS}
+        origins = {arch: set() for arch in TARGETS}
+        for (key, arch), future in jobs.items():
+            origin, text, error = future.result()
+            if not checker.check(text is not None, f"disassemble {SOURCES[key]}"
+                                 + (f" for {arch}" if arch else ""), error):
+                continue
+            parsed = parse_sass(text, arch)
+            for target in TARGETS:
+                if (arch is None and target in built) or target == arch:
+                    checker.check(target in parsed, f"{target}: SASS for {SOURCES[key]} in the "
+                                  f"{origin} output")
+                    per_arch[target][key] = parsed.get(target, {})
+                    origins[target].add(origin)
+        for arch in TARGETS:
+            print(f"sass: {arch} from {'+'.join(sorted(origins[arch])) or 'nowhere'}")
+            check_arch(checker, arch, per_arch[arch], variants)
+
+        origin, text, error = mutant_job.result() if mutant_job else ("nvcc", None, "no nvcc")
+        if checker.check(text is not None, "self-test: compile the mutants", error):
+            check_mutants(checker, text, mutant_variant(variants))
+
+    for what, where in checker.notes.items():
+        archs = sorted({w.split(" ")[0] for w in where}, key=TARGETS.index)
+        print(f"sass: note: tolerated {what}: {len(where)} kernels on {', '.join(archs)}")
     print(f"sass: {checker.passed} passed, {checker.failed} failed")
     return 1 if checker.failed else 0
 

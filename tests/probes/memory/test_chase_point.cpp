@@ -3,6 +3,7 @@
 // every point, and a point measured while the clock was off is measured again.
 #include <catch2/catch.hpp>
 
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -149,4 +150,51 @@ TEST_CASE("--sm all gives a per-SM L2 map that recovers each SM's distance", "[c
   }
   for (const auto& p : r["series"]) CHECK(p["load"] == "cg");   // the map measures the L2
   CHECK(map["l2"]["spread_cycles"].get<double>() > 0.5 * preset.l2_sm_spread_cycles);
+}
+
+TEST_CASE("a chase point and its run record carry every documented field, and only those",
+          "[chase]") {
+  auto device = open_device("sim:h100-sxm");
+  const auto r = run(*device, "memory/chase", {{"max-footprint-bytes", "2K"},
+                                               {"points-per-octave", "1"}});
+  REQUIRE(r["status"] == "ok");
+  // docs/SCHEMA.md "A point of the memory probes"; a field added or dropped must change both.
+  const std::set<std::string> point_keys = {
+      "footprint_bytes", "latency_cycles", "latency_ns", "mad_cycles", "ci95_cycles", "repeats",
+      "rejected_repeats", "converged", "timed_hops", "warmup_hops", "timed_region_ns",
+      "region_sm_clock_mhz", "sm", "launch", "load", "self_check", "p50_cycles", "p95_cycles",
+      "sample_overhead_cycles", "p50_corrected_cycles", "p95_corrected_cycles", "samples"};
+  const std::set<std::string> launch_keys = {
+      "kernel", "grid", "block", "dynamic_smem_bytes", "l1_carveout_percent", "cluster",
+      "cooperative", "programmatic_dependent_launch", "pinned_sm", "registers_per_thread",
+      "local_bytes_per_thread", "static_smem_bytes", "smid"};
+  for (const auto& p : r["series"]) {
+    std::set<std::string> keys;
+    for (const auto& [k, v] : p.items()) keys.insert(k);
+    CHECK(keys == point_keys);
+    std::set<std::string> lkeys;
+    for (const auto& [k, v] : p["launch"].items()) lkeys.insert(k);
+    CHECK(lkeys == launch_keys);
+    for (const auto& [k, v] : p.items()) {
+      INFO(k);
+      CHECK_FALSE(v.is_null());   // on the simulator every field is known
+    }
+  }
+  const std::set<std::string> device_keys = {
+      "name", "compute_capability", "sm_count", "rated_sm_clock_mhz", "rated_mem_clock_mhz",
+      "memory_bus_bits", "l2_bytes", "persisting_l2_max_bytes", "global_memory_bytes",
+      "shared_memory_per_sm_bytes", "shared_memory_per_block_optin_bytes", "ecc_enabled",
+      "driver_version", "runtime_version", "pci_bus_id", "uuid", "simulated", "sim_preset"};
+  std::set<std::string> dkeys;
+  for (const auto& [k, v] : r["device"].items()) dkeys.insert(k);
+  CHECK(dkeys == device_keys);
+  CHECK(r["device"]["sm_count"] == 132);
+  CHECK(r["device"]["sim_preset"] == "h100-sxm");
+  for (const char* k : {"schema", "schema_version", "gpuprobe_version", "created_utc", "probe",
+                        "params", "repeat_policy", "device", "status", "series", "telemetry",
+                        "warm_up", "sm_clock_mhz", "median_region_sm_clock_mhz",
+                        "clock_outliers_remeasured"}) {
+    INFO(k);
+    CHECK(r.contains(k));
+  }
 }
