@@ -14,19 +14,12 @@
 
 #include "harness/arch.hpp"
 #include "harness/cuda/check.hpp"
+#include "harness/cuda/kernels.cuh"
 #include "harness/cuda/launch.hpp"
 #include "harness/cuda_device.hpp"
 #include "harness/error.hpp"
 #include "harness/telemetry.hpp"
 #include "harness/timing.hpp"
-
-namespace gpuprobe::cuda {
-struct ClockOut {
-  uint64_t cycles;
-  uint64_t ns;
-  uint32_t smid;
-};
-}  // namespace gpuprobe::cuda
 
 extern "C" void gpuprobe_sm_clock(uint64_t spin_ns, gpuprobe::cuda::ClockOut* out);
 extern "C" void gpuprobe_spin(uint64_t spin_ns, uint32_t never, uint32_t* sink);

@@ -1,16 +1,9 @@
 // The harness's own kernels (extern "C", launched from harness/cuda/*.cpp through launch.hpp):
 // the SM clock reading, the all-SM warm-up and the spin that event-timed work queues behind.
 // Device code only, NVRTC-safe.
+#include "harness/cuda/kernels.cuh"
 #include "ptx/sreg.cuh"
 #include "ptx/types.cuh"
-
-namespace gpuprobe::cuda {
-struct ClockOut {
-  uint64_t cycles;
-  uint64_t ns;
-  uint32_t smid;
-};
-}  // namespace gpuprobe::cuda
 
 using gpuprobe::cuda::ClockOut;
 namespace ptx = gpuprobe::ptx;

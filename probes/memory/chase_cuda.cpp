@@ -59,30 +59,13 @@ GlobalKernel global_kernel(ptx::LoadVariant v) {
   throw Error("unknown load variant");
 }
 
-std::string mib(uint64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
-
 class CudaPreparedChase final : public PreparedChase {
  public:
   CudaPreparedChase(cuda::CudaDevice& gpu, const ChaseSetup& setup)
       : gpu_(gpu), setup_(setup), chain_(*setup.chain) {
     gpu_.select();
+    smem_bytes_ = check_chase_fits(setup, gpu_.info(), gpu_.free_memory_bytes());
     const bool shared = setup.space == MemorySpace::shared;
-    const uint64_t optin = gpu_.info().shared_memory_per_block_optin_bytes;
-    smem_bytes_ = shared ? shared_chase_bytes(chain_.span_bytes, setup.sampled_hops)
-                         : global_chase_smem_bytes(setup.sampled_hops);
-    if (smem_bytes_ > optin)
-      throw Error((shared ? "shared-memory chase of " + std::to_string(chain_.span_bytes) +
-                                " bytes with "
-                          : std::string("global chase with ")) +
-                  std::to_string(setup.sampled_hops) + " samples needs " +
-                  std::to_string(smem_bytes_) + " bytes of shared memory; " + gpu_.info().name +
-                  " allows " + std::to_string(optin) + " per block");
-    const uint64_t need = (shared ? 0 : chain_.span_bytes) +
-                          chain_.slots() * (sizeof(uint64_t) + sizeof(uint32_t));
-    const uint64_t free_bytes = gpu_.free_memory_bytes();
-    if (need > free_bytes)
-      throw Error("chain of " + mib(need) + " exceeds the free device memory (" + mib(free_bytes) +
-                  ") of " + gpu_.info().name);
     offsets_ = DeviceArray<uint64_t>(chain_.slots());
     next_ = DeviceArray<uint32_t>(chain_.slots());
     GPUPROBE_CUDA_CHECK(cudaMemcpy(offsets_.get(), chain_.offset_bytes.data(), offsets_.bytes(),
@@ -186,7 +169,6 @@ class CudaChaseOps final : public ChaseOps {
   explicit CudaChaseOps(cuda::CudaDevice& gpu) : gpu_(gpu) {}
   std::unique_ptr<PreparedChase> prepare(const ChaseSetup& setup) override {
     if (setup.chain == nullptr) throw Error("chase setup without a chain");
-    check_chain(*setup.chain);
     return std::make_unique<CudaPreparedChase>(gpu_, setup);
   }
 

@@ -49,6 +49,11 @@ class PreparedChase {
   virtual ChaseResult run(const ChaseRun& run) = 0;
 };
 
+// The checks every backend makes before preparing a chase, in one place: the shared memory the
+// launch needs (returned) against the block's opt-in limit, the pinned SM against the SM count,
+// and a global chain (with its slot arrays) against free device memory. Throws one-line Errors.
+uint64_t check_chase_fits(const ChaseSetup& setup, const DeviceInfo& info, uint64_t free_bytes);
+
 class ChaseOps : public FamilyOps {
  public:
   static constexpr const char* kFamily = "memory.chase";

@@ -20,24 +20,7 @@ class SimPreparedChase final : public PreparedChase {
  public:
   SimPreparedChase(sim::SimDevice& device, const ChaseSetup& setup)
       : device_(device), setup_(setup), chain_(*setup.chain) {
-    const DeviceInfo& info = device_.info();
-    const bool shared = setup.space == MemorySpace::shared;
-    smem_bytes_ = shared ? shared_chase_bytes(chain_.span_bytes, setup.sampled_hops)
-                         : global_chase_smem_bytes(setup.sampled_hops);
-    if (smem_bytes_ > info.shared_memory_per_block_optin_bytes)
-      throw Error((shared ? "shared-memory chase of " + std::to_string(chain_.span_bytes) +
-                                " bytes with "
-                          : std::string("global chase with ")) +
-                  std::to_string(setup.sampled_hops) + " samples needs " +
-                  std::to_string(smem_bytes_) + " bytes of shared memory; " + info.name +
-                  " allows " + std::to_string(info.shared_memory_per_block_optin_bytes) +
-                  " per block");
-    if (setup.pinned_sm != kAnySm && (setup.pinned_sm < 0 || setup.pinned_sm >= info.sm_count))
-      throw Error("--sm " + std::to_string(setup.pinned_sm) + " does not exist: " + info.name +
-                  " has SMs 0 to " + std::to_string(info.sm_count - 1));
-    if (!shared && chain_.span_bytes > device_.free_memory_bytes())
-      throw Error("chain of " + std::to_string(chain_.span_bytes >> 20) +
-                  " MiB exceeds the free device memory of " + info.name);
+    smem_bytes_ = check_chase_fits(setup, device_.info(), device_.free_memory_bytes());
   }
 
   ChaseResult run(const ChaseRun& run) override {
@@ -91,7 +74,6 @@ class SimChaseOps final : public ChaseOps {
   explicit SimChaseOps(sim::SimDevice& device) : device_(device) {}
   std::unique_ptr<PreparedChase> prepare(const ChaseSetup& setup) override {
     if (setup.chain == nullptr) throw Error("chase setup without a chain");
-    check_chain(*setup.chain);
     return std::make_unique<SimPreparedChase>(device_, setup);
   }
 

@@ -128,7 +128,7 @@ TEST_CASE("a point measured while the clock was off is measured again", "[chase]
   CHECK(r["clock_outliers_remeasured"].get<int>() == remeasured);
 }
 
-TEST_CASE("--sm all gives a per-SM L2 map that recovers each SM's distance", "[chase]") {
+TEST_CASE("sm all: a per-SM L2 map that recovers each SM's distance", "[chase]") {
   const sim::Preset& preset = sim::find_preset("v100");
   auto device = sim::make_sim_device(preset, 1);
   auto& sim_device = dynamic_cast<sim::SimDevice&>(*device);
