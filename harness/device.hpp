@@ -42,12 +42,6 @@ struct DeviceInfo {
   std::string sim_preset;   // empty unless simulated
 };
 
-// The SM clock as one thread saw it: %clock64 against %globaltimer.
-struct ClockReading {
-  double mhz = 0;
-  uint32_t smid = 0;
-};
-
 // Family operations: a family derives its interface from FamilyOps and each backend implements
 // it; harness/ops.hpp registers and finds the implementation for a device.
 class FamilyOps {
@@ -64,7 +58,7 @@ class Device {
   virtual uint64_t free_memory_bytes() = 0;
   // SM clock measured on the device: %clock64 against %globaltimer over at least spin_ns, as the
   // difference of a spin_ns and a 2*spin_ns region (cancels the reads' fixed cost).
-  virtual ClockReading measure_sm_clock(uint64_t spin_ns) = 0;
+  virtual double measure_sm_clock_mhz(uint64_t spin_ns) = 0;
   // Busy every SM until the SM clock is steady (a GPU idles at a few hundred MHz and ramps up
   // under load) or max_seconds pass. Returns what it did, for the run record.
   virtual nlohmann::json warm_up(double max_seconds) = 0;

@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "harness/error.hpp"
+#include "harness/launch_config.hpp"
 
 namespace gpuprobe {
 namespace {
@@ -155,7 +156,7 @@ nlohmann::json Params::to_json() const {
 
 int Params::get_sm(const std::string& name) const {
   const std::string& text = get_text(name);
-  if (text == "any") return kSmAny;
+  if (text == "any") return kAnySm;
   if (text == "all") return kSmAll;
   return static_cast<int>(get_u64(name));
 }

@@ -28,9 +28,8 @@ class Params {
   double get_real(const std::string& name) const;
   const std::string& get_text(const std::string& name) const;
   std::vector<uint64_t> get_u64_list(const std::string& name) const;
-  // A Kind::sm parameter: the SM number, kSmAny or kSmAll.
+  // A Kind::sm parameter: the SM number, kAnySm (harness/launch_config.hpp) or kSmAll.
   int get_sm(const std::string& name) const;
-  static constexpr int kSmAny = -1;
   static constexpr int kSmAll = -2;
   nlohmann::json to_json() const;
 

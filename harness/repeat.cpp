@@ -47,7 +47,10 @@ RepeatOutcome repeat_until_stable_rejecting(const std::function<std::optional<do
     if (elapsed >= policy.max_seconds) break;
   }
   out.summary = stats::summarize(out.values);
-  out.converged = relative_noise(out.summary) <= policy.target_rel_ci;
+  // Fewer values than the minimum (rejections, the time bound) never count as converged: one
+  // value has no spread to judge.
+  out.converged = out.values.size() >= policy.min_repeats &&
+                  relative_noise(out.summary) <= policy.target_rel_ci;
   return out;
 }
 

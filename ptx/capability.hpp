@@ -9,11 +9,6 @@
 #pragma once
 #include "ptx/types.cuh"
 
-#if defined(__CUDACC__)
-#define GPUPROBE_PTX_HD __host__ __device__
-#else
-#define GPUPROBE_PTX_HD
-#endif
 
 namespace gpuprobe::ptx {
 
@@ -68,12 +63,12 @@ inline constexpr CapInfo kCapabilities[] = {
 };
 inline constexpr unsigned kCapabilityCount = sizeof(kCapabilities) / sizeof(kCapabilities[0]);
 
-GPUPROBE_PTX_HD constexpr const CapInfo& capability_info(Cap cap) {
+GPUPROBE_HD constexpr const CapInfo& capability_info(Cap cap) {
   return kCapabilities[static_cast<unsigned>(cap)];
 }
 
 // True if hardware of SM number `sm` has the feature (given code built for a suitable target).
-GPUPROBE_PTX_HD constexpr bool sm_has(const CapInfo& info, int sm) {
+GPUPROBE_HD constexpr bool sm_has(const CapInfo& info, int sm) {
   if (sm < info.min_sm) return false;
   bool listed = false;
   bool any_listed = false;
@@ -85,7 +80,7 @@ GPUPROBE_PTX_HD constexpr bool sm_has(const CapInfo& info, int sm) {
 }
 
 // Does a compile pass for `target` accept the feature?
-GPUPROBE_PTX_HD constexpr bool target_has(Cap cap, PtxTarget target) {
+GPUPROBE_HD constexpr bool target_has(Cap cap, PtxTarget target) {
   const CapInfo& info = capability_info(cap);
   if (!sm_has(info, target.sm)) return false;
   switch (info.need) {
@@ -97,10 +92,10 @@ GPUPROBE_PTX_HD constexpr bool target_has(Cap cap, PtxTarget target) {
 }
 
 // Host mirror: does a GPU of SM number `sm` (major * 10 + minor) have the feature?
-GPUPROBE_PTX_HD inline constexpr bool device_has(Cap cap, int sm) { return sm_has(capability_info(cap), sm); }
+GPUPROBE_HD inline constexpr bool device_has(Cap cap, int sm) { return sm_has(capability_info(cap), sm); }
 
 namespace detail {
-GPUPROBE_PTX_HD constexpr bool table_in_enum_order() {
+GPUPROBE_HD constexpr bool table_in_enum_order() {
   for (unsigned i = 0; i < kCapabilityCount; ++i) {
     if (static_cast<unsigned>(kCapabilities[i].cap) != i) return false;
   }

@@ -37,8 +37,5 @@ constexpr const LoadVariantInfo& info(LoadVariant v) {
 }
 inline std::string_view to_string(LoadVariant v) { return info(v).name; }
 std::optional<LoadVariant> parse_load_variant(std::string_view name);
-// "default, ca, cg, ..." for help texts and errors.
-std::string load_variant_names();
-std::string_view to_string(CacheLevel level);
 
 }  // namespace gpuprobe::ptx

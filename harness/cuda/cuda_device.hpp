@@ -13,7 +13,7 @@ class CudaDevice final : public Device {
   std::string_view backend() const override { return "cuda"; }
   const DeviceInfo& info() const override { return info_; }
   uint64_t free_memory_bytes() override;
-  ClockReading measure_sm_clock(uint64_t spin_ns) override;
+  double measure_sm_clock_mhz(uint64_t spin_ns) override;
   nlohmann::json warm_up(double max_seconds) override;
   nlohmann::json telemetry() override;
   uint64_t min_timed_region_ns() const override { return 1'000'000; }

@@ -17,7 +17,7 @@ int current_device() {
 }
 }  // namespace
 
-SmPinning::SmPinning(int sm) : sm_(sm), word_(1), pin_{sm, word_.get()} {
+SmPinning::SmPinning(int sm) : sm_(sm), word_(1) {
   if (sm < 0) throw Error("SM pinning needs an SM number >= 0, got " + std::to_string(sm));
   const int count = sm_count_of_current_device();
   if (sm >= count)

@@ -1,37 +1,33 @@
 // The one CUDA launch path of every probe family: grid, block, dynamic shared memory, L1
 // carve-out, cluster dimensions, cooperative launch, programmatic dependent launch and SM pinning,
 // through cudaLaunchKernelExC. Every runtime call is checked, and the LaunchRecord says what the
-// launch actually used (harness/launch_config.hpp). Kernels are extern "C" (their host stub is
-// declared in the family's *_cuda.cpp: `extern "C" void gpuprobe_x(args...);`).
+// launch actually used (harness/launch_config.hpp). Kernels are extern "C": the family's *_cuda.cpp
+// declares each one's host-side symbol, `extern "C" void gpuprobe_x(args...);`, and passes its
+// address here.
 #pragma once
 #include <cuda_runtime.h>
 
 #include <cstdint>
 
 #include "harness/cuda/check.hpp"
+#include "harness/cuda/pin.cuh"
 #include "harness/launch_config.hpp"
 
 namespace gpuprobe::cuda {
-
-struct SmPin;  // harness/cuda/pin.cuh: the kernel argument of a pinned launch
 
 // The claim word of a pinned launch, in device memory. Pass arg() to the kernel.
 class SmPinning {
  public:
   explicit SmPinning(int sm);
   int sm() const { return sm_; }
-  // The SmPin argument (a kernel parameter): {sm, claim word}.
-  const void* arg() const { return &pin_; }
+  // The kernel argument of the pinned launch: {sm, claim word}.
+  SmPin arg() const { return SmPin{sm_, word_.get()}; }
   void reset();          // zero the claim word (launch() does it before a pinned launch)
   bool claimed() const;  // after the launch: did a block run on the SM?
 
  private:
   int sm_;
   DeviceArray<uint32_t> word_;
-  struct {
-    int32_t sm;
-    uint32_t* claimed;
-  } pin_;
 };
 
 // Launches kernel(args) on `stream` and, when `synchronize`, waits and checks its completion.

@@ -323,8 +323,8 @@ class SimDevice::Impl {
     return preset_.info.global_memory_bytes / 20 * 19;  // 95%: the rest is the context's
   }
 
-  ClockReading measure_sm_clock() {
-    return {preset_.info.rated_sm_clock_mhz * (1.0 + 0.001 * (2.0 * rng_.uniform() - 1.0)), 0};
+  double measure_sm_clock_mhz() {
+    return preset_.info.rated_sm_clock_mhz * (1.0 + 0.001 * (2.0 * rng_.uniform() - 1.0));
   }
 
   double l2_distance_cycles(int sm) const {
@@ -511,7 +511,9 @@ SimDevice::~SimDevice() = default;
 const DeviceInfo& SimDevice::info() const { return impl_->preset().info; }
 const Preset& SimDevice::preset() const { return impl_->preset(); }
 uint64_t SimDevice::free_memory_bytes() { return impl_->free_memory_bytes(); }
-ClockReading SimDevice::measure_sm_clock(uint64_t /*spin_ns*/) { return impl_->measure_sm_clock(); }
+double SimDevice::measure_sm_clock_mhz(uint64_t /*spin_ns*/) {
+  return impl_->measure_sm_clock_mhz();
+}
 nlohmann::json SimDevice::warm_up(double /*max_seconds*/) {
   const double mhz = impl_->preset().info.rated_sm_clock_mhz;
   return {{"seconds", 0.0}, {"busy_rounds", 0}, {"sm_clock_mhz_before", mhz},

@@ -3,7 +3,6 @@
 // kernels are chase.cu and chase_shared.cu.
 #include <cuda_runtime.h>
 
-#include <cstring>
 #include <string>
 
 #include "harness/cuda/check.hpp"
@@ -12,13 +11,7 @@
 #include "harness/ops.hpp"
 #include "probes/memory/chase_ops.hpp"
 
-namespace {
-struct SmPinArg {   // the layout of gpuprobe::cuda::SmPin (harness/cuda/pin.cuh)
-  int32_t sm;
-  uint32_t* claimed;
-};
-}  // namespace
-
+using gpuprobe::cuda::SmPin;
 using gpuprobe::probes::ChaseOut;
 extern "C" {
 void gpuprobe_chain_scatter(uint64_t base, const uint64_t* offset_bytes, const uint32_t* next,
@@ -26,14 +19,14 @@ void gpuprobe_chain_scatter(uint64_t base, const uint64_t* offset_bytes, const u
 #define GPUPROBE_LOAD_VARIANT(id, name, ptx_form, first, min_sm, sass75, sass80)                 \
   void gpuprobe_chase_global_##id(uint64_t base, uint64_t start_offset_bytes,              \
                                   uint64_t warmup_hops, uint64_t timed_iterations,         \
-                                  uint32_t sampled_hops, uint64_t zero, SmPinArg pin,      \
+                                  uint32_t sampled_hops, uint64_t zero, SmPin pin,      \
                                   ChaseOut* out, uint32_t* samples_out);
 #include "ptx/load_variants.def"
 #undef GPUPROBE_LOAD_VARIANT
 void gpuprobe_chase_shared(const uint64_t* offset_bytes, const uint32_t* next, uint64_t slots,
                            uint64_t chain_bytes, uint32_t start_slot, uint64_t warmup_hops,
                            uint64_t timed_iterations, uint32_t sampled_hops, uint64_t zero,
-                           SmPinArg pin, ChaseOut* out, uint32_t* samples_out);
+                           SmPin pin, ChaseOut* out, uint32_t* samples_out);
 }
 
 namespace gpuprobe::probes {
@@ -94,8 +87,7 @@ class CudaPreparedChase final : public PreparedChase {
     uint64_t warmup = run.warmup_hops;
     uint32_t sampled = setup_.sampled_hops;
     uint64_t zero = 0;
-    SmPinArg pin{-1, nullptr};
-    if (pinning_) std::memcpy(&pin, pinning_->arg(), sizeof pin);
+    SmPin pin = pinning_ ? pinning_->arg() : SmPin{kAnySm, nullptr};
     ChaseOut* out = out_.get();
     uint32_t* samples = samples_.get();
     LaunchRecord record;

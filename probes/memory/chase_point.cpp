@@ -13,8 +13,6 @@
 namespace gpuprobe::probes {
 
 namespace {
-// A point whose SM clock differs from the run's median by more than this is re-measured.
-constexpr double kClockOutlierRel = 0.02;
 // The timed region grows at most to this many hops (at 1 ms and 30 cycles a hop: 66k hops).
 constexpr uint64_t kMaxTimedHops = uint64_t{1} << 24;
 
@@ -65,7 +63,7 @@ ChaseSettings chase_settings(ProbeContext& ctx, MemorySpace space) {
                                   : ctx.device().min_timed_region_ns();
   s.sampled_hops = static_cast<uint32_t>(prm.get_u64("sampled-hops"));
   const int sm = prm.get_sm("sm");
-  s.sm = sm == Params::kSmAny || sm == Params::kSmAll ? kAnySm : sm;
+  s.sm = sm == Params::kSmAll ? kAnySm : sm;   // "all" is expanded by the caller
   if (s.sm >= ctx.device().info().sm_count)
     throw Error("--sm " + std::to_string(s.sm) + " does not exist: " + ctx.device().info().name +
                 " has SMs 0 to " + std::to_string(ctx.device().info().sm_count - 1));
@@ -185,40 +183,6 @@ nlohmann::json measure_chase(ProbeContext& ctx, const Chain& chain, const ChaseS
   return p;
 }
 
-void measure_points(ProbeContext& ctx, const std::vector<PlannedPoint>& points) {
-  measure_clock(ctx, "before");
-  auto measure = [&](const PlannedPoint& planned) {
-    nlohmann::json point = planned.measure();
-    for (const auto& [k, v] : planned.axes.items()) point[k] = v;
-    return point;
-  };
-  for (const PlannedPoint& planned : points) ctx.add_point(measure(planned));
-
-  // Clock outliers: a point measured while the clock was elsewhere is re-measured once.
-  std::vector<double> clocks;
-  for (const auto& p : ctx.series())
-    if (p.value("region_sm_clock_mhz", 0.0) > 0) clocks.push_back(p["region_sm_clock_mhz"]);
-  if (!clocks.empty()) {
-    const double median_mhz = stats::median(clocks);
-    ctx.extra()["median_region_sm_clock_mhz"] = median_mhz;
-    auto off = [&](const nlohmann::json& p) {
-      const double mhz = p.value("region_sm_clock_mhz", 0.0);
-      return mhz > 0 && std::abs(mhz - median_mhz) > kClockOutlierRel * median_mhz;
-    };
-    uint64_t remeasured = 0;
-    for (std::size_t i = 0; i < points.size(); ++i) {
-      if (!off(ctx.series()[i])) continue;
-      nlohmann::json again = measure(points[i]);
-      again["remeasured_for_clock"] = true;
-      again["clock_outlier"] = off(again);
-      ctx.replace_point(i, std::move(again));
-      ++remeasured;
-    }
-    ctx.extra()["clock_outliers_remeasured"] = remeasured;
-  }
-  measure_clock(ctx, "after");
-}
-
 void sweep_random_cycles(ProbeContext& ctx, MemorySpace space, uint64_t max_bytes) {
   const auto& prm = ctx.params();
   const uint64_t slot = prm.get_u64("slot-bytes");
@@ -266,12 +230,6 @@ void require_free_memory(ProbeContext& ctx, const char* what, uint64_t bytes, co
     throw Error(std::string(what) + " of " + std::to_string(bytes) +
                 " bytes exceeds free device memory (" + std::to_string(free_bytes) +
                 " bytes): lower --" + param);
-}
-
-double measure_clock(ProbeContext& ctx, const char* when) {
-  const ClockReading reading = ctx.device().measure_sm_clock(200'000);
-  ctx.extra()["sm_clock_mhz"][when] = reading.mhz;
-  return reading.mhz;
 }
 
 }  // namespace gpuprobe::probes

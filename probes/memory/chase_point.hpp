@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/points.hpp"
 #include "harness/probe.hpp"
 #include "probes/memory/chase_ops.hpp"
 
@@ -36,17 +37,6 @@ ChaseSettings chase_settings(ProbeContext& ctx, MemorySpace space);
 // rejected (counted in rejected_repeats). Fields: docs/SCHEMA.md "memory chase point".
 nlohmann::json measure_chase(ProbeContext& ctx, const Chain& chain, const ChaseSettings& s);
 
-// A point to measure: the axes that place it, and how to measure it (again, if its clock was off).
-struct PlannedPoint {
-  nlohmann::json axes;
-  std::function<nlohmann::json()> measure;
-};
-
-// Measures the points in order, adding each as it is measured; then re-measures once every point
-// whose SM clock differs from the run's median by more than 2%, and flags it (clock_outlier)
-// if it still does. Records the clock before and after in the run record.
-void measure_points(ProbeContext& ctx, const std::vector<PlannedPoint>& points);
-
 // The footprint sweep of memory/chase and memory/chase_shared: from --min-footprint-bytes to
 // max_bytes at --points-per-octave, one random cycle of --slot-bytes slots (--seed) per point.
 void sweep_random_cycles(ProbeContext& ctx, MemorySpace space, uint64_t max_bytes);
@@ -59,8 +49,5 @@ std::vector<uint64_t> geometric_sweep(uint64_t min_bytes, uint64_t max_bytes,
 // Refuses, in one line and before anything runs, a sweep whose largest chain (`bytes`, set by
 // --<param>) does not fit in the device's free memory. The backends check each chase as well.
 void require_free_memory(ProbeContext& ctx, const char* what, uint64_t bytes, const char* param);
-
-// Measures the SM clock and records it in the run record under sm_clock_mhz.<when>.
-double measure_clock(ProbeContext& ctx, const char* when);
 
 }  // namespace gpuprobe::probes

@@ -50,3 +50,21 @@ TEST_CASE("the model reports a failed fit per component and keeps the rest", "[m
   CHECK(m["memory"]["levels"][0]["latency_ns"].get<double>() == Approx(200.0));  // 1 GHz clock
   CHECK(m["memory"]["levels"][1]["capacity_bytes"].is_null());
 }
+
+TEST_CASE("the DRAM level says its pages and the TLB level that holds them", "[model]") {
+  nlohmann::json mem = {{"levels", {{{"name", "L2"}}, {{"name", "DRAM"},
+                                                      {"plateau_bytes", {64.0e6, 200.0e6}}}}}};
+  analysis::annotate_dram(mem);
+  CHECK(mem["levels"][1]["pages_touched"][0] == 31.0);   // 64 MB over 2 MiB pages, rounded up
+  CHECK(mem["levels"][1]["pages_touched"][1] == 96.0);
+  CHECK(mem["levels"][1]["tlb_level"].is_null());         // no TLB sweep: said, not guessed
+  mem["tlb"] = {{"levels", {{{"name", "TLB1"}, {"reach_bytes", 256.0e6}}}}};
+  analysis::annotate_dram(mem);
+  CHECK(mem["levels"][1]["tlb_level"] == "TLB1");
+  mem["tlb"]["levels"][0]["reach_bytes"] = 100.0e6;        // the plateau runs past TLB1's reach
+  analysis::annotate_dram(mem);
+  CHECK(mem["levels"][1]["tlb_level"] == "beyond every TLB level measured");
+  nlohmann::json no_dram = {{"levels", {{{"name", "L1"}}, {{"name", "L2"}}}}};
+  analysis::annotate_dram(no_dram);
+  CHECK_FALSE(no_dram["levels"][1].contains("pages_touched"));
+}

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "harness/error.hpp"
+#include "harness/launch_config.hpp"
 #include "harness/params.hpp"
 
 using namespace gpuprobe;
@@ -47,4 +48,17 @@ TEST_CASE("defaults, overrides and one-line errors", "[params]") {
   CHECK_THROWS_WITH(Params::parse(specs, {{"ratio", "x"}}), Catch::Contains("expected a number"));
   CHECK_THROWS_WITH(Params::parse(specs, {{"op", "zz"}}), Catch::Contains("one of ca, cg"));
   CHECK_THROWS_WITH(Params::parse(specs, {{"strides-bytes", "8,,16"}}), Catch::Contains("list"));
+}
+
+TEST_CASE("an sm parameter takes an SM number, any or all, and nothing else", "[params]") {
+  const std::vector<ParamSpec> specs = {{"sm", ParamSpec::Kind::sm, "0", "the SM", {}}};
+  CHECK(Params::parse(specs, {}).get_sm("sm") == 0);
+  CHECK(Params::parse(specs, {{"sm", "17"}}).get_sm("sm") == 17);
+  CHECK(Params::parse(specs, {{"sm", "any"}}).get_sm("sm") == kAnySm);
+  CHECK(Params::parse(specs, {{"sm", "all"}}).get_sm("sm") == Params::kSmAll);
+  for (const char* bad : {"-1", "some", "3x", "5000", ""}) {
+    INFO(bad);
+    CHECK_THROWS_WITH(Params::parse(specs, {{"sm", bad}}),
+                      Catch::Contains("expected an SM number, any or all"));
+  }
 }

@@ -69,3 +69,31 @@ TEST_CASE("the time bound stops a slow, noisy measurement", "[repeat]") {
   CHECK(calls >= 2);
   CHECK(calls <= 5);
 }
+
+TEST_CASE("rejected repeats do not count, and the time bound still holds", "[repeat]") {
+  int calls = 0;
+  RepeatPolicy p;
+  p.min_repeats = 3;
+  // Every other call is rejected: three accepted values take five calls.
+  const auto out = repeat_until_stable_rejecting(
+      [&]() -> std::optional<double> {
+        return (calls++ % 2 == 1) ? std::nullopt : std::optional<double>(50.0);
+      },
+      p);
+  CHECK(out.converged);
+  CHECK(out.values.size() == 3);
+  CHECK(calls == 5);
+  // A measurement that only ever rejects stops at the time bound once it has a value.
+  int tries = 0;
+  RepeatPolicy fast;
+  fast.min_repeats = 3;
+  fast.max_seconds = 0.05;
+  const auto stuck = repeat_until_stable_rejecting(
+      [&]() -> std::optional<double> {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        return tries++ == 0 ? std::optional<double>(7.0) : std::nullopt;
+      },
+      fast);
+  CHECK(stuck.values.size() == 1);
+  CHECK_FALSE(stuck.converged);
+}

@@ -82,8 +82,8 @@ TEST_CASE("every point records its clock, its SM and its launch configuration", 
           Approx(p["latency_cycles"].get<double>() / 1410 * 1000).epsilon(0.001));
     CHECK(p["timed_region_ns"].get<double>() >= 20'000);   // the sim's minimum region
     CHECK(p["timed_hops"].get<uint64_t>() % probes::kChaseHopsPerIteration == 0);
-    CHECK(p["sample_overhead_cycles"] == 2.0);
-    CHECK(p["p50_corrected_cycles"].get<double>() == p["p50_cycles"].get<double>() - 2.0);
+    CHECK(p["sample_overhead_cycles"] == 4.0);
+    CHECK(p["p50_corrected_cycles"].get<double>() == p["p50_cycles"].get<double>() - 4.0);
   }
 }
 
