@@ -9,7 +9,14 @@
 
 namespace gpuprobe::sim {
 
-// One set-associative, sectored cache level with LRU replacement.
+// How a set chooses the way to evict when it is full (an empty way is always taken first).
+enum class Replacement {
+  lru,     // strict least recently used: a cyclic footprint one line over a set misses every time
+  plru,    // tree pseudo-LRU (power-of-two ways): keeps some lines of a footprint past capacity
+  random,  // a way drawn from the device's seeded generator
+};
+
+// One set-associative, sectored cache level.
 struct CacheLevelModel {
   std::string name;               // "L1", "L2", "L2-far"
   uint64_t capacity_bytes = 0;
@@ -18,6 +25,7 @@ struct CacheLevelModel {
   uint32_t ways = 16;
   double hit_latency_cycles = 0;  // load-to-use latency of a hop that hits here
   bool hashed_sets = false;       // L2 slices hash their set index; L1 indexes by address bits
+  Replacement replacement = Replacement::lru;
 };
 
 struct TlbLevelModel {
@@ -44,6 +52,13 @@ struct Preset {
   // Measured distances, one per SM (overrides the spread): what memory/chase --sm all read on a
   // real GPU, less its fastest SM.
   std::vector<double> l2_sm_offsets_cycles;
+  // A100/H100: the L2 is two partitions. Each line's home is one of them (l2_home_partition(), an
+  // address hash) and each SM is attached to one, its near partition. When true, the level named
+  // "L2-far" is the two home partitions, each half of its capacity, and a line lives in the sets of
+  // its home partition; the level before it ("L2") is what the SM's near partition holds for it:
+  // its own lines and copies of the far partition's. A hit past the near copy costs the far latency
+  // (see docs/ANALYSIS.md, "The simulator's soft knees", for why wherever the home is).
+  bool l2_partitioned = false;
   // Device::min_timed_region_ns of the simulated device (the simulator's timer does not tick).
   uint64_t min_timed_region_ns = 20'000;
   double noise_rel = 0.004;         // relative sigma of per-hop jitter (deterministic from seed)

@@ -26,7 +26,17 @@ void validate(const Preset& preset) {
     if (level.ways == 0 || level.capacity_bytes == 0 ||
         level.capacity_bytes % (uint64_t{level.line_bytes} * level.ways) != 0)
       fail(level.name + " capacity is not a whole number of sets");
+    if (level.replacement == Replacement::plru &&
+        ((level.ways & (level.ways - 1)) != 0 || level.ways > 32))
+      fail(level.name + " pseudo-LRU needs a power-of-two number of ways, at most 32");
+    if (preset.l2_partitioned && level.name == "L2-far" &&
+        level.capacity_bytes % (2ull * level.line_bytes * level.ways) != 0)
+      fail("L2-far does not split into two partitions of whole sets");
   }
+  if (preset.l2_partitioned &&
+      std::none_of(preset.caches.begin(), preset.caches.end(),
+                   [](const CacheLevelModel& level) { return level.name == "L2-far"; }))
+    fail("l2_partitioned without a level named L2-far");
   for (const auto& tlb : preset.tlbs)
     if (tlb.ways == 0 || tlb.entries == 0 || tlb.entries % tlb.ways != 0)
       fail(tlb.name + " entries are not a whole number of sets");

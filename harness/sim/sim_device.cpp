@@ -10,15 +10,11 @@
 #include <cmath>
 #include <cstring>
 #include <memory>
-#include <new>
 #include <string>
 #include <vector>
 
 #include "harness/error.hpp"
-
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
+#include "harness/sim/cache_model.hpp"
 
 namespace gpuprobe::sim {
 namespace {
@@ -28,211 +24,22 @@ enum class MemorySpace { global, shared };
 // Where the simulated buffer lives: 2 MiB aligned, like a cudaMalloc of a large buffer.
 constexpr uint64_t kGlobalBaseAddress = 0x7f00'0000'0000ull;
 
-uint64_t splitmix64(uint64_t& state) {
-  uint64_t z = (state += 0x9e37'79b9'7f4a'7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58'476d'1ce4'e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d0'49bb'1331'11ebull;
-  return z ^ (z >> 31);
-}
-
-uint64_t mix64(uint64_t value) {
-  uint64_t state = value;
-  return splitmix64(state);
-}
-
-// xoshiro256** seeded through splitmix64: the only source of noise, so runs are reproducible.
-class Rng {
- public:
-  explicit Rng(uint64_t seed) {
-    uint64_t state = seed;
-    for (auto& word : state_) word = splitmix64(state);
-  }
-  uint64_t next() {
-    const uint64_t result = rotl(state_[1] * 5, 7) * 9;
-    const uint64_t t = state_[1] << 17;
-    state_[2] ^= state_[0];
-    state_[3] ^= state_[1];
-    state_[1] ^= state_[2];
-    state_[0] ^= state_[3];
-    state_[2] ^= t;
-    state_[3] = rotl(state_[3], 45);
-    return result;
-  }
-  // In [0, 1).
-  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
-  // Zero mean, unit variance, approximately normal: the Irwin-Hall sum of four 16-bit uniforms
-  // (bounded at +-3.46 sigma; rare large excursions are modelled as outliers instead).
-  double standard_normal() {
-    const uint64_t bits = next();
-    const double sum = static_cast<double>((bits & 0xffff) + ((bits >> 16) & 0xffff) +
-                                           ((bits >> 32) & 0xffff) + (bits >> 48)) *
-                       (1.0 / 65536.0);
-    return (sum - 2.0) * 1.7320508075688772;  // variance of the sum is 4/12
-  }
-
- private:
-  static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-  uint64_t state_[4] = {};
-};
-
-// Quotient and remainder by a fixed divisor without a hardware division: a double-precision
-// estimate corrected to the exact value (exact for dividends below 2^52).
-class Divider {
- public:
-  explicit Divider(uint64_t divisor)
-      : divisor_(divisor), inverse_(1.0 / static_cast<double>(divisor)) {}
-  uint64_t divisor() const { return divisor_; }
-  void divide(uint64_t value, uint64_t& quotient, uint64_t& remainder) const {
-    uint64_t q = static_cast<uint64_t>(static_cast<double>(value) * inverse_);
-    auto r = static_cast<int64_t>(value - q * divisor_);
-    const auto d = static_cast<int64_t>(divisor_);
-    while (r < 0) { --q; r += d; }
-    while (r >= d) { ++q; r -= d; }
-    quotient = q;
-    remainder = static_cast<uint64_t>(r);
-  }
-
- private:
-  uint64_t divisor_;
-  double inverse_;
-};
-
-// Set-associative LRU array, flat: way w of set s is word s * ways + w, and a set's words share
-// host cache lines (64-byte aligned). One 64-bit word per way:
-//   bits 32-63 key (0 = empty way), bits 24-31 per-sector valid mask (caches), bits 0-23 LRU stamp.
-// A block's set is block mod sets (rotated by a hash of block / sets when hashed), so the key
-// only needs to tell apart the blocks of one set: it is block / sets + 1.
-class LruArray {
- public:
-  static constexpr int kStampBits = 24;
-  static constexpr uint64_t kStampMask = (uint64_t{1} << kStampBits) - 1;
-  static constexpr int kMaskShift = 24;
-  static constexpr int kKeyShift = 32;
-
-  LruArray(uint64_t sets, uint32_t ways, bool hashed)
-      : sets_(sets), ways_(ways), hashed_(hashed), words_(allocate_words(sets * ways)) {
-    reset();
-  }
-
-  void reset() {
-    std::fill(words_.get(), words_.get() + sets_.divisor() * ways_, 0);
-    clock_ = 0;
-  }
-
-  struct Location {
-    uint64_t first = 0;  // first word of the set
-    uint64_t key = 0;
-  };
-
-  Location locate(uint64_t block) const {
-    uint64_t run = 0;
-    uint64_t set = 0;
-    sets_.divide(block, run, set);
-    if (hashed_) {
-      // Each aligned run of `sets` consecutive blocks is rotated by a hash of the run number:
-      // a contiguous buffer still fills every set evenly, while large power-of-two strides
-      // spread over all sets instead of piling into one.
-      const uint64_t n = sets_.divisor();
-      set += static_cast<uint64_t>((static_cast<unsigned __int128>(mix64(run)) * n) >> 64);
-      if (set >= n) set -= n;
-    }
-    if (run + 1 > UINT32_MAX) throw Error("simulated address beyond the modelled range");
-    return {set * ways_, run + 1};
-  }
-
-  // Asks the host to bring the set's words in ahead of touch().
-  void prefetch(uint64_t first) const {
-    __builtin_prefetch(words_.get() + first);
-    __builtin_prefetch(words_.get() + first + ways_ - 1);
-  }
-
-  // Looks the key up in its set; on a hit makes it most recent and returns its word with `hit`
-  // true; on a miss replaces the least recently used way (empty ways first) with the key and an
-  // empty sector mask and returns that word with `hit` false.
-  uint64_t& touch(const Location& where, bool& hit) {
-    const uint64_t now = tick();
-    uint64_t* set = words_.get() + where.first;
-    for (uint32_t way = 0; way < ways_; ++way) {
-      if ((set[way] >> kKeyShift) == where.key) {
-        set[way] = (set[way] & ~kStampMask) | now;
-        hit = true;
-        return set[way];
-      }
-    }
-    uint32_t victim = 0;
-    uint64_t oldest = set[0] & kStampMask;
-    for (uint32_t way = 1; way < ways_; ++way) {  // branch-free: stamps are unpredictable
-      const uint64_t stamp = set[way] & kStampMask;
-      const bool older = stamp < oldest;
-      oldest = older ? stamp : oldest;
-      victim = older ? way : victim;
-    }
-    set[victim] = (where.key << kKeyShift) | now;
-    hit = false;
-    return set[victim];
-  }
-
- private:
-  uint64_t tick() {
-    if (clock_ == kStampMask) renumber();
-    return ++clock_;
-  }
-
-  // Keeps the LRU order of every set when the stamp clock runs out (every 16 M accesses).
-  void renumber() {
-    std::vector<uint32_t> order(ways_);
-    for (uint64_t first = 0; first < sets_.divisor() * ways_; first += ways_) {
-      uint64_t* set = words_.get() + first;
-      for (uint32_t way = 0; way < ways_; ++way) order[way] = way;
-      std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-        return (set[a] & kStampMask) < (set[b] & kStampMask);
-      });
-      for (uint32_t rank = 0; rank < ways_; ++rank) {
-        uint64_t& word = set[order[rank]];
-        if (word != 0) word = (word & ~kStampMask) | (rank + 1);
-      }
-    }
-    clock_ = ways_;
-  }
-
-  Divider sets_;
-  uint32_t ways_;
-  bool hashed_;
-  struct AlignedDelete {
-    std::align_val_t alignment{64};
-    void operator()(uint64_t* words) const { ::operator delete[](words, alignment); }
-  };
-
-  // Cache-line aligned so a set's words share host lines; large arrays are aligned to, and
-  // backed by, huge pages where the host allows it: they are touched at random, and host TLB
-  // misses would otherwise dominate the walk.
-  static std::unique_ptr<uint64_t[], AlignedDelete> allocate_words(uint64_t count) {
-    constexpr uint64_t kHugePageBytes = 2u << 20;
-    uint64_t bytes = count * sizeof(uint64_t);
-    const bool huge = bytes >= kHugePageBytes;
-    const uint64_t alignment_bytes = huge ? kHugePageBytes : 64;
-    bytes = (bytes + alignment_bytes - 1) / alignment_bytes * alignment_bytes;
-    const std::align_val_t alignment{alignment_bytes};
-    auto* words = static_cast<uint64_t*>(::operator new[](bytes, alignment));
-#ifdef MADV_HUGEPAGE
-    if (huge) madvise(words, bytes, MADV_HUGEPAGE);  // advice only: failure means small pages
-#endif
-    return std::unique_ptr<uint64_t[], AlignedDelete>(words, AlignedDelete{alignment});
-  }
-
-  std::unique_ptr<uint64_t[], AlignedDelete> words_;
-  uint64_t clock_ = 0;
-};
+using detail::Divider;
+using detail::Rng;
+using detail::SetArray;
+using detail::mix64;
 
 int log2_exact(uint64_t value) { return std::countr_zero(value); }
 
 // Caches index by the offset from the buffer's 2 MiB-aligned base: the buffer is taken to be
-// physically contiguous, so the base only shifts every set by the same amount.
+// physically contiguous, so the base only shifts every set by the same amount. A partitioned level
+// (the two L2 partitions) places each line in the sets of its home partition.
 class CacheLevel {
  public:
-  explicit CacheLevel(const CacheLevelModel& model)
+  CacheLevel(const CacheLevelModel& model, bool partitioned, uint64_t seed)
       : lines_(model.capacity_bytes / model.line_bytes / model.ways, model.ways,
-               model.hashed_sets),
+               model.hashed_sets, model.replacement, seed, partitioned ? 2 : 1),
+        partitioned_(partitioned),
         line_shift_(log2_exact(model.line_bytes)),
         sector_shift_(log2_exact(model.sector_bytes)),
         sector_index_mask_(model.line_bytes / model.sector_bytes - 1),
@@ -240,16 +47,18 @@ class CacheLevel {
 
   void reset() { lines_.reset(); }
 
-  LruArray::Location locate(uint64_t address) const {
-    return lines_.locate((address - kGlobalBaseAddress) >> line_shift_);
+  SetArray::Location locate(uint64_t address) const {
+    const uint64_t line = (address - kGlobalBaseAddress) >> line_shift_;
+    if (!partitioned_) return lines_.locate(line);
+    return lines_.locate(line >> 1, static_cast<uint32_t>(detail::l2_home_partition(line)));
   }
-  void prefetch(const LruArray::Location& where) const { lines_.prefetch(where.first); }
+  void prefetch(const SetArray::Location& where) const { lines_.prefetch(where.first); }
 
   // True if the line is present and the sector valid. Otherwise fills: a new line holds only
   // the accessed sector; a present line gains the sector. `where` is locate(address).
-  bool access(uint64_t address, const LruArray::Location& where) {
+  bool access(uint64_t address, const SetArray::Location& where) {
     const uint64_t sector_bit = uint64_t{1}
-                                << (LruArray::kMaskShift +
+                                << (SetArray::kMaskShift +
                                     ((address >> sector_shift_) & sector_index_mask_));
     bool line_hit = false;
     uint64_t& word = lines_.touch(where, line_hit);
@@ -261,7 +70,8 @@ class CacheLevel {
   double hit_latency_cycles() const { return hit_latency_cycles_; }
 
  private:
-  LruArray lines_;
+  SetArray lines_;
+  bool partitioned_;
   int line_shift_;
   int sector_shift_;
   uint64_t sector_index_mask_;
@@ -288,7 +98,7 @@ class TlbLevel {
   double miss_penalty_cycles() const { return miss_penalty_cycles_; }
 
  private:
-  LruArray pages_;
+  SetArray pages_;
   uint64_t last_page_ = UINT64_MAX;
   double miss_penalty_cycles_;
 };
@@ -297,7 +107,7 @@ class TlbLevel {
 struct Pending {
   uint32_t slot = 0;
   uint64_t address = 0;
-  LruArray::Location set[4] = {};
+  SetArray::Location set[4] = {};
 };
 
 }  // namespace
@@ -307,7 +117,11 @@ class SimDevice::Impl {
   Impl(const Preset& preset, uint64_t seed, Faults faults)
       : preset_(preset), rng_(seed), faults_(faults),
         page_shift_(std::countr_zero(preset.page_bytes)) {
-    for (const auto& model : preset_.caches) caches_.emplace_back(model);
+    for (size_t level = 0; level < preset_.caches.size(); ++level) {
+      const CacheLevelModel& model = preset_.caches[level];
+      caches_.emplace_back(model, preset_.l2_partitioned && model.name == "L2-far",
+                           mix64(seed ^ (0x7e91'ace0'0000ull + level)));
+    }
     for (const auto& model : preset_.tlbs) tlbs_.emplace_back(model);
     const auto l1 = std::find_if(preset_.caches.begin(), preset_.caches.end(),
                                  [](const CacheLevelModel& m) { return m.name == "L1"; });
@@ -478,7 +292,7 @@ class SimDevice::Impl {
   double global_latency(const Pending& hop, size_t first_level) {
     const double translation_cycles = translate(hop.address);
     for (size_t level = first_level; level < caches_.size(); ++level) {
-      const LruArray::Location where =
+      const SetArray::Location where =
           level < kTrackedLevels ? hop.set[level] : caches_[level].locate(hop.address);
       if (caches_[level].access(hop.address, where))
         return translation_cycles + caches_[level].hit_latency_cycles() +
@@ -527,6 +341,13 @@ WalkResult SimDevice::walk(const Chain& chain, const WalkSpec& spec) {
   return impl_->walk(chain, spec);
 }
 double SimDevice::l2_distance_cycles(int sm) const { return impl_->l2_distance_cycles(sm); }
+int SimDevice::l2_partition_of_sm(int sm) const {
+  return static_cast<int>(mix64(0x9a27'0000ull + static_cast<uint64_t>(sm) / 2) & 1);
+}
+bool SimDevice::l2_far(int sm, uint64_t offset_bytes) const {
+  const uint64_t line_bytes = impl_->preset().caches.back().line_bytes;
+  return detail::l2_home_partition(offset_bytes / line_bytes) != l2_partition_of_sm(sm);
+}
 
 std::unique_ptr<Device> make_sim_device(const Preset& preset, uint64_t seed, Faults faults) {
   return std::make_unique<SimDevice>(preset, seed, faults);

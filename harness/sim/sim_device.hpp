@@ -58,6 +58,11 @@ class SimDevice final : public Device {
   // The extra cycles SM `sm` pays for every access that reaches the L2 (its distance on the
   // on-chip network); 0 for presets without a per-SM spread.
   double l2_distance_cycles(int sm) const;
+  // Presets with Preset::l2_partitioned: the L2 partition (0 or 1) SM `sm` is attached to, and
+  // whether the line at `offset_bytes` of a buffer has its home in the other partition. The two
+  // SMs of a TPC share a partition; which TPCs go where is a fixed hash (not published).
+  int l2_partition_of_sm(int sm) const;
+  bool l2_far(int sm, uint64_t offset_bytes) const;
 
  private:
   class Impl;
