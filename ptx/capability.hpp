@@ -17,6 +17,7 @@ enum class Cap {
   ld_shared,             // ld.shared / st.shared
   ld_global_cache_ops,   // ld.global.{ca,cg,cs,lu,cv,nc}
   ld_L2_256B,            // ld.global.L2::256B prefetch-size hint
+  ld_st_global_256,      // 256-bit ld.global/st.global (.v8.b32), PTX ISA 8.8
   cluster_dsmem,         // clusters, mapa, ld.shared::cluster, barrier.cluster
   wgmma,                 // wgmma.mma_async
   tcgen05,               // tcgen05.alloc/ld/st/cp/commit, tcgen05.mma kind::f16/tf32/f8f6f4
@@ -52,6 +53,7 @@ inline constexpr CapInfo kCapabilities[] = {
     {Cap::ld_shared, "ld_shared", 70, TargetNeed::any, {}, "sm_70+"},
     {Cap::ld_global_cache_ops, "ld_global_cache_ops", 70, TargetNeed::any, {}, "sm_70+"},
     {Cap::ld_L2_256B, "ld_L2_256B", 80, TargetNeed::any, {}, "sm_80+"},
+    {Cap::ld_st_global_256, "ld_st_global_256", 100, TargetNeed::any, {}, "sm_100+"},
     {Cap::cluster_dsmem, "cluster_dsmem", 90, TargetNeed::any, {}, "sm_90+"},
     {Cap::wgmma, "wgmma", 90, TargetNeed::specific, {90}, "sm_90a"},
     {Cap::tcgen05, "tcgen05", 100, TargetNeed::family, {100, 103, 110},
@@ -107,6 +109,22 @@ static_assert(table_in_enum_order(), "kCapabilities must list the Cap values in 
 }  // namespace gpuprobe::ptx
 
 // ---- device side: the current compile pass ---------------------------------------------------
+// Whether this compiler emits PTX ISA 8.8 (CUDA 12.9+): 256-bit global loads and stores. NVRTC
+// defines the same version macros as nvcc; an unknown compiler counts as too old.
+#if defined(__CUDACC_VER_MAJOR__) && \
+    (__CUDACC_VER_MAJOR__ > 12 || (__CUDACC_VER_MAJOR__ == 12 && __CUDACC_VER_MINOR__ >= 9))
+#define GPUPROBE_PTX_ISA_8_8 1
+#else
+#define GPUPROBE_PTX_ISA_8_8 0
+#endif
+// This compile pass has 256-bit global loads and stores (sm_100+, PTX ISA 8.8). Their wrappers
+// exist only under it: kernels that need them trap on other passes, and the host refuses first.
+#if GPUPROBE_PTX_ISA_8_8 && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1000
+#define GPUPROBE_PTX_HAS_256BIT 1
+#else
+#define GPUPROBE_PTX_HAS_256BIT 0
+#endif
+
 #define GPUPROBE_PTX_STR2(x) #x
 #define GPUPROBE_PTX_STR(x) GPUPROBE_PTX_STR2(x)
 

@@ -96,4 +96,106 @@ __device__ __forceinline__ uint64_t empty_timed_hop(uint64_t value, uint32_t scr
 
 }  // namespace gpuprobe::ptx
 
+// ---- Streaming loads: kWords 32-bit words per thread (bandwidth probes) ---------------------
+// ld.global{.cg}.{u32,v2.u32,v4.u32,v8.b32}: the L1-allocating default form and the L2-only form
+// (.cg). asm volatile: cicc may neither merge, hoist nor drop them; no "memory" clobber, so the
+// independent loads of an unrolled body stay free to issue back to back.
+// PTX ISA 2.0, sm_70+; .v8.b32 (256-bit): PTX ISA 8.8, sm_100+ (Cap::ld_st_global_256).
+// SASS: LDG.E{.STRONG.GPU}{,.64,.128,.ENL2.256}.
+namespace gpuprobe::ptx {
+
+enum class GlobalCache { all_levels, l2_only };  // ld.global / ld.global.cg
+
+template <int kWords, GlobalCache kCache>
+struct LdGlobal;
+
+#define GPUPROBE_PTX_LD_GLOBAL(CACHE, QUAL)                                                  \
+  template <>                                                                                \
+  struct LdGlobal<1, GlobalCache::CACHE> {                                                   \
+    static __device__ __forceinline__ Words<1> load(uint64_t addr) {                         \
+      GPUPROBE_PTX_REQUIRE(ld_global_cache_ops);                                             \
+      Words<1> v;                                                                            \
+      asm volatile("ld.global" QUAL ".u32 %0, [%1];" : "=r"(v.w[0]) : "l"(addr));            \
+      return v;                                                                              \
+    }                                                                                        \
+  };                                                                                         \
+  template <>                                                                                \
+  struct LdGlobal<2, GlobalCache::CACHE> {                                                   \
+    static __device__ __forceinline__ Words<2> load(uint64_t addr) {                         \
+      GPUPROBE_PTX_REQUIRE(ld_global_cache_ops);                                             \
+      Words<2> v;                                                                            \
+      asm volatile("ld.global" QUAL ".v2.u32 {%0, %1}, [%2];"                                \
+                   : "=r"(v.w[0]), "=r"(v.w[1]) : "l"(addr));                                \
+      return v;                                                                              \
+    }                                                                                        \
+  };                                                                                         \
+  template <>                                                                                \
+  struct LdGlobal<4, GlobalCache::CACHE> {                                                   \
+    static __device__ __forceinline__ Words<4> load(uint64_t addr) {                         \
+      GPUPROBE_PTX_REQUIRE(ld_global_cache_ops);                                             \
+      Words<4> v;                                                                            \
+      asm volatile("ld.global" QUAL ".v4.u32 {%0, %1, %2, %3}, [%4];"                        \
+                   : "=r"(v.w[0]), "=r"(v.w[1]), "=r"(v.w[2]), "=r"(v.w[3]) : "l"(addr));    \
+      return v;                                                                              \
+    }                                                                                        \
+  };
+GPUPROBE_PTX_LD_GLOBAL(all_levels, "")
+GPUPROBE_PTX_LD_GLOBAL(l2_only, ".cg")
+#undef GPUPROBE_PTX_LD_GLOBAL
+
+#if GPUPROBE_PTX_HAS_256BIT
+#define GPUPROBE_PTX_LD_GLOBAL_V8(CACHE, QUAL)                                               \
+  template <>                                                                                \
+  struct LdGlobal<8, GlobalCache::CACHE> {                                                   \
+    static __device__ __forceinline__ Words<8> load(uint64_t addr) {                         \
+      GPUPROBE_PTX_REQUIRE(ld_st_global_256);                                                \
+      Words<8> v;                                                                            \
+      asm volatile("ld.global" QUAL ".v8.b32 {%0, %1, %2, %3, %4, %5, %6, %7}, [%8];"        \
+                   : "=r"(v.w[0]), "=r"(v.w[1]), "=r"(v.w[2]), "=r"(v.w[3]), "=r"(v.w[4]),   \
+                     "=r"(v.w[5]), "=r"(v.w[6]), "=r"(v.w[7])                                \
+                   : "l"(addr));                                                             \
+      return v;                                                                              \
+    }                                                                                        \
+  };
+GPUPROBE_PTX_LD_GLOBAL_V8(all_levels, "")
+GPUPROBE_PTX_LD_GLOBAL_V8(l2_only, ".cg")
+#undef GPUPROBE_PTX_LD_GLOBAL_V8
+#endif
+
+// ld.shared.{u32,v2.u32,v4.u32}: PTX ISA 1.0, sm_70+. SASS: LDS{,.64,.128}. asm volatile, so a
+// loop re-reading the same address keeps every load (shared memory has no cache to hit).
+template <int kWords>
+struct LdShared;
+template <>
+struct LdShared<1> {
+  static __device__ __forceinline__ Words<1> load(uint32_t shared_addr) {
+    GPUPROBE_PTX_REQUIRE(ld_shared);
+    Words<1> v;
+    asm volatile("ld.volatile.shared.u32 %0, [%1];" : "=r"(v.w[0]) : "r"(shared_addr));
+    return v;
+  }
+};
+template <>
+struct LdShared<2> {
+  static __device__ __forceinline__ Words<2> load(uint32_t shared_addr) {
+    GPUPROBE_PTX_REQUIRE(ld_shared);
+    Words<2> v;
+    asm volatile("ld.volatile.shared.v2.u32 {%0, %1}, [%2];" : "=r"(v.w[0]), "=r"(v.w[1]) : "r"(shared_addr));
+    return v;
+  }
+};
+template <>
+struct LdShared<4> {
+  static __device__ __forceinline__ Words<4> load(uint32_t shared_addr) {
+    GPUPROBE_PTX_REQUIRE(ld_shared);
+    Words<4> v;
+    asm volatile("ld.volatile.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(v.w[0]), "=r"(v.w[1]), "=r"(v.w[2]), "=r"(v.w[3])
+                 : "r"(shared_addr));
+    return v;
+  }
+};
+
+}  // namespace gpuprobe::ptx
+
 #undef GPUPROBE_PTX_TIMED_HOP

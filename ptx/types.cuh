@@ -17,3 +17,11 @@ using int64_t = long long;
 #else
 #define GPUPROBE_HD
 #endif
+
+namespace gpuprobe::ptx {
+// kWords 32-bit words moved by one vector load or store (1, 2, 4 or 8: 4 to 32 bytes).
+template <int kWords>
+struct Words {
+  uint32_t w[kWords];
+};
+}  // namespace gpuprobe::ptx

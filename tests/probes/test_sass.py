@@ -26,20 +26,16 @@ closing clock) are compiled for sm_90; the control must pass every check and eac
 the check meant for it. Prints each FAIL line and `sass: N passed, M failed`; exits non-zero on
 any failure.
 """
-import concurrent.futures
-import glob
 import os
 import re
-import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from cuda_tools import compile_cubin, find_tool, nvcc_path, test_args, truthy  # noqa: E402
+from cuda_tools import test_args, truthy  # noqa: E402
+from sass_tools import (CONTROL_OPS, MEMORY_OPS, TARGETS, Checker, disassemble,  # noqa: E402
+                        find_cuobjdump_or_fail, hygiene, lines, parse_sass, print_summary,
+                        scoreboard)
 
-# Every target the build ships (CMakeLists.txt) plus the arch-specific passes of the generic files.
-TARGETS = ["sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_100", "sm_120",
-           "sm_90a", "sm_100a", "sm_120a"]
 # Where the kernels live, relative to the source tree.
 SOURCES = {
     "chase": os.path.join("probes", "memory", "chase.cu"),
@@ -48,12 +44,6 @@ SOURCES = {
 }
 FIXED_KERNELS = {"chase": ["gpuprobe_chain_scatter"], "chase_shared": ["gpuprobe_chase_shared"],
                  "kernels": ["gpuprobe_sm_clock", "gpuprobe_spin"]}
-MEMORY_OPS = {"LDG", "STG", "LDS", "STS", "LD", "ST", "LDL", "STL", "LDC", "LDCU", "ULDC",
-              "ATOM", "ATOMG", "ATOMS", "RED", "REDG", "REDS", "LDSM", "STSM", "LDGSTS",
-              "LDGDEPBAR", "CCTL", "CCTLL", "MEMBAR", "UBLKCP", "UTMALDG", "UTMASTG", "UTMAPF",
-              "SUST", "SULD", "TLD", "TEX"}
-CONTROL_OPS = {"BRA", "BRX", "JMP", "JMX", "CALL", "RET", "EXIT", "BREAK", "BSSY", "BSYNC", "KILL",
-               "WARPSYNC", "BPT"}
 # Opcodes whose first operand is not a destination register.
 NO_DEST = {"ST", "STG", "STS", "STL", "STSM", "RED", "REDG", "REDS", "BAR", "BRA", "EXIT", "NOP",
            "MEMBAR", "CCTL", "BSSY", "BSYNC", "WARPSYNC", "DEPBAR", "ERRBAR", "CALL", "RET"}
@@ -69,8 +59,6 @@ TOLERATE_PARAM_ULDC = True
 FIXED_CLOCK_OPS = {"CS2R", "CS2UR"} if TOLERATE_CS2UR else {"CS2R"}
 CLOCK_NAME = "/".join(sorted(FIXED_CLOCK_OPS))
 WIDTH_MODIFIERS = {"U8", "S8", "U16", "S16", "64", "128"}   # none of them: a 32-bit access
-INSTRUCTION = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;")
-CONTROL_WORD = re.compile(r"^\s*/\*\s*(0x[0-9a-f]{16})\s*\*/\s*$")
 REGISTER = re.compile(r"(?<![A-Za-z0-9_])R(\d+)((?:\.[A-Za-z0-9]+)*)")
 BARE_REGISTER = re.compile(r"^R(\d+)((?:\.[A-Za-z0-9]+)*)$")
 VARIANT = re.compile(r'^\s*GPUPROBE_LOAD_VARIANT\(\s*(\w+)\s*,\s*"([^"]*)"\s*,\s*"([^"]*)"\s*,'
@@ -113,75 +101,7 @@ def expected_ldg(variant, arch):
     return text.split(".")
 
 
-def newest_dependency(source_dir, path, seen=None):
-    """The newest mtime of path and the files it #includes "..." (transitively)."""
-    seen = set() if seen is None else seen
-    if path in seen or not os.path.isfile(path):
-        return 0.0
-    seen.add(path)
-    newest = os.path.getmtime(path)
-    for name in re.findall(r'^\s*#\s*include\s+"([^"]+)"', open(path, encoding="utf-8").read(),
-                           re.M):
-        for base in (source_dir, os.path.dirname(path)):
-            candidate = os.path.join(base, name)
-            if os.path.isfile(candidate):
-                newest = max(newest, newest_dependency(source_dir, candidate, seen))
-                break
-    return newest
-
-
-def build_object(build_dir, source_dir, key):
-    """The newest object CMake built for SOURCES[key], and whether it is older than its sources."""
-    rel = SOURCES[key]
-    found = glob.glob(os.path.join(build_dir, "**", rel + ".o"), recursive=True)
-    if not found:
-        return None, False
-    obj = max(found, key=os.path.getmtime)
-    stale = os.path.getmtime(obj) < newest_dependency(source_dir, os.path.join(source_dir, rel))
-    return obj, stale
-
-
 # ---------------------------------------------------------------- SASS parsing
-
-def parse_sass(text, default_arch=None):
-    """{arch: {function: [instruction]}} from cuobjdump -sass of a fat object or a cubin."""
-    result = {}
-    arch, function, pending = default_arch, None, None
-    for line in text.splitlines():
-        match = CONTROL_WORD.match(line)
-        if match and pending is not None:
-            pending["control"] = int(match.group(1), 16)   # the high 64 bits of the instruction
-            pending = None
-            continue
-        pending = None
-        match = re.match(r"\s*arch = (sm_\w+)", line) or re.search(r"code for (sm_\w+)", line)
-        if match:
-            arch, function = match.group(1), None
-            result.setdefault(arch, {})
-            continue
-        if "Function :" in line:
-            function = line.split("Function :", 1)[1].strip()
-            result.setdefault(arch, {})[function] = []
-            continue
-        match = INSTRUCTION.search(line)
-        if function is None or not match:
-            continue
-        text_ = re.sub(r"\s+", " ", match.group(2)).strip()
-        predicate = ""
-        if text_.startswith("@"):
-            predicate, text_ = text_.split(" ", 1)
-        opcode_full, _, rest = text_.partition(" ")
-        operands = [o.strip() for o in rest.split(",")] if rest.strip() else []
-        operands = [re.sub(r"\.reuse\b", "", o) for o in operands]
-        result[arch][function].append({
-            "address": int(match.group(1), 16), "predicate": predicate,
-            "opcode": opcode_full.split(".")[0], "modifiers": opcode_full.split(".")[1:],
-            "operands": operands, "text": (predicate + " " if predicate else "") + text_,
-            "control": None,
-        })
-        pending = result[arch][function][-1]
-    return result
-
 
 def dest_registers(ins):
     """Registers the instruction writes (conservatively wide)."""
@@ -259,11 +179,6 @@ def is_clock(ins):
     return "SR_CLOCKLO" in " ".join(ins["operands"])
 
 
-def scoreboard(ins):
-    """The write scoreboard the instruction sets (7: none, fixed latency), None if unknown."""
-    return None if ins["control"] is None else (ins["control"] >> 46) & 7
-
-
 def fixed_clock(ins):
     return ins["opcode"] in FIXED_CLOCK_OPS and scoreboard(ins) == 7
 
@@ -285,38 +200,6 @@ def address(ins):
 
 
 # ---------------------------------------------------------------- checks
-
-class Checker:
-    def __init__(self, quiet=False):
-        self.passed = 0
-        self.failed = 0
-        self.quiet = quiet
-        self.failures = []   # (kind, message)
-        self.notes = {}      # tolerated instruction text -> {where}
-
-    def note(self, what, where):
-        self.notes.setdefault(what, set()).add(where)
-
-    def check(self, ok, what, detail="", kind=""):
-        if ok:
-            self.passed += 1
-            return True
-        self.failed += 1
-        message = f"FAIL {what}" + (f": {detail}" if detail else "")
-        self.failures.append((kind, message))
-        if not self.quiet:
-            print(message)
-        return False
-
-
-def lines(instructions):
-    return " | ".join(f"/*{i['address']:04x}*/ {i['text']}" for i in instructions)
-
-
-def hygiene(checker, where, instructions):
-    bad = [i for i in instructions if i["opcode"] in {"LDL", "STL", "CALL"}]
-    checker.check(not bad, f"{where}: no local memory, no calls", lines(bad), "hygiene")
-
 
 def timed_loop(instructions, opening, closing):
     """(first, last) indices of the loop body: the backward branch between the two clocks."""
@@ -626,10 +509,6 @@ def check_mutants(checker, sass, variant):
 
 # ---------------------------------------------------------------- driver
 
-def run(cmd):
-    return subprocess.run(cmd, capture_output=True, text=True)
-
-
 def main():
     args = test_args(__doc__.splitlines()[0])
     global HOPS
@@ -651,91 +530,19 @@ def main():
         print("sass: 0 passed, 0 failed")
         return 0
 
-    cuobjdump = find_tool("cuobjdump", sys.executable)
+    cuobjdump = find_cuobjdump_or_fail("sass", sys.executable)
     if cuobjdump is None:
-        print("sass: cuobjdump not found: install nvidia-cuda-cuobjdump into .venv "
-              "(scripts/requirements.txt) or a CUDA toolkit")
-        print("sass: 0 passed, 1 failed")
         return 1
-
-    # --cuda-targets may come as "sm_75,...,compute_120" or as the raw -D definition.
-    built = set(re.findall(r"\b(sm_\d+[af]?)\b", args.cuda_targets))
     checker = Checker()
-    objects = {}
-    for key in SOURCES:
-        obj, stale = build_object(args.build_dir, args.source_dir, key)
-        if obj and stale:
-            print(f"sass: {os.path.relpath(obj, args.build_dir)} is older than its sources: "
-                  "compiling them with nvcc instead")
-        objects[key] = obj if obj and not stale else None
-
-    jobs = {}   # (key, arch or None) -> future returning (origin, sass text or None, error)
-    with tempfile.TemporaryDirectory() as tmp, \
-            concurrent.futures.ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
-
-        def dump(binary, origin):
-            result = run([cuobjdump, "-sass", binary])
-            if result.returncode != 0 or "Function" not in result.stdout:
-                return origin, None, f"cuobjdump -sass {binary}: {result.stderr.strip()}"
-            return origin, result.stdout, ""
-
-        def compile_and_dump(key, arch):
-            out = os.path.join(tmp, arch)
-            os.makedirs(out, exist_ok=True)
-            result, cubin = compile_cubin(args.source_dir, os.path.join(args.source_dir,
-                                                                       SOURCES[key]), arch, out)
-            if result.returncode != 0:
-                return "nvcc", None, f"nvcc {SOURCES[key]} for {arch}: " + \
-                    (result.stderr.strip().splitlines() or ["failed"])[-1]
-            return dump(cubin, "nvcc")
-
-        def mutants():
-            path = os.path.join(tmp, "mutants.cu")
-            with open(path, "w") as f:
-                f.write(MUTANT_SOURCE.replace("VARIANT", mutant_variant(variants)[0]))
-            result, cubin = compile_cubin(args.source_dir, path, MUTANT_ARCH, tmp)
-            if result.returncode != 0:
-                return "nvcc", None, "nvcc mutants.cu: " + result.stderr.strip()
-            return dump(cubin, "nvcc")
-
-        have_nvcc = os.path.exists(nvcc_path())
-        checker.check(have_nvcc, f"nvcc found ({nvcc_path()}): the mutants and the targets the "
-                      "build lacks need it")
-        for key in SOURCES:
-            if objects[key]:
-                jobs[(key, None)] = pool.submit(dump, objects[key], "build")
-            for arch in TARGETS:
-                if not (objects[key] and arch in built) and have_nvcc:
-                    jobs[(key, arch)] = pool.submit(compile_and_dump, key, arch)
-        mutant_job = pool.submit(mutants) if have_nvcc else None
-
-        per_arch = {arch: {} for arch in TARGETS}
-        origins = {arch: set() for arch in TARGETS}
-        for (key, arch), future in jobs.items():
-            origin, text, error = future.result()
-            if not checker.check(text is not None, f"disassemble {SOURCES[key]}"
-                                 + (f" for {arch}" if arch else ""), error):
-                continue
-            parsed = parse_sass(text, arch)
-            for target in TARGETS:
-                if (arch is None and target in built) or target == arch:
-                    checker.check(target in parsed, f"{target}: SASS for {SOURCES[key]} in the "
-                                  f"{origin} output")
-                    per_arch[target][key] = parsed.get(target, {})
-                    origins[target].add(origin)
-        for arch in TARGETS:
-            print(f"sass: {arch} from {'+'.join(sorted(origins[arch])) or 'nowhere'}")
-            check_arch(checker, arch, per_arch[arch], variants)
-
-        origin, text, error = mutant_job.result() if mutant_job else ("nvcc", None, "no nvcc")
-        if checker.check(text is not None, "self-test: compile the mutants", error):
-            check_mutants(checker, text, mutant_variant(variants))
-
-    for what, where in checker.notes.items():
-        archs = sorted({w.split(" ")[0] for w in where}, key=TARGETS.index)
-        print(f"sass: note: tolerated {what}: {len(where)} kernels on {', '.join(archs)}")
-    print(f"sass: {checker.passed} passed, {checker.failed} failed")
-    return 1 if checker.failed else 0
+    mutants = {"mutants": (MUTANT_SOURCE.replace("VARIANT", mutant_variant(variants)[0]),
+                           MUTANT_ARCH)}
+    per_arch, origins, extra = disassemble(args, SOURCES, checker, cuobjdump, mutants)
+    for arch in TARGETS:
+        print(f"sass: {arch} from {'+'.join(sorted(origins[arch])) or 'nowhere'}")
+        check_arch(checker, arch, per_arch[arch], variants)
+    if extra["mutants"] is not None:
+        check_mutants(checker, extra["mutants"], mutant_variant(variants))
+    return print_summary(checker, "sass")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,235 @@
+"""Shared by the SASS tests: disassembling the build's objects (or nvcc cubins where the build
+lacks a target or its objects are stale), parsing cuobjdump -sass and the pass/fail checker."""
+import concurrent.futures
+import glob
+import os
+import re
+import subprocess
+import tempfile
+
+from cuda_tools import compile_cubin, nvcc_path
+
+# Every target the build ships (CMakeLists.txt) plus the arch-specific passes of the generic files.
+TARGETS = ["sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_100", "sm_120",
+           "sm_90a", "sm_100a", "sm_120a"]
+MEMORY_OPS = {"LDG", "STG", "LDS", "STS", "LD", "ST", "LDL", "STL", "LDC", "LDCU", "ULDC",
+              "ATOM", "ATOMG", "ATOMS", "RED", "REDG", "REDS", "LDSM", "STSM", "LDGSTS",
+              "LDGDEPBAR", "CCTL", "CCTLL", "MEMBAR", "UBLKCP", "UTMALDG", "UTMASTG", "UTMAPF",
+              "SUST", "SULD", "TLD", "TEX"}
+CONTROL_OPS = {"BRA", "BRX", "JMP", "JMX", "CALL", "RET", "EXIT", "BREAK", "BSSY", "BSYNC", "KILL",
+               "WARPSYNC", "BPT"}
+# Control flow the checks look for.
+INSTRUCTION = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;")
+CONTROL_WORD = re.compile(r"^\s*/\*\s*(0x[0-9a-f]{16})\s*\*/\s*$")
+
+def newest_dependency(source_dir, path, seen=None):
+    """The newest mtime of path and the files it #includes "..." (transitively)."""
+    seen = set() if seen is None else seen
+    if path in seen or not os.path.isfile(path):
+        return 0.0
+    seen.add(path)
+    newest = os.path.getmtime(path)
+    for name in re.findall(r'^\s*#\s*include\s+"([^"]+)"', open(path, encoding="utf-8").read(),
+                           re.M):
+        for base in (source_dir, os.path.dirname(path)):
+            candidate = os.path.join(base, name)
+            if os.path.isfile(candidate):
+                newest = max(newest, newest_dependency(source_dir, candidate, seen))
+                break
+    return newest
+
+
+def build_object(build_dir, source_dir, rel):
+    """The newest object CMake built for the source `rel` (relative to the source tree), and
+    whether it is older than its sources."""
+    found = glob.glob(os.path.join(build_dir, "**", rel + ".o"), recursive=True)
+    if not found:
+        return None, False
+    obj = max(found, key=os.path.getmtime)
+    stale = os.path.getmtime(obj) < newest_dependency(source_dir, os.path.join(source_dir, rel))
+    return obj, stale
+
+
+
+# ---------------------------------------------------------------- SASS parsing
+
+def parse_sass(text, default_arch=None):
+    """{arch: {function: [instruction]}} from cuobjdump -sass of a fat object or a cubin."""
+    result = {}
+    arch, function, pending = default_arch, None, None
+    for line in text.splitlines():
+        match = CONTROL_WORD.match(line)
+        if match and pending is not None:
+            pending["control"] = int(match.group(1), 16)   # the high 64 bits of the instruction
+            pending = None
+            continue
+        pending = None
+        match = re.match(r"\s*arch = (sm_\w+)", line) or re.search(r"code for (sm_\w+)", line)
+        if match:
+            arch, function = match.group(1), None
+            result.setdefault(arch, {})
+            continue
+        if "Function :" in line:
+            function = line.split("Function :", 1)[1].strip()
+            result.setdefault(arch, {})[function] = []
+            continue
+        match = INSTRUCTION.search(line)
+        if function is None or not match:
+            continue
+        text_ = re.sub(r"\s+", " ", match.group(2)).strip()
+        predicate = ""
+        if text_.startswith("@"):
+            predicate, text_ = text_.split(" ", 1)
+        opcode_full, _, rest = text_.partition(" ")
+        operands = [o.strip() for o in rest.split(",")] if rest.strip() else []
+        operands = [re.sub(r"\.reuse\b", "", o) for o in operands]
+        result[arch][function].append({
+            "address": int(match.group(1), 16), "predicate": predicate,
+            "opcode": opcode_full.split(".")[0], "modifiers": opcode_full.split(".")[1:],
+            "operands": operands, "text": (predicate + " " if predicate else "") + text_,
+            "control": None,
+        })
+        pending = result[arch][function][-1]
+    return result
+
+
+def scoreboard(ins):
+    """The write scoreboard the instruction sets (7: none, fixed latency), None if unknown."""
+    return None if ins["control"] is None else (ins["control"] >> 46) & 7
+
+
+class Checker:
+    def __init__(self, quiet=False):
+        self.passed = 0
+        self.failed = 0
+        self.quiet = quiet
+        self.failures = []   # (kind, message)
+        self.notes = {}      # tolerated instruction text -> {where}
+
+    def note(self, what, where):
+        self.notes.setdefault(what, set()).add(where)
+
+    def check(self, ok, what, detail="", kind=""):
+        if ok:
+            self.passed += 1
+            return True
+        self.failed += 1
+        message = f"FAIL {what}" + (f": {detail}" if detail else "")
+        self.failures.append((kind, message))
+        if not self.quiet:
+            print(message)
+        return False
+
+
+def lines(instructions):
+    return " | ".join(f"/*{i['address']:04x}*/ {i['text']}" for i in instructions)
+
+
+def hygiene(checker, where, instructions):
+    bad = [i for i in instructions if i["opcode"] in {"LDL", "STL", "CALL"}]
+    checker.check(not bad, f"{where}: no local memory, no calls", lines(bad), "hygiene")
+
+
+def run(cmd):
+    return subprocess.run(cmd, capture_output=True, text=True)
+
+
+
+def find_cuobjdump_or_fail(name, python):
+    """cuobjdump's path, or None after printing why (the caller fails)."""
+    from cuda_tools import find_tool
+    tool = find_tool("cuobjdump", python)
+    if tool is None:
+        print(f"{name}: cuobjdump not found: install nvidia-cuda-cuobjdump into .venv "
+              "(scripts/requirements.txt) or a CUDA toolkit")
+        print(f"{name}: 0 passed, 1 failed")
+    return tool
+
+
+def disassemble(args, sources, checker, cuobjdump, extra=None, log="sass"):
+    """SASS of every source on every target.
+
+    sources: {key: path relative to the source tree}. Where the build has a target and an object
+    no older than its sources, that object is disassembled; otherwise nvcc compiles the source.
+    extra: {name: (CUDA source text, arch)} compiled with nvcc on the side (mutation self-tests).
+    Returns ({arch: {key: {function: [instruction]}}}, {arch: {origin}}, {name: sass text or None}).
+    """
+    extra = extra or {}
+    # --cuda-targets may come as "sm_75,...,compute_120" or as the raw -D definition.
+    built = set(re.findall(r"\b(sm_\d+[af]?)\b", args.cuda_targets))
+    objects = {}
+    for key, rel in sources.items():
+        obj, stale = build_object(args.build_dir, args.source_dir, rel)
+        if obj and stale:
+            print(f"{log}: {os.path.relpath(obj, args.build_dir)} is older than its sources: "
+                  "compiling them with nvcc instead")
+        objects[key] = obj if obj and not stale else None
+
+    jobs = {}   # (key, arch or None) -> future returning (origin, sass text or None, error)
+    with tempfile.TemporaryDirectory() as tmp, \
+            concurrent.futures.ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
+
+        def dump(binary, origin):
+            result = run([cuobjdump, "-sass", binary])
+            if result.returncode != 0 or "Function" not in result.stdout:
+                return origin, None, f"cuobjdump -sass {binary}: {result.stderr.strip()}"
+            return origin, result.stdout, ""
+
+        def compile_and_dump(path, arch, label):
+            out = os.path.join(tmp, label.replace("/", "_"), arch)
+            os.makedirs(out, exist_ok=True)
+            result, cubin = compile_cubin(args.source_dir, path, arch, out)
+            if result.returncode != 0:
+                return "nvcc", None, f"nvcc {label} for {arch}: " + \
+                    (result.stderr.strip().splitlines() or ["failed"])[-1]
+            return dump(cubin, "nvcc")
+
+        def compile_extra(name, text, arch):
+            path = os.path.join(tmp, f"{name}.cu")
+            with open(path, "w") as f:
+                f.write(text)
+            return compile_and_dump(path, arch, name)
+
+        have_nvcc = os.path.exists(nvcc_path())
+        checker.check(have_nvcc, f"nvcc found ({nvcc_path()}): the self-tests and the targets the "
+                      "build lacks need it")
+        for key, rel in sources.items():
+            if objects[key]:
+                jobs[(key, None)] = pool.submit(dump, objects[key], "build")
+            for arch in TARGETS:
+                if not (objects[key] and arch in built) and have_nvcc:
+                    jobs[(key, arch)] = pool.submit(compile_and_dump,
+                                                    os.path.join(args.source_dir, rel), arch, rel)
+        extra_jobs = {name: pool.submit(compile_extra, name, text, arch)
+                      for name, (text, arch) in extra.items()} if have_nvcc else {}
+
+        per_arch = {arch: {} for arch in TARGETS}
+        origins = {arch: set() for arch in TARGETS}
+        for (key, arch), future in jobs.items():
+            origin, text, error = future.result()
+            if not checker.check(text is not None, f"disassemble {sources[key]}"
+                                 + (f" for {arch}" if arch else ""), error):
+                continue
+            parsed = parse_sass(text, arch)
+            for target in TARGETS:
+                if (arch is None and target in built) or target == arch:
+                    checker.check(target in parsed, f"{target}: SASS for {sources[key]} in the "
+                                  f"{origin} output")
+                    per_arch[target][key] = parsed.get(target, {})
+                    origins[target].add(origin)
+        extra_sass = {}
+        for name in extra:
+            origin, text, error = extra_jobs[name].result() if name in extra_jobs else \
+                ("nvcc", None, "no nvcc")
+            checker.check(text is not None, f"self-test: compile {name}", error)
+            extra_sass[name] = text
+    return per_arch, origins, extra_sass
+
+
+def print_summary(checker, log):
+    """The tolerated-instruction notes and the pass/fail line; the exit status."""
+    for what, where in checker.notes.items():
+        archs = sorted({w.split(" ")[0] for w in where}, key=TARGETS.index)
+        print(f"{log}: note: tolerated {what}: {len(where)} kernels on {', '.join(archs)}")
+    print(f"{log}: {checker.passed} passed, {checker.failed} failed")
+    return 1 if checker.failed else 0
