@@ -1,6 +1,7 @@
 #include "harness/results.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -45,18 +46,90 @@ std::string utc_timestamp() {
   return buf;
 }
 
+namespace {
+
+const char* kind_of(const std::filesystem::file_status& st) {
+  namespace fs = std::filesystem;
+  switch (st.type()) {
+    case fs::file_type::directory: return "folder";
+    case fs::file_type::character: return "character device";
+    case fs::file_type::block: return "block device";
+    case fs::file_type::fifo: return "FIFO";
+    case fs::file_type::socket: return "socket";
+    default: return "special file";
+  }
+}
+
+// The pid in a temporary's name "NAME.tmp-<pid>", or 0 if the name is not one.
+pid_t temporary_pid(const std::string& name) {
+  const auto at = name.rfind(".tmp-");
+  if (at == std::string::npos || at == 0) return 0;
+  const std::string digits = name.substr(at + 5);
+  if (digits.empty() || digits.size() > 9 ||
+      digits.find_first_not_of("0123456789") != std::string::npos)
+    return 0;
+  return static_cast<pid_t>(std::stol(digits));
+}
+
+}  // namespace
+
+std::string resolve_output_path(const std::string& path) {
+  namespace fs = std::filesystem;
+  fs::path p(path);
+  for (int hops = 0; hops < 40; ++hops) {
+    std::error_code ec;
+    if (!fs::is_symlink(fs::symlink_status(p, ec))) return p.string();
+    const fs::path target = fs::read_symlink(p, ec);
+    if (ec) throw Error("cannot read the link " + p.string() + ": " + ec.message());
+    p = target.is_absolute() ? target : p.parent_path() / target;
+  }
+  throw Error(path + " is a chain of more than 40 symbolic links");
+}
+
+void check_output_path(const std::string& path) {
+  namespace fs = std::filesystem;
+  const std::string real = resolve_output_path(path);
+  std::error_code ec;
+  const auto st = fs::symlink_status(real, ec);
+  if (ec || !fs::exists(st) || fs::is_regular_file(st)) return;
+  throw Error(path + (real == path ? "" : " (a link to " + real + ")") + " is a " + kind_of(st) +
+              ", not a regular file: refusing to write over it");
+}
+
+bool same_file(const std::string& a, const std::string& b) {
+  std::error_code ec;
+  return std::filesystem::equivalent(a, b, ec) && !ec;
+}
+
+std::size_t remove_stale_temporaries(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::size_t removed = 0;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir.empty() ? "." : dir, ec), end; !ec && it != end;
+       it.increment(ec)) {
+    const pid_t pid = temporary_pid(it->path().filename().string());
+    if (pid <= 0 || pid == ::getpid()) continue;
+    if (::kill(pid, 0) == 0 || errno != ESRCH) continue;  // alive, or not ours to judge
+    std::error_code rm;
+    if (fs::is_regular_file(it->symlink_status(rm)) && fs::remove(it->path(), rm)) ++removed;
+  }
+  return removed;
+}
+
 void write_json_atomically(const std::string& path, const nlohmann::json& doc) {
   namespace fs = std::filesystem;
-  const fs::path target(path);
+  check_output_path(path);
+  const std::string real = resolve_output_path(path);
+  const fs::path target(real);
   std::error_code ec;
   if (target.has_parent_path()) {
     fs::create_directories(target.parent_path(), ec);
     if (ec) throw Error("cannot create directory " + target.parent_path().string() + ": " +
                         ec.message());
   }
-  const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
+  const std::string tmp = real + ".tmp-" + std::to_string(::getpid());
   const std::string text = doc.dump(2) + "\n";
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644);
   if (fd < 0) throw Error("cannot write " + tmp + ": " + std::strerror(errno));
   std::size_t done = 0;
   while (done < text.size()) {
@@ -74,7 +147,7 @@ void write_json_atomically(const std::string& path, const nlohmann::json& doc) {
     ::unlink(tmp.c_str());
     throw Error("cannot flush " + tmp + ": " + std::strerror(err));
   }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+  if (::rename(tmp.c_str(), real.c_str()) != 0) {
     const int err = errno;
     ::unlink(tmp.c_str());
     throw Error("cannot replace " + path + ": " + std::strerror(err));

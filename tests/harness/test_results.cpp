@@ -3,7 +3,17 @@
 #include <filesystem>
 #include <fstream>
 
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <cstring>
+#include <iterator>
+#include <vector>
 
 #include "harness/error.hpp"
 #include "harness/results.hpp"
@@ -63,4 +73,128 @@ TEST_CASE("device provenance keeps every field with units in the names", "[resul
   for (const char* key : {"rated_sm_clock_mhz", "driver_version", "runtime_version", "ecc_enabled",
                           "pci_bus_id", "uuid", "shared_memory_per_block_optin_bytes"})
     CHECK(j.contains(key));
+}
+
+namespace {
+
+// A scratch folder removed at the end of the test, whatever happens.
+struct ScratchDir {
+  fs::path path;
+  explicit ScratchDir(const std::string& tag)
+      : path(fs::temp_directory_path() /
+             ("gpuprobe-results-" + tag + "-" + std::to_string(::getpid()))) {
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// A pid that no process has any more: a child that has exited and been reaped.
+pid_t dead_pid() {
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  ::waitpid(child, nullptr, 0);
+  return child;
+}
+
+}  // namespace
+
+TEST_CASE("an atomic rewrite replaces the name, not the old file's content", "[results]") {
+  // Writing in place would change what a hard link to the old file reads; a rename does not.
+  ScratchDir dir("link");
+  const fs::path path = dir.path / "run.json";
+  write_json_atomically(path.string(), {{"x", "old"}});
+  fs::create_hard_link(path, dir.path / "held.json");
+  write_json_atomically(path.string(), {{"x", "new"}});
+  CHECK(read_json_file((dir.path / "held.json").string())["x"] == "old");
+  CHECK(read_json_file(path.string())["x"] == "new");
+}
+
+TEST_CASE("an output that is not a regular file is refused and left as it was", "[results]") {
+  ScratchDir dir("special");
+  const fs::path fifo = dir.path / "fifo";
+  REQUIRE(::mkfifo(fifo.c_str(), 0644) == 0);
+  const fs::path folder = dir.path / "folder";
+  fs::create_directories(folder);
+  const fs::path sock = dir.path / "sock";
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  REQUIRE(fd >= 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  REQUIRE(sock.string().size() < sizeof addr.sun_path);
+  std::strcpy(addr.sun_path, sock.c_str());
+  REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  ::close(fd);
+  std::vector<std::pair<fs::path, fs::file_type>> specials = {
+      {fifo, fs::file_type::fifo}, {folder, fs::file_type::directory},
+      {sock, fs::file_type::socket}};
+  // A character device of our own (as root: the case where /dev/null used to be replaced).
+  const fs::path chr = dir.path / "null";
+  if (::mknod(chr.c_str(), S_IFCHR | 0666, makedev(1, 3)) == 0)
+    specials.push_back({chr, fs::file_type::character});
+  // A link to a FIFO is refused as well: the link is followed, never replaced.
+  const fs::path link_to_fifo = dir.path / "link-to-fifo";
+  fs::create_symlink(fifo, link_to_fifo);
+  for (const auto& [path, type] : specials) {
+    INFO(path);
+    CHECK_THROWS_WITH(write_json_atomically(path.string(), {{"x", 1}}),
+                      Catch::Contains("not a regular file"));
+    CHECK_THROWS_AS(check_output_path(path.string()), Error);
+    CHECK(fs::symlink_status(path).type() == type);
+  }
+  CHECK_THROWS_WITH(write_json_atomically(link_to_fifo.string(), {{"x", 1}}),
+                    Catch::Contains("not a regular file"));
+  CHECK(fs::is_symlink(fs::symlink_status(link_to_fifo)));
+  CHECK(fs::is_fifo(fs::status(fifo)));
+  // Nothing was left behind: no temporaries next to them.
+  for (const auto& e : fs::directory_iterator(dir.path))
+    CHECK(e.path().filename().string().find(".tmp-") == std::string::npos);
+}
+
+TEST_CASE("a symbolic link is written through to its target and stays a link", "[results]") {
+  ScratchDir dir("symlink");
+  fs::create_directories(dir.path / "real");
+  const fs::path target = dir.path / "real" / "run.json";
+  const fs::path link = dir.path / "run.json";
+  write_json_atomically(target.string(), {{"x", 1}});
+  fs::create_symlink(fs::path("real") / "run.json", link);  // relative, as users make them
+  write_json_atomically(link.string(), {{"x", 2}});
+  CHECK(fs::is_symlink(fs::symlink_status(link)));
+  CHECK(read_json_file(target.string())["x"] == 2);
+  // A dangling link gets its target made.
+  const fs::path dangling = dir.path / "later.json";
+  fs::create_symlink(dir.path / "real" / "later.json", dangling);
+  write_json_atomically(dangling.string(), {{"x", 3}});
+  CHECK(fs::is_symlink(fs::symlink_status(dangling)));
+  CHECK(read_json_file((dir.path / "real" / "later.json").string())["x"] == 3);
+  CHECK(same_file(link.string(), target.string()));
+  CHECK_FALSE(same_file(link.string(), dangling.string()));
+}
+
+TEST_CASE("temporaries of killed runs are removed, those of live ones kept", "[results]") {
+  ScratchDir dir("stale");
+  const fs::path stale = dir.path / ("run.json.tmp-" + std::to_string(dead_pid()));
+  const pid_t live_child = ::fork();
+  if (live_child == 0) {
+    ::pause();
+    ::_exit(0);
+  }
+  const fs::path live = dir.path / ("run.json.tmp-" + std::to_string(live_child));
+  const fs::path other = dir.path / "notes.tmp-abc";  // not a name of ours
+  for (const auto& p : {stale, live, other}) std::ofstream(p) << "{";
+  CHECK(remove_stale_temporaries(dir.path.string()) == 1);
+  ::kill(live_child, SIGKILL);
+  ::waitpid(live_child, nullptr, 0);
+  CHECK_FALSE(fs::exists(stale));
+  CHECK(fs::exists(live));
+  CHECK(fs::exists(other));
+  CHECK(remove_stale_temporaries((dir.path / "missing").string()) == 0);
 }
