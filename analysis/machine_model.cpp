@@ -290,9 +290,16 @@ nlohmann::json build_machine_model_from_curve(const Curve& curve, const std::str
   model["device"] = {{"name", "imported curve: " + std::filesystem::path(source).filename().string()},
                      {"simulated", false}};
   model["simulated"] = false;
-  model["sources"] = {{{"file", source}, {"probe", "import-csv"}}};
-  const HierarchyFit fit = fit_hierarchy(curve, options);
-  auto j = to_json(fit, curve);
+  model["sources"] = {{{"file", source}, {"probe", "import-csv"}, {"rows", curve.points.size()}}};
+  // The model keeps the file's name and a bounded summary of its curve, never the whole curve.
+  const BinnedCurve reduced = bin_curve(curve);
+  const HierarchyFit fit = fit_hierarchy(reduced.curve, options);
+  auto j = to_json(fit, reduced.curve);
+  j["curve"]["input_points"] = reduced.input_points;
+  j["curve"]["binned"] = reduced.binned ? nlohmann::json{{"bin_octaves", reduced.bin_octaves},
+                                                         {"statistic", "median"},
+                                                         {"points", reduced.curve.points.size()}}
+                                        : nlohmann::json(nullptr);
   model["memory"]["levels"] = j["levels"];
   model["memory"]["far_l2"] = j["far_l2"];
   model["memory"]["levels_from"] = "import-csv";

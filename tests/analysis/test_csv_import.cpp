@@ -108,6 +108,28 @@ TEST_CASE("read_latency_csv: malformed input names file, line and problem", "[an
         ":2: column 'latency_ns': -2 is negative");
 }
 
+TEST_CASE("read_latency_csv: a UTF-8 byte-order mark before the header is accepted", "[analysis][csv]") {
+  TempFile f(std::string("\xEF\xBB\xBF") + "footprint_bytes,latency_cycles\n" + kRows);
+  const Curve c = read_latency_csv(f.path());
+  CHECK(c.points.size() == 6);
+  CHECK(c.points[0].x == 1024);
+  // Only at the very start of the file: elsewhere it is a stray character in a field.
+  CHECK(error_of(std::string("footprint_bytes,latency_cycles\n\xEF\xBB\xBF") + kRows) ==
+        ":2: column 'footprint_bytes': '\xEF\xBB\xBF" "1024' is not a number");
+}
+
+TEST_CASE("read_latency_csv: a ';' or tab separator gets a hint", "[analysis][csv]") {
+  CHECK(error_of("footprint_bytes;latency_cycles\n1024;30\n") ==
+        ":1: missing column 'footprint_bytes' in the header: the separator must be a comma, and "
+        "this line seems to use ';'");
+  CHECK(error_of("footprint_bytes\tlatency_cycles\n1024\t30\n") ==
+        ":1: missing column 'footprint_bytes' in the header: the separator must be a comma, and "
+        "this line seems to use a tab");
+  CHECK(error_of("footprint_bytes,latency_cycles\n1024;30\n") ==
+        ":2: expected 2 fields as in the header, got 1: the separator must be a comma, and this "
+        "line seems to use ';'");
+}
+
 TEST_CASE("read_latency_csv: missing file and bad clock", "[analysis][csv]") {
   CHECK_THROWS_WITH(read_latency_csv("/nonexistent/gpuprobe.csv"),
                     "/nonexistent/gpuprobe.csv: cannot open the file");

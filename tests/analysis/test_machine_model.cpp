@@ -1,6 +1,9 @@
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 #include "analysis/machine_model.hpp"
+#include "tests/analysis/synthetic_curves.hpp"
 #include "harness/error.hpp"
 
 using namespace gpuprobe;
@@ -67,4 +70,44 @@ TEST_CASE("the DRAM level says its pages and the TLB level that holds them", "[m
   nlohmann::json no_dram = {{"levels", {{{"name", "L1"}}, {{"name", "L2"}}}}};
   analysis::annotate_dram(no_dram);
   CHECK_FALSE(no_dram["levels"][1].contains("pages_touched"));
+}
+
+TEST_CASE("an imported curve of 100,000 points is fitted from a bounded binned summary",
+          "[model][csv]") {
+  analysis::testing::SyntheticSpec spec;
+  spec.levels = {{30, 96.0 * 1024}, {220, 6.0 * 1024 * 1024}, {600, 0}};
+  spec.x_first_bytes = 1024;
+  spec.points = 100000;
+  spec.x_ratio = std::pow(2.0, 20.0 / spec.points);  // 1 KiB .. 1 GiB
+  spec.noise_rel = 0.005;
+  spec.seed = 5;
+  const analysis::Curve curve = analysis::testing::make_curve(spec);
+  const auto model = analysis::build_machine_model_from_curve(curve, "/data/dense.csv");
+  CHECK(model["sources"][0]["file"] == "/data/dense.csv");
+  CHECK(model["sources"][0]["rows"] == 100000);
+  const auto& stored = model["memory"]["paths"]["imported"]["curve"];
+  CHECK(stored["input_points"] == 100000);
+  REQUIRE(stored["binned"].is_object());
+  CHECK(stored["binned"]["statistic"] == "median");
+  CHECK(stored["x"].size() <= analysis::kMaxFitPoints);
+  CHECK(stored["x"].size() == stored["binned"]["points"]);
+  CHECK(model.dump().size() < 1'000'000);  // whole, the curve would be several MB
+  const auto& levels = model["memory"]["levels"];
+  REQUIRE(levels.size() == 3);
+  CHECK(levels[0]["latency_cycles"].get<double>() == Approx(30).epsilon(0.01));
+  CHECK(levels[1]["latency_cycles"].get<double>() == Approx(220).epsilon(0.01));
+  CHECK(levels[2]["latency_cycles"].get<double>() == Approx(600).epsilon(0.01));
+  CHECK(levels[0]["capacity_bytes"].get<double>() == Approx(96.0 * 1024).epsilon(0.02));
+  CHECK(levels[1]["capacity_bytes"].get<double>() == Approx(6.0 * 1024 * 1024).epsilon(0.02));
+}
+
+TEST_CASE("an imported curve within the bound is stored whole and says so", "[model][csv]") {
+  analysis::testing::SyntheticSpec spec;
+  spec.levels = {{30, 96.0 * 1024}, {600, 0}};
+  spec.points = 60;
+  const auto model = analysis::build_machine_model_from_curve(analysis::testing::make_curve(spec), "a.csv");
+  const auto& stored = model["memory"]["paths"]["imported"]["curve"];
+  CHECK(stored["binned"].is_null());
+  CHECK(stored["input_points"] == 60);
+  CHECK(stored["x"].size() == 60);
 }
