@@ -103,6 +103,32 @@ Plateau join(const std::vector<Plateau>& ps, std::size_t first, std::size_t last
   return out;
 }
 
+// A sorted curve of more than max_points points as max_points bins of equal width in log2(x),
+// each non-empty bin one point: the median of its x and of its y (x stays strictly increasing).
+void bin_log_x(std::vector<double>& x, std::vector<double>& y, std::size_t max_points) {
+  const double lo = std::log2(x.front());
+  const double width = (std::log2(x.back()) - lo) / static_cast<double>(max_points);
+  std::vector<double> bx, by, cx, cy;
+  std::size_t bin = 0;
+  const auto flush = [&] {
+    if (cx.empty()) return;
+    bx.push_back(median_of(cx));
+    by.push_back(median_of(cy));
+    cx.clear();
+    cy.clear();
+  };
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const auto k = std::min(max_points - 1, static_cast<std::size_t>((std::log2(x[i]) - lo) / width));
+    if (k != bin) flush();
+    bin = k;
+    cx.push_back(x[i]);
+    cy.push_back(y[i]);
+  }
+  flush();
+  x.swap(bx);
+  y.swap(by);
+}
+
 }  // namespace
 
 FootprintFit fit_footprint_sweep(const std::vector<FootprintPoint>& points,
@@ -113,6 +139,12 @@ FootprintFit fit_footprint_sweep(const std::vector<FootprintPoint>& points,
     b.push_back(p.bandwidth_bytes_per_s);
   }
   require_curve(x, b, 3, "footprint sweep", "footprint_bytes", "bandwidth_bytes_per_s");
+  FootprintFit fit;
+  if (x.size() > kMaxFootprintFitPoints) {
+    bin_log_x(x, b, kMaxFootprintFitPoints);
+    fit.reasons.push_back(std::to_string(points.size()) + " points binned to " + std::to_string(x.size()) +
+                          " (medians over equal widths of log2 footprint)");
+  }
   if (o.min_plateau_points < 2 || o.max_excursion_points < 0 || !(o.min_band > 0) ||
       !(o.max_band >= o.min_band))
     throw Error("footprint sweep: invalid options");
@@ -122,7 +154,6 @@ FootprintFit fit_footprint_sweep(const std::vector<FootprintPoint>& points,
     y[i] = std::log(b[i]);
     lx[i] = std::log2(x[i]);
   }
-  FootprintFit fit;
   {
     std::vector<double> d;
     for (std::size_t i = 1; i < n; ++i) d.push_back(y[i] - y[i - 1]);

@@ -11,6 +11,7 @@
 // carries a confidence from the data (0..1) and a `reasons` trail of the rules applied with their
 // numbers. Bad input (too few points, not finite, not positive, unsorted x) throws gpuprobe::Error.
 #pragma once
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -81,7 +82,11 @@ struct FootprintFit {
   std::vector<std::string> reasons;     // rules applied, dips merged, contradictions
 };
 
-// Points sorted by footprint (strictly increasing), at least 3, all finite and positive.
+// Points sorted by footprint (strictly increasing), at least 3, all finite and positive. A denser
+// curve than kMaxFootprintFitPoints is first binned to that many equal widths of log2(footprint)
+// (median footprint and bandwidth per bin; said in `reasons`): a rejected candidate is rescanned
+// from its next point, so the cost grows faster than linearly (bench/bench_bandwidth_fit.cpp).
+constexpr std::size_t kMaxFootprintFitPoints = 1024;
 FootprintFit fit_footprint_sweep(const std::vector<FootprintPoint>& points,
                                  const FootprintFitOptions& options = {});
 

@@ -436,3 +436,23 @@ TEST_CASE("bank conflicts: degrees, a narrow data path, and the 15% tolerance", 
   CHECK(fit_bank_conflicts({{1, 128.0}, {2, 128.0 / 1.5}, {4, 128.0}}).confidence <
         fit_bank_conflicts({{1, 128.0}, {2, 64.0}, {4, 32.0}}).confidence);
 }
+
+TEST_CASE("footprint fit: more than kMaxFootprintFitPoints points are binned first", "[bandwidth_fit]") {
+  const auto fit_n = [](std::size_t n) {
+    std::vector<FootprintPoint> p;
+    for (std::size_t i = 0; i < n; ++i) {
+      const double lx = 10 + 20.0 * static_cast<double>(i) / static_cast<double>(n);
+      p.push_back({std::exp2(lx), lx < 20 ? 4e12 : 1e12});
+    }
+    return fit_footprint_sweep(p);
+  };
+  const auto at = fit_n(kMaxFootprintFitPoints);
+  CHECK(joined(at.reasons).find("binned") == std::string::npos);
+  CHECK(at.levels.at(0).points + at.levels.at(1).points == static_cast<int>(kMaxFootprintFitPoints));
+  const auto past = fit_n(kMaxFootprintFitPoints + 1);
+  CHECK(joined(past.reasons).find("1025 points binned to") != std::string::npos);
+  REQUIRE(past.levels.size() == 2);
+  CHECK(past.levels[0].bandwidth_bytes_per_s == 4e12);
+  CHECK(past.levels[0].end_bytes == Approx(std::exp2(20.0)).epsilon(0.02));
+  CHECK(past.levels[0].points + past.levels[1].points <= static_cast<int>(kMaxFootprintFitPoints));
+}
