@@ -28,16 +28,33 @@ std::string slurp(const fs::path& p) {
   return ss.str();
 }
 
-fs::path scratch_dir() {
-  static int counter = 0;
-  fs::path d = fs::temp_directory_path() /
-               ("gpuprobe-cli-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-  fs::create_directories(d);
-  return d;
-}
+std::string scratch_prefix() { return "gpuprobe-cli-" + std::to_string(::getpid()) + "-"; }
+
+// A fresh folder in the temporary directory, removed with all it holds when the object goes, so
+// the suite leaves nothing behind.
+class ScratchDir {
+ public:
+  ScratchDir() {
+    static int counter = 0;
+    path_ = fs::temp_directory_path() / (scratch_prefix() + std::to_string(counter++));
+    fs::create_directories(path_);
+  }
+  ~ScratchDir() {
+    std::error_code ignored;
+    fs::remove_all(path_, ignored);
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  fs::path operator/(const fs::path& name) const { return path_ / name; }
+
+ private:
+  fs::path path_;
+};
+
+ScratchDir scratch_dir() { return {}; }
 
 Result run(const std::string& args) {
-  const fs::path d = scratch_dir();
+  const ScratchDir d;
   const std::string cmd = std::string(GPUPROBE_EXE) + " " + args + " >" + (d / "out").string() +
                           " 2>" + (d / "err").string();
   const int status = std::system(cmd.c_str());
@@ -57,6 +74,18 @@ int lines(const std::string& s) {
 bool gpu_present() { return fs::exists("/dev/nvidia0"); }
 
 }  // namespace
+
+TEST_CASE("the tests' scratch folders are removed when done", "[cli]") {
+  {
+    const auto d = scratch_dir();
+    std::ofstream(d / "x.json") << "{}";
+    CHECK(run("list").rc == 0);
+  }
+  int left = 0;
+  for (const auto& e : fs::directory_iterator(fs::temp_directory_path()))
+    left += e.path().filename().string().rfind(scratch_prefix(), 0) == 0;
+  CHECK(left == 0);
+}
 
 TEST_CASE("no subcommand is a usage error", "[cli]") {
   const auto r = run("");
