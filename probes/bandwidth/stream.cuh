@@ -17,13 +17,14 @@ namespace gpuprobe::probes::bandwidth {
 // have a kernel. 32-byte accesses (ld/st .v8.b32) exist on sm_100+ only, compiled with PTX ISA
 // 8.8 (CUDA 12.9+); elsewhere their kernel traps and the host refuses them first.
 //
-// GPUPROBE_BW_SHAPE(vec_bytes, ilp): every global kernel (read, read_l2, write, copy) and every
-// shared kernel (vec_bytes <= 16) exists once per line.
-#define GPUPROBE_BW_SHAPES(X) \
+// GPUPROBE_BW_SHARED_SHAPES(X): the shapes shared memory has (vector bytes up to 16); every
+// kernel kind (read, read_l2, write, copy, shared) exists for each. GPUPROBE_BW_SHAPES(X): those
+// and the 32-byte accesses, which only the global kinds have. X(vec_bytes, ilp).
+#define GPUPROBE_BW_SHARED_SHAPES(X) \
   X(4, 1) X(4, 2) X(4, 4) X(4, 8) \
   X(8, 1) X(8, 2) X(8, 4) X(8, 8) \
-  X(16, 1) X(16, 2) X(16, 4) X(16, 8) \
-  X(32, 1) X(32, 2) X(32, 4) X(32, 8)
+  X(16, 1) X(16, 2) X(16, 4) X(16, 8)
+#define GPUPROBE_BW_SHAPES(X) GPUPROBE_BW_SHARED_SHAPES(X) X(32, 1) X(32, 2) X(32, 4) X(32, 8)
 
 constexpr uint32_t kMaxVecBytes = 32;
 constexpr uint32_t kMaxIlp = 8;

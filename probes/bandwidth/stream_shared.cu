@@ -3,7 +3,7 @@
 // vectors of vec_bytes at lane x stride_elems x vec_bytes + k x 128 bytes (probes/bandwidth/
 // stream.cuh: the offsets of 128 bytes keep the banks, so the stride alone sets the conflict
 // degree). The loads' values are summed into the checksum. One extern "C" kernel per shape of
-// GPUPROBE_BW_SHAPES up to 16 bytes: gpuprobe_bw_shared_v<bytes>_x<ilp>.
+// GPUPROBE_BW_SHARED_SHAPES: gpuprobe_bw_shared_v<bytes>_x<ilp>.
 // Device code only (NVRTC-safe); the host side is stream_cuda.cpp.
 #include "probes/bandwidth/stream.cuh"
 #include "ptx/ld.cuh"
@@ -46,11 +46,6 @@ __device__ __forceinline__ void shared_stream(uint32_t smem_bytes, uint32_t stri
 
 }  // namespace gpuprobe::probes::bandwidth::device
 
-// Shared memory has no 32-byte vector load: the 32-byte shapes of the table have no kernel here.
-#define GPUPROBE_BW_SHARED_KERNEL_4(ilp) GPUPROBE_BW_SHARED_KERNEL(4, ilp)
-#define GPUPROBE_BW_SHARED_KERNEL_8(ilp) GPUPROBE_BW_SHARED_KERNEL(8, ilp)
-#define GPUPROBE_BW_SHARED_KERNEL_16(ilp) GPUPROBE_BW_SHARED_KERNEL(16, ilp)
-#define GPUPROBE_BW_SHARED_KERNEL_32(ilp)
 #define GPUPROBE_BW_SHARED_KERNEL(bytes, ilp)                                                 \
   extern "C" __global__ void gpuprobe_bw_shared_v##bytes##_x##ilp(                            \
       uint32_t smem_bytes, uint32_t stride_elems, uint32_t iterations,                        \
@@ -58,7 +53,5 @@ __device__ __forceinline__ void shared_stream(uint32_t smem_bytes, uint32_t stri
     gpuprobe::probes::bandwidth::device::shared_stream<bytes, ilp>(smem_bytes, stride_elems,  \
                                                                    iterations, checksum);     \
   }
-#define GPUPROBE_BW_SHARED_SHAPE(bytes, ilp) GPUPROBE_BW_SHARED_KERNEL_##bytes(ilp)
-GPUPROBE_BW_SHAPES(GPUPROBE_BW_SHARED_SHAPE)
-#undef GPUPROBE_BW_SHARED_SHAPE
+GPUPROBE_BW_SHARED_SHAPES(GPUPROBE_BW_SHARED_KERNEL)
 #undef GPUPROBE_BW_SHARED_KERNEL

@@ -2,7 +2,8 @@
 """SASS assertions for the bandwidth kernels (probes/bandwidth/stream.cu, stream_shared.cu).
 
 Targets: every target the build ships (tests/sass_tools.py TARGETS). Shapes (vector bytes, ILP)
-come from GPUPROBE_BW_SHAPES in probes/bandwidth/stream.cuh. For every kernel on every target:
+come from GPUPROBE_BW_SHAPES (global kernels) and GPUPROBE_BW_SHARED_SHAPES (shared kernels) in
+probes/bandwidth/stream.cuh. For every kernel on every target:
   * no LDL/STL (local memory) and no CALL;
   * the hot loop (the innermost loop holding the kernel's data accesses) is straight-line code
     with exactly ILP accesses of each kind per iteration and no other memory instruction (a
@@ -46,13 +47,18 @@ MUTANT_ARCH = "sm_90"
 
 
 def shapes(source_dir):
+    """{"shared": [(vec_bytes, ilp)], "global": [...]} from the X-macro tables of stream.cuh."""
     path = os.path.join(source_dir, "probes", "bandwidth", "stream.cuh")
-    text = open(path, encoding="utf-8").read()
-    block = re.search(r"#define GPUPROBE_BW_SHAPES\(X\)(.*?)\n\n", text, re.S)
-    found = [(int(a), int(b)) for a, b in re.findall(r"X\((\d+),\s*(\d+)\)", block.group(1))] \
-        if block else []
-    if not found:
-        raise SystemExit(f"{LOG}: GPUPROBE_BW_SHAPES not found in {path}")
+    text = open(path, encoding="utf-8").read().replace("\\\n", " ")
+    found = {}
+    for key, macro in (("shared", "GPUPROBE_BW_SHARED_SHAPES"), ("global", "GPUPROBE_BW_SHAPES")):
+        match = re.search(rf"#define {macro}\(X\)(.*)", text)
+        body = match.group(1) if match else ""
+        found[key] = [(int(a), int(b)) for a, b in re.findall(r"X\((\d+),\s*(\d+)\)", body)]
+        if "GPUPROBE_BW_SHARED_SHAPES(X)" in body:
+            found[key] = found["shared"] + found[key]
+        if not found[key]:
+            raise SystemExit(f"{LOG}: {macro} not found in {path}")
     return found
 
 
@@ -156,19 +162,19 @@ def check_arch(checker, arch, functions, shape_list):
     stream = functions.get("stream", {})
     shared = functions.get("stream_shared", {})
     expected = set(FIXED_KERNELS["stream"])
-    for vec_bytes, ilp in shape_list:
+    for vec_bytes, ilp in shape_list["global"]:
         for kind in GLOBAL_KINDS:
             name = f"gpuprobe_bw_{kind}_v{vec_bytes}_x{ilp}"
             expected.add(name)
             if checker.check(name in stream, f"{arch} {name}: kernel present"):
                 check_kernel(checker, f"{arch} {name}", stream[name], kind, vec_bytes, ilp, arch)
-        if vec_bytes > 16:
-            continue   # shared memory has no 32-byte load
+    shared_expected = set()
+    for vec_bytes, ilp in shape_list["shared"]:
         name = f"gpuprobe_bw_shared_v{vec_bytes}_x{ilp}"
+        shared_expected.add(name)
         if checker.check(name in shared, f"{arch} {name}: kernel present"):
             check_kernel(checker, f"{arch} {name}", shared[name], "shared", vec_bytes, ilp, arch)
-    unknown = sorted(set(stream) - expected) + sorted(
-        n for n in shared if not re.fullmatch(r"gpuprobe_bw_shared_v(4|8|16)_x\d+", n))
+    unknown = sorted(set(stream) - expected) + sorted(set(shared) - shared_expected)
     checker.check(not unknown, f"{arch}: every bandwidth kernel is a table shape", ", ".join(unknown))
 
 

@@ -1,0 +1,191 @@
+#include "probes/bandwidth/stream_point.hpp"
+
+#include <algorithm>
+#include <set>
+#include <string>
+#include <tuple>
+
+#include "harness/error.hpp"
+#include "harness/stats.hpp"
+#include "harness/timing.hpp"
+
+namespace gpuprobe::probes {
+
+namespace {
+// Passes (or shared iterations) grow at most to this many: a footprint of one tile then still
+// ends within the time bound on the slowest level.
+constexpr uint64_t kMaxRepeats = uint64_t{1} << 20;
+// Spin for the SM clock reading after each point (ns).
+constexpr uint64_t kClockSpinNs = 200'000;
+}  // namespace
+
+uint64_t tiles_in(uint64_t bytes, uint64_t tile_bytes) {
+  return std::max<uint64_t>(1, bytes / tile_bytes);
+}
+
+nlohmann::json measure_stream(ProbeContext& ctx, const StreamSetup& setup, bool flush_l2) {
+  const auto prepared = ctx.ops<StreamOps>().prepare(setup);
+  const uint64_t min_region_ns = ctx.device().min_timed_region_ns();
+
+  std::optional<std::pair<uint64_t, StreamResult>> last;
+  auto run_once = [&](uint64_t repeats) {
+    StreamResult r = prepared->run({static_cast<uint32_t>(repeats), flush_l2});
+    last = std::make_pair(repeats, r);
+    return r;
+  };
+  const uint64_t repeats = timing::calibrate_count(
+      [&](uint64_t n) { return run_once(n).elapsed_ns; }, 1, 1,
+      static_cast<double>(min_region_ns), kMaxRepeats);
+
+  // Each repeat times n and 2n passes: their difference cancels what every launch pays once
+  // (the grid's ramp-up and drain, and the first pass of an L1 window, which comes from the L2).
+  std::vector<double> elapsed;
+  StreamResult first;
+  const auto outcome = repeat_until_stable(
+      [&]() {
+        StreamResult r;
+        if (last && last->first == repeats) {
+          r = std::move(last->second);
+          last.reset();
+        } else {
+          r = run_once(repeats);
+          last.reset();
+        }
+        const StreamResult twice = run_once(2 * repeats);
+        last.reset();
+        if (elapsed.empty()) first = r;
+        elapsed.push_back(r.elapsed_ns);
+        const double moved = static_cast<double>(twice.bytes_read + twice.bytes_written -
+                                                 r.bytes_read - r.bytes_written);
+        const double ns = timing::per_unit_from_difference(r.elapsed_ns, twice.elapsed_ns, 1);
+        if (!(ns > 0))
+          throw Error(stream_kernel_name(setup.shape) + ": " + std::to_string(2 * repeats) +
+                      " passes took no longer than " + std::to_string(repeats) +
+                      " (the timer or the launch is broken)");
+        return moved / ns * 1e9;
+      },
+      ctx.repeat());
+  const double clock_mhz = ctx.device().measure_sm_clock_mhz(kClockSpinNs);
+
+  const auto& sum = outcome.summary;
+  const DeviceInfo& info = ctx.device().info();
+  const double active_sms = std::min<double>(info.sm_count, setup.blocks);
+  const uint64_t in_flight = stream_bytes_in_flight_per_sm(setup, first.resident_blocks_per_sm);
+  nlohmann::json p = {
+      {"bandwidth_bytes_per_s", sum.median},
+      {"ci95_bytes_per_s", {sum.median_ci95.lo, sum.median_ci95.hi}},
+      {"mad_bytes_per_s", sum.mad},
+      {"bytes_per_clk_per_sm",
+       clock_mhz > 0 ? nlohmann::json(sum.median / (clock_mhz * 1e6) / active_sms)
+                     : nlohmann::json(nullptr)},
+      {"repeats", sum.n},
+      {"converged", outcome.converged},
+      {"passes", repeats},
+      {"method", "difference of n and 2n passes"},
+      {"bytes_read", first.bytes_read},
+      {"bytes_written", first.bytes_written},
+      {"elapsed_ns", stats::median(elapsed)},
+      {"bytes_in_flight_per_sm", in_flight},
+      {"resident_blocks_per_sm", first.resident_blocks_per_sm},
+      {"active_sms", active_sms},
+      {"region_sm_clock_mhz", clock_mhz},
+      {"l2_flushed", flush_l2},
+      {"kernel", stream_kernel_name(setup.shape)},
+      {"launch", to_json(first.launch)},
+      {"self_check", "passed"}};
+  return p;
+}
+
+std::vector<StreamConfig> concurrency_configs(const StreamConfig& base, const DeviceInfo& info) {
+  std::vector<StreamConfig> out;
+  std::set<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t>> seen;
+  auto add = [&](StreamConfig c) {
+    if (seen.insert({c.shape.vec_bytes, c.shape.ilp, c.block_threads, c.blocks_per_sm}).second)
+      out.push_back(c);
+  };
+  for (uint32_t b : {1u, 2u, 4u, 8u}) {
+    StreamConfig c = base;
+    c.blocks_per_sm = b;
+    add(c);
+  }
+  for (uint32_t ilp : {1u, 2u, 4u, 8u}) {
+    StreamConfig c = base;
+    c.shape.ilp = ilp;
+    add(c);
+  }
+  const bool vec32 = info.cc.major * 10 + info.cc.minor >= bandwidth::kMinSmVec32 &&
+                     base.shape.kind != StreamKind::shared;
+  for (uint32_t v : {4u, 8u, 16u, 32u}) {
+    if (v == 32 && !vec32) continue;
+    StreamConfig c = base;
+    c.shape.vec_bytes = v;
+    add(c);
+  }
+  for (uint32_t t : {32u, 64u, 128u, 256u, 512u, 1024u}) {
+    StreamConfig c = base;
+    c.block_threads = t;
+    add(c);
+  }
+  return out;
+}
+
+void add_stream_params(std::vector<ParamSpec>& params, const char* default_block_threads,
+                       const char* default_vec_bytes, const char* default_ilp,
+                       const char* default_blocks_per_sm) {
+  using K = ParamSpec::Kind;
+  params.push_back({"block-threads", K::integer, default_block_threads,
+                    "threads per block (a multiple of 32, at most 1024)", {}});
+  params.push_back({"vec-bytes", K::choice, default_vec_bytes,
+                    "bytes per access: 4, 8, 16, or 32 (global memory, sm_100 and newer)",
+                    {"4", "8", "16", "32"}});
+  params.push_back({"ilp", K::choice, default_ilp, "independent accesses per thread per iteration",
+                    {"1", "2", "4", "8"}});
+  params.push_back({"blocks-per-sm", K::integer, default_blocks_per_sm,
+                    "blocks launched per SM (1 to 32)", {}});
+  params.push_back({"concurrency", K::choice, "on",
+                    "also sweep the bytes in flight per SM (blocks per SM, ILP, vector width, "
+                    "block size) at a footprint inside the level",
+                    {"on", "off"}});
+}
+
+StreamConfig stream_config(ProbeContext& ctx, StreamKind kind) {
+  const auto& prm = ctx.params();
+  StreamConfig c;
+  c.shape.kind = kind;
+  c.shape.vec_bytes = static_cast<uint32_t>(std::stoul(prm.get_text("vec-bytes")));
+  c.shape.ilp = static_cast<uint32_t>(std::stoul(prm.get_text("ilp")));
+  const uint64_t threads = prm.get_u64("block-threads");
+  if (threads == 0 || threads % 32 != 0 || threads > 1024)
+    throw Error("--block-threads must be a multiple of 32 from 32 to 1024");
+  c.block_threads = static_cast<uint32_t>(threads);
+  const uint64_t per_sm = prm.get_u64("blocks-per-sm");
+  if (per_sm == 0 || per_sm > 32) throw Error("--blocks-per-sm must be 1 to 32");
+  c.blocks_per_sm = static_cast<uint32_t>(per_sm);
+  const DeviceInfo& info = ctx.device().info();
+  if (c.shape.vec_bytes == 32 && info.cc.major * 10 + info.cc.minor < bandwidth::kMinSmVec32)
+    throw Error("--vec-bytes 32 needs sm_100 or newer; " + info.name + " is sm_" +
+                std::to_string(info.cc.major * 10 + info.cc.minor));
+  if (c.shape.vec_bytes == 32 && kind == StreamKind::shared)
+    throw Error("--vec-bytes 32: shared memory has no 32-byte load (4, 8 or 16)");
+  return c;
+}
+
+void plan_concurrency(ProbeContext& ctx, const StreamConfig& base, const std::string& level,
+                      const std::function<std::optional<StreamSetup>(const StreamConfig&)>& setup_for,
+                      std::vector<PlannedPoint>& points, bool flush_l2) {
+  for (const StreamConfig& c : concurrency_configs(base, ctx.device().info())) {
+    const std::optional<StreamSetup> setup = setup_for(c);
+    if (!setup) continue;
+    const StreamSetup s = *setup;
+    points.push_back({{{"sweep", "concurrency"},
+                       {"level", level},
+                       {"kind", stream_kind_name(c.shape.kind)},
+                       {"vec_bytes", c.shape.vec_bytes},
+                       {"ilp", c.shape.ilp},
+                       {"block_threads", c.block_threads},
+                       {"blocks_per_sm", c.blocks_per_sm}},
+                      [&ctx, s, flush_l2] { return measure_stream(ctx, s, flush_l2); }});
+  }
+}
+
+}  // namespace gpuprobe::probes
