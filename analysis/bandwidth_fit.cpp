@@ -405,7 +405,12 @@ LinearSolution solve_for_peak(const std::vector<double>& bw, const std::vector<d
 
 }  // namespace
 
-LoadedLatencyFit fit_loaded_latency(const std::vector<LoadedLatencyPoint>& points) {
+// With `in_flight_bytes` (one per point), the peak is chosen on the relative bandwidth residual of
+// the model run forwards (littles_law::bandwidth_for), as a concurrency sweep measures bandwidth
+// for given bytes in flight; without, on the relative latency residual. (unloaded, queue) come
+// from the latency least squares either way.
+static LoadedLatencyFit fit_loaded_latency_impl(const std::vector<LoadedLatencyPoint>& points,
+                                                const std::vector<double>& in_flight_bytes) {
   std::vector<double> bw, lat;
   for (const auto& p : points) {
     bw.push_back(p.bandwidth_bytes_per_s);
@@ -425,7 +430,18 @@ LoadedLatencyFit fit_loaded_latency(const std::vector<LoadedLatencyPoint>& point
   // Peak = bmax x (1 + e^t), t on a grid, then golden section around the best grid point.
   const double t_lo = std::log(1e-4), t_hi = std::log(10.0);
   constexpr int kGrid = 121;
-  const auto cost_at = [&](double t) { return solve_for_peak(bw, lat, bmax * (1 + std::exp(t))).cost; };
+  const auto cost_at = [&](double t) {
+    const double peak = bmax * (1 + std::exp(t));
+    const LinearSolution s = solve_for_peak(bw, lat, peak);
+    if (in_flight_bytes.empty()) return s.cost;
+    const littles_law::LoadedLatency m{s.unloaded, s.queue, peak * 1e-9};
+    double cost = 0;
+    for (std::size_t i = 0; i < bw.size(); ++i) {
+      const double r = (littles_law::bandwidth_for(m, in_flight_bytes[i]) * 1e9 - bw[i]) / bw[i];
+      cost += r * r;
+    }
+    return cost;
+  };
   int best = 0;
   double best_cost = std::numeric_limits<double>::infinity();
   for (int g = 0; g < kGrid; ++g) {
@@ -479,6 +495,10 @@ LoadedLatencyFit fit_loaded_latency(const std::vector<LoadedLatencyPoint>& point
   fit.confidence = points_score(fit.points) * std::exp(-std::pow(fit.rms_rel_residual / 0.1, 2)) *
                    (fit.peak_identified ? 1.0 : 0.3);
   return fit;
+}
+
+LoadedLatencyFit fit_loaded_latency(const std::vector<LoadedLatencyPoint>& points) {
+  return fit_loaded_latency_impl(points, {});
 }
 
 // --- concurrency sweep ------------------------------------------------------------------------
@@ -604,10 +624,20 @@ ConcurrencyFit fit_concurrency_sweep(const std::vector<ConcurrencyPoint>& points
                             "% of the peak: no unloaded latency");
     }
     std::vector<LoadedLatencyPoint> ll;
-    for (std::size_t i = 0; i <= last_top; ++i)
+    std::vector<double> in_flight;
+    for (std::size_t i = 0; i <= last_top; ++i) {
       ll.push_back({b[i], x[i] * o.sm_count / b[i] * 1e9});
+      in_flight.push_back(x[i] * o.sm_count);
+    }
     try {
-      fit.model = fit_loaded_latency(ll);
+      fit.model = fit_loaded_latency_impl(ll, in_flight);
+      const auto m = to_littles_law_ns(fit.model);
+      double sum = 0;
+      for (std::size_t i = 0; i <= last_top; ++i) {
+        const double r = (littles_law::bandwidth_for(m, x[i] * o.sm_count) * 1e9 - b[i]) / b[i];
+        sum += r * r;
+      }
+      fit.model_rms_rel_bandwidth_residual = std::sqrt(sum / static_cast<double>(last_top + 1));
     } catch (const Error& e) {
       fit.reasons.push_back(std::string("no loaded-latency model: ") + e.what());
     }

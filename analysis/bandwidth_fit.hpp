@@ -159,7 +159,12 @@ struct ConcurrencyFit {
   // low_load_fraction x peak; 0 when sm_count is 0 or fewer than 2 such points.
   double unloaded_latency_ns = 0;
   int low_load_points = 0;
-  LoadedLatencyFit model;            // fitted on (B, x * SMs / B) below the sag; empty if no SMs
+  // Fitted on (B, x * SMs / B) up to the top band (not the sag), its peak chosen on the bandwidth
+  // residual below; empty if no SM count.
+  LoadedLatencyFit model;
+  // The model as the simulator uses it: rms of (littles_law::bandwidth_for(model, x * SMs) - B) / B
+  // over the points fitted (0 without a model).
+  double model_rms_rel_bandwidth_residual = 0;
   // points_score(top_points) x (still_rising ? 0.5 : 1) x (crossing_measured ? 1 : 0.5)
   double confidence = 0;
   std::vector<std::string> reasons;

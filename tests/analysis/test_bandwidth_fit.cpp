@@ -78,6 +78,7 @@ TEST_CASE("concurrency fit recovers a known peak (3%) and bytes in flight for 90
     // The model's peak extrapolates past the measured top, so noise there moves it more.
     CHECK(fit.model.peak_bandwidth_bytes_per_s == Approx(2000e9).epsilon(0.06));
     CHECK(fit.model.unloaded_latency_ns == Approx(600.0).epsilon(0.10));
+    CHECK(fit.model_rms_rel_bandwidth_residual < 0.03);   // 3 x the 1% noise
     CHECK(fit.confidence > 0.8);
   }
 }
