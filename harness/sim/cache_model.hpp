@@ -117,12 +117,17 @@ class SetArray {
   static constexpr int kMaskShift = 24;
   static constexpr int kKeyShift = 32;
 
+  // rotation_shift: with a hashed index, rotate aligned blocks of 2^rotation_shift blocks (at
+  // least a group's sets) instead of runs of one block per set (0).
   SetArray(uint64_t sets, uint32_t ways, bool hashed, Replacement replacement = Replacement::lru,
-           uint64_t seed = 0, uint32_t groups = 1)
-      : group_sets_(sets / groups), ways_(ways), way_shift_(std::countr_zero(ways)),
-        total_sets_(sets), hashed_(hashed), replacement_(replacement), rng_(seed),
+           uint64_t seed = 0, uint32_t groups = 1, int rotation_shift = 0)
+      : group_sets_(sets / std::max<uint32_t>(groups, 1)), ways_(ways),
+        way_shift_(std::countr_zero(ways)), total_sets_(sets), hashed_(hashed),
+        rotation_shift_(rotation_shift), replacement_(replacement), rng_(seed),
         words_(allocate_words(sets * ways)) {
     if (groups == 0 || sets % groups != 0) throw Error("cache sets do not split into groups");
+    if (rotation_shift != 0 && (rotation_shift >= 40 || (uint64_t{1} << rotation_shift) < sets / groups))
+      throw Error("a set-hash rotation block must hold at least one block per set");
     if (replacement == Replacement::plru && (!std::has_single_bit(ways) || ways > 32))
       throw Error("tree pseudo-LRU needs a power-of-two number of ways, at most 32");
     if (replacement == Replacement::plru) tree_.assign(sets, 0);
@@ -150,16 +155,26 @@ class SetArray {
     uint64_t run = 0;
     uint64_t set = 0;
     group_sets_.divide(block, run, set);
+    uint64_t key = run + 1;
     if (hashed_) {
       // Each aligned run of `sets` consecutive blocks is rotated by a hash of the run number:
       // a contiguous buffer still fills every set evenly, while large power-of-two strides
-      // spread over all sets instead of piling into one.
+      // spread over all sets instead of piling into one. With a rotation block, each aligned
+      // block of 2^rotation_shift blocks is rotated instead: a contiguous buffer then loads the
+      // sets a little unevenly (some by one line more), as an address hash over a non-power-of-
+      // two number of slices does. A run then spans at most two rotation blocks, and the key
+      // says which, so that blocks of one run that share a set stay apart.
       const uint64_t n = group_sets_.divisor();
-      set += static_cast<uint64_t>((static_cast<unsigned __int128>(mix64(run)) * n) >> 64);
+      uint64_t rotation_block = run;
+      if (rotation_shift_ != 0) {
+        rotation_block = block >> rotation_shift_;
+        key = 2 * run + 1 + (rotation_block != ((run * n) >> rotation_shift_) ? 1 : 0);
+      }
+      set += static_cast<uint64_t>((static_cast<unsigned __int128>(mix64(rotation_block)) * n) >> 64);
       if (set >= n) set -= n;
     }
-    if (run + 1 > UINT32_MAX) throw Error("simulated address beyond the modelled range");
-    return {(group * group_sets_.divisor() + set) * ways_, run + 1};
+    if (key > UINT32_MAX) throw Error("simulated address beyond the modelled range");
+    return {(group * group_sets_.divisor() + set) * ways_, key};
   }
 
   // Asks the host to bring the set's words in ahead of touch().
@@ -292,6 +307,7 @@ class SetArray {
   int way_shift_;  // log2(ways) where ways is a power of two (pseudo-LRU)
   uint64_t total_sets_;
   bool hashed_;
+  int rotation_shift_;
   Replacement replacement_;
   Rng rng_;
   std::unique_ptr<uint64_t[], AlignedDelete> words_;

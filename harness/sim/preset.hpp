@@ -25,6 +25,10 @@ struct CacheLevelModel {
   uint32_t ways = 16;
   double hit_latency_cycles = 0;  // load-to-use latency of a hop that hits here
   bool hashed_sets = false;       // L2 slices hash their set index; L1 indexes by address bits
+  // Hashed sets: the hash rotates each aligned block of this many bytes (at least one line per
+  // set), which loads the sets of a contiguous buffer a little unevenly so that the knee starts
+  // before the capacity; 0: every set gets the same number of lines up to the capacity.
+  uint64_t hash_block_bytes = 0;
   Replacement replacement = Replacement::lru;
 };
 

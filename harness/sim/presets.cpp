@@ -26,6 +26,10 @@ void validate(const Preset& preset) {
     if (level.ways == 0 || level.capacity_bytes == 0 ||
         level.capacity_bytes % (uint64_t{level.line_bytes} * level.ways) != 0)
       fail(level.name + " capacity is not a whole number of sets");
+    if (level.hash_block_bytes != 0 &&
+        (!level.hashed_sets || !is_power_of_two(level.hash_block_bytes) ||
+         level.hash_block_bytes < level.capacity_bytes / level.ways))
+      fail(level.name + " hash block must be a power of two of at least one way's bytes, on hashed sets");
     if (level.replacement == Replacement::plru &&
         ((level.ways & (level.ways - 1)) != 0 || level.ways > 32))
       fail(level.name + " pseudo-LRU needs a power-of-two number of ways, at most 32");

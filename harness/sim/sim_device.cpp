@@ -38,7 +38,8 @@ class CacheLevel {
  public:
   CacheLevel(const CacheLevelModel& model, bool partitioned, uint64_t seed)
       : lines_(model.capacity_bytes / model.line_bytes / model.ways, model.ways,
-               model.hashed_sets, model.replacement, seed, partitioned ? 2 : 1),
+               model.hashed_sets, model.replacement, seed, partitioned ? 2 : 1,
+               rotation_shift(model, partitioned)),
         partitioned_(partitioned),
         line_shift_(log2_exact(model.line_bytes)),
         sector_shift_(log2_exact(model.sector_bytes)),
@@ -46,6 +47,13 @@ class CacheLevel {
         hit_latency_cycles_(model.hit_latency_cycles) {}
 
   void reset() { lines_.reset(); }
+
+  // The set hash's rotation block in the array's blocks: lines, or pairs of lines (one per
+  // partition) in a partitioned level.
+  static int rotation_shift(const CacheLevelModel& model, bool partitioned) {
+    if (!model.hashed_sets || model.hash_block_bytes == 0) return 0;
+    return log2_exact(model.hash_block_bytes / model.line_bytes) - (partitioned ? 1 : 0);
+  }
 
   SetArray::Location locate(uint64_t address) const {
     const uint64_t line = (address - kGlobalBaseAddress) >> line_shift_;

@@ -43,15 +43,23 @@ Preset make_a100() {
        .sector_bytes = 32,              // P [MT4G]
        .ways = 16,                      // assumption: no published figure, FIGURES §3
        .hit_latency_cycles = 213.0,     // M [GB24] a100_40.txt (212.5-213.6), FIGURES §2
-       .hashed_sets = true},
+       .hashed_sets = true,
+       .hash_block_bytes = 4ull << 20,  // assumption: fitted to the knee's start (~0.9x) in
+                                        // a100_40.txt, docs/ANALYSIS.md "soft knees"
+       .replacement = Replacement::plru},  // assumption: no published policy; PLRU matches the
+                                           // knee's width in a100_40.txt
       {.name = "L2-far",
        .capacity_bytes = 40ull << 20,   // D [A100-DS via GLK] whole L2; M far plateau to ~40 MB
        .line_bytes = 128,               // P [MT4G]
        .sector_bytes = 32,              // P [MT4G]
        .ways = 16,                      // assumption: no published figure, FIGURES §3
        .hit_latency_cycles = 426.0,     // M [GB24] a100_40.txt 32-39 MB (425.5-426.7), FIGURES §2
-       .hashed_sets = true},
+       .hashed_sets = true,
+       .replacement = Replacement::plru},  // assumption: no published policy; matches
+                                           // the soft rise 42-63 MB of a100_40.txt
   };
+  p.l2_partitioned = true;          // P [GB24 README] "2x20MB"/"2x25MB", P [MT4G] partition seen
+                                    // by one SM (FIGURES §3); home hash and SM map: assumption
   p.dram_latency_cycles = 570.5;    // M [GB24] a100_40.txt plateau 62-125 MB (569.4-572.2);
                                     // 574.6 at 1.5 GB comes from the TLB1 misses below
   p.shared_latency_cycles = 29.0;   // S [LUO25] (23 S [ABD22], 28 P(old) [MT4G-OLD]), FIGURES §2

@@ -42,15 +42,23 @@ Preset make_h100() {
        .sector_bytes = 32,              // P [MT4G]
        .ways = 16,                      // assumption: no published figure, FIGURES §3
        .hit_latency_cycles = 265.6,     // M [GB24] h100_pcie.txt (265.1-266.0), FIGURES §2
-       .hashed_sets = true},
+       .hashed_sets = true,
+       .hash_block_bytes = 4ull << 20,  // assumption: fitted to the knee's start (~0.9x) in
+                                        // h100_pcie.txt, docs/ANALYSIS.md "soft knees"
+       .replacement = Replacement::plru},  // assumption: no published policy; PLRU matches the
+                                           // knee's width in h100_pcie.txt
       {.name = "L2-far",
        .capacity_bytes = 50ull << 20,   // P [CC-H100] whole L2; M far plateau ~30-47 MB
        .line_bytes = 128,               // P [MT4G]
        .sector_bytes = 32,              // P [MT4G]
        .ways = 16,                      // assumption: no published figure, FIGURES §3
        .hit_latency_cycles = 475.0,     // M [GB24] h100_pcie.txt 32-47 MB (461.5-477.8), FIGURES §2
-       .hashed_sets = true},
+       .hashed_sets = true,
+       .replacement = Replacement::lru},  // assumption: no published policy; matches
+                                           // the sharp start of the rise at 52 MB of h100_pcie.txt
   };
+  p.l2_partitioned = true;          // P [GB24 README] "2x20MB"/"2x25MB", P [MT4G] partition seen
+                                    // by one SM (FIGURES §3); home hash and SM map: assumption
   p.dram_latency_cycles = 649.5;    // M [GB24] h100_pcie.txt plateau 75-206 MB (649.2-650.0);
                                     // 658.4 at 1.5 GB comes from the TLB1 misses below (FIGURES §8)
   p.shared_latency_cycles = 29.0;   // S [LUO24] H800 PCIe (same GH100 SM, 1755 MHz); 30 p50 P

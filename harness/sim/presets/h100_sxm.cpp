@@ -42,15 +42,23 @@ Preset make_h100_sxm() {
        .sector_bytes = 32,              // P [MT4G]
        .ways = 16,                      // assumption: no published figure, FIGURES §3
        .hit_latency_cycles = 268.5,     // M [GP26] fastest SM; SM 0 (+21.1) reads 289.4-289.7
-       .hashed_sets = true},
+       .hashed_sets = true,
+       .hash_block_bytes = 4ull << 20,  // assumption: fitted to the knee's start (~0.9x) in
+                                        // [GP26] memory_chase_default.json, docs/ANALYSIS.md "soft knees"
+       .replacement = Replacement::plru},  // assumption: no published policy; PLRU matches the
+                                           // knee's width in [GP26] memory_chase_default.json
       {.name = "L2-far",
        .capacity_bytes = 50ull << 20,   // P [CC-H100] whole L2; M far plateau ~30-47 MB
        .line_bytes = 128,               // P [MT4G]
        .sector_bytes = 32,              // P [MT4G]
        .ways = 16,                      // assumption: no published figure, FIGURES §3
        .hit_latency_cycles = 513.2,     // M [GP26] SM 0 far plateau 534.3 less its 21.1; fastest 512.6
-       .hashed_sets = true},
+       .hashed_sets = true,
+       .replacement = Replacement::lru},  // assumption: no published policy; matches
+                                           // the rise 52-56 MB of [GP26] memory_chase_default.json
   };
+  p.l2_partitioned = true;          // P [GB24 README] "2x20MB"/"2x25MB", P [MT4G] partition seen
+                                    // by one SM (FIGURES §3); home hash and SM map: assumption
   p.dram_latency_cycles = 672.2;    // M [GP26] SM 0 plateau 62-207 MB 690.9-693.3, less its 21.1
   p.shared_latency_cycles = 23.0;   // M [GP26] memory/chase_shared 23.01 (ld.shared, all sizes)
   p.page_bytes = 2ull << 20;        // assumption: 2 MiB pages (PROBES.md "TLB"), FIGURES §8

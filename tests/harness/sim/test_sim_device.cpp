@@ -121,7 +121,9 @@ TEST_CASE("sim: footprints in each level give that level's latency", "[sim]") {
     const auto between_l1_and_l2 = static_cast<uint64_t>(
         std::sqrt(static_cast<double>(l1->capacity_bytes) * static_cast<double>(l2->capacity_bytes)));
     check(between_l1_and_l2 / 128 * 128, l2->hit_latency_cycles);
-    if (far != nullptr) check(l2->capacity_bytes / 2 * 3, far->hit_latency_cycles);
+    // The stable part of the far plateau: pseudo-LRU keeps some near hits a little past the near
+    // capacity, more so in the first passes after a cold start (docs/ANALYSIS.md, soft knees).
+    if (far != nullptr) check(l2->capacity_bytes / 4 * 7, far->hit_latency_cycles);
     check(2 * full_l2_bytes, preset.dram_latency_cycles);
   }
 }
