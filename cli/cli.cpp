@@ -50,7 +50,7 @@ int cmd_analyze(const std::vector<std::string>& run_files, const std::string& cs
     model = analysis::build_machine_model(runs, run_files);
   }
   write_json_atomically(out_path, model);
-  print_levels(out, model);
+  print_model(out, model);
   out << "wrote " << out_path << "\n";
   return 0;
 }

@@ -1,9 +1,24 @@
 #include "cli/report.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <string>
 
 namespace gpuprobe {
+
+std::string format_bytes(double bytes) {
+  static const char* const kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int unit = 0;
+  double v = bytes;
+  while (unit < 4 && std::fabs(v) >= 1024) {
+    v /= 1024;
+    ++unit;
+  }
+  char buf[48];
+  if (v == std::floor(v)) std::snprintf(buf, sizeof buf, "%.0f %s", v, kUnits[unit]);
+  else std::snprintf(buf, sizeof buf, "%.3g %s", v, kUnits[unit]);
+  return buf;
+}
 
 void print_sm_map(std::ostream& out, const nlohmann::json& map) {
   if (map.contains("error")) {
@@ -27,27 +42,113 @@ void print_sm_map(std::ostream& out, const nlohmann::json& map) {
 
 void print_levels(std::ostream& out, const nlohmann::json& model) {
   const auto& mem = model["memory"];
-  if (mem.contains("sm_map")) print_sm_map(out, mem["sm_map"]);
   if (!mem.contains("levels")) {
-    if (mem.contains("sm_map")) return;
-    out << "no memory hierarchy could be fitted\n";
+    // Chase records whose fit failed say why; with no chase record there is nothing to say.
+    if (mem.contains("paths"))
+      for (const auto& [op, path] : mem["paths"].items())
+        if (path.contains("error"))
+          out << "memory hierarchy (cache-op " << op << "): " << path["error"].get<std::string>() << "\n";
     return;
   }
   out << "memory hierarchy (" << mem.value("levels_from", "") << "):\n";
+  if (mem.contains("paths") && mem["paths"].contains("imported")) {
+    const auto& curve = mem["paths"]["imported"].value("curve", nlohmann::json::object());
+    if (curve.contains("binned") && curve["binned"].is_object())
+      out << "  fitted from " << curve["binned"].value("points", 0) << " bins (the median of each) of "
+          << curve.value("input_points", 0) << " rows\n";
+  }
   for (const auto& l : mem["levels"]) {
+    char ns[32] = "ns unknown";  // latency_ns is null when no clock is known
+    if (l.contains("latency_ns") && l["latency_ns"].is_number())
+      std::snprintf(ns, sizeof ns, "%8.1f ns", l["latency_ns"].get<double>());
     char buf[200];
     if (l["capacity_bytes"].is_null())
-      std::snprintf(buf, sizeof buf, "  %-7s %8.1f cycles %8.1f ns   capacity beyond the sweep   confidence %.2f\n",
-                    l["name"].get<std::string>().c_str(), l["latency_cycles"].get<double>(),
-                    l["latency_ns"].get<double>(), l["confidence"].get<double>());
+      std::snprintf(buf, sizeof buf, "  %-7s %8.1f cycles %11s   capacity beyond the sweep   confidence %.2f\n",
+                    l["name"].get<std::string>().c_str(), l["latency_cycles"].get<double>(), ns,
+                    l["confidence"].get<double>());
     else
-      std::snprintf(buf, sizeof buf, "  %-7s %8.1f cycles %8.1f ns   capacity %10.0f B   confidence %.2f\n",
-                    l["name"].get<std::string>().c_str(), l["latency_cycles"].get<double>(),
-                    l["latency_ns"].get<double>(), l["capacity_bytes"].get<double>(),
+      std::snprintf(buf, sizeof buf, "  %-7s %8.1f cycles %11s   capacity %10s   confidence %.2f\n",
+                    l["name"].get<std::string>().c_str(), l["latency_cycles"].get<double>(), ns,
+                    format_bytes(l["capacity_bytes"].get<double>()).c_str(),
                     l["confidence"].get<double>());
     out << buf;
   }
   if (mem.contains("far_l2")) out << "  far L2: " << mem["far_l2"].value("reason", "") << "\n";
+  if (mem.contains("rejected"))
+    for (const auto& r : mem["rejected"]) out << "  not a level: " << r.value("reason", "") << "\n";
+}
+
+namespace {
+
+// " 16.7 ns" when the model knows the clock, else "".
+std::string ns_suffix(const nlohmann::json& j, const char* key) {
+  if (!j.contains(key) || !j[key].is_number() || !(j[key].get<double>() > 0)) return "";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, " %.1f ns", j[key].get<double>());
+  return buf;
+}
+
+}  // namespace
+
+void print_shared(std::ostream& out, const nlohmann::json& shared) {
+  if (shared.contains("error")) {
+    out << "shared memory: " << shared["error"].get<std::string>() << "\n";
+    return;
+  }
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "shared memory: %.1f cycles%s (p50 %.1f, p95 %.1f cycles over %d points)\n",
+                shared.value("latency_cycles", NAN), ns_suffix(shared, "latency_ns").c_str(),
+                shared.value("p50_cycles", NAN), shared.value("p95_cycles", NAN),
+                shared.value("points", 0));
+  out << buf;
+}
+
+void print_line_sector(std::ostream& out, const nlohmann::json& ls) {
+  if (ls.contains("error")) {
+    out << "cache line and sector: " << ls["error"].get<std::string>() << "\n";
+    return;
+  }
+  char buf[120];
+  std::snprintf(buf, sizeof buf, "cache line %s, sector %s (confidence %.2f)\n",
+                format_bytes(ls.value("line_bytes", 0.0)).c_str(),
+                format_bytes(ls.value("sector_bytes", 0.0)).c_str(), ls.value("confidence", 0.0));
+  out << buf;
+  if (!ls.value("note", "").empty()) out << "  " << ls["note"].get<std::string>() << "\n";
+}
+
+void print_tlb(std::ostream& out, const nlohmann::json& tlb) {
+  if (tlb.contains("error")) {
+    out << "TLB: " << tlb["error"].get<std::string>() << "\n";
+    return;
+  }
+  char buf[240];
+  std::snprintf(buf, sizeof buf, "TLB (%s pages): %.1f cycles with every translation hitting\n",
+                format_bytes(tlb.value("page_bytes", 0.0)).c_str(),
+                tlb.value("base_latency_cycles", NAN));
+  out << buf;
+  for (const auto& l : tlb.value("levels", nlohmann::json::array())) {
+    const auto interval = l.value("reach_interval_bytes", nlohmann::json::array());
+    std::string within;
+    if (interval.size() == 2)
+      within = " (" + format_bytes(interval[0].get<double>()) + " to " +
+               format_bytes(interval[1].get<double>()) + ")";
+    std::snprintf(buf, sizeof buf, "  %-5s reach %s%s, miss cost %.1f cycles, confidence %.2f\n",
+                  l.value("name", "TLB").c_str(), format_bytes(l.value("reach_bytes", 0.0)).c_str(),
+                  within.c_str(), l.value("miss_cost_cycles", NAN), l.value("confidence", 0.0));
+    out << buf;
+  }
+  if (!tlb.value("note", "").empty()) out << "  " << tlb["note"].get<std::string>() << "\n";
+}
+
+void print_model(std::ostream& out, const nlohmann::json& model) {
+  const auto& mem = model.at("memory");
+  std::size_t printed = 0;
+  if (mem.contains("sm_map")) print_sm_map(out, mem["sm_map"]), ++printed;
+  if (mem.contains("levels") || mem.contains("paths")) print_levels(out, model), ++printed;
+  if (mem.contains("shared")) print_shared(out, mem["shared"]), ++printed;
+  if (mem.contains("line_sector")) print_line_sector(out, mem["line_sector"]), ++printed;
+  if (mem.contains("tlb")) print_tlb(out, mem["tlb"]), ++printed;
+  if (printed == 0) out << "the model holds no result: no run record measured anything\n";
 }
 
 }  // namespace gpuprobe

@@ -149,7 +149,7 @@ int cmd_run_all(const std::string& device_spec, std::string out_dir, double max_
     const auto model = analysis::build_machine_model(runs, paths);
     const std::string model_path = (fs::path(out_dir) / "machine_model.json").string();
     write_json_atomically(model_path, model);
-    print_levels(out, model);
+    print_model(out, model);
     out << "wrote " << model_path << "\n";
   }
   if (info.simulated) print_sim_banner(err, info);

@@ -308,6 +308,24 @@ TEST_CASE("run-all writes every raw record and the machine model", "[cli]") {
   const auto first = r.err.find("SIMULATED DEVICE");
   REQUIRE(first != std::string::npos);
   CHECK(r.err.find("SIMULATED DEVICE", first + 1) != std::string::npos);
+  // The summary prints every result, not only the hierarchy.
+  for (const char* said : {"memory hierarchy (", "shared memory: ", "cache line 128 B, sector 32 B",
+                           "TLB (2 MiB pages): ", "TLB1  reach ", "miss cost "}) {
+    INFO(said);
+    CHECK(r.out.find(said) != std::string::npos);
+  }
+  // analyze of the stride, TLB and shared records alone says what it found.
+  const auto raw = d / "v100" / "raw";
+  const auto a = run("analyze " + (raw / "memory_stride.json").string() + " " +
+                     (raw / "memory_tlb.json").string() + " " +
+                     (raw / "memory_chase_shared.json").string() + " --out " +
+                     (d / "m.json").string());
+  CHECK(a.rc == 0);
+  CHECK(a.out.find("no memory hierarchy could be fitted") == std::string::npos);
+  for (const char* said : {"shared memory: ", "cache line 128 B, sector 32 B", "TLB1  reach "}) {
+    INFO(said);
+    CHECK(a.out.find(said) != std::string::npos);
+  }
 }
 
 TEST_CASE("help and version exit 0 on stdout", "[cli]") {

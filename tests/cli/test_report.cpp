@@ -1,0 +1,46 @@
+#include "cli/report.hpp"
+
+#include <catch2/catch.hpp>
+#include <sstream>
+
+using gpuprobe::format_bytes;
+
+TEST_CASE("sizes print in the binary units the command line reads", "[cli][report]") {
+  CHECK(format_bytes(0) == "0 B");
+  CHECK(format_bytes(128) == "128 B");
+  CHECK(format_bytes(1023) == "1023 B");
+  CHECK(format_bytes(1024) == "1 KiB");
+  CHECK(format_bytes(256 * 1024) == "256 KiB");
+  CHECK(format_bytes(1536) == "1.5 KiB");
+  CHECK(format_bytes(6.0 * 1024 * 1024) == "6 MiB");
+  CHECK(format_bytes(273045224.55) == "260 MiB");
+  CHECK(format_bytes(1.5 * 1024 * 1024 * 1024) == "1.5 GiB");
+  CHECK(format_bytes(4.0 * 1024 * 1024 * 1024 * 1024 * 1024) == "4096 TiB");
+}
+
+TEST_CASE("a model with every result prints every result", "[cli][report]") {
+  const nlohmann::json model = {
+      {"memory",
+       {{"shared", {{"latency_cycles", 29.4}, {"latency_ns", nullptr}, {"p50_cycles", 33.0},
+                    {"p95_cycles", 34.0}, {"points", 17}}},
+        {"line_sector", {{"line_bytes", 128.0}, {"sector_bytes", 32.0}, {"confidence", 0.9},
+                         {"note", "8 of 8 agree"}}},
+        {"tlb", {{"page_bytes", 2097152.0}, {"base_latency_cycles", 269.4},
+                 {"levels", {{{"name", "TLB1"}, {"reach_bytes", 268435456.0},
+                              {"reach_interval_bytes", {268435456.0, 318767104.0}},
+                              {"miss_cost_cycles", 10.8}, {"confidence", 0.87}}}},
+                 {"note", ""}}},
+        {"paths", {{"ca", {{"error", "fit_hierarchy: the curve has 3 points"}}}}}}}};
+  std::ostringstream out;
+  gpuprobe::print_model(out, model);
+  CHECK(out.str() ==
+        "memory hierarchy (cache-op ca): fit_hierarchy: the curve has 3 points\n"
+        "shared memory: 29.4 cycles (p50 33.0, p95 34.0 cycles over 17 points)\n"
+        "cache line 128 B, sector 32 B (confidence 0.90)\n"
+        "  8 of 8 agree\n"
+        "TLB (2 MiB pages): 269.4 cycles with every translation hitting\n"
+        "  TLB1  reach 256 MiB (256 MiB to 304 MiB), miss cost 10.8 cycles, confidence 0.87\n");
+  std::ostringstream empty;
+  gpuprobe::print_model(empty, {{"memory", nlohmann::json::object()}});
+  CHECK(empty.str() == "the model holds no result: no run record measured anything\n");
+}
