@@ -68,6 +68,8 @@ struct FootprintFitOptions {
   double min_band = 0.05;
   double max_band = 0.15;
   int max_excursion_points = 2;      // a plateau survives this many consecutive points outside it
+  // A plateau starts at this many consecutive points within the band of their median (so a
+  // curve where no three neighbours agree has no level), and keeps at least this many.
   int min_plateau_points = 3;
   double min_plateau_octaves = 0.2;  // last/first footprint >= 2^0.2
   // |slope| of a plateau, in ln(bandwidth) per octave of footprint; steeper runs are knees.

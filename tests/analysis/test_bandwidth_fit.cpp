@@ -370,6 +370,22 @@ TEST_CASE("footprint fit: thin data gives low confidence", "[bandwidth_fit]") {
   CHECK(thin.levels[0].confidence < 0.6);
   const auto rich = fit_footprint_sweep(staircase({{1e12, 1e9}}, 1024, 1 << 20));
   CHECK(rich.levels[0].confidence > 0.9);
+  // Bandwidth jumping by 2x from point to point: no level at all.
+  std::vector<FootprintPoint> zigzag;
+  for (int i = 0; i < 20; ++i) zigzag.push_back({1024.0 * (i + 1), i % 2 ? 5e11 : 1e12});
+  CHECK(fit_footprint_sweep(zigzag).levels.empty());
+  // Every fourth point of a level 30% low: the level stays, with less confidence (every third:
+  // no three consecutive points agree, and there is no level).
+  const auto scattered = [](int every) {
+    std::vector<FootprintPoint> p;
+    for (int i = 0; i < 24; ++i) p.push_back({1024.0 * std::exp2(i / 4.0), i % every == 1 ? 7e11 : 1e12});
+    return fit_footprint_sweep(p);
+  };
+  const auto sc = scattered(4);
+  REQUIRE(sc.levels.size() == 1);
+  CHECK(sc.levels[0].outliers == 5);
+  CHECK(sc.levels[0].confidence < 0.8);
+  CHECK(scattered(3).levels.empty());
 }
 
 TEST_CASE("footprint fit: the last level ends only when at least two later points fall",
