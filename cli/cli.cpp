@@ -23,8 +23,7 @@ namespace {
 int cmd_list(std::ostream& out) {
   for (const auto& p : probe_registry()) {
     out << p.id << "  " << p.summary << "\n";
-    for (const auto& prm : p.params)
-      out << "    --" << prm.name << " (default " << prm.default_value << "): " << prm.help << "\n";
+    print_probe_params(out, p);
   }
   return 0;
 }
@@ -99,13 +98,39 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
                                        "(memory) or the sweep stopped inside a cache (cache)")
                        ->check(CLI::IsMember({"memory", "cache"}));
 
+  // A mistyped command ("lst") is named; CLI11 would say a command is missing.
+  if (argc > 1 && argv[1][0] != '-') {
+    bool known = false;
+    for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
+      known = known || sub->get_name() == argv[1];
+    if (!known) {
+      err << "gpuprobe: error: unknown command '" << argv[1]
+          << "' (commands: list, probe, run-all, analyze; see gpuprobe --help)\n";
+      return 2;
+    }
+  }
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
-    // Help of the subcommand that was asked about, or of the whole tool.
+    // Help of the subcommand that was asked about, or of the whole tool; `probe ID --help` adds
+    // that probe's parameters.
     const CLI::App* asked = &app;
     for (const CLI::App* sub : app.get_subcommands()) asked = sub;
+    const ProbeSpec* spec = nullptr;
+    if (asked == probe && !probe_id.empty()) {
+      try {
+        spec = &find_probe(probe_id);
+      } catch (const std::exception& e) {
+        err << "gpuprobe: error: " << e.what() << "\n";
+        return 1;
+      }
+    }
     out << asked->help();
+    if (spec) {
+      out << "\n" << spec->id << " parameters: (" << spec->summary << ")\n";
+      print_probe_params(out, *spec);
+    }
     return 0;
   } catch (const CLI::CallForAllHelp&) {
     out << app.help("", CLI::AppFormatMode::All);

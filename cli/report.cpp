@@ -20,6 +20,11 @@ std::string format_bytes(double bytes) {
   return buf;
 }
 
+void print_probe_params(std::ostream& out, const ProbeSpec& probe) {
+  for (const auto& prm : probe.params)
+    out << "    --" << prm.name << " (default " << prm.default_value << "): " << prm.help << "\n";
+}
+
 void print_sm_map(std::ostream& out, const nlohmann::json& map) {
   if (map.contains("error")) {
     out << "per-SM L2 map: " << map["error"].get<std::string>() << "\n";

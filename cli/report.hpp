@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/probe.hpp"
+
 namespace gpuprobe {
 
 // Everything the model holds, one block per result: the per-SM L2 map, the hierarchy, shared
@@ -15,6 +17,9 @@ void print_model(std::ostream& out, const nlohmann::json& model);
 // Sizes in binary units, as the command line reads them (K = KiB = 1024 bytes, M = MiB, G = GiB):
 // "128 B", "256 KiB", "1.5 GiB"; whole numbers without decimals, else 3 significant digits.
 std::string format_bytes(double bytes);
+
+// One line per parameter of the probe: "    --name (default value): help".
+void print_probe_params(std::ostream& out, const ProbeSpec& probe);
 
 void print_sm_map(std::ostream& out, const nlohmann::json& map);
 // The fitted hierarchy, or why each chase curve could not be fitted.

@@ -341,6 +341,35 @@ TEST_CASE("help and version exit 0 on stdout", "[cli]") {
   CHECK(r.out.find("gpuprobe 0.1.0") == 0);
 }
 
+TEST_CASE("probe ID --help lists that probe's parameters", "[cli]") {
+  for (const char* args : {"probe memory/chase --help", "probe --help memory/chase"}) {
+    INFO(args);
+    const auto r = run(args);
+    CHECK(r.rc == 0);
+    CHECK(r.err.empty());
+    CHECK(r.out.find("memory/chase parameters:") != std::string::npos);
+    CHECK(r.out.find("--cache-op (default default): ") != std::string::npos);
+    CHECK(r.out.find("--max-footprint-bytes") != std::string::npos);
+    CHECK(r.out.find("--stride-bytes") == std::string::npos);  // memory/stride's, not this one's
+  }
+  const auto r = run("probe memory/nope --help");
+  CHECK(r.rc == 1);
+  CHECK(lines(r.err) == 1);
+  CHECK(r.err.find("gpuprobe: error: unknown probe 'memory/nope'") == 0);
+}
+
+TEST_CASE("a mistyped command is named as unknown", "[cli]") {
+  for (const char* args : {"lst", "lst --device sim:h100", "analyse x.json"}) {
+    INFO(args);
+    const auto r = run(args);
+    CHECK(r.rc == 2);
+    CHECK(lines(r.err) == 1);
+    const std::string name = std::string(args).substr(0, std::string(args).find(' '));
+    CHECK(r.err.find("gpuprobe: error: unknown command '" + name + "'") == 0);
+    CHECK(r.err.find("list, probe, run-all, analyze") != std::string::npos);
+  }
+}
+
 TEST_CASE("analyze --import-csv takes the first level's name and where the sweep ends", "[cli]") {
   const auto d = scratch_dir();
   {
