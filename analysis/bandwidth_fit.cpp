@@ -702,14 +702,24 @@ BankConflictFit fit_bank_conflicts(const std::vector<StridePoint>& points,
         throw Error("bank conflicts: stride " + std::to_string(p.stride_elements) + " given twice");
     max_b = std::max(max_b, p.bytes_per_cycle_per_sm);
   }
-  bank_wavefronts(0, o.word_bytes);  // validates the word size
+  bank_wavefronts(0, o.word_bytes);  // validates the word size (throws)
   BankConflictFit fit;
-  std::vector<double> top;
+  // The peak comes from the conflict-free strides when there are any.
+  const int words = o.word_bytes / 4;
+  double free_max = 0;
   for (const auto& p : points)
-    if (p.bytes_per_cycle_per_sm >= max_b * (1 - o.peak_band)) top.push_back(p.bytes_per_cycle_per_sm);
+    if (bank_wavefronts(p.stride_elements, o.word_bytes) == words) free_max = std::max(free_max, p.bytes_per_cycle_per_sm);
+  if (free_max == 0)
+    fit.reasons.push_back("no conflict-free stride measured: the peak is the fastest stride's");
+  std::vector<double> top;
+  for (const auto& p : points) {
+    const bool free = bank_wavefronts(p.stride_elements, o.word_bytes) == words;
+    const double ref = free_max > 0 ? free_max : max_b;
+    if ((free || free_max == 0) && p.bytes_per_cycle_per_sm >= ref * (1 - o.peak_band))
+      top.push_back(p.bytes_per_cycle_per_sm);
+  }
   fit.peak_bytes_per_cycle_per_sm = median_of(top);
   fit.base_cycles = std::max(1, static_cast<int>(std::lround(32.0 * o.word_bytes / fit.peak_bytes_per_cycle_per_sm)));
-  const int words = o.word_bytes / 4;
   fit.reasons.push_back("peak " + fmt(fit.peak_bytes_per_cycle_per_sm) + " B/clk/SM: " +
                         std::to_string(fit.base_cycles) + " cycle(s) per conflict-free warp load of " +
                         std::to_string(o.word_bytes) + "-byte words");

@@ -204,7 +204,9 @@ struct StrideConflict {
 struct BankConflictOptions {
   int word_bytes = 4;
   double tolerance = 0.15;           // relative, measured vs predicted slowdown
-  double peak_band = 0.03;           // the peak is the median of points within this of the max
+  // The peak is the median of the conflict-free strides (bank_wavefronts = word_bytes / 4) within
+  // this of their best; of all strides within it of the fastest when none is conflict-free.
+  double peak_band = 0.03;
 };
 
 struct BankConflictFit {

@@ -473,3 +473,18 @@ TEST_CASE("footprint fit: more than kMaxFootprintFitPoints points are binned fir
   CHECK(past.levels[0].end_bytes == Approx(std::exp2(20.0)).epsilon(0.02));
   CHECK(past.levels[0].points + past.levels[1].points <= static_cast<int>(kMaxFootprintFitPoints));
 }
+
+TEST_CASE("bank conflicts: the peak comes from conflict-free strides, within 3% of their best",
+          "[bandwidth_fit]") {
+  // Stride 2 measured fast by a glitch does not raise the peak: it is not conflict-free.
+  auto fit = fit_bank_conflicts({{1, 128.0}, {3, 127.0}, {2, 140.0}, {4, 32.0}});
+  CHECK(fit.peak_bytes_per_cycle_per_sm == Approx(127.5));
+  CHECK(fit.strides[2].verdict == "faster");
+  // The 3% band, at its edge: 124.3 joins 128, 124.1 does not.
+  CHECK(fit_bank_conflicts({{1, 128.0}, {3, 124.3}, {2, 64.0}}).peak_bytes_per_cycle_per_sm == Approx(126.15));
+  CHECK(fit_bank_conflicts({{1, 128.0}, {3, 124.1}, {2, 64.0}}).peak_bytes_per_cycle_per_sm == 128.0);
+  // No conflict-free stride: the fastest one, said so.
+  fit = fit_bank_conflicts({{2, 64.0}, {4, 32.0}, {8, 16.0}});
+  CHECK(fit.peak_bytes_per_cycle_per_sm == 64.0);
+  CHECK(joined(fit.reasons).find("no conflict-free stride") != std::string::npos);
+}
