@@ -3,19 +3,18 @@
 
     plot_latency.py MODEL.json [--out-prefix PREFIX]
 
-Writes PREFIX.png and PREFIX.svg (default: latency next to MODEL.json). Reads only the model
-(schema gpuprobe.machine_model, docs/SCHEMA.md): the curves and levels it carries.
+Writes PREFIX.png and PREFIX.svg (default: MODEL.latency next to MODEL.json, so the plots of two
+models in one folder never overwrite each other). Reads only the model (schema
+gpuprobe.machine_model, docs/SCHEMA.md): the curves and levels it carries. Sizes are in binary
+units (KiB = 1024 bytes, MiB, GiB), as the command line reads and prints them. A malformed model
+gets one line "plot_latency: error: ..." and exit status 1, never a traceback.
 """
 import argparse
 import json
+import math
 import os
 import sys
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import matplotlib.ticker  # noqa: E402
 
 SCHEMA = "gpuprobe.machine_model"
 SCHEMA_VERSION = 1
@@ -48,24 +47,102 @@ def load_model(path):
             model = json.load(f)
     except OSError as e:
         fail(f"cannot read {path}: {e.strerror}")
-    except json.JSONDecodeError as e:
-        fail(f"{path} is not valid JSON: {e.msg} at line {e.lineno}")
-    if model.get("schema") != SCHEMA or model.get("schema_version") != SCHEMA_VERSION:
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        fail(f"{path} is not valid JSON: {e}")
+    if not isinstance(model, dict) or model.get("schema") != SCHEMA \
+            or model.get("schema_version") != SCHEMA_VERSION:
         fail(f"{path} is not a {SCHEMA} v{SCHEMA_VERSION} document")
     return model
 
 
-def plot(model, prefix):
-    memory = model.get("memory", {})
-    paths = {k: v for k, v in memory.get("paths", {}).items() if "curve" in v}
-    if not paths:
-        fail("the model has no latency curve to plot")
-    fig, ax = plt.subplots(figsize=(10, 6))
+class Malformed(Exception):
+    """The model does not have the shape docs/SCHEMA.md gives; the message names the key."""
+
+
+def expect(value, kind, where):
+    if not isinstance(value, kind) or isinstance(value, bool):
+        name = {dict: "an object", list: "an array"}.get(kind, "a number")
+        raise Malformed(f"{where} is not {name}")
+    return value
+
+
+def number(value, where, allow_null=False):
+    if value is None and allow_null:
+        return None
+    expect(value, (int, float), where)
+    if not math.isfinite(value):
+        raise Malformed(f"{where} is not finite")
+    return float(value)
+
+
+def checked_curves(memory):
+    """(label, xs, ys) per load variant; a null latency is a gap in its curve."""
+    paths = expect(memory.get("paths", {}), dict, "memory.paths")
+    curves = []
     for op, path in sorted(paths.items()):
-        curve = path["curve"]
-        ax.plot(curve["x"], curve["latency_cycles"], marker=".", linewidth=1,
-                label=PATH_LABELS.get(op, op))
-    levels = memory.get("levels", [])
+        where = f"memory.paths.{op}"
+        expect(path, dict, where)
+        if "curve" not in path:
+            continue  # a failed fit: {"error": ...}
+        curve = expect(path["curve"], dict, where + ".curve")
+        xs = expect(curve.get("x"), list, where + ".curve.x")
+        ys = expect(curve.get("latency_cycles"), list, where + ".curve.latency_cycles")
+        if len(xs) != len(ys):
+            raise Malformed(f"{where}.curve has {len(xs)} x values but {len(ys)} latencies")
+        xs = [number(x, f"{where}.curve.x[{i}]") for i, x in enumerate(xs)]
+        ys = [number(y, f"{where}.curve.latency_cycles[{i}]", allow_null=True)
+              for i, y in enumerate(ys)]
+        ys = [math.nan if y is None else y for y in ys]
+        curves.append((PATH_LABELS.get(op, op), xs, ys))
+    return curves
+
+
+def checked_levels(memory):
+    levels = expect(memory.get("levels", []), list, "memory.levels")
+    out = []
+    for i, level in enumerate(levels):
+        where = f"memory.levels[{i}]"
+        expect(level, dict, where)
+        plateau = expect(level.get("plateau_bytes"), list, where + ".plateau_bytes")
+        if len(plateau) != 2:
+            raise Malformed(f"{where}.plateau_bytes has {len(plateau)} values, not [first, last]")
+        cap = number(level.get("capacity_bytes"), where + ".capacity_bytes", allow_null=True)
+        interval = None
+        if cap is not None:
+            interval = expect(level.get("capacity_interval_bytes"), list,
+                              where + ".capacity_interval_bytes")
+            if len(interval) != 2:
+                raise Malformed(f"{where}.capacity_interval_bytes is not [lo, hi]")
+            interval = [number(v, where + ".capacity_interval_bytes") for v in interval]
+        out.append({
+            "name": str(level.get("name", f"level {i + 1}")),
+            "latency_cycles": number(level.get("latency_cycles"), where + ".latency_cycles"),
+            # null when no clock is known: the level is labelled in cycles only
+            "latency_ns": number(level.get("latency_ns"), where + ".latency_ns", allow_null=True),
+            "confidence": number(level.get("confidence", 0), where + ".confidence"),
+            "plateau_bytes": [number(v, where + ".plateau_bytes") for v in plateau],
+            "capacity_bytes": cap,
+            "capacity_interval_bytes": interval,
+        })
+    return out
+
+
+def plot(model, prefix):
+    memory = expect(model.get("memory", {}), dict, "memory")
+    curves = checked_curves(memory)
+    if not curves:
+        fail("the model has no latency curve to plot")
+    levels = checked_levels(memory)
+    device = model.get("device", {})
+    device = device if isinstance(device, dict) else {}
+    # Imported only once the model is known to be good: a bad one fails fast.
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import matplotlib.ticker
+    fig, ax = plt.subplots(figsize=(10, 6))
+    for label, xs, ys in curves:
+        ax.plot(xs, ys, marker=".", linewidth=1, label=label)
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for i, level in enumerate(levels):
         color = colors[(i + 3) % len(colors)]
@@ -88,12 +165,11 @@ def plot(model, prefix):
     ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda x, _: human_bytes(x)))
     ax.set_xlabel("footprint")
     ax.set_ylabel("latency per load (cycles)")
-    device = model.get("device", {})
-    title = device.get("name", "unknown device")
+    title = str(device.get("name", "unknown device"))
     if model.get("simulated"):
         title += "  [SIMULATED: not a measurement]"
     far = memory.get("far_l2", {})
-    if far:
+    if isinstance(far, dict) and far:
         title += "\nfar L2 " + ("detected" if far.get("detected") else "not detected")
     ax.set_title(title)
     ax.grid(True, which="both", alpha=0.3)
@@ -103,8 +179,13 @@ def plot(model, prefix):
     for ext in ("png", "svg"):
         out = f"{prefix}.{ext}"
         tmp = f"{out}.tmp-{os.getpid()}"
-        fig.savefig(tmp, format=ext, dpi=120)
-        os.replace(tmp, out)  # atomic: a reader never sees half a picture
+        try:
+            fig.savefig(tmp, format=ext, dpi=120)
+            os.replace(tmp, out)  # atomic: a reader never sees half a picture
+        except OSError as e:
+            if os.path.exists(tmp):
+                os.remove(tmp)
+            fail(f"cannot write {out}: {e.strerror}")
         written.append(out)
     plt.close(fig)
     return written
@@ -116,8 +197,20 @@ def main():
     parser.add_argument("--out-prefix", help="output path without extension")
     args = parser.parse_args()
     model = load_model(args.model)
-    prefix = args.out_prefix or os.path.join(os.path.dirname(os.path.abspath(args.model)), "latency")
-    for path in plot(model, prefix):
+    if args.out_prefix:
+        prefix = args.out_prefix
+    else:
+        stem = os.path.abspath(args.model)
+        stem = stem[:-len(".json")] if stem.endswith(".json") else stem
+        prefix = stem + ".latency"
+    folder = os.path.dirname(os.path.abspath(prefix))
+    if not os.path.isdir(folder):
+        fail(f"the output folder {folder} does not exist")
+    try:
+        written = plot(model, prefix)
+    except Malformed as e:
+        fail(f"{args.model}: {e}")
+    for path in written:
         print(f"wrote {path}")
 
 

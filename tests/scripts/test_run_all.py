@@ -2,6 +2,7 @@
 """Tests scripts/run-all.sh, the README's main command, against the build under test: it runs
 run-all, finds the model it wrote and plots it; a failing run-all makes the script fail."""
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -20,14 +21,21 @@ def check(condition, message):
 
 def main():
     args = test_args(__doc__.splitlines()[0])
-    script = os.path.join(args.source_dir, "scripts", "run-all.sh")
+    script = os.path.abspath(os.path.join(args.source_dir, "scripts", "run-all.sh"))
     env = dict(os.environ, GPUPROBE_SKIP_SETUP="1",
                GPUPROBE_BUILD_DIR=os.path.abspath(args.build_dir))
     with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, "v100")
-        r = subprocess.run([script, "--device", "sim:v100", "--out", out], env=env,
+        # Called from another folder with a relative --out and --device=X: the outputs land
+        # under the caller's folder, not the script's.
+        rel = f"gpuprobe-run-all-test-{os.getpid()}"
+        out = os.path.join(tmp, rel)
+        r = subprocess.run([script, "--device=sim:v100", "--out", rel], env=env, cwd=tmp,
                            capture_output=True, text=True)
         check(r.returncode == 0, f"run-all.sh failed: {r.stderr[-2000:]}")
+        misplaced = os.path.join(args.source_dir, rel)
+        if os.path.exists(misplaced):
+            check(False, "a relative --out was taken relative to the source folder")
+            shutil.rmtree(misplaced)
         for name in ("machine_model.json", "latency.png", "latency.svg",
                      os.path.join("raw", "memory_chase_ca.json")):
             check(os.path.isfile(os.path.join(out, name)), f"run-all.sh did not write {name}")
