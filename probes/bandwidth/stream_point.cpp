@@ -15,6 +15,8 @@ namespace {
 // Passes (or shared iterations) grow at most to this many: a footprint of one tile then still
 // ends within the time bound on the slowest level.
 constexpr uint64_t kMaxRepeats = uint64_t{1} << 20;
+// A repeat times n and kDifferenceFactor x n passes (measure_stream).
+constexpr uint64_t kDifferenceFactor = 4;
 // Spin for the SM clock reading after each point (ns).
 constexpr uint64_t kClockSpinNs = 200'000;
 }  // namespace
@@ -37,8 +39,10 @@ nlohmann::json measure_stream(ProbeContext& ctx, const StreamSetup& setup, bool 
       [&](uint64_t n) { return run_once(n).elapsed_ns; }, 1, 1,
       static_cast<double>(min_region_ns), kMaxRepeats);
 
-  // Each repeat times n and 2n passes: their difference cancels what every launch pays once
+  // Each repeat times n and 4n passes: their difference cancels what every launch pays once
   // (the grid's ramp-up and drain, and the first pass of an L1 window, which comes from the L2).
+  // Against n and 2n, the 3n passes of difference cut the noise the subtraction adds (a launch's
+  // relative noise s gives sqrt(17) s / 3 = 1.4 s instead of sqrt(5) s = 2.2 s).
   std::vector<double> elapsed;
   StreamResult first;
   const auto outcome = repeat_until_stable(
@@ -51,17 +55,17 @@ nlohmann::json measure_stream(ProbeContext& ctx, const StreamSetup& setup, bool 
           r = run_once(repeats);
           last.reset();
         }
-        const StreamResult twice = run_once(2 * repeats);
+        const StreamResult longer = run_once(kDifferenceFactor * repeats);
         last.reset();
         if (elapsed.empty()) first = r;
         elapsed.push_back(r.elapsed_ns);
-        const double moved = static_cast<double>(twice.bytes_read + twice.bytes_written -
+        const double moved = static_cast<double>(longer.bytes_read + longer.bytes_written -
                                                  r.bytes_read - r.bytes_written);
-        const double ns = timing::per_unit_from_difference(r.elapsed_ns, twice.elapsed_ns, 1);
+        const double ns = longer.elapsed_ns - r.elapsed_ns;
         if (!(ns > 0))
-          throw Error(stream_kernel_name(setup.shape) + ": " + std::to_string(2 * repeats) +
-                      " passes took no longer than " + std::to_string(repeats) +
-                      " (the timer or the launch is broken)");
+          throw Error(stream_kernel_name(setup.shape) + ": " +
+                      std::to_string(kDifferenceFactor * repeats) + " passes took no longer than " +
+                      std::to_string(repeats) + " (the timer or the launch is broken)");
         return moved / ns * 1e9;
       },
       ctx.repeat());
@@ -81,7 +85,7 @@ nlohmann::json measure_stream(ProbeContext& ctx, const StreamSetup& setup, bool 
       {"repeats", sum.n},
       {"converged", outcome.converged},
       {"passes", repeats},
-      {"method", "difference of n and 2n passes"},
+      {"method", "difference of n and 4n passes"},
       {"bytes_read", first.bytes_read},
       {"bytes_written", first.bytes_written},
       {"elapsed_ns", stats::median(elapsed)},
@@ -103,6 +107,23 @@ std::vector<StreamConfig> concurrency_configs(const StreamConfig& base, const De
     if (seen.insert({c.shape.vec_bytes, c.shape.ilp, c.block_threads, c.blocks_per_sm}).second)
       out.push_back(c);
   };
+  // The ladder: from one warp per SM with one 4-byte access in flight, each step raises the bytes
+  // in flight per SM by 1.33 to 2 times through one knob (vector width, ILP, block size, blocks
+  // per SM), so that Little's law sees the whole curve from latency-bound to the peak, with
+  // half-steps of the block size where the knee of a fast level (L1, shared) lies.
+  StreamConfig step = base;
+  step.shape.vec_bytes = 4;
+  step.shape.ilp = 1;
+  step.block_threads = 32;
+  step.blocks_per_sm = 1;
+  add(step);
+  for (uint32_t v : {8u, 16u}) step.shape.vec_bytes = v, add(step);
+  for (uint32_t ilp : {2u, 4u}) step.shape.ilp = ilp, add(step);
+  for (uint32_t t : {64u, 96u, 128u, 192u, 256u}) step.block_threads = t, add(step);
+  for (uint32_t b : {2u, 4u}) step.blocks_per_sm = b, add(step);
+  step.shape.ilp = 8, add(step);
+  step.block_threads = 512, add(step);
+  // Then each knob on its own around the probe's configuration, for what it does by itself.
   for (uint32_t b : {1u, 2u, 4u, 8u}) {
     StreamConfig c = base;
     c.blocks_per_sm = b;

@@ -29,8 +29,10 @@ struct StreamConfig {
   uint32_t blocks_per_sm = 1;
 };
 
-// The concurrency sweep of a level: one-dimensional sweeps around `base` of the blocks per SM,
-// the ILP, the vector width (32 bytes on sm_100+ only) and the block size, without repeats.
+// The concurrency sweep of a level, without repeats: a ladder from one warp with one 4-byte
+// access per SM that doubles the bytes in flight at each step (one knob at a time), then
+// one-dimensional sweeps around `base` of the blocks per SM, the ILP, the vector width (32 bytes
+// on sm_100+ only) and the block size.
 std::vector<StreamConfig> concurrency_configs(const StreamConfig& base, const DeviceInfo& info);
 
 // The parameters every bandwidth probe shares: block-threads, vec-bytes, ilp, blocks-per-sm

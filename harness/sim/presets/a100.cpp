@@ -81,6 +81,27 @@ Preset make_a100() {
   p.noise_rel = 0.004;              // assumption: per-hop jitter, no published distribution
   p.outlier_probability = 0.001;    // assumption: no published figure
   p.outlier_extra_cycles = 400;     // assumption: no published figure
+  // Bandwidth per level (probes/bandwidth/stream_sim.cpp; FIGURES §4). Queue growth: assumption
+  // (no published loaded-latency curve).
+  p.bandwidth = {
+      {.level = "L1", .peak_bytes_per_clk_per_sm = 128,      // DER M [GB24] gpu-cache 19.1 TB/s
+       .queue_cycles = 8, .source = "DER M [GB24] gpu-cache (A100-80); queue: assumption"},
+      {.level = "shared", .peak_bytes_per_clk_per_sm = 128,  // S [LUO25 T5]
+       .queue_cycles = 4, .source = "S [LUO25 T5]; queue: assumption"},
+      {.level = "L2", .peak_bytes_per_clk_per_sm = 64,       // assumption: per-SM port
+       .peak_bytes_per_s = 5.4e12,                           // M [GB24] gpu-l2-cache (A100-80)
+       .queue_cycles = 100, .source = "M [GB24] gpu-l2-cache; port and queue: assumption"},
+      {.level = "L2-far", .peak_bytes_per_clk_per_sm = 64,
+       .peak_bytes_per_s = 0.77 * 5.4e12,                    // assumption: H100 PCIe's far/near
+       .queue_cycles = 150, .source = "assumption: far/near ratio of M [GB24] h100_pcie"},
+      {.level = "DRAM", .peak_bytes_per_s = 1490e9,          // M [GB24] gpu-stream a100_40 read
+       .queue_cycles = 300,
+       .write_fraction = 1505.0 / 1490.0,                    // M [GB24] stream init / read
+       .copy_fraction = 1375.0 / 1490.0,                     // M [GB24] stream triad / read
+       .source = "M [GB24] gpu-stream a100_40.txt; queue: assumption"},
+  };
+  p.max_threads_per_sm = 2048;      // D CUDA compute capability 8.0 limits
+  p.max_blocks_per_sm = 32;         // D CUDA compute capability 8.0 limits
   return p;
 }
 

@@ -80,6 +80,27 @@ Preset make_h100() {
   p.noise_rel = 0.004;              // assumption: per-hop jitter, no published distribution
   p.outlier_probability = 0.001;    // assumption: no published figure
   p.outlier_extra_cycles = 400;     // assumption: no published figure
+  // Bandwidth per level (probes/bandwidth/stream_sim.cpp; FIGURES §4). Queue growth: assumption
+  // (no published loaded-latency curve).
+  p.bandwidth = {
+      {.level = "L1", .peak_bytes_per_clk_per_sm = 128,      // DER M [GB24] gpu-cache 25.2 TB/s
+       .queue_cycles = 8, .source = "DER M [GB24] gpu-cache; queue: assumption"},
+      {.level = "shared", .peak_bytes_per_clk_per_sm = 128,  // DER 32 banks x 4 B [S-A100 BP]
+       .queue_cycles = 4, .source = "DER [S-A100 BP] banks; queue: assumption"},
+      {.level = "L2", .peak_bytes_per_clk_per_sm = 64,       // assumption: per-SM port
+       .peak_bytes_per_s = 7.4e12,                           // M [GB24] gpu-l2-cache 7.0-7.8 TB/s
+       .queue_cycles = 100, .source = "M [GB24] gpu-l2-cache; port and queue: assumption"},
+      {.level = "L2-far", .peak_bytes_per_clk_per_sm = 64,
+       .peak_bytes_per_s = 5.7e12,                           // M [GB24] gpu-l2-cache at 40 MB
+       .queue_cycles = 150, .source = "M [GB24] gpu-l2-cache; queue: assumption"},
+      {.level = "DRAM", .peak_bytes_per_s = 1942e9,          // M [GB24] gpu-stream read
+       .queue_cycles = 300,
+       .write_fraction = 2016.0 / 1942.0,                    // M [GB24] stream init / read
+       .copy_fraction = 1832.0 / 1942.0,                     // M [GB24] stream triad / read
+       .source = "M [GB24] gpu-stream h100_pcie.txt; queue: assumption"},
+  };
+  p.max_threads_per_sm = 2048;      // D CUDA compute capability 9.0 limits
+  p.max_blocks_per_sm = 32;         // D CUDA compute capability 9.0 limits
   return p;
 }
 

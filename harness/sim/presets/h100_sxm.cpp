@@ -43,9 +43,9 @@ Preset make_h100_sxm() {
        .ways = 16,                      // assumption: no published figure, FIGURES §3
        .hit_latency_cycles = 268.5,     // M [GP26] fastest SM; SM 0 (+21.1) reads 289.4-289.7
        .hashed_sets = true,
-       .hash_block_bytes = 4ull << 20,  // assumption: fitted to the knee's start (~0.9x) in
+       .hash_block_bytes = 0,  // assumption: fitted to the knee's start (~0.9x) in
                                         // [GP26] memory_chase_default.json, docs/ANALYSIS.md "soft knees"
-       .replacement = Replacement::plru},  // assumption: no published policy; PLRU matches the
+       .replacement = Replacement::lru},  // assumption: no published policy; PLRU matches the
                                            // knee's width in [GP26] memory_chase_default.json
       {.name = "L2-far",
        .capacity_bytes = 50ull << 20,   // P [CC-H100] whole L2; M far plateau ~30-47 MB
@@ -92,6 +92,27 @@ Preset make_h100_sxm() {
   p.noise_rel = 0.004;              // assumption: per-hop jitter, no published distribution
   p.outlier_probability = 0.001;    // assumption: no published figure
   p.outlier_extra_cycles = 400;     // assumption: no published figure
+  // Bandwidth per level (probes/bandwidth/stream_sim.cpp; FIGURES §4). Not yet measured by
+  // gpuprobe on this GPU; queue growth: assumption (no published loaded-latency curve).
+  p.bandwidth = {
+      {.level = "L1", .peak_bytes_per_clk_per_sm = 128,      // assumption: the SM of H100 PCIe
+       .queue_cycles = 8, .source = "assumption: same SM as DER M [GB24] H100 PCIe"},
+      {.level = "shared", .peak_bytes_per_clk_per_sm = 128,  // DER 32 banks x 4 B [S-A100 BP]
+       .queue_cycles = 4, .source = "DER [S-A100 BP] banks; queue: assumption"},
+      {.level = "L2", .peak_bytes_per_clk_per_sm = 64,       // assumption: per-SM port
+       .peak_bytes_per_s = 4529.0 * 1073741824.0,            // P [MT4G] read 4529 GiB/s
+       .queue_cycles = 100, .source = "P [MT4G]; port and queue: assumption"},
+      {.level = "L2-far", .peak_bytes_per_clk_per_sm = 64,
+       .peak_bytes_per_s = 0.77 * 4529.0 * 1073741824.0,     // assumption: H100 PCIe's far/near
+       .queue_cycles = 150, .source = "assumption: far/near ratio of M [GB24] h100_pcie"},
+      {.level = "DRAM", .peak_bytes_per_s = 3.18e12,         // P [AZ] STREAM dot (reads)
+       .queue_cycles = 300,
+       .write_fraction = 0.95,                               // assumption: no published write rate
+       .copy_fraction = 2.90 / 3.18,                         // P [AZ] STREAM copy / dot
+       .source = "P [AZ] STREAM; write and queue: assumption"},
+  };
+  p.max_threads_per_sm = 2048;      // D CUDA compute capability 9.0 limits
+  p.max_blocks_per_sm = 32;         // D CUDA compute capability 9.0 limits
   return p;
 }
 

@@ -63,6 +63,25 @@ Preset make_l40() {
   p.noise_rel = 0.004;              // assumption: per-hop jitter, no published distribution
   p.outlier_probability = 0.001;    // assumption: no published figure
   p.outlier_extra_cycles = 400;     // assumption: no published figure
+  // Bandwidth per level (probes/bandwidth/stream_sim.cpp; FIGURES §4). Queue growth: assumption
+  // (no published loaded-latency curve).
+  p.bandwidth = {
+      {.level = "L1", .peak_bytes_per_clk_per_sm = 64,       // DER M [GB24] gpu-cache 22.6 TB/s
+       .queue_cycles = 8, .source = "DER M [GB24] gpu-cache; queue: assumption"},
+      {.level = "shared", .peak_bytes_per_clk_per_sm = 128,  // assumption: 32 banks x 4 B (AD102
+       .queue_cycles = 4,                                    // not published; GB202 124.9 P [R6000D])
+       .source = "assumption: DER [S-A100 BP] banks; queue: assumption"},
+      {.level = "L2", .peak_bytes_per_clk_per_sm = 64,       // assumption: per-SM port
+       .peak_bytes_per_s = 5.2e12,                           // M [GB24] gpu-l2-cache to ~92 MB
+       .queue_cycles = 100, .source = "M [GB24] gpu-l2-cache; port and queue: assumption"},
+      {.level = "DRAM", .peak_bytes_per_s = 844e9,           // M [GB24] gpu-stream read
+       .queue_cycles = 300,
+       .write_fraction = 846.0 / 844.0,                      // M [GB24] stream init / read
+       .copy_fraction = 803.0 / 844.0,                       // M [GB24] stream triad / read
+       .source = "M [GB24] gpu-stream l40.txt; queue: assumption"},
+  };
+  p.max_threads_per_sm = 1536;      // D CUDA compute capability 8.9 limits
+  p.max_blocks_per_sm = 24;         // D CUDA compute capability 8.9 limits
   return p;
 }
 

@@ -64,6 +64,25 @@ Preset make_v100() {
   p.noise_rel = 0.004;              // assumption: per-hop jitter, no published distribution
   p.outlier_probability = 0.001;    // assumption: no published figure
   p.outlier_extra_cycles = 400;     // assumption: no published figure
+  // Bandwidth per level (probes/bandwidth/stream_sim.cpp; FIGURES §4). Queue growth: assumption
+  // (no published loaded-latency curve), chosen so that 90% of a peak needs a few times the
+  // unloaded latency's worth of bytes in flight.
+  p.bandwidth = {
+      {.level = "L1", .peak_bytes_per_clk_per_sm = 128,      // DER M [GB24] gpu-cache 13.9 TB/s
+       .queue_cycles = 8, .source = "DER M [GB24] gpu-cache; queue: assumption"},
+      {.level = "shared", .peak_bytes_per_clk_per_sm = 128,  // DER 32 banks x 4 B; S [JIA18] 12,080
+       .queue_cycles = 4, .source = "DER [S-A100 BP] banks; S [JIA18]; queue: assumption"},
+      {.level = "L2", .peak_bytes_per_clk_per_sm = 64,       // assumption: per-SM port
+       .peak_bytes_per_s = 2.4e12,                           // M [GB24] gpu-cache replicated read
+       .queue_cycles = 100, .source = "M [GB24]; port and queue: assumption"},
+      {.level = "DRAM", .peak_bytes_per_s = 866e9,           // M [GB24] gpu-stream read
+       .queue_cycles = 300,
+       .write_fraction = 895.0 / 866.0,                      // M [GB24] stream init / read
+       .copy_fraction = 814.0 / 866.0,                       // M [GB24] stream triad / read
+       .source = "M [GB24] gpu-stream v100.txt; queue: assumption"},
+  };
+  p.max_threads_per_sm = 2048;      // D CUDA compute capability 7.0 limits
+  p.max_blocks_per_sm = 32;         // D CUDA compute capability 7.0 limits
   return p;
 }
 

@@ -180,23 +180,44 @@ TEST_CASE("a launch whose checksum or destination is wrong fails its self-check"
   CHECK_NOTHROW(probes::check_stream_result(s, r));
 }
 
-TEST_CASE("the concurrency sweep varies one thing at a time and has no repeats", "[bandwidth]") {
+TEST_CASE("the concurrency sweep raises the bytes in flight along its ladder, then varies one "
+          "knob at a time", "[bandwidth]") {
   probes::StreamConfig base;
   base.shape = {StreamKind::read, 16, 2};
   base.block_threads = 256;
   base.blocks_per_sm = 2;
   const auto h100 = probes::concurrency_configs(base, sim::find_preset("h100").info);
   std::set<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t>> seen;
+  auto in_flight = [](const probes::StreamConfig& c) {
+    return uint64_t(c.block_threads) * c.blocks_per_sm * c.shape.ilp * c.shape.vec_bytes;
+  };
+  constexpr std::size_t kLadder = 14;
+  REQUIRE(h100.size() > kLadder);
+  CHECK(in_flight(h100[0]) == 128);   // one warp, one 4-byte access per thread
+  for (std::size_t i = 1; i < kLadder; ++i) {
+    const double ratio = double(in_flight(h100[i])) / double(in_flight(h100[i - 1]));
+    CHECK(ratio >= 1.33);
+    CHECK(ratio <= 2.0);
+  }
+  CHECK(in_flight(h100[kLadder - 1]) == 256u << 10);
   bool has_vec32 = false;
-  for (const auto& c : h100) {
+  for (std::size_t i = 0; i < h100.size(); ++i) {
+    const auto& c = h100[i];
     CHECK(seen.insert({c.shape.vec_bytes, c.shape.ilp, c.block_threads, c.blocks_per_sm}).second);
-    const int changed = (c.shape.vec_bytes != 16) + (c.shape.ilp != 2) +
-                        (c.block_threads != 256) + (c.blocks_per_sm != 2);
-    CHECK(changed <= 1);
+    if (i >= kLadder) {
+      const int changed = (c.shape.vec_bytes != 16) + (c.shape.ilp != 2) +
+                          (c.block_threads != 256) + (c.blocks_per_sm != 2);
+      CHECK(changed <= 1);
+    }
     has_vec32 = has_vec32 || c.shape.vec_bytes == 32;
   }
   CHECK_FALSE(has_vec32);   // sm_90: no 32-byte accesses
-  CHECK(h100.size() == 3 + 3 + 2 + 5 + 1);
+  DeviceInfo b200 = sim::find_preset("h100").info;
+  b200.cc = {10, 0};
+  bool b200_vec32 = false;
+  for (const auto& c : probes::concurrency_configs(base, b200))
+    b200_vec32 = b200_vec32 || c.shape.vec_bytes == 32;
+  CHECK(b200_vec32);
 }
 
 TEST_CASE("a preset without a bandwidth model skips the bandwidth probes with the reason",

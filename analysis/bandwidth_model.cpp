@@ -1,0 +1,231 @@
+#include "analysis/bandwidth_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "analysis/bandwidth_fit.hpp"
+#include "analysis/datasheet.hpp"
+#include "harness/error.hpp"
+#include "harness/stats.hpp"
+
+namespace gpuprobe::analysis {
+namespace {
+
+using nlohmann::json;
+
+double number(const json& p, const char* key) {
+  return p.contains(key) && p[key].is_number() ? p[key].get<double>() : NAN;
+}
+
+// The SM clock of the run: the median of its points' clock readings.
+double clock_mhz_of(const std::vector<const json*>& points) {
+  std::vector<double> mhz;
+  for (const json* p : points)
+    if (double c = number(*p, "region_sm_clock_mhz"); c > 0) mhz.push_back(c);
+  return mhz.empty() ? 0.0 : stats::median(mhz);
+}
+
+std::vector<const json*> sweep(const json& run, const std::string& name,
+                               const std::string& kind = "") {
+  std::vector<const json*> out;
+  for (const auto& p : run.at("series")) {
+    if (p.value("sweep", "") != name) continue;
+    if (!kind.empty() && p.value("kind", "") != kind) continue;
+    if (!(number(p, "bandwidth_bytes_per_s") > 0)) continue;
+    out.push_back(&p);
+  }
+  return out;
+}
+
+json with_per_clk(double bytes_per_s, double clock_mhz, double sms) {
+  if (!(clock_mhz > 0) || !(sms > 0)) return nullptr;
+  return bytes_per_s / (clock_mhz * 1e6) / sms;
+}
+
+// The concurrency sweep: points with the same bytes in flight (different shapes) become their
+// median, then fit_concurrency_sweep.
+json concurrency_json(const std::vector<const json*>& points, int sm_count, double clock_mhz) {
+  std::map<double, std::vector<double>> by_in_flight;
+  for (const json* p : points)
+    by_in_flight[number(*p, "bytes_in_flight_per_sm")].push_back(number(*p, "bandwidth_bytes_per_s"));
+  std::vector<ConcurrencyPoint> curve;
+  json raw = json::array();
+  for (const auto& [x, bws] : by_in_flight) {
+    if (!(x > 0)) continue;
+    curve.push_back({x, stats::median(bws)});
+    raw.push_back({{"bytes_in_flight_per_sm", x}, {"bandwidth_bytes_per_s", stats::median(bws)},
+                   {"configurations", bws.size()}});
+  }
+  if (curve.size() < 3)
+    throw Error("the concurrency sweep has " + std::to_string(curve.size()) +
+                " distinct bytes-in-flight values; a fit needs 3");
+  ConcurrencyFitOptions o;
+  o.sm_count = sm_count;
+  const ConcurrencyFit f = fit_concurrency_sweep(curve, o);
+  // The headline: the loaded-latency model's asymptote when the model reproduces the measured
+  // curve (run forwards, as the sweep ran: bytes in flight -> bandwidth, rms within 3%), its peak
+  // is identified and lies within 25% above the measured top (a sweep rarely reaches
+  // saturation); else the measured top. The bytes in flight for 90% follow the same choice (the
+  // model's from Little's law, or the measured crossing).
+  const double model_rms = f.model.points > 0 ? f.model_rms_rel_bandwidth_residual : INFINITY;
+  const bool use_model = model_rms <= 0.03 && f.model.peak_identified &&
+                         f.model.peak_bandwidth_bytes_per_s >= f.peak_bandwidth_bytes_per_s &&
+                         f.model.peak_bandwidth_bytes_per_s <= 1.25 * f.peak_bandwidth_bytes_per_s;
+  json model = nullptr;
+  if (f.model.points > 0)
+    model = {{"unloaded_latency_ns", f.model.unloaded_latency_ns},
+             {"queue_ns", f.model.queue_ns},
+             {"peak_bandwidth_bytes_per_s", f.model.peak_bandwidth_bytes_per_s},
+             {"peak_identified", f.model.peak_identified},
+             {"rms_rel_residual", f.model.rms_rel_residual},
+             {"bandwidth_rms_rel", std::isfinite(model_rms) ? json(model_rms) : json(nullptr)},
+             {"confidence", f.model.confidence},
+             {"formula", "latency(B) = unloaded + queue x B / (peak - B); B x latency = bytes in "
+                         "flight (all SMs)"}};
+  const double peak = use_model ? f.model.peak_bandwidth_bytes_per_s : f.peak_bandwidth_bytes_per_s;
+  const double in_flight =
+      use_model ? littles_law::bytes_in_flight_for(to_littles_law_ns(f.model), o.fraction) / sm_count
+                : f.bytes_in_flight_per_sm;
+  return {{"peak_bytes_per_s", peak},
+          {"peak_bytes_per_clk_per_sm", with_per_clk(peak, clock_mhz, sm_count)},
+          {"peak_from", use_model ? "loaded-latency model" : "measured top"},
+          {"measured_top_bytes_per_s", f.peak_bandwidth_bytes_per_s},
+          {"measured_top_interval_bytes_per_s", {f.peak_lo_bytes_per_s, f.peak_hi_bytes_per_s}},
+          {"still_rising", f.still_rising},
+          {"bytes_in_flight_per_sm_for_90pct", in_flight},
+          {"measured_crossing_bytes_in_flight_per_sm", f.bytes_in_flight_per_sm},
+          {"measured_crossing_interval_per_sm",
+           {f.bytes_in_flight_lo_per_sm, f.bytes_in_flight_hi_per_sm}},
+          {"crossing_measured", f.crossing_measured},
+          {"unloaded_latency_ns", f.unloaded_latency_ns > 0 ? json(f.unloaded_latency_ns) : json(nullptr)},
+          {"loaded_latency", model},
+          {"confidence", f.confidence},
+          {"reasons", f.reasons},
+          {"points", raw}};
+}
+
+json footprint_json(const std::vector<const json*>& points, const char* x_key,
+                    const std::vector<std::string>& names, double clock_mhz, double sms) {
+  std::vector<FootprintPoint> curve;
+  for (const json* p : points) curve.push_back({number(*p, x_key), number(*p, "bandwidth_bytes_per_s")});
+  std::sort(curve.begin(), curve.end(), [](const FootprintPoint& a, const FootprintPoint& b) {
+    return a.footprint_bytes < b.footprint_bytes;
+  });
+  FootprintFitOptions o;
+  o.level_names = names;
+  const FootprintFit f = fit_footprint_sweep(curve, o);
+  json levels = json::array();
+  for (const auto& l : f.levels)
+    levels.push_back({{"name", l.name},
+                      {"bandwidth_bytes_per_s", l.bandwidth_bytes_per_s},
+                      {"bandwidth_interval_bytes_per_s", {l.bandwidth_lo_bytes_per_s, l.bandwidth_hi_bytes_per_s}},
+                      {"bytes_per_clk_per_sm", with_per_clk(l.bandwidth_bytes_per_s, clock_mhz, sms)},
+                      {"ends_at_bytes", l.end_bytes > 0 ? json(l.end_bytes) : json(nullptr)},
+                      {"ends_interval_bytes", {l.end_lo_bytes, l.end_hi_bytes}},
+                      {"points", l.points},
+                      {"confidence", l.confidence}});
+  json xs = json::array(), ys = json::array();
+  for (const auto& c : curve) {
+    xs.push_back(c.footprint_bytes);
+    ys.push_back(c.bandwidth_bytes_per_s);
+  }
+  return {{"x_name", x_key}, {"levels", levels}, {"reasons", f.reasons},
+          {"x", xs}, {"bandwidth_bytes_per_s", ys}};
+}
+
+// Runs one fit: its JSON, or {"error": message} so that one failed fit keeps the others.
+template <class F>
+json fit_or_error(F&& f) {
+  try {
+    return f();
+  } catch (const std::exception& e) {
+    return {{"error", e.what()}};
+  }
+}
+
+}  // namespace
+
+void add_bandwidth_from_run(const json& run, json& bandwidth) {
+  const std::string probe = run.value("probe", "");
+  const json& device = run.at("device");
+  const int sms = device.value("sm_count", 0);
+  std::vector<const json*> all;
+  for (const auto& p : run.at("series")) all.push_back(&p);
+  const double clock = clock_mhz_of(all);
+
+  if (probe == "bandwidth/l1") {
+    json& l1 = bandwidth["L1"];
+    if (auto pts = sweep(run, "footprint"); !pts.empty())
+      l1["footprint_sweep"] = fit_or_error([&] {
+        return footprint_json(pts, "window_bytes_per_sm", {"L1", "L2", "DRAM"}, clock, sms);
+      });
+    if (auto pts = sweep(run, "concurrency"); !pts.empty())
+      l1["concurrency"] = fit_or_error([&] { return concurrency_json(pts, sms, clock); });
+  } else if (probe == "bandwidth/l2") {
+    json& l2 = bandwidth["L2"];
+    if (auto pts = sweep(run, "footprint"); !pts.empty()) {
+      l2["footprint_sweep"] = fit_or_error([&] {
+        // A split L2 shows three levels (near, far, DRAM), a whole one two.
+        json fit = footprint_json(pts, "footprint_bytes", {"L2", "L2-far", "DRAM"}, clock, sms);
+        if (fit["levels"].size() == 2) fit["levels"][1]["name"] = "DRAM";
+        return fit;
+      });
+    }
+    if (auto pts = sweep(run, "concurrency"); !pts.empty())
+      l2["concurrency"] = fit_or_error([&] { return concurrency_json(pts, sms, clock); });
+  } else if (probe == "bandwidth/dram") {
+    json& dram = bandwidth["DRAM"];
+    const auto sheet = datasheet_for(device.value("name", ""));
+    for (const char* kind : {"read", "write", "copy"}) {
+      json k = json::object();
+      if (auto base = sweep(run, "base", kind); !base.empty()) {
+        k["bandwidth_bytes_per_s"] = number(*base.front(), "bandwidth_bytes_per_s");
+      }
+      if (auto pts = sweep(run, "concurrency", kind); !pts.empty()) {
+        k["concurrency"] = fit_or_error([&] { return concurrency_json(pts, sms, clock); });
+        if (sheet && k["concurrency"].contains("measured_top_bytes_per_s"))
+          k["percent_of_datasheet"] =
+              100.0 * k["concurrency"]["measured_top_bytes_per_s"].get<double>() /
+              sheet->dram_bytes_per_s;
+      }
+      if (!k.empty()) dram[kind] = k;
+    }
+    if (sheet)
+      dram["datasheet"] = {{"gpu", sheet->gpu}, {"bytes_per_s", sheet->dram_bytes_per_s},
+                           {"source", sheet->source}};
+  } else if (probe == "bandwidth/shared") {
+    json& shared = bandwidth["shared"];
+    if (auto pts = sweep(run, "stride"); !pts.empty()) shared["bank_conflicts"] = fit_or_error([&] {
+      std::vector<StridePoint> strides;
+      int word_bytes = 4;
+      for (const json* p : pts) {
+        strides.push_back({p->value("stride_elems", 0), number(*p, "bytes_per_clk_per_sm")});
+        word_bytes = p->value("vec_bytes", 4);
+      }
+      std::sort(strides.begin(), strides.end(), [](const StridePoint& a, const StridePoint& b) {
+        return a.stride_elements < b.stride_elements;
+      });
+      BankConflictOptions o;
+      o.word_bytes = word_bytes;
+      const BankConflictFit f = fit_bank_conflicts(strides, o);
+      json per = json::array();
+      for (const auto& s : f.strides)
+        per.push_back({{"stride_elems", s.stride_elements}, {"slowdown", s.measured_slowdown},
+                       {"degree", s.degree}, {"wavefronts", s.wavefronts}, {"verdict", s.verdict}});
+      return json{{"word_bytes", word_bytes},
+                                  {"peak_bytes_per_clk_per_sm", f.peak_bytes_per_cycle_per_sm},
+                                  {"strides", per},
+                                  {"confidence", f.confidence},
+                                  {"reasons", f.reasons}};
+    });
+    if (auto pts = sweep(run, "concurrency"); !pts.empty())
+      shared["concurrency"] = fit_or_error([&] { return concurrency_json(pts, sms, clock); });
+  } else {
+    throw Error("not a bandwidth probe: " + probe);
+  }
+}
+
+}  // namespace gpuprobe::analysis
