@@ -39,6 +39,19 @@ struct TlbLevelModel {
   double miss_penalty_cycles = 0; // added when this level misses (and the next one is asked)
 };
 
+// Bandwidth of one level for the simulated stream probes (probes/bandwidth/stream_sim.cpp):
+// the aggregate peak is the smaller of the per-SM port times the SMs and the level's own peak;
+// latency under load grows by queue_cycles as the load approaches the peak (Little's law).
+struct LevelBandwidthModel {
+  std::string level;                      // "L1", "shared", "L2", "L2-far", "DRAM"
+  double peak_bytes_per_clk_per_sm = 0;   // per-SM port; 0 = no per-SM limit
+  double peak_bytes_per_s = 0;            // whole-device limit; 0 = none
+  double queue_cycles = 0;                // extra latency at the peak
+  double write_fraction = 1.0;            // write peak over read peak
+  double copy_fraction = 1.0;             // copy peak over read peak
+  std::string source;                     // FIGURES.md keys, or "assumption"
+};
+
 struct Preset {
   std::string name;               // "h100"
   DeviceInfo info;                // what the simulated device reports (simulated = true)
@@ -68,6 +81,9 @@ struct Preset {
   double noise_rel = 0.004;         // relative sigma of per-hop jitter (deterministic from seed)
   double outlier_probability = 0.001;
   double outlier_extra_cycles = 400;
+  std::vector<LevelBandwidthModel> bandwidth;  // empty: the stream probes are unavailable
+  uint32_t max_threads_per_sm = 2048;
+  uint32_t max_blocks_per_sm = 32;
 };
 
 const std::vector<Preset>& presets();
