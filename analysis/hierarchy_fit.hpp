@@ -2,10 +2,12 @@
 //
 // Method (docs/ANALYSIS.md): optimal piecewise-constant segmentation of log(latency) over
 // log(footprint) by dynamic programming with a BIC penalty (noise estimated from the curve
-// itself), plateaus = segments that are flat and wide enough, plateaus closer than
-// merge_rel_tol merged; each boundary gives a capacity (crossing of 10% of the step) with an
-// interval, and each level a confidence from a two-sample Kolmogorov-Smirnov test against its
-// neighbours. Eigen does the per-plateau least-squares (flatness) and the segment costs.
+// itself); neighbouring segments that stay inside one level's band are joined into candidate
+// plateaus, which must be flat and wide enough; GPU rules (latencies rise level by level, the far
+// L2 ends at about twice the near partition, a new cache level at >= 4x the one before) turn
+// contradicting candidates into transitions (`rejected`). Each boundary gives a capacity (crossing
+// of 10% of the step) with an interval; each level a confidence from its points, their spread
+// and how often resampled fits find it again. Eigen does the least-squares and segment costs.
 #pragma once
 #include <optional>
 #include <string>
@@ -18,14 +20,32 @@ namespace gpuprobe::analysis {
 struct Level {
   std::string name;                 // "L1", "L2", "L2-far", "DRAM", "L3"...
   double latency_cycles = 0;        // median of the plateau
-  double latency_ns = 0;            // from the curve's ns, or cycles / clock; 0 if unknown
+  // From the points' ns, or cycles / clock; empty when neither is known (no clock).
+  std::optional<double> latency_ns;
   double capacity_bytes = 0;        // 0 for the last level (unbounded by the sweep)
   double capacity_lo_bytes = 0;     // interval the capacity lies in
   double capacity_hi_bytes = 0;
-  double confidence = 0;            // 0..1
+  // 0..1: points_score x spread_score x stability (0 for the only level of a curve).
+  double confidence = 0;
+  double points_score = 0;          // 1 - 2^(-(points - 1) / 2): 3 points 0.5, 8 points 0.91
+  double spread_score = 0;          // exp(-(spread / (0.25 x step to the nearest level))^2)
+  double stability = 0;             // fraction of resampled fits that find the level again
+  double spread_rel = 0;            // robust relative spread (1.4826 MAD) of the stable part
   double plateau_first_x = 0;       // footprints of the plateau's first and last points
   double plateau_last_x = 0;
+  int points = 0;                   // points of the stable part (the latency's median)
+};
+
+// A plateau the segmentation found that a GPU rule turned into a transition.
+struct RejectedCandidate {
+  double latency_cycles = 0;
+  double plateau_first_x = 0;
+  double plateau_last_x = 0;
   int points = 0;
+  double capacity_bytes = 0;        // where it ends (0: not computed)
+  double capacity_ratio = 0;        // capacity / the capacity of the level before (0: none)
+  std::string rule;                 // "rise", "far-l2", "growth"
+  std::string reason;               // one line with the numbers
 };
 
 struct HierarchyFitOptions {
@@ -38,6 +58,11 @@ struct HierarchyFitOptions {
   // A plateau must also span this many octaves of footprint (last/first >= 2^0.2 = 1.15): in a
   // dense sweep a few points of a soft knee look flat over their own tiny width.
   double min_plateau_octaves = 0.2;
+  // The GPU memory-hierarchy rules (docs/ANALYSIS.md). Off for curves that are not a cache
+  // hierarchy (TLB reach).
+  bool gpu_rules = true;
+  // Resampled fits behind each level's stability (0: stability 1, no resampling).
+  int resamples = 8;
 };
 
 struct FarL2 {
@@ -52,6 +77,8 @@ struct HierarchyFit {
   // The curve ends rising past its last plateau without reaching another: the sweep stopped
   // before the next level, so the last plateau is named as a cache, not as memory.
   bool ended_in_rise = false;
+  std::vector<std::string> rules;              // the rules applied, with their bounds
+  std::vector<RejectedCandidate> rejected;     // candidates a rule made transitions, and why
 };
 
 // Throws gpuprobe::Error if the curve has too few points or is not sorted.

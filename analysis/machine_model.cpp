@@ -180,8 +180,13 @@ nlohmann::json to_json(const HierarchyFit& fit, const Curve& curve) {
   for (const auto& l : fit.levels) {
     nlohmann::json j = {{"name", l.name},
                         {"latency_cycles", l.latency_cycles},
-                        {"latency_ns", l.latency_ns},
+                        // null: no clock and no ns in the points, so ns are unknown
+                        {"latency_ns", l.latency_ns ? nlohmann::json(*l.latency_ns) : nlohmann::json()},
                         {"confidence", l.confidence},
+                        {"confidence_parts", {{"points", l.points_score},
+                                              {"spread", l.spread_score},
+                                              {"stability", l.stability},
+                                              {"spread_rel", l.spread_rel}}},
                         {"plateau_bytes", {l.plateau_first_x, l.plateau_last_x}},
                         {"points", l.points}};
     if (l.capacity_bytes > 0) {
@@ -192,8 +197,17 @@ nlohmann::json to_json(const HierarchyFit& fit, const Curve& curve) {
     }
     levels.push_back(j);
   }
+  nlohmann::json rejected = nlohmann::json::array();
+  for (const auto& r : fit.rejected)
+    rejected.push_back({{"latency_cycles", r.latency_cycles},
+                        {"plateau_bytes", {r.plateau_first_x, r.plateau_last_x}},
+                        {"points", r.points},
+                        {"rule", r.rule},
+                        {"reason", r.reason}});
   return {{"levels", levels},
           {"far_l2", {{"detected", fit.far_l2.detected}, {"reason", fit.far_l2.reason}}},
+          {"rules", fit.rules},
+          {"rejected", rejected},
           {"noise_rel", fit.noise_rel},
           {"curve", curve_json(curve)}};
 }
@@ -273,6 +287,7 @@ nlohmann::json build_machine_model(const std::vector<nlohmann::json>& runs,
       if (mem["paths"].contains(op) && !mem["paths"][op].contains("error")) {
         mem["levels"] = mem["paths"][op]["levels"];
         mem["far_l2"] = mem["paths"][op]["far_l2"];
+        mem["rejected"] = mem["paths"][op]["rejected"];
         mem["levels_from"] = std::string("memory/chase cache-op=") + op;
         break;
       }
@@ -302,6 +317,7 @@ nlohmann::json build_machine_model_from_curve(const Curve& curve, const std::str
                                         : nlohmann::json(nullptr);
   model["memory"]["levels"] = j["levels"];
   model["memory"]["far_l2"] = j["far_l2"];
+  model["memory"]["rejected"] = j["rejected"];
   model["memory"]["levels_from"] = "import-csv";
   model["memory"]["paths"]["imported"] = j;
   return model;

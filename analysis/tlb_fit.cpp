@@ -22,6 +22,7 @@ TlbFit fit_tlb(const Curve& latency_against_span, double page_bytes) {
   HierarchyFitOptions options;
   options.first_level = "TLB1";
   options.last_is_memory = false;
+  options.gpu_rules = false;  // TLB reach is not a cache hierarchy (far L2, growth rules)
   // A TLB miss adds a few percent to a hop that already misses the caches (10 cycles on 266 in
   // the H100 preset): merge only what is closer than that.
   options.merge_rel_tol = kTlbMergeRelTol;

@@ -111,3 +111,24 @@ TEST_CASE("an imported curve within the bound is stored whole and says so", "[mo
   CHECK(stored["input_points"] == 60);
   CHECK(stored["x"].size() == 60);
 }
+
+TEST_CASE("without a clock the model's latency_ns is null; rules and rejected candidates are kept",
+          "[model][hierarchy]") {
+  analysis::testing::SyntheticSpec spec;
+  // A plateau ending at 3.6x the near L2 between L2 and DRAM: a rejected candidate.
+  spec.levels = {{33, 150.0 * 1024}, {205, 20.0 * 1024 * 1024}, {400, 72.0 * 1024 * 1024}, {551, 0}};
+  spec.x_ratio = 1.07;
+  spec.points = 226;
+  spec.knee_octaves = 0.3;
+  spec.noise_rel = 0.003;
+  const auto model = analysis::build_machine_model_from_curve(analysis::testing::make_curve(spec), "a.csv");
+  const auto& mem = model["memory"];
+  REQUIRE(mem["levels"].size() == 3);
+  for (const auto& l : mem["levels"]) {
+    CHECK(l["latency_ns"].is_null());
+    CHECK(l["confidence_parts"]["stability"].is_number());
+  }
+  REQUIRE(mem["rejected"].size() == 1);
+  CHECK(mem["rejected"][0]["rule"] == "far-l2");
+  CHECK(mem["paths"]["imported"]["rules"].size() >= 3);
+}

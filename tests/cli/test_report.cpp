@@ -44,3 +44,20 @@ TEST_CASE("a model with every result prints every result", "[cli][report]") {
   gpuprobe::print_model(empty, {{"memory", nlohmann::json::object()}});
   CHECK(empty.str() == "the model holds no result: no run record measured anything\n");
 }
+
+TEST_CASE("a level without a clock prints 'ns unknown', not 0.0 ns", "[cli][report]") {
+  const nlohmann::json model = {
+      {"memory",
+       {{"levels_from", "import-csv"},
+        {"levels", {{{"name", "L1"}, {"latency_cycles", 33.0}, {"latency_ns", nullptr},
+                     {"capacity_bytes", 153600.0}, {"confidence", 0.99}},
+                    {{"name", "DRAM"}, {"latency_cycles", 551.0}, {"latency_ns", 390.8},
+                     {"capacity_bytes", nullptr}, {"confidence", 0.98}}}},
+        {"rejected", {{{"reason", "plateau at 400.0 cycles ..."}}}}}}};
+  std::ostringstream out;
+  gpuprobe::print_levels(out, model);
+  CHECK_THAT(out.str(), Catch::Contains("33.0 cycles  ns unknown"));
+  CHECK_THAT(out.str(), Catch::Contains("551.0 cycles    390.8 ns"));
+  CHECK_THAT(out.str(), !Catch::Contains("0.0 ns"));
+  CHECK_THAT(out.str(), Catch::Contains("not a level: plateau at 400.0 cycles"));
+}
