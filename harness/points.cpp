@@ -7,13 +7,23 @@
 namespace gpuprobe {
 
 void measure_points(ProbeContext& ctx, const std::vector<PlannedPoint>& points) {
+  ctx.start_measuring();
   measure_clock(ctx, "before");
   auto measure = [&](const PlannedPoint& planned) {
     nlohmann::json point = planned.measure();
     for (const auto& [k, v] : planned.axes.items()) point[k] = v;
     return point;
   };
-  for (const PlannedPoint& planned : points) ctx.add_point(measure(planned));
+  // Points an interrupted run measured already (--resume) are kept as they are.
+  std::vector<bool> kept(points.size(), false);
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    if (const nlohmann::json* earlier = ctx.resumed_point(points[i].axes)) {
+      kept[i] = true;
+      ctx.add_point(*earlier);
+    } else {
+      ctx.add_point(measure(points[i]));
+    }
+  }
 
   // Clock outliers: a point measured while the clock was elsewhere is re-measured once.
   std::vector<double> clocks;
@@ -28,7 +38,7 @@ void measure_points(ProbeContext& ctx, const std::vector<PlannedPoint>& points) 
     };
     uint64_t remeasured = 0;
     for (std::size_t i = 0; i < points.size(); ++i) {
-      if (!off(ctx.series()[i])) continue;
+      if (kept[i] || !off(ctx.series()[i])) continue;
       nlohmann::json again = measure(points[i]);
       again["remeasured_for_clock"] = true;
       again["clock_outlier"] = off(again);

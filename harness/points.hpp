@@ -1,7 +1,8 @@
 // Measuring a probe's points, for every family: each point is added (and the record saved) as it is
 // measured; then every point whose own SM clock (its `region_sm_clock_mhz`) is more than 2% off
 // the run's median is measured once more, and flagged `clock_outlier` if it is still off. The SM
-// clock is recorded before and after (`sm_clock_mhz`).
+// clock is recorded before and after (`sm_clock_mhz`). Points of an interrupted earlier run (the
+// context's resumed points, matched by their axes) are kept as measured, not measured again.
 #pragma once
 #include <functional>
 #include <vector>

@@ -34,7 +34,18 @@ class ProbeContext {
   const Params& params() const { return params_; }
   const RepeatPolicy& repeat() const { return repeat_; }
   std::ostream& log() { return log_; }
-  // Append a measured point to the series and save the record (write-as-you-go).
+  // Called once before the first measurement (measure_points does): everything before it is
+  // planning and parameter checking, and a failure there writes nothing. Runs the start hook
+  // (run_probe's: telemetry, warm-up) the first time.
+  void start_measuring();
+  bool measuring() const { return measuring_; }
+  void set_start_hook(std::function<void()> hook) { start_hook_ = std::move(hook); }
+  // Points of an interrupted earlier run, to be kept rather than measured again (--resume).
+  void set_resumed_points(nlohmann::json points) { resumed_ = std::move(points); }
+  // The kept point whose axes are all equal to `axes`, or nullptr.
+  const nlohmann::json* resumed_point(const nlohmann::json& axes) const;
+  // Append a measured point to the series and save the record (write-as-you-go). Then, if a
+  // SIGINT or SIGTERM came, throws Interrupted (harness/interrupt.hpp): the point is kept.
   void add_point(nlohmann::json point);
   // Replace point `index` (a re-measurement) and save the record.
   void replace_point(std::size_t index, nlohmann::json point);
@@ -50,6 +61,9 @@ class ProbeContext {
   std::function<void(const nlohmann::json&)> checkpoint_;
   nlohmann::json series_ = nlohmann::json::array();
   nlohmann::json extra_ = nlohmann::json::object();
+  nlohmann::json resumed_ = nlohmann::json::array();
+  std::function<void()> start_hook_;
+  bool measuring_ = false;
 };
 
 struct ProbeSpec {
@@ -81,10 +95,14 @@ const ProbeSpec& find_probe(const std::string& id);
 // Runs one probe and returns its run record (schema gpuprobe.run). If out_path is not empty the
 // record is written there after every point and at the end. A failing probe (including a failed
 // self-check) gives status "failed" with the error and keeps its points; the error is rethrown
-// after the record is saved. A probe the device cannot run gives status "skipped" with
-// skip_reason, and nothing is launched.
+// after the record is saved. A SIGINT or SIGTERM gives status "interrupted" and rethrows
+// Interrupted. A probe the device cannot run gives status "skipped" with skip_reason, and nothing
+// is launched. An error while the driver plans (a parameter) writes nothing, and a file already at
+// out_path is replaced only by a record with at least one point: until then it stays as it was.
+// `resume_from` (an earlier record of the same probe and parameters, or null): its points are kept
+// and only the missing ones measured.
 nlohmann::json run_probe(Device& device, const ProbeSpec& probe, const Params& params,
                          const RepeatPolicy& repeat, const std::string& out_path,
-                         std::ostream& log);
+                         std::ostream& log, const nlohmann::json& resume_from = nullptr);
 
 }  // namespace gpuprobe

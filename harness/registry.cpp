@@ -1,8 +1,10 @@
 #include <exception>
+#include <filesystem>
 #include <string>
 
 #include "harness/arch.hpp"
 #include "harness/error.hpp"
+#include "harness/interrupt.hpp"
 #include "harness/probe.hpp"
 #include "harness/ops.hpp"
 #include "harness/results.hpp"
@@ -64,6 +66,21 @@ std::optional<std::string> probe_unavailable_reason(const ProbeSpec& probe, cons
          ": rebuild with CMAKE_CUDA_ARCHITECTURES=" + std::to_string(info.cc.sm()) + suffix;
 }
 
+void ProbeContext::start_measuring() {
+  if (measuring_) return;
+  measuring_ = true;
+  if (start_hook_) start_hook_();
+}
+
+const nlohmann::json* ProbeContext::resumed_point(const nlohmann::json& axes) const {
+  for (const auto& p : resumed_) {
+    bool same = p.is_object();
+    for (const auto& [k, v] : axes.items()) same = same && p.contains(k) && p[k] == v;
+    if (same) return &p;
+  }
+  return nullptr;
+}
+
 void ProbeContext::add_point(nlohmann::json point) {
   // Progress, one line per point: the axes that place it, then its latency.
   log_ << "  ";
@@ -75,6 +92,7 @@ void ProbeContext::add_point(nlohmann::json point) {
   series_.push_back(std::move(point));
   nlohmann::json partial = {{"series", series_}, {"extra", extra_}};
   if (checkpoint_) checkpoint_(partial);
+  throw_if_interrupted();
 }
 
 void ProbeContext::replace_point(std::size_t index, nlohmann::json point) {
@@ -84,11 +102,12 @@ void ProbeContext::replace_point(std::size_t index, nlohmann::json point) {
   series_[index] = std::move(point);
   nlohmann::json partial = {{"series", series_}, {"extra", extra_}};
   if (checkpoint_) checkpoint_(partial);
+  throw_if_interrupted();
 }
 
 nlohmann::json run_probe(Device& device, const ProbeSpec& probe, const Params& params,
                          const RepeatPolicy& repeat, const std::string& out_path,
-                         std::ostream& log) {
+                         std::ostream& log, const nlohmann::json& resume_from) {
   nlohmann::json record = {{"schema", kRunSchema},
                            {"schema_version", kRunSchemaVersion},
                            {"gpuprobe_version", GPUPROBE_VERSION},
@@ -103,44 +122,63 @@ nlohmann::json run_probe(Device& device, const ProbeSpec& probe, const Params& p
                            {"device", to_json(device.info())},
                            {"status", "running"},
                            {"series", nlohmann::json::array()}};
+  nlohmann::json kept = nlohmann::json::array();
+  if (resume_from.is_object()) {
+    record["created_utc"] = resume_from.value("created_utc", record["created_utc"]);
+    record["resumed_utc"] = utc_timestamp();
+    kept = resume_from.value("series", nlohmann::json::array());
+  }
+  // An existing file is replaced only by a record that has points (or when none was there).
+  std::error_code ec;
+  const bool existed = !out_path.empty() && std::filesystem::exists(out_path, ec);
+  auto write = [&] {
+    if (out_path.empty() || (existed && record["series"].empty())) return;
+    write_json_atomically(out_path, record);
+  };
   auto save = [&](const nlohmann::json& partial) {
     record["series"] = partial.at("series");
     for (const auto& [k, v] : partial.at("extra").items()) record[k] = v;
-    if (!out_path.empty()) write_json_atomically(out_path, record);
+    write();
   };
   if (auto reason = probe_unavailable_reason(probe, device.info(), built_cuda_targets())) {
     record["status"] = "skipped";
     record["skip_reason"] = *reason;
-    if (!out_path.empty()) write_json_atomically(out_path, record);
+    write();
     log << "gpuprobe: " << probe.id << " skipped: " << *reason << "\n";
     return record;
   }
-  // The driver's view before anything runs, then a warm-up so that no point is measured while an
-  // idle GPU is still ramping its clock up.
-  record["telemetry"]["before"] = device.telemetry();
-  record["warm_up"] = device.warm_up(kWarmUpMaxSeconds);
-  if (!out_path.empty()) write_json_atomically(out_path, record);
   ProbeContext ctx(device, params, repeat, log, save);
+  ctx.set_resumed_points(kept);
+  // Once the driver has planned its points: the driver's view before anything runs, then a
+  // warm-up so that no point is measured while an idle GPU is still ramping its clock up.
+  ctx.set_start_hook([&] {
+    record["telemetry"]["before"] = device.telemetry();
+    record["warm_up"] = device.warm_up(kWarmUpMaxSeconds);
+    write();
+    throw_if_interrupted();
+  });
   try {
     probe.run(ctx);
     record["telemetry"]["after"] = device.telemetry();
     save({{"series", ctx.series()}, {"extra", ctx.extra()}});
     record["status"] = "ok";
-    if (!out_path.empty()) write_json_atomically(out_path, record);
+    write();
   } catch (const OpsUnavailable& e) {
     // The backend lacks this family: nothing was launched, like a missing capability.
     record["status"] = "skipped";
     record["skip_reason"] = e.what();
-    if (!out_path.empty()) write_json_atomically(out_path, record);
+    write();
     log << "gpuprobe: " << probe.id << " skipped: " << e.what() << "\n";
     return record;
   } catch (const std::exception& e) {
+    if (!ctx.measuring()) throw;  // planning failed (a parameter): nothing ran, nothing written
     record["telemetry"]["after"] = device.telemetry();
     record["series"] = ctx.series();
     for (const auto& [k, v] : ctx.extra().items()) record[k] = v;
-    record["status"] = "failed";
-    record["error"] = e.what();
-    if (!out_path.empty()) write_json_atomically(out_path, record);
+    const auto* interrupted = dynamic_cast<const Interrupted*>(&e);
+    record["status"] = interrupted ? "interrupted" : "failed";
+    if (!interrupted) record["error"] = e.what();
+    write();
     throw;
   }
   return record;

@@ -3,6 +3,8 @@
 #include <chrono>
 #include <cmath>
 
+#include "harness/interrupt.hpp"
+
 namespace gpuprobe {
 namespace {
 
@@ -31,10 +33,12 @@ RepeatOutcome repeat_until_stable_rejecting(const std::function<std::optional<do
   const std::size_t max_repeats = std::max(policy.max_repeats, std::size_t{1});
   while (out.values.size() < max_repeats) {
     const std::optional<double> value = measure();
+    throw_if_interrupted();  // a point cut short is not saved: its repeats are not all there
     if (value) out.values.push_back(*value);
     if (out.values.size() < policy.min_repeats) {
-      if (!value && std::chrono::duration<double>(clock::now() - start).count() >=
-                        policy.max_seconds && !out.values.empty())
+      // The time bound holds below the minimum too: slow repeats give fewer values, not longer.
+      if (std::chrono::duration<double>(clock::now() - start).count() >= policy.max_seconds &&
+          !out.values.empty())
         break;
       continue;
     }

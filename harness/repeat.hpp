@@ -22,7 +22,9 @@ struct RepeatOutcome {
   bool converged = false;        // reached target_rel_ci before max_repeats / max_seconds
 };
 
-// Calls measure() at least min_repeats times, then until the target is met or a bound is hit.
+// Calls measure() min_repeats times, then until the target is met or a bound is hit. The time
+// bound stops it below min_repeats too (once it has a value: not converged); the caller keeps a
+// single measure() within the bound (timing::calibrate_count's max_ns).
 // The noise test is the 95% CI of the median relative to the median (the half-range when there
 // are too few values for an order-statistics interval).
 RepeatOutcome repeat_until_stable(const std::function<double()>& measure,

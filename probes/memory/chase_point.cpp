@@ -1,6 +1,7 @@
 #include "probes/memory/chase_point.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -106,10 +107,17 @@ nlohmann::json measure_chase(ProbeContext& ctx, const Chain& chain, const ChaseS
     last = std::make_pair(timed_hops, r);
     return r;
   };
+  // The per-point time bound covers the calibration and the repeats together, and no single run
+  // is planned past it.
+  const auto started = std::chrono::steady_clock::now();
   const uint64_t timed_hops = timing::calibrate_count(
       [&](uint64_t hops) { return static_cast<double>(run_once(hops).timed_ns); },
       s.min_timed_hops, kChaseHopsPerIteration, static_cast<double>(s.min_region_ns),
-      kMaxTimedHops);
+      kMaxTimedHops, ctx.repeat().max_seconds);
+  RepeatPolicy policy = ctx.repeat();
+  policy.max_seconds = std::max(
+      0.0, policy.max_seconds -
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
 
   std::vector<double> samples;
   std::vector<double> empty_samples;
@@ -147,7 +155,7 @@ nlohmann::json measure_chase(ProbeContext& ctx, const Chain& chain, const ChaseS
         }
         return static_cast<double>(r.timed_cycles) / static_cast<double>(timed_hops);
       },
-      ctx.repeat());
+      policy);
 
   const auto& sum = outcome.summary;
   const double clock_mhz = region_clock_mhz.empty() ? 0.0 : stats::median(region_clock_mhz);

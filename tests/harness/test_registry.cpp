@@ -1,14 +1,24 @@
 #include <catch2/catch.hpp>
 
+#include <signal.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <set>
 #include <sstream>
 
 #include "harness/error.hpp"
+#include "harness/interrupt.hpp"
+#include "harness/points.hpp"
 #include "harness/probe.hpp"
+#include "harness/results.hpp"
 #include "harness/sim/preset.hpp"
 #include "harness/sim/sim_device.hpp"
 
 using namespace gpuprobe;
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -87,4 +97,133 @@ TEST_CASE("run_probe records a skip without launching anything", "[registry]") {
   CHECK(ran["status"] == "ok");
   CHECK(runs == 1);
   CHECK(ran["series"].size() == 1);
+}
+
+namespace {
+
+// A probe of `n` points (x = 0..n-1); planning throws if `plan_error`, point `fail_at` throws,
+// and point `signal_at` raises SIGINT while it is measured. Counts the points it measures.
+ProbeSpec counting_probe(int n, int* measured, bool plan_error = false, int fail_at = -1,
+                         int signal_at = -1) {
+  ProbeSpec p;
+  p.id = "test/counting";
+  p.summary = "a probe of n points";
+  p.run = [=](ProbeContext& ctx) {
+    if (plan_error) throw Error("bad value for --x");
+    std::vector<PlannedPoint> points;
+    for (int i = 0; i < n; ++i)
+      points.push_back({{{"x", i}}, [=] {
+                          if (i == fail_at) throw Error("self-check failed at point " + std::to_string(i));
+                          if (i == signal_at) ::raise(SIGINT);
+                          ++*measured;
+                          return nlohmann::json{{"latency_cycles", 10.0 + i}};
+                        }});
+    measure_points(ctx, points);
+  };
+  return p;
+}
+
+struct ScratchFile {
+  fs::path dir = fs::temp_directory_path() / ("gpuprobe-registry-" + std::to_string(::getpid()));
+  fs::path path = dir / "run.json";
+  ScratchFile() {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+  }
+  ~ScratchFile() {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+  std::string text() const {
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+};
+
+}  // namespace
+
+TEST_CASE("run_probe: a parameter error writes nothing and leaves an existing record alone",
+          "[registry]") {
+  ScratchFile f;
+  auto dev = sim::make_sim_device(sim::find_preset("v100"));
+  std::ostringstream log;
+  int measured = 0;
+  CHECK_THROWS_WITH(run_probe(*dev, counting_probe(3, &measured, true), Params::parse({}, {}),
+                              RepeatPolicy{}, f.path.string(), log),
+                    Catch::Contains("bad value"));
+  CHECK_FALSE(fs::exists(f.path));  // nothing was opened or written
+  std::ofstream(f.path) << "{\"good\": true}\n";
+  CHECK_THROWS(run_probe(*dev, counting_probe(3, &measured, true), Params::parse({}, {}),
+                         RepeatPolicy{}, f.path.string(), log));
+  CHECK(f.text() == "{\"good\": true}\n");
+  CHECK(measured == 0);
+}
+
+TEST_CASE("run_probe: an existing record is replaced only once a point is measured", "[registry]") {
+  ScratchFile f;
+  auto dev = sim::make_sim_device(sim::find_preset("v100"));
+  std::ostringstream log;
+  int measured = 0;
+  std::ofstream(f.path) << "{\"good\": true}\n";
+  // The first point fails: the old record stays as it was.
+  CHECK_THROWS_WITH(run_probe(*dev, counting_probe(3, &measured, false, 0), Params::parse({}, {}),
+                              RepeatPolicy{}, f.path.string(), log),
+                    Catch::Contains("self-check failed at point 0"));
+  CHECK(f.text() == "{\"good\": true}\n");
+  // The second point fails: the first is kept, in a failed record that replaces the old one.
+  CHECK_THROWS(run_probe(*dev, counting_probe(3, &measured, false, 1), Params::parse({}, {}),
+                         RepeatPolicy{}, f.path.string(), log));
+  const auto j = read_json_file(f.path.string());
+  CHECK(j["status"] == "failed");
+  CHECK(j["series"].size() == 1);
+  // With no earlier file, a run failing at its first point still leaves its failed record.
+  fs::remove(f.path);
+  CHECK_THROWS(run_probe(*dev, counting_probe(3, &measured, false, 0), Params::parse({}, {}),
+                         RepeatPolicy{}, f.path.string(), log));
+  CHECK(read_json_file(f.path.string())["status"] == "failed");
+}
+
+TEST_CASE("run_probe: a SIGINT stops after the point in hand, saved as interrupted",
+          "[registry]") {
+  ScratchFile f;
+  auto dev = sim::make_sim_device(sim::find_preset("v100"));
+  std::ostringstream log;
+  int measured = 0;
+  install_interrupt_handlers();
+  CHECK_THROWS_AS(run_probe(*dev, counting_probe(5, &measured, false, -1, 2),
+                            Params::parse({}, {}), RepeatPolicy{}, f.path.string(), log),
+                  Interrupted);
+  clear_interrupt();
+  ::signal(SIGINT, SIG_DFL);
+  CHECK(measured == 3);  // the point that saw the signal was finished and saved, then it stopped
+  const auto j = read_json_file(f.path.string());
+  CHECK(j["status"] == "interrupted");
+  CHECK(j["series"].size() == 3);
+}
+
+TEST_CASE("run_probe: resuming keeps the earlier points and measures only the missing ones",
+          "[registry]") {
+  auto dev = sim::make_sim_device(sim::find_preset("v100"));
+  std::ostringstream log;
+  int measured = 0;
+  auto earlier = run_probe(*dev, counting_probe(5, &measured), Params::parse({}, {}),
+                           RepeatPolicy{}, "", log);
+  REQUIRE(earlier["series"].size() == 5);
+  // Cut to two points, as an interrupted run leaves it, and mark them to tell them apart.
+  nlohmann::json cut = earlier;
+  cut["status"] = "interrupted";
+  cut["series"] = {earlier["series"][0], earlier["series"][1]};
+  cut["series"][0]["marker"] = "kept";
+  cut["series"][1]["marker"] = "kept";
+  measured = 0;
+  const auto resumed = run_probe(*dev, counting_probe(5, &measured), Params::parse({}, {}),
+                                 RepeatPolicy{}, "", log, cut);
+  CHECK(measured == 3);
+  CHECK(resumed["status"] == "ok");
+  REQUIRE(resumed["series"].size() == 5);
+  CHECK(resumed["series"][0] == cut["series"][0]);
+  CHECK(resumed["series"][1] == cut["series"][1]);
+  for (int i = 0; i < 5; ++i) CHECK(resumed["series"][i]["x"] == i);
+  CHECK(resumed["created_utc"] == cut["created_utc"]);
+  CHECK(resumed.contains("resumed_utc"));
 }

@@ -97,3 +97,20 @@ TEST_CASE("rejected repeats do not count, and the time bound still holds", "[rep
   CHECK(stuck.values.size() == 1);
   CHECK_FALSE(stuck.converged);
 }
+
+TEST_CASE("the time bound holds before the minimum number of repeats", "[repeat]") {
+  int calls = 0;
+  RepeatPolicy p;
+  p.min_repeats = 10;
+  p.max_seconds = 0.05;
+  const auto out = repeat_until_stable(
+      [&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(30));
+        ++calls;
+        return 100.0;
+      },
+      p);
+  CHECK(calls == 2);  // 30 ms, 60 ms: past the bound, long before 10 repeats
+  CHECK(out.values.size() == 2);
+  CHECK_FALSE(out.converged);
+}

@@ -1,5 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <chrono>
+#include <thread>
+
 #include "harness/error.hpp"
 #include "harness/timing.hpp"
 
@@ -44,4 +47,24 @@ TEST_CASE("the N / 2N difference cancels the region's fixed cost", "[timing]") {
   CHECK(timing::per_unit_from_difference(t_n, t_2n, 1000) == Approx(per_unit));
   CHECK(t_n / 1000 != Approx(per_unit));   // the plain mean keeps the fixed cost
   CHECK_THROWS_AS(timing::per_unit_from_difference(1, 2, 0), Error);
+}
+
+TEST_CASE("calibration never plans a run longer than the per-point time bound", "[timing]") {
+  // Device time says 1 ns a unit, but each unit costs 1 us of wall time (a simulator): a 1 s
+  // target would plan a run of about 20 minutes. The bound of 20 ms caps it by wall time.
+  const auto wall_heavy = [](uint64_t n) {
+    std::this_thread::sleep_for(std::chrono::microseconds(n));
+    return static_cast<double>(n);
+  };
+  const auto start = std::chrono::steady_clock::now();
+  const uint64_t n = timing::calibrate_count(wall_heavy, 256, 32, 1e9, uint64_t{1} << 30, 0.02);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  CHECK(n % 32 == 0);
+  CHECK(n >= 256);
+  CHECK(n <= 20000);       // at most 20 ms of 1 us units
+  CHECK(seconds < 0.2);    // the calibration itself stayed near the bound
+  // The device's own time bounds it too: 1 ms a unit, bound 0.05 s: at most 50 units.
+  CHECK(timing::calibrate_count([](uint64_t n) { return 1e6 * static_cast<double>(n); }, 8, 8,
+                                1e9, 4096, 0.05) <= 50);
 }
