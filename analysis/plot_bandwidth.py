@@ -1,0 +1,199 @@
+#!/usr/bin/env python3
+"""Bandwidth plots from a gpuprobe machine model's `bandwidth` section (docs/SCHEMA.md).
+
+    plot_bandwidth.py MODEL.json [--out-prefix PREFIX]
+
+Writes, each as PNG and SVG (default PREFIX: MODEL next to MODEL.json):
+  PREFIX.bandwidth-footprint   bandwidth against the data per SM (L1 sweep) and the footprint
+                               (L2 sweep), the fitted levels drawn as their plateaus
+  PREFIX.bandwidth-inflight    bandwidth against bytes in flight per SM for every level, with the
+                               Little's-law model run forwards and the 90%-of-peak point
+  PREFIX.loaded-latency        latency (bytes in flight x SMs / bandwidth) against bandwidth,
+                               with the fitted loaded-latency model
+Sizes are binary (KiB = 1024 bytes). A model without a bandwidth section, or of the wrong shape,
+gets one line "plot_bandwidth: error: ..." and exit status 1, never a traceback.
+"""
+import argparse
+import math
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import plot_latency as common  # noqa: E402  (model loading, shape checks, binary sizes)
+
+LEVEL_ORDER = ["L1", "shared", "L2", "DRAM"]
+
+
+def fail(message):
+    print(f"plot_bandwidth: error: {message}", file=sys.stderr)
+    sys.exit(1)
+
+
+common.fail = fail   # the shared loader's errors name this script
+
+
+def bandwidth_for(unloaded_ns, queue_ns, peak_bytes_per_ns, in_flight_bytes):
+    """harness/littles_law.hpp bandwidth_for, in bytes/ns: B with B x latency(B) = in flight."""
+    lo, hi = 0.0, peak_bytes_per_ns
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        latency = unloaded_ns + queue_ns * mid / (peak_bytes_per_ns - mid)
+        lo, hi = (mid, hi) if mid * latency < in_flight_bytes else (lo, mid)
+    return 0.5 * (lo + hi)
+
+
+def concurrency_series(bandwidth, sms):
+    """[(label, xs, ys, model or None, x90)] for every level (and DRAM kind) with a sweep."""
+    out = []
+    for level in LEVEL_ORDER:
+        entry = bandwidth.get(level)
+        if entry is None:
+            continue
+        common.expect(entry, dict, f"bandwidth.{level}")
+        parts = [(level, entry.get("concurrency"))]
+        if level == "DRAM":
+            parts = [(f"DRAM {kind}", common.expect(entry[kind], dict, f"bandwidth.DRAM.{kind}")
+                      .get("concurrency")) for kind in ("read", "write", "copy") if kind in entry]
+        for label, conc in parts:
+            if conc is None or "error" in conc:
+                continue
+            common.expect(conc, dict, f"{label} concurrency")
+            points = common.expect(conc.get("points"), list, f"{label} concurrency.points")
+            xs = [common.number(p.get("bytes_in_flight_per_sm"), f"{label} bytes in flight")
+                  for p in points]
+            ys = [common.number(p.get("bandwidth_bytes_per_s"), f"{label} bandwidth")
+                  for p in points]
+            model = conc.get("loaded_latency")
+            if model is not None:
+                common.expect(model, dict, f"{label} loaded_latency")
+                model = (common.number(model.get("unloaded_latency_ns"), f"{label} unloaded"),
+                         common.number(model.get("queue_ns"), f"{label} queue"),
+                         common.number(model.get("peak_bandwidth_bytes_per_s"), f"{label} peak"))
+            x90 = common.number(conc.get("bytes_in_flight_per_sm_for_90pct"), f"{label} 90%",
+                                allow_null=True)
+            if len(xs) < 2 or not sms:
+                continue
+            out.append((label, xs, ys, model, x90))
+    return out
+
+
+def footprint_series(bandwidth):
+    """[(label, x label, xs, ys, levels)] for the L1 and L2 footprint sweeps."""
+    out = []
+    for level, xlabel in (("L1", "data per SM"), ("L2", "footprint")):
+        sweep = bandwidth.get(level, {}).get("footprint_sweep")
+        if sweep is None or "error" in sweep:
+            continue
+        xs = [common.number(v, f"{level} footprint x") for v in
+              common.expect(sweep.get("x"), list, f"{level} footprint_sweep.x")]
+        ys = [common.number(v, f"{level} footprint bandwidth") for v in
+              common.expect(sweep.get("bandwidth_bytes_per_s"), list,
+                            f"{level} footprint_sweep.bandwidth_bytes_per_s")]
+        if len(xs) != len(ys):
+            raise common.Malformed(f"{level} footprint_sweep: {len(xs)} x values, {len(ys)} bandwidths")
+        levels = common.expect(sweep.get("levels", []), list, f"{level} footprint_sweep.levels")
+        out.append((f"{level} sweep", xlabel, xs, ys, levels))
+    return out
+
+
+def save(fig, prefix, name):
+    written = []
+    for ext in ("png", "svg"):
+        path = f"{prefix}.{name}.{ext}"
+        fig.savefig(path, dpi=120)
+        written.append(path)
+    return written
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("model")
+    parser.add_argument("--out-prefix", default="")
+    args = parser.parse_args()
+    model = common.load_model(args.model)
+    prefix = args.out_prefix or os.path.splitext(args.model)[0]
+    folder = os.path.dirname(os.path.abspath(prefix))
+    if not os.path.isdir(folder):
+        fail(f"output folder {folder} does not exist")
+    bandwidth = model.get("bandwidth")
+    if not isinstance(bandwidth, dict) or not bandwidth:
+        fail(f"{args.model} has no bandwidth section (run the bandwidth probes, then analyze)")
+    sms = model.get("device", {}).get("sm_count", 0) if isinstance(model.get("device"), dict) else 0
+    try:
+        footprints = footprint_series(bandwidth)
+        concurrency = concurrency_series(bandwidth, sms)
+    except common.Malformed as e:
+        fail(f"{args.model}: {e}")
+    if not footprints and not concurrency:
+        fail(f"{args.model}: the bandwidth section holds no sweep to plot")
+
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    device = model.get("device", {}).get("name", "?") if isinstance(model.get("device"), dict) else "?"
+    written = []
+    if footprints:
+        fig, axes = plt.subplots(1, len(footprints), figsize=(6 * len(footprints), 4.2), squeeze=False)
+        for ax, (label, xlabel, xs, ys, levels) in zip(axes[0], footprints):
+            ax.plot(xs, [y / 1e9 for y in ys], "o-", ms=3, label="measured")
+            for lvl in levels:
+                bw = lvl.get("bandwidth_bytes_per_s")
+                if isinstance(bw, (int, float)):
+                    ax.axhline(bw / 1e9, ls="--", lw=0.8, color="gray")
+                    ax.annotate(f"{lvl.get('name', '?')} {bw / 1e12:.2f} TB/s", (xs[0], bw / 1e9),
+                                fontsize=8, va="bottom")
+                end = lvl.get("ends_at_bytes")
+                if isinstance(end, (int, float)):
+                    ax.axvline(end, ls=":", lw=0.8, color="gray")
+            ax.set_xscale("log", base=2)
+            ax.set_xlabel(f"{xlabel} (bytes; 1 KiB = 1024 B)")
+            ax.set_ylabel("bandwidth (GB/s)")
+            ax.set_title(f"{label}: {device}")
+            ax.grid(True, which="both", alpha=0.3)
+        fig.tight_layout()
+        written += save(fig, prefix, "bandwidth-footprint")
+        plt.close(fig)
+    if concurrency:
+        fig, ax = plt.subplots(figsize=(7, 4.5))
+        fig2, ax2 = plt.subplots(figsize=(7, 4.5))
+        for label, xs, ys, model_params, x90 in concurrency:
+            line, = ax.plot(xs, [y / 1e9 for y in ys], "o", ms=4, label=label)
+            ax2.plot([y / 1e9 for y in ys], [x * sms / y * 1e9 for x, y in zip(xs, ys)], "o",
+                     ms=4, color=line.get_color(), label=label)
+            if model_params is not None:
+                unloaded, queue, peak = model_params
+                grid = [xs[0] * (xs[-1] / xs[0]) ** (i / 60) for i in range(61)]
+                bws = [bandwidth_for(unloaded, queue, peak * 1e-9, x * sms) for x in grid]
+                ax.plot(grid, bws, "-", lw=1, color=line.get_color())
+                bgrid = [peak * 1e-9 * i / 100 for i in range(1, 99)]
+                ax2.plot(bgrid, [unloaded + queue * b / (peak * 1e-9 - b) for b in bgrid], "-",
+                         lw=1, color=line.get_color())
+            if x90:
+                ax.axvline(x90, ls=":", lw=0.8, color=line.get_color())
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("bytes in flight per SM (dotted: 90% of the peak)")
+        ax.set_ylabel("bandwidth (GB/s)")
+        ax.set_yscale("log")
+        ax.set_title(f"Little's law: {device}")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        written += save(fig, prefix, "bandwidth-inflight")
+        ax2.set_xlabel("bandwidth (GB/s)")
+        ax2.set_ylabel("latency (ns) = bytes in flight x SMs / bandwidth")
+        ax2.set_yscale("log")
+        ax2.set_title(f"loaded latency: {device}")
+        ax2.grid(True, which="both", alpha=0.3)
+        ax2.legend(fontsize=8)
+        fig2.tight_layout()
+        written += save(fig2, prefix, "loaded-latency")
+        plt.close(fig)
+        plt.close(fig2)
+    for path in written:
+        print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
