@@ -6,6 +6,7 @@
 #include <exception>
 #include <filesystem>
 
+#include "analysis/bandwidth_model.hpp"
 #include "harness/error.hpp"
 #include "harness/results.hpp"
 #include "harness/stats.hpp"
@@ -279,6 +280,14 @@ nlohmann::json build_machine_model(const std::vector<nlohmann::json>& runs,
                               {"base_latency_cycles", f.base_latency_cycles},
                               {"levels", levels}, {"note", f.note}, {"curve", curve_json(c)}};
       });
+    } else if (probe.rfind("bandwidth/", 0) == 0) {
+      // Each bandwidth probe adds its level(s); a fit that fails is recorded under its probe.
+      if (!model.contains("bandwidth")) model["bandwidth"] = nlohmann::json::object();
+      try {
+        add_bandwidth_from_run(run, model["bandwidth"]);
+      } catch (const std::exception& e) {
+        model["bandwidth"]["errors"][probe] = e.what();
+      }
     }
   }
   // The hierarchy: from the L1-allocating chase if there is one, else the first chase run.
