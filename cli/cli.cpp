@@ -71,14 +71,23 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   probe->add_option("id", probe_id, "probe id (see `gpuprobe list`)")->required();
   probe->add_option("--out", probe_out, "JSON run record to write");
   probe->add_option("--device", probe_device, device_help);
-  probe->add_option("--max-seconds-per-point", max_seconds, "time bound of the repeats per point");
+  probe->add_option("--max-seconds-per-point", max_seconds,
+                    "time bound per point, calibration and repeats (0 < s <= 3600; default 2)");
+  bool probe_resume = false;
+  probe->add_flag("--resume", probe_resume,
+                  "continue the interrupted record at --out: keep its points, measure the rest");
   probe->allow_extras();
 
   auto* run_all = app.add_subcommand("run-all", "run every probe and fit the machine model");
   std::string run_device = "cuda", run_out;
   run_all->add_option("--device", run_device, device_help);
   run_all->add_option("--out", run_out, "output directory (default results/<device>)");
-  run_all->add_option("--max-seconds-per-point", max_seconds, "time bound of the repeats per point");
+  run_all->add_option("--max-seconds-per-point", max_seconds,
+                      "time bound per point, calibration and repeats (0 < s <= 3600; default 2)");
+  bool run_resume = false, run_force = false;
+  run_all->add_flag("--resume", run_resume,
+                    "keep the complete records in --out byte for byte, continue the interrupted");
+  run_all->add_flag("--force", run_force, "measure everything again over the results in --out");
 
   auto* analyze = app.add_subcommand("analyze", "fit a machine model from run records or a CSV curve");
   std::vector<std::string> run_files;
@@ -145,8 +154,11 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
 
   try {
     if (*list) return cmd_list(out);
-    if (*probe) return cmd_probe(probe_id, probe_device, probe_out, max_seconds, probe->remaining(), out, err);
-    if (*run_all) return cmd_run_all(run_device, run_out, max_seconds, out, err);
+    if (*probe)
+      return cmd_probe(probe_id, probe_device, probe_out, max_seconds, probe_resume,
+                       probe->remaining(), out, err);
+    if (*run_all)
+      return cmd_run_all(run_device, run_out, max_seconds, run_resume, run_force, out, err);
     if (*analyze) {
       analysis::HierarchyFitOptions csv_options;
       csv_options.first_level = first_level;

@@ -22,7 +22,11 @@ std::string format_bytes(double bytes) {
 
 void print_probe_params(std::ostream& out, const ProbeSpec& probe) {
   for (const auto& prm : probe.params)
-    out << "    --" << prm.name << " (default " << prm.default_value << "): " << prm.help << "\n";
+    out << "    --" << prm.name << " (default " << prm.default_value
+        << (prm.max > 0 ? ", at most " + std::to_string(prm.max) +
+                              (prm.kind == ParamSpec::Kind::list ? " entries" : "")
+                        : std::string())
+        << "): " << prm.help << "\n";
 }
 
 void print_sm_map(std::ostream& out, const nlohmann::json& map) {

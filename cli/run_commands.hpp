@@ -7,11 +7,19 @@
 
 namespace gpuprobe {
 
-int cmd_probe(const std::string& id, const std::string& device_spec, const std::string& out_path,
-              double max_seconds, const std::vector<std::string>& extras, std::ostream& out,
-              std::ostream& err);
+// The largest --max-seconds-per-point (it must be positive and finite).
+inline constexpr double kMaxSecondsPerPoint = 3600;
 
+// Every parameter is checked before anything is written; the output is locked against a second
+// run; --resume continues an interrupted record. A SIGINT or SIGTERM ends the run with one line
+// saying what was kept and how to resume, and exit code 128 + the signal's number.
+int cmd_probe(const std::string& id, const std::string& device_spec, const std::string& out_path,
+              double max_seconds, bool resume, const std::vector<std::string>& extras,
+              std::ostream& out, std::ostream& err);
+
+// A folder holding results is refused unless `resume` (complete records are kept byte for byte,
+// interrupted ones continued from their last point) or `force` (everything measured again).
 int cmd_run_all(const std::string& device_spec, std::string out_dir, double max_seconds,
-                std::ostream& out, std::ostream& err);
+                bool resume, bool force, std::ostream& out, std::ostream& err);
 
 }  // namespace gpuprobe

@@ -43,14 +43,17 @@ std::vector<std::string> split_commas(const std::string& text) {
 
 void validate(const ParamSpec& spec, const std::string& value) {
   const std::string bad = "bad value '" + value + "' for --" + spec.name + ": ";
+  const std::string most = "at most " + std::to_string(spec.max);
   uint64_t u = 0;
   double r = 0;
   switch (spec.kind) {
     case ParamSpec::Kind::integer:
       if (!parse_u64(value, u)) throw Error(bad + "expected a non-negative integer");
+      if (spec.max > 0 && u > spec.max) throw Error(bad + most);
       break;
     case ParamSpec::Kind::bytes:
-      parse_bytes(value);  // throws with its own message
+      if (spec.max > 0 && parse_bytes(value) > spec.max)  // throws with its own message
+        throw Error(bad + most + " bytes");
       break;
     case ParamSpec::Kind::real:
       if (!parse_real(value, r)) throw Error(bad + "expected a number");
@@ -67,6 +70,8 @@ void validate(const ParamSpec& spec, const std::string& value) {
         throw Error(bad + "expected an SM number, any or all");
       break;
     case ParamSpec::Kind::list:
+      if (spec.max > 0 && split_commas(value).size() > spec.max)
+        throw Error(bad + most + " entries");
       for (const auto& part : split_commas(value)) {
         try {
           parse_bytes(part);

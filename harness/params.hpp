@@ -16,6 +16,9 @@ struct ParamSpec {
   std::string default_value;  // text, parsed like user input; "0" often means "derive from device"
   std::string help;
   std::vector<std::string> choices;  // for Kind::choice
+  // The largest value (integer, bytes) or the most entries (list) accepted; 0: no maximum. Every
+  // count has one (docs: README "Limits"), so no value makes a run spin for hours.
+  uint64_t max = 0;
 };
 
 // Parameter values after validation against the specs. Getters throw gpuprobe::Error.

@@ -55,7 +55,7 @@ ProbeSpec chase_probe() {
   p.params = {
       {"min-footprint-bytes", K::bytes, "1K", "smallest footprint", {}},
       {"max-footprint-bytes", K::bytes, "0", "largest footprint (0: 4x the L2 size)", {}},
-      {"points-per-octave", K::integer, "8", "footprints per doubling", {}},
+      {"points-per-octave", K::integer, "8", "footprints per doubling", {}, kMaxPointsPerOctave},
       {"slot-bytes", K::bytes, "128", "distance between chain slots (one per cache line)", {}},
       {"seed", K::integer, "1", "seed of the random cycle", {}},
       {"map-near-bytes", K::bytes, "0", "--sm all: the near-L2 footprint (0: L2 / 8)", {}},

@@ -14,9 +14,6 @@
 namespace gpuprobe::probes {
 
 namespace {
-// The timed region grows at most to this many hops (at 1 ms and 30 cycles a hop: 66k hops).
-constexpr uint64_t kMaxTimedHops = uint64_t{1} << 24;
-
 std::vector<std::string> load_choices() {
   std::vector<std::string> names;
   for (const auto& v : ptx::kLoadVariants) names.emplace_back(v.name);
@@ -37,11 +34,11 @@ void add_chase_params(std::vector<ParamSpec>& params, MemorySpace space, const c
                     "fewest hops in the timed region (a multiple of " +
                         std::to_string(kChaseHopsPerIteration) +
                         ", the loop's unroll); more are taken to fill --min-region-us",
-                    {}});
+                    {}, kMaxTimedHops});
   params.push_back({"min-region-us", K::real, "0",
                     "shortest timed region in microseconds (0: the device's, 1000 on a GPU)", {}});
   params.push_back({"sampled-hops", K::integer, default_sampled_hops,
-                    "hops timed one by one for the p50/p95 distribution", {}});
+                    "hops timed one by one for the p50/p95 distribution", {}, kMaxSampledHops});
   params.push_back({"sm", K::sm, "0",
                     std::string("the SM that walks: a number, or any (wherever the scheduler "
                                 "puts it)") +
@@ -59,7 +56,9 @@ ChaseSettings chase_settings(ProbeContext& ctx, MemorySpace space) {
     throw Error("--timed-hops must be a positive multiple of " +
                 std::to_string(kChaseHopsPerIteration));
   const double region_us = prm.get_real("min-region-us");
-  if (!(region_us >= 0) || region_us > 10e6) throw Error("--min-region-us must be 0 to 10 s");
+  if (!(region_us >= 0) || region_us > ctx.repeat().max_seconds * 1e6)
+    throw Error("--min-region-us must be 0 to the per-point bound (--max-seconds-per-point " +
+                std::to_string(ctx.repeat().max_seconds) + " s)");
   s.min_region_ns = region_us > 0 ? static_cast<uint64_t>(region_us * 1000.0)
                                   : ctx.device().min_timed_region_ns();
   s.sampled_hops = static_cast<uint32_t>(prm.get_u64("sampled-hops"));

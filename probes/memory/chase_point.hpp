@@ -22,6 +22,15 @@ struct ChaseSettings {
   int sm = kAnySm;                  // pinned SM, or kAnySm
 };
 
+// The most hops one timed region may take (the calibration's ceiling and --timed-hops' maximum),
+// and the most hops timed one by one (their samples sit in shared memory).
+inline constexpr uint64_t kMaxTimedHops = uint64_t{1} << 24;
+inline constexpr uint64_t kMaxSampledHops = 16384;
+// The most footprints per doubling a sweep may take.
+inline constexpr uint64_t kMaxPointsPerOctave = 64;
+// The most strides memory/stride sweeps in one run.
+inline constexpr uint64_t kMaxStrides = 32;
+
 // Appends the parameters every chase probe shares to `params`: cache-op (global memory only,
 // with its default), timed-hops, min-region-us, sampled-hops (with its default) and sm.
 void add_chase_params(std::vector<ParamSpec>& params, MemorySpace space, const char* default_op,

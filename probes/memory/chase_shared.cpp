@@ -16,7 +16,7 @@ ProbeSpec chase_shared_probe() {
       {"min-footprint-bytes", K::bytes, "1K", "smallest footprint", {}},
       {"max-footprint-bytes", K::bytes, "0",
        "largest footprint (0: the block's opt-in shared memory less the sample buffer)", {}},
-      {"points-per-octave", K::integer, "2", "footprints per doubling", {}},
+      {"points-per-octave", K::integer, "2", "footprints per doubling", {}, kMaxPointsPerOctave},
       {"slot-bytes", K::bytes, "8", "distance between chain slots", {}},
       {"seed", K::integer, "1", "seed of the random cycle", {}},
   };

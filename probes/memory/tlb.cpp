@@ -22,7 +22,7 @@ ProbeSpec tlb_probe() {
   p.params = {
       {"page-bytes", K::bytes, "2M", "distance between hops (the page size probed)", {}},
       {"max-span-bytes", K::bytes, "0", "largest span (0: 85% of the free memory)", {}},
-      {"points-per-octave", K::integer, "4", "spans per doubling", {}},
+      {"points-per-octave", K::integer, "4", "spans per doubling", {}, kMaxPointsPerOctave},
       {"offset-step-bytes", K::bytes, "136", "extra in-page offset per hop (spreads cache sets)", {}},
       {"seed", K::integer, "1", "seed of the random page order", {}},
   };
