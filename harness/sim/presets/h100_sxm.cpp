@@ -43,9 +43,9 @@ Preset make_h100_sxm() {
        .ways = 16,                      // assumption: no published figure, FIGURES §3
        .hit_latency_cycles = 268.5,     // M [GP26] fastest SM; SM 0 (+21.1) reads 289.4-289.7
        .hashed_sets = true,
-       .hash_block_bytes = 0,  // assumption: fitted to the knee's start (~0.9x) in
+       .hash_block_bytes = 4ull << 20,  // assumption: fitted to the knee's start (~0.9x) in
                                         // [GP26] memory_chase_default.json, docs/ANALYSIS.md "soft knees"
-       .replacement = Replacement::lru},  // assumption: no published policy; PLRU matches the
+       .replacement = Replacement::plru},  // assumption: no published policy; PLRU matches the
                                            // knee's width in [GP26] memory_chase_default.json
       {.name = "L2-far",
        .capacity_bytes = 50ull << 20,   // P [CC-H100] whole L2; M far plateau ~30-47 MB
