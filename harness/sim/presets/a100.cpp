@@ -46,8 +46,10 @@ Preset make_a100() {
        .hashed_sets = true,
        .hash_block_bytes = 4ull << 20,  // assumption: fitted to the knee's start (~0.9x) in
                                         // a100_40.txt, docs/ANALYSIS.md "soft knees"
-       .replacement = Replacement::plru},  // assumption: no published policy; PLRU matches the
-                                           // knee's width in a100_40.txt
+       .replacement = Replacement::lru},  // assumption: no published policy; with 64-byte slots
+                                          // LRU matches the knee's width in a100_40.txt, and
+                                          // PLRU's slow settling from cold would blur the short
+                                          // far plateau (1.57x-2x) of a one-pass warm-up
       {.name = "L2-far",
        .capacity_bytes = 40ull << 20,   // D [A100-DS via GLK] whole L2; M far plateau to ~40 MB
        .line_bytes = 128,               // P [MT4G]

@@ -1,6 +1,7 @@
 // Closed loop: the real probes run on each simulator preset through the same registry, records
 // and analysis as on a GPU; the fit must recover the preset's parameters.
-//   capacities within one sweep step, latencies within 3% (issue #2).
+//   latencies within 3% (issue #2); capacities within one sweep step where the model's knee is a
+//   step, and inside the knee where it is soft (issue #6, see soft_knee below).
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -29,6 +30,18 @@ bool within_sweep_steps(double fitted, double truth, double points_per_octave, d
   return std::fabs(std::log2(fitted / truth)) <= steps / points_per_octave + 1e-9;
 }
 
+// A level whose knee the model makes soft: pseudo-LRU or random replacement, or a set hash over
+// blocks that loads the sets unevenly (docs/ANALYSIS.md, "The simulator's soft knees"). Its knee
+// starts near 0.85x the capacity (the fullest sets) and, after memory/chase's single warm pass,
+// pseudo-LRU keeps near hits to about 1.6x: a fitted capacity anywhere in it is the level's.
+bool soft_knee(const sim::CacheLevelModel& level) {
+  return level.replacement != sim::Replacement::lru || level.hash_block_bytes != 0;
+}
+
+bool within_soft_knee(double fitted, double truth) {
+  return fitted >= 0.85 * truth && fitted <= 1.6 * truth;
+}
+
 // l2_distance: the extra cycles the walking SM (SM 0, the default) pays beyond L1.
 void check_levels(const nlohmann::json& path, const sim::Preset& p, bool from_l1, double ppo,
                   double l2_distance) {
@@ -45,8 +58,11 @@ void check_levels(const nlohmann::json& path, const sim::Preset& p, bool from_l1
     const double extra = truth.name == "L1" ? 0.0 : l2_distance;
     CHECK(fit["latency_cycles"].get<double>() ==
           Approx(truth.hit_latency_cycles + extra).epsilon(0.03));
-    CHECK(within_sweep_steps(fit["capacity_bytes"].get<double>(),
-                             static_cast<double>(truth.capacity_bytes), ppo));
+    const double capacity = static_cast<double>(truth.capacity_bytes);
+    if (soft_knee(truth))
+      CHECK(within_soft_knee(fit["capacity_bytes"].get<double>(), capacity));
+    else
+      CHECK(within_sweep_steps(fit["capacity_bytes"].get<double>(), capacity, ppo));
   }
   const auto& dram = levels.back();
   CHECK(dram["name"] == "DRAM");
