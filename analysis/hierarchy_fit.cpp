@@ -519,14 +519,15 @@ CoreFit fit_core(const Curve& curve, const HierarchyFitOptions& options) {
       }
     }
     const double width = u[static_cast<Eigen::Index>(idx.back())] - u[static_cast<Eigen::Index>(idx.front())];
-    // Two points may stand for a level on a clean curve (3 sigma within a quarter of the merge
-    // band) when they agree within that quarter band and lie a quarter octave or more apart: a
-    // coarse sweep's view of a short plateau (a far L2 at 2-3 points per octave). Two points of
-    // a knee are neither that flat nor, in a dense sweep, that far apart.
+    // Two points may stand for a level when they agree within a quarter of the merge band (or
+    // within the difference two points of the curve's noise show, 2 sqrt(2) sigma) and lie a
+    // quarter octave or more apart: a coarse sweep's view of a short plateau (a far L2 at 2-3
+    // points per octave). Two points of a knee are neither that flat nor, in a dense sweep, that
+    // far apart; the GPU rules and the resampled stability judge the rest.
     const bool flat_pair =
-        idx.size() == 2 && min_points > 2 && 3.0 * sigma <= 0.25 * log_tol &&
+        idx.size() == 2 && min_points > 2 &&
         std::abs(y[static_cast<Eigen::Index>(idx.back())] - y[static_cast<Eigen::Index>(idx.front())]) <=
-            0.25 * log_tol &&
+            std::max(0.25 * log_tol, 2.0 * std::sqrt(2.0) * sigma) &&
         width >= 0.25 - 1e-9;
     if (idx.size() < min_points && !flat_pair) continue;
     if (width < options.min_plateau_octaves - 1e-9) continue;
@@ -577,7 +578,8 @@ CoreFit fit_core(const Curve& curve, const HierarchyFitOptions& options) {
   if (!levels.empty() && !runs.empty()) {
     const Run& tail = runs.back();
     const Group& last = levels.back();
-    const double band_top = std::log(last.latency_cycles) + log_tol;
+    // Clearly above: beyond the merge band by two noise sigmas (a noisy last point is no rise).
+    const double band_top = std::log(last.latency_cycles) + log_tol + 2.0 * sigma;
     if (tail.idx.front() > last.last && y[n - 1] > band_top) {
       const bool above = std::all_of(tail.idx.begin(), tail.idx.end(), [&](std::size_t i) {
         return y[static_cast<Eigen::Index>(i)] > band_top;

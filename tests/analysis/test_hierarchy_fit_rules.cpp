@@ -99,3 +99,100 @@ TEST_CASE("fit rules (c): a shoulder in the soft rise from far L2 to DRAM is not
     CHECK_FALSE(r->reason.empty());
   }
 }
+
+// --- each rule's bound, just inside and just outside ------------------------------------------
+
+namespace {
+// Sharp knees, dense sweep (x1.015 per point, 0.02 octave) and 0.2% noise: the fitted capacities
+// are the true ones within 1.5%, so a ratio 5% inside or outside a bound is unambiguous.
+HierarchyFit fit_with(std::vector<gpuprobe::analysis::testing::SyntheticLevel> levels) {
+  SyntheticSpec spec;
+  spec.levels = std::move(levels);
+  spec.x_first_bytes = 16 * KiB;
+  spec.x_ratio = 1.015;
+  spec.points = 900;
+  spec.noise_rel = 0.002;
+  spec.seed = 3;
+  return fit_hierarchy(make_curve(spec));
+}
+}  // namespace
+
+TEST_CASE("fit rules: the far L2 ends at 1.4-2.8x the near L2, pinned at both bounds",
+          "[analysis][hierarchy][rules]") {
+  const auto with_ratio = [](double ratio) {
+    return fit_with({{33, 150 * KiB}, {205, 20 * MiB}, {400, ratio * 20 * MiB}, {551, 0}});
+  };
+  for (double inside : {1.47, 2.67}) {
+    INFO("ratio " << inside);
+    const HierarchyFit fit = with_ratio(inside);
+    CHECK(names(fit) == std::vector<std::string>{"L1", "L2", "L2-far", "DRAM"});
+    CHECK(fit.far_l2.detected);
+  }
+  for (double outside : {1.33, 2.94}) {
+    INFO("ratio " << outside);
+    const HierarchyFit fit = with_ratio(outside);
+    CHECK(names(fit) == std::vector<std::string>{"L1", "L2", "DRAM"});
+    CHECK_FALSE(fit.far_l2.detected);
+    const RejectedCandidate* r = rejected_near(fit, 400);
+    REQUIRE(r != nullptr);
+    CHECK(r->rule == "far-l2");
+    CHECK(r->capacity_ratio == Approx(outside).epsilon(0.03));
+    CHECK_THAT(r->reason, Catch::Contains("neither the far L2 (1.4-2.8x) nor a new cache level (>= 4x)"));
+  }
+}
+
+TEST_CASE("fit rules: a new cache level ends at >= 4x the level before it, pinned at the bound",
+          "[analysis][hierarchy][rules]") {
+  // Right after L2: 4.2x is an L3 (no far L2), 3.8x is neither far L2 nor L3.
+  {
+    const HierarchyFit fit = fit_with({{33, 150 * KiB}, {205, 8 * MiB}, {400, 4.2 * 8 * MiB}, {551, 0}});
+    CHECK(names(fit) == std::vector<std::string>{"L1", "L2", "L3", "DRAM"});
+    CHECK(fit.rejected.empty());
+  }
+  {
+    const HierarchyFit fit = fit_with({{33, 150 * KiB}, {205, 8 * MiB}, {400, 3.8 * 8 * MiB}, {551, 0}});
+    CHECK(names(fit) == std::vector<std::string>{"L1", "L2", "DRAM"});
+    REQUIRE(rejected_near(fit, 400) != nullptr);
+  }
+  // After a far L2 (the whole L2, 40 MiB): 4.2x is an L3, 3.8x a shoulder ("growth").
+  {
+    const HierarchyFit fit =
+        fit_with({{33, 150 * KiB}, {205, 20 * MiB}, {400, 40 * MiB}, {480, 4.2 * 40 * MiB}, {700, 0}});
+    CHECK(names(fit) == std::vector<std::string>{"L1", "L2", "L2-far", "L3", "DRAM"});
+  }
+  {
+    const HierarchyFit fit =
+        fit_with({{33, 150 * KiB}, {205, 20 * MiB}, {400, 40 * MiB}, {480, 3.8 * 40 * MiB}, {700, 0}});
+    CHECK(names(fit) == std::vector<std::string>{"L1", "L2", "L2-far", "DRAM"});
+    const RejectedCandidate* r = rejected_near(fit, 480);
+    REQUIRE(r != nullptr);
+    CHECK(r->rule == "growth");
+    CHECK(r->capacity_ratio == Approx(3.8).epsilon(0.03));
+  }
+}
+
+TEST_CASE("fit rules: levels rise by more than the merge tolerance (6%), pinned at the bound",
+          "[analysis][hierarchy][rules]") {
+  // A second plateau 6.5% above L2, ending at 5x its capacity, is a level of its own (L3); 5.5%
+  // above, it is the same level (merged: L2 extends to its end).
+  {
+    const HierarchyFit fit = fit_with({{33, 150 * KiB}, {205, 8 * MiB}, {205 * 1.065, 40 * MiB}, {551, 0}});
+    CHECK(names(fit) == std::vector<std::string>{"L1", "L2", "L3", "DRAM"});
+  }
+  {
+    const HierarchyFit fit = fit_with({{33, 150 * KiB}, {205, 8 * MiB}, {205 * 1.055, 40 * MiB}, {551, 0}});
+    REQUIRE(names(fit) == std::vector<std::string>{"L1", "L2", "DRAM"});
+    CHECK(fit.levels[1].capacity_bytes == Approx(40 * MiB).epsilon(0.03));
+  }
+  // A plateau below the level before it (a dip after a bump) is never a level.
+  {
+    SyntheticSpec spec = a100_like(4);
+    spec.levels = {{33, 150 * KiB}, {205, 20 * MiB}, {400, 40 * MiB}, {551, 0}};
+    Curve curve = make_curve(spec);
+    // A bump to 480 over 26-30 MiB inside the far L2: the far L2 either side is one level.
+    for (auto& p : curve.points)
+      if (p.x > 26 * MiB && p.x < 30 * MiB) p.latency_cycles *= 1.2;
+    const HierarchyFit fit = fit_hierarchy(curve);
+    CHECK(names(fit) == std::vector<std::string>{"L1", "L2", "L2-far", "DRAM"});
+  }
+}
