@@ -1,0 +1,338 @@
+// cli/run_commands.cpp as a user (or a hostile tester) meets it, the whole tool run as a process:
+// outputs that are never destroyed, parameters checked before anything is written, locks, resume,
+// signals, and one-line errors.
+#include <catch2/catch.hpp>
+
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// A scratch folder, removed when the test ends however it ends.
+struct Scratch {
+  fs::path dir;
+  Scratch() {
+    static int counter = 0;
+    dir = fs::temp_directory_path() /
+          ("gpuprobe-run-commands-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+  }
+  ~Scratch() {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+  std::string operator/(const std::string& name) const { return (dir / name).string(); }
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+struct Result {
+  int rc = -1;
+  std::string out, err;
+};
+
+Result run(const Scratch& s, const std::string& args) {
+  const std::string cmd = std::string(GPUPROBE_EXE) + " " + args + " >" + (s / ".out") + " 2>" +
+                          (s / ".err");
+  const int status = std::system(cmd.c_str());
+  Result r;
+  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = slurp(s / ".out");
+  r.err = slurp(s / ".err");
+  return r;
+}
+
+int lines(const std::string& s) {
+  int n = 0;
+  for (char c : s) n += (c == '\n');
+  return n;
+}
+
+// The error part of stderr (after the simulator's banner and progress lines).
+std::string error_lines(const std::string& err) {
+  const auto at = err.find("gpuprobe: error:");
+  return at == std::string::npos ? std::string() : err.substr(at);
+}
+
+// A small, fast chase on the simulator (two points).
+const std::string kSmallChase =
+    "probe memory/chase --device sim:h100 --min-footprint-bytes 4K --max-footprint-bytes 8K "
+    "--points-per-octave 1 ";
+
+pid_t dead_pid() {
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  ::waitpid(child, nullptr, 0);
+  return child;
+}
+
+std::string host() {
+  char buf[256] = {};
+  ::gethostname(buf, sizeof buf - 1);
+  return buf;
+}
+
+}  // namespace
+
+TEST_CASE("--out that is a device, FIFO, socket or folder is refused and left as it is",
+          "[cli][outputs]") {
+  Scratch s;
+  // /dev/null itself: as root, renaming over it used to replace it with a JSON file.
+  auto r = run(s, kSmallChase + "--out /dev/null");
+  CHECK(r.rc == 1);
+  CHECK(lines(error_lines(r.err)) == 1);
+  CHECK(r.err.find("/dev/null is a character device") != std::string::npos);
+  CHECK(fs::is_character_file(fs::symlink_status("/dev/null")));
+  CHECK(r.err.find("footprint_bytes=") == std::string::npos);  // refused before measuring
+
+  REQUIRE(::mkfifo((s / "fifo").c_str(), 0644) == 0);
+  fs::create_directories(s / "folder");
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::strncpy(addr.sun_path, (s / "sock").c_str(), sizeof addr.sun_path - 1);
+  REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  ::close(fd);
+  fs::create_symlink("/dev/null", s / "link-to-null");
+  for (const char* name : {"fifo", "folder", "sock", "link-to-null"}) {
+    INFO(name);
+    const auto before = fs::symlink_status(s / name).type();
+    r = run(s, kSmallChase + "--out " + (s / name));
+    CHECK(r.rc == 1);
+    CHECK(lines(error_lines(r.err)) == 1);
+    CHECK(r.err.find("not a regular file") != std::string::npos);
+    CHECK(fs::symlink_status(s / name).type() == before);
+  }
+  CHECK(fs::is_character_file(fs::symlink_status("/dev/null")));
+  // A link to a regular file is written through: the link stays, its target gets the record.
+  std::ofstream(s / "target.json") << "{}";
+  fs::create_symlink("target.json", s / "link.json");
+  r = run(s, kSmallChase + "--out " + (s / "link.json"));
+  REQUIRE(r.rc == 0);
+  CHECK(fs::is_symlink(fs::symlink_status(s / "link.json")));
+  CHECK(nlohmann::json::parse(slurp(s / "target.json"))["status"] == "ok");
+}
+
+TEST_CASE("a parameter error never replaces a good --out, and writes nothing", "[cli][outputs]") {
+  Scratch s;
+  const std::string out = s / "run.json";
+  REQUIRE(run(s, kSmallChase + "--out " + out).rc == 0);
+  const std::string good = slurp(out);
+  for (const std::string& bad :
+       {std::string("probe memory/stride --device sim:h100 --strides-bytes 64,12 "),
+        std::string("probe memory/chase --device sim:h100 --max-footprint-bytes 4096G "),
+        std::string("probe memory/chase --device sim:h100 --min-footprint-bytes 64K "
+                    "--max-footprint-bytes 8K "),
+        std::string("probe memory/chase --device sim:h100 --timed-hops 4001 "),
+        std::string("probe memory/chase --device sim:h100 --timed-hops 4294967296 "),
+        std::string("probe memory/tlb --device sim:h100 --sampled-hops 100000000 "),
+        std::string("probe memory/chase --device sim:h100 --points-per-octave 1000 "),
+        std::string("probe memory/chase --device sim:h100 --min-region-us 5000000 ")}) {
+    INFO(bad);
+    const auto r = run(s, bad + "--out " + out);
+    CHECK(r.rc == 1);
+    CHECK(lines(error_lines(r.err)) == 1);
+    CHECK(r.err.find("footprint_bytes=") == std::string::npos);
+    CHECK(slurp(out) == good);
+  }
+  // Nothing at all is written where there was nothing.
+  const auto r = run(s, "probe memory/stride --device sim:h100 --strides-bytes 12 --out " +
+                            (s / "new.json"));
+  CHECK(r.rc == 1);
+  CHECK_FALSE(fs::exists(s / "new.json"));
+}
+
+TEST_CASE("--max-seconds-per-point must be a positive finite number", "[cli][bounds]") {
+  Scratch s;
+  for (const char* value : {"nan", "inf", "0", "-1", "1e9"}) {
+    INFO(value);
+    for (const std::string cmd : {kSmallChase, std::string("run-all --device sim:h100 ")}) {
+      const auto r = run(s, cmd + "--max-seconds-per-point " + value + " --out " + (s / "x"));
+      CHECK(r.rc != 0);
+      CHECK(lines(r.err) == 1);
+      CHECK(r.err.find("--max-seconds-per-point") != std::string::npos);
+      CHECK_FALSE(fs::exists(s / "x"));
+    }
+  }
+}
+
+TEST_CASE("run-all into a folder it cannot write fails up front in one line", "[cli][outputs]") {
+  Scratch s;
+  std::ofstream(s / "file") << "x";  // root ignores permission bits, but not a file in the way
+  const auto r = run(s, "run-all --device sim:h100 --out " + (s / "file") + "/sub");
+  CHECK(r.rc == 1);
+  CHECK(lines(r.err) == 1);
+  CHECK(r.err.find("cannot write results to") != std::string::npos);
+  CHECK(r.err.find("partial results kept") == std::string::npos);
+  CHECK(slurp(s / "file") == "x");
+}
+
+TEST_CASE("temporaries left by a killed run are removed by the next start", "[cli][outputs]") {
+  Scratch s;
+  const std::string stale = s / ("run.json.tmp-" + std::to_string(dead_pid()));
+  std::ofstream(stale) << "{\"half\": ";
+  REQUIRE(run(s, kSmallChase + "--out " + (s / "run.json")).rc == 0);
+  CHECK_FALSE(fs::exists(stale));
+  for (const auto& e : fs::directory_iterator(s.dir))
+    CHECK(e.path().filename().string().find(".tmp-") == std::string::npos);
+}
+
+TEST_CASE("a second run into a locked --out refuses naming the first; a stale lock is taken",
+          "[cli][lock]") {
+  Scratch s;
+  const std::string out = s / "run.json";
+  // A live holder: a child that sleeps.
+  const pid_t holder = ::fork();
+  if (holder == 0) {
+    ::execlp("sleep", "sleep", "30", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  std::ofstream(out + ".lock") << holder << " " << host() << "\n";
+  auto r = run(s, kSmallChase + "--out " + out);
+  ::kill(holder, SIGKILL);
+  ::waitpid(holder, nullptr, 0);
+  CHECK(r.rc == 1);
+  CHECK(lines(error_lines(r.err)) == 1);
+  CHECK(r.err.find("in use by gpuprobe pid " + std::to_string(holder)) != std::string::npos);
+  CHECK_FALSE(fs::exists(out));
+  CHECK(fs::exists(out + ".lock"));  // not ours to remove
+  // run-all's folder lock the same way, with the test's own pid as the holder.
+  fs::create_directories(s / "all");
+  std::ofstream(s / "all/.gpuprobe.lock") << ::getpid() << " " << host() << "\n";
+  r = run(s, "run-all --device sim:h100 --out " + (s / "all"));
+  CHECK(r.rc == 1);
+  CHECK(lines(error_lines(r.err)) == 1);
+  CHECK(r.err.find("pid " + std::to_string(::getpid())) != std::string::npos);
+  // The holder is gone now: its lock is stale, taken over, and released at the end.
+  r = run(s, kSmallChase + "--out " + out);
+  CHECK(r.rc == 0);
+  CHECK(fs::exists(out));
+  CHECK_FALSE(fs::exists(out + ".lock"));
+  std::ofstream(out + ".lock") << dead_pid() << " " << host() << "\n";
+  CHECK(run(s, kSmallChase + "--out " + out).rc == 0);
+  CHECK_FALSE(fs::exists(out + ".lock"));
+}
+
+TEST_CASE("SIGINT and SIGTERM: one line with what was kept and how to resume; --resume finishes",
+          "[cli][signals]") {
+  for (const int sig : {SIGINT, SIGTERM}) {
+    INFO(sig);
+    Scratch s;
+    const std::string out = s / "run.json";
+    // Many points, each bounded to a short time, so that the signal lands in the middle.
+    const std::string args = "probe memory/chase --device sim:h100 --min-footprint-bytes 4K "
+                             "--max-footprint-bytes 64M --points-per-octave 8 --out " + out;
+    const pid_t child = ::fork();
+    if (child == 0) {
+      const std::string cmd = std::string("exec ") + GPUPROBE_EXE + " " + args + " >" +
+                              (s / ".out") + " 2>" + (s / ".err");
+      ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    // Wait for at least two measured points on disk.
+    std::size_t points = 0;
+    for (int i = 0; i < 400 && points < 2; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(25));
+      try {
+        points = nlohmann::json::parse(slurp(out)).value("series", nlohmann::json::array()).size();
+      } catch (const std::exception&) {
+      }
+    }
+    ::kill(child, sig);
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    REQUIRE(points >= 2);
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 128 + sig);
+    const std::string err = slurp(s / ".err");
+    const std::string last = err.substr(err.rfind("gpuprobe: interrupted"));
+    CHECK(lines(last) == 1);
+    CHECK(last.find(sig == SIGINT ? "SIGINT" : "SIGTERM") != std::string::npos);
+    CHECK(last.find("kept in " + out) != std::string::npos);
+    CHECK(last.find("--resume") != std::string::npos);
+    const auto cut = nlohmann::json::parse(slurp(out));
+    CHECK(cut["status"] == "interrupted");
+    const std::size_t kept = cut["series"].size();
+    CHECK(last.find(std::to_string(kept) + " measured points") != std::string::npos);
+    CHECK_FALSE(fs::exists(out + ".lock"));
+    for (const auto& e : fs::directory_iterator(s.dir))
+      CHECK(e.path().filename().string().find(".tmp-") == std::string::npos);
+    if (sig == SIGTERM) continue;  // one resume is enough
+    // Resume: the earlier points stay as they were, the rest are measured.
+    const auto r = run(s, args + " --resume");
+    REQUIRE(r.rc == 0);
+    const auto done = nlohmann::json::parse(slurp(out));
+    CHECK(done["status"] == "ok");
+    REQUIRE(done["series"].size() > kept);
+    for (std::size_t i = 0; i < kept; ++i) CHECK(done["series"][i] == cut["series"][i]);
+  }
+}
+
+TEST_CASE("run-all refuses a folder with results; --resume keeps complete records byte for "
+          "byte and continues an interrupted one",
+          "[cli][resume]") {
+  // One full run-all on the simulator (about 5 s on 2 cores), shared by every check below.
+  Scratch s;
+  const std::string dir = s / "r";
+  auto r = run(s, "run-all --device sim:v100 --out " + dir);
+  REQUIRE(r.rc == 0);
+  const fs::path raw = fs::path(dir) / "raw";
+  r = run(s, "run-all --device sim:v100 --out " + dir);
+  CHECK(r.rc == 1);
+  CHECK(lines(error_lines(r.err)) == 1);
+  CHECK(r.err.find("--resume") != std::string::npos);
+  CHECK(r.err.find("--force") != std::string::npos);
+  CHECK(r.err.find("footprint_bytes=") == std::string::npos);
+  // Cut one record to its first three points, as an interrupted run leaves it.
+  const fs::path cut_path = raw / "memory_chase_shared.json";
+  auto full = nlohmann::json::parse(slurp(cut_path));
+  const std::size_t all_points = full["series"].size();
+  REQUIRE(all_points > 3);
+  auto cut = full;
+  cut["status"] = "interrupted";
+  cut["series"] = nlohmann::json::array();
+  for (int i = 0; i < 3; ++i) cut["series"].push_back(full["series"][i]);
+  cut["series"][0]["marker"] = "measured before";  // tells a kept point from a re-measured one
+  std::ofstream(cut_path) << cut.dump(2) << "\n";
+  std::vector<std::pair<fs::path, std::string>> complete;
+  for (const auto& e : fs::directory_iterator(raw))
+    if (e.path() != cut_path) complete.emplace_back(e.path(), slurp(e.path()));
+  REQUIRE(complete.size() == 6);
+  r = run(s, "run-all --device sim:v100 --out " + dir + " --resume");
+  REQUIRE(r.rc == 0);
+  for (const auto& [path, text] : complete) {
+    INFO(path);
+    CHECK(slurp(path) == text);
+  }
+  const auto resumed = nlohmann::json::parse(slurp(cut_path));
+  CHECK(resumed["status"] == "ok");
+  CHECK(resumed["series"].size() == all_points);
+  for (int i = 0; i < 3; ++i) CHECK(resumed["series"][i] == cut["series"][i]);
+  CHECK(nlohmann::json::parse(slurp(fs::path(dir) / "machine_model.json"))["sources"].size() == 7);
+  // --resume and --force together make no sense.
+  r = run(s, "run-all --device sim:v100 --out " + dir + " --resume --force");
+  CHECK(r.rc == 1);
+  CHECK(lines(error_lines(r.err)) == 1);
+}
