@@ -36,7 +36,8 @@ double best_per_sm_clk(const nlohmann::json& record) {
 TEST_CASE("gpu-smoke: every bandwidth probe runs on the GPU with its self-checks",
           "[gpu-smoke][bandwidth]") {
   if (!gpu_present()) {
-    CHECK_FALSE(std::filesystem::exists("/dev/nvidia0") && GPUPROBE_WITH_CUDA);
+    const bool usable = std::filesystem::exists("/dev/nvidia0") && GPUPROBE_WITH_CUDA;
+    CHECK_FALSE(usable);
     return;
   }
   auto dev = open_device("cuda:0");
