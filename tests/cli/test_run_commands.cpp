@@ -164,7 +164,7 @@ TEST_CASE("a parameter error never replaces a good --out, and writes nothing", "
   CHECK_FALSE(fs::exists(s / "new.json"));
 }
 
-TEST_CASE("--max-seconds-per-point must be a positive finite number", "[cli][bounds]") {
+TEST_CASE("max-seconds-per-point must be a positive finite number", "[cli][bounds]") {
   Scratch s;
   for (const char* value : {"nan", "inf", "0", "-1", "1e9"}) {
     INFO(value);
