@@ -38,7 +38,7 @@ ProbeSpec l1_probe() {
       {"min-window-bytes", K::bytes, "16K", "smallest data per SM", {}},
       {"max-window-bytes", K::bytes, "0",
        "largest data per SM (0: twice the shared memory per SM, past any L1)", {}},
-      {"points-per-octave", K::integer, "4", "windows per doubling", {}},
+      {"points-per-octave", K::integer, "4", "windows per doubling", {}, kMaxPointsPerOctave},
   };
   add_stream_params(p.params, "512", "16", "2", "1");
   p.run = [](ProbeContext& ctx) {

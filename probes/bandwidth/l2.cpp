@@ -38,7 +38,7 @@ ProbeSpec l2_probe() {
   p.params = {
       {"min-footprint-bytes", K::bytes, "1M", "smallest footprint", {}},
       {"max-footprint-bytes", K::bytes, "0", "largest footprint (0: four times the L2)", {}},
-      {"points-per-octave", K::integer, "6", "footprints per doubling", {}},
+      {"points-per-octave", K::integer, "6", "footprints per doubling", {}, kMaxPointsPerOctave},
   };
   add_stream_params(p.params, "256", "16", "4", "4");
   p.run = [](ProbeContext& ctx) {
