@@ -18,7 +18,7 @@ const Entry kTable[] = {
     {"h100", {"H100 SXM5", 3350e9, "FIGURES §1 D [HPCTECH]"}},
     {"h200", {"H200 SXM", 4800e9, "FIGURES §1 D [MLE]"}},
     {"a100 80gb pcie", {"A100 80GB PCIe", 1935e9, "FIGURES §1 D [GLK], [TC-A100]"}},
-    {"80gb", {"A100 80GB SXM", 2039e9, "FIGURES §1 D [GLK], [TC-A100]"}},
+    {"a100-sxm4-80gb", {"A100 80GB SXM", 2039e9, "FIGURES §1 D [GLK], [TC-A100]"}},
     {"a100", {"A100 40GB", 1555e9, "FIGURES §1 D [A100-DS via GLK, PC2]"}},
     {"v100", {"V100", 900e9, "FIGURES §1 D [NVBLOG-TC9]"}},
     {"l40s", {"L40S", 860e9, "FIGURES §1 D [MLE]"}},
@@ -32,12 +32,8 @@ std::optional<DatasheetPeak> datasheet_for(const std::string& device_name) {
   std::string name = device_name;
   std::transform(name.begin(), name.end(), name.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  for (const auto& e : kTable) {
-    if (name.find(e.pattern) == std::string::npos) continue;
-    // "80gb" is an A100 80GB SXM only on an A100 ("H100 80GB HBM3" is matched above).
-    if (std::string(e.pattern) == "80gb" && name.find("a100") == std::string::npos) continue;
-    return e.peak;
-  }
+  for (const auto& e : kTable)
+    if (name.find(e.pattern) != std::string::npos) return e.peak;
   return std::nullopt;
 }
 
