@@ -13,16 +13,7 @@ namespace {
 
 // Disjoint windows that cover the buffer exactly once (what writes and copies need).
 StreamSetup disjoint_windows(const DeviceInfo& info, const StreamConfig& c, uint64_t footprint) {
-  StreamSetup s;
-  s.shape = c.shape;
-  s.block_threads = c.block_threads;
-  s.blocks = static_cast<uint32_t>(info.sm_count) * c.blocks_per_sm;
-  const uint64_t tile = bandwidth::tile_bytes(c.block_threads, c.shape.vec_bytes, c.shape.ilp);
-  s.geometry.tiles_per_block = std::max<uint64_t>(1, tiles_in(footprint, tile) / s.blocks);
-  s.geometry.block_step_tiles = s.geometry.tiles_per_block;
-  s.geometry.footprint_tiles = uint64_t(s.blocks) * s.geometry.tiles_per_block;
-  s.geometry.passes = 1;
-  return s;
+  return own_windows(info, c, footprint / (uint64_t(info.sm_count) * c.blocks_per_sm));
 }
 
 ProbeSpec dram_probe() {

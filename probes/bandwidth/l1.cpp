@@ -16,19 +16,6 @@ namespace {
 // L1 of the supported GPUs (V100 and L40: 128 KB with shared memory).
 constexpr uint64_t kConcurrencyL1Bytes = 64 << 10;
 
-StreamSetup own_windows(const DeviceInfo& info, const StreamConfig& c, uint64_t window_bytes) {
-  StreamSetup s;
-  s.shape = c.shape;
-  s.block_threads = c.block_threads;
-  s.blocks = static_cast<uint32_t>(info.sm_count) * c.blocks_per_sm;
-  const uint64_t tile = bandwidth::tile_bytes(c.block_threads, c.shape.vec_bytes, c.shape.ilp);
-  s.geometry.tiles_per_block = tiles_in(window_bytes, tile);
-  s.geometry.block_step_tiles = s.geometry.tiles_per_block;
-  s.geometry.footprint_tiles = uint64_t(s.blocks) * s.geometry.tiles_per_block;
-  s.geometry.passes = 1;
-  return s;
-}
-
 ProbeSpec l1_probe() {
   using K = ParamSpec::Kind;
   ProbeSpec p;

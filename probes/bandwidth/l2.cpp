@@ -17,10 +17,7 @@ namespace {
 constexpr uint64_t kWindowBytes = 512 << 10;
 
 StreamSetup shared_windows(const DeviceInfo& info, const StreamConfig& c, uint64_t footprint) {
-  StreamSetup s;
-  s.shape = c.shape;
-  s.block_threads = c.block_threads;
-  s.blocks = static_cast<uint32_t>(info.sm_count) * c.blocks_per_sm;
+  StreamSetup s = stream_setup(info, c);
   const uint64_t tile = bandwidth::tile_bytes(c.block_threads, c.shape.vec_bytes, c.shape.ilp);
   s.geometry.footprint_tiles = tiles_in(footprint, tile);
   s.geometry.block_step_tiles =

@@ -11,10 +11,7 @@ namespace gpuprobe::probes {
 namespace {
 
 StreamSetup shared_setup(const DeviceInfo& info, const StreamConfig& c, uint32_t stride) {
-  StreamSetup s;
-  s.shape = c.shape;
-  s.block_threads = c.block_threads;
-  s.blocks = static_cast<uint32_t>(info.sm_count) * c.blocks_per_sm;
+  StreamSetup s = stream_setup(info, c);
   s.stride_elems = stride;
   return s;
 }

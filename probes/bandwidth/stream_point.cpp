@@ -25,6 +25,24 @@ uint64_t tiles_in(uint64_t bytes, uint64_t tile_bytes) {
   return std::max<uint64_t>(1, bytes / tile_bytes);
 }
 
+StreamSetup stream_setup(const DeviceInfo& info, const StreamConfig& c) {
+  StreamSetup s;
+  s.shape = c.shape;
+  s.block_threads = c.block_threads;
+  s.blocks = static_cast<uint32_t>(info.sm_count) * c.blocks_per_sm;
+  return s;
+}
+
+StreamSetup own_windows(const DeviceInfo& info, const StreamConfig& c, uint64_t window_bytes) {
+  StreamSetup s = stream_setup(info, c);
+  const uint64_t tile = bandwidth::tile_bytes(c.block_threads, c.shape.vec_bytes, c.shape.ilp);
+  s.geometry.tiles_per_block = tiles_in(window_bytes, tile);
+  s.geometry.block_step_tiles = s.geometry.tiles_per_block;
+  s.geometry.footprint_tiles = uint64_t(s.blocks) * s.geometry.tiles_per_block;
+  s.geometry.passes = 1;
+  return s;
+}
+
 nlohmann::json measure_stream(ProbeContext& ctx, const StreamSetup& setup, bool flush_l2) {
   const auto prepared = ctx.ops<StreamOps>().prepare(setup);
   const uint64_t min_region_ns = ctx.device().min_timed_region_ns();

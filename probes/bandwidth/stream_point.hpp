@@ -48,6 +48,14 @@ void plan_concurrency(ProbeContext& ctx, const StreamConfig& base, const std::st
                       const std::function<std::optional<StreamSetup>(const StreamConfig&)>& setup_for,
                       std::vector<PlannedPoint>& points, bool flush_l2 = false);
 
+// The launch of a configuration with every SM streaming (blocks = SMs x blocks per SM); the
+// caller sets the geometry (global kinds) or the stride (shared).
+StreamSetup stream_setup(const DeviceInfo& info, const StreamConfig& c);
+
+// Every block streams its own window of window_bytes (at least one tile): disjoint windows that
+// cover the buffer once (L1 re-reads, DRAM reads, writes and copies).
+StreamSetup own_windows(const DeviceInfo& info, const StreamConfig& c, uint64_t window_bytes);
+
 // Tiles of `tile_bytes` in `bytes`, at least one.
 uint64_t tiles_in(uint64_t bytes, uint64_t tile_bytes);
 
