@@ -283,7 +283,7 @@ TEST_CASE("footprint fit: a step just inside the band is one level, just outside
   CHECK(levels_for(0.051) == 2);
 }
 
-TEST_CASE("footprint fit: the band is 3 x noise, clamped to [5%, 15%]", "[bandwidth_fit]") {
+TEST_CASE("footprint fit: the band is 3 x noise, clamped to 5% .. 15%", "[bandwidth_fit]") {
   const auto band_for = [](double noise) {
     std::mt19937 rng(5);
     std::normal_distribution<double> n01(0.0, 1.0);
@@ -329,7 +329,7 @@ TEST_CASE("footprint fit: a plateau's slope is at most 0.1 per octave", "[bandwi
   CHECK(steep.rejected[0].rule == "slope");
 }
 
-TEST_CASE("footprint fit: up to two points outside a plateau are outliers; a dip is one level",
+TEST_CASE("footprint fit: up to two points outside a plateau are outliers, and a dip is one level",
           "[bandwidth_fit]") {
   const auto with_excursion = [](int n_out) {
     std::vector<FootprintPoint> p;

@@ -118,7 +118,7 @@ TEST_CASE("read_latency_csv: a UTF-8 byte-order mark before the header is accept
         ":2: column 'footprint_bytes': '\xEF\xBB\xBF" "1024' is not a number");
 }
 
-TEST_CASE("read_latency_csv: a ';' or tab separator gets a hint", "[analysis][csv]") {
+TEST_CASE("read_latency_csv: a semicolon or tab separator gets a hint", "[analysis][csv]") {
   CHECK(error_of("footprint_bytes;latency_cycles\n1024;30\n") ==
         ":1: missing column 'footprint_bytes' in the header: the separator must be a comma, and "
         "this line seems to use ';'");

@@ -191,7 +191,7 @@ bool out_of_time(Clock::time_point start) {
 
 }  // namespace
 
-TEST_CASE("fuzz: read_latency_csv never crashes or hangs; errors are one line", "[analysis][csv][fuzz]") {
+TEST_CASE("fuzz: read_latency_csv never crashes or hangs, and errors are one line", "[analysis][csv][fuzz]") {
   std::mt19937 rng(20261123);
   const FuzzFile file(".csv");
   std::string seed = "# seed\nfootprint_bytes,latency_cycles,latency_ns\n";
@@ -217,7 +217,7 @@ TEST_CASE("fuzz: read_latency_csv never crashes or hangs; errors are one line", 
   CHECK(n >= 100);
 }
 
-TEST_CASE("fuzz: read_gpubenches_latency never crashes or hangs; errors are one line", "[analysis][csv][fuzz]") {
+TEST_CASE("fuzz: read_gpubenches_latency never crashes or hangs, and errors are one line", "[analysis][csv][fuzz]") {
   std::mt19937 rng(7);
   const FuzzFile file(".txt");
   const std::string seed = slurp(std::string(GPUPROBE_TEST_DATA_DIR) + "/real/gpu-benches/gpu-latency/h100_pcie.txt");

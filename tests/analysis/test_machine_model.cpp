@@ -112,7 +112,7 @@ TEST_CASE("an imported curve within the bound is stored whole and says so", "[mo
   CHECK(stored["x"].size() == 60);
 }
 
-TEST_CASE("without a clock the model's latency_ns is null; rules and rejected candidates are kept",
+TEST_CASE("without a clock the model's latency_ns is null, and rules and rejected candidates are kept",
           "[model][hierarchy]") {
   analysis::testing::SyntheticSpec spec;
   // A plateau ending at 3.6x the near L2 between L2 and DRAM: a rejected candidate.

@@ -96,7 +96,7 @@ std::string host() {
 
 }  // namespace
 
-TEST_CASE("--out that is a device, FIFO, socket or folder is refused and left as it is",
+TEST_CASE("an --out that is a device, FIFO, socket or folder is refused and left as it is",
           "[cli][outputs]") {
   Scratch s;
   // /dev/null itself: as root, renaming over it used to replace it with a JSON file.
@@ -199,7 +199,7 @@ TEST_CASE("temporaries left by a killed run are removed by the next start", "[cl
     CHECK(e.path().filename().string().find(".tmp-") == std::string::npos);
 }
 
-TEST_CASE("a second run into a locked --out refuses naming the first; a stale lock is taken",
+TEST_CASE("a second run into a locked --out refuses naming the first, and a stale lock is taken",
           "[cli][lock]") {
   Scratch s;
   const std::string out = s / "run.json";
@@ -235,7 +235,7 @@ TEST_CASE("a second run into a locked --out refuses naming the first; a stale lo
   CHECK_FALSE(fs::exists(out + ".lock"));
 }
 
-TEST_CASE("SIGINT and SIGTERM: one line with what was kept and how to resume; --resume finishes",
+TEST_CASE("SIGINT and SIGTERM: one line with what was kept and how to resume, and --resume finishes",
           "[cli][signals]") {
   for (const int sig : {SIGINT, SIGTERM}) {
     INFO(sig);
@@ -290,7 +290,7 @@ TEST_CASE("SIGINT and SIGTERM: one line with what was kept and how to resume; --
   }
 }
 
-TEST_CASE("run-all refuses a folder with results; --resume keeps complete records byte for "
+TEST_CASE("run-all refuses a folder with results, and --resume keeps complete records byte for "
           "byte and continues an interrupted one",
           "[cli][resume]") {
   // One full run-all on the simulator (about 5 s on 2 cores), shared by every check below.

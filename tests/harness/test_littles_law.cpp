@@ -16,7 +16,7 @@ TEST_CASE("Little's law: bandwidth times loaded latency is the bytes in flight",
   }
 }
 
-TEST_CASE("Little's law: the low-load slope is 1 / unloaded latency; the peak is never reached",
+TEST_CASE("Little's law: the low-load slope is 1 / unloaded latency, and the peak is never reached",
           "[littles_law]") {
   const LoadedLatency m{500.0, 50.0, 40.0};
   CHECK(bandwidth_for(m, 5.0) == Approx(5.0 / 500.0).epsilon(1e-3));
