@@ -1,6 +1,7 @@
 #include "probes/bandwidth/stream_point.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <set>
 #include <string>
 #include <tuple>
@@ -53,9 +54,17 @@ nlohmann::json measure_stream(ProbeContext& ctx, const StreamSetup& setup, bool 
     last = std::make_pair(repeats, r);
     return r;
   };
+  // The per-point time bound covers the calibration and the repeats together. A repeat runs n
+  // and 4n passes, so the calibrated n is planned within a fifth of the bound.
+  const auto started = std::chrono::steady_clock::now();
   const uint64_t repeats = timing::calibrate_count(
       [&](uint64_t n) { return run_once(n).elapsed_ns; }, 1, 1,
-      static_cast<double>(min_region_ns), kMaxRepeats);
+      static_cast<double>(min_region_ns), kMaxRepeats,
+      ctx.repeat().max_seconds / static_cast<double>(1 + kDifferenceFactor));
+  RepeatPolicy policy = ctx.repeat();
+  policy.max_seconds = std::max(
+      0.0, policy.max_seconds -
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
 
   // Each repeat times n and 4n passes: their difference cancels what every launch pays once
   // (the grid's ramp-up and drain, and the first pass of an L1 window, which comes from the L2).
@@ -86,7 +95,7 @@ nlohmann::json measure_stream(ProbeContext& ctx, const StreamSetup& setup, bool 
                       std::to_string(repeats) + " (the timer or the launch is broken)");
         return moved / ns * 1e9;
       },
-      ctx.repeat());
+      policy);
   const double clock_mhz = ctx.device().measure_sm_clock_mhz(kClockSpinNs);
 
   const auto& sum = outcome.summary;

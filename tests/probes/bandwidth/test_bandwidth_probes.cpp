@@ -229,3 +229,25 @@ TEST_CASE("a preset without a bandwidth model skips the bandwidth probes with th
   CHECK(record["status"] == "skipped");
   CHECK_THAT(record["skip_reason"].get<std::string>(), Catch::Contains("no bandwidth model"));
 }
+
+TEST_CASE("bandwidth points plan their passes within the per-point time bound", "[bandwidth]") {
+  // A 1 MiB pass takes about 1 us of modelled time, so the preset's 20 us timed region wants tens of
+  // passes; a bound of 1 us (a fifth of it per calibrated run, since a repeat runs n and 4n
+  // passes) leaves the calibration at one pass.
+  auto device = sim::make_sim_device(sim::find_preset("v100"));
+  const ProbeSpec& probe = find_probe("bandwidth/dram");
+  const auto params = Params::parse(probe.params, {{"footprint-bytes", "1M"}, {"kind", "read"}, {"concurrency", "off"}});
+  std::ostringstream log;
+  const auto free_run = run_probe(*device, probe, params, RepeatPolicy{}, "", log);
+  RepeatPolicy bounded;
+  bounded.max_seconds = 1e-6;
+  const auto bounded_run = run_probe(*device, probe, params, bounded, "", log);
+  REQUIRE(free_run["status"] == "ok");
+  REQUIRE(bounded_run["status"] == "ok");
+  uint64_t most_free = 0, most_bounded = 0;
+  for (const auto& p : free_run["series"]) most_free = std::max(most_free, p["passes"].get<uint64_t>());
+  for (const auto& p : bounded_run["series"])
+    most_bounded = std::max(most_bounded, p["passes"].get<uint64_t>());
+  CHECK(most_free > 4);
+  CHECK(most_bounded == 1);
+}
