@@ -149,14 +149,97 @@ void print_tlb(std::ostream& out, const nlohmann::json& tlb) {
   if (!tlb.value("note", "").empty()) out << "  " << tlb["note"].get<std::string>() << "\n";
 }
 
+namespace {
+
+// Bandwidth in decimal units, as datasheets give it: "1.84 TB/s", "912 GB/s" (GB = 10^9 bytes).
+std::string format_bandwidth(double bytes_per_s) {
+  char buf[32];
+  if (!(bytes_per_s > 0)) return "?";
+  if (bytes_per_s >= 1e12) std::snprintf(buf, sizeof buf, "%.2f TB/s", bytes_per_s / 1e12);
+  else std::snprintf(buf, sizeof buf, "%.0f GB/s", bytes_per_s / 1e9);
+  return buf;
+}
+
+void print_concurrency(std::ostream& out, const char* label, const nlohmann::json& c) {
+  if (c.contains("error")) {
+    out << "  " << label << ": " << c["error"].get<std::string>() << "\n";
+    return;
+  }
+  char buf[240];
+  std::snprintf(buf, sizeof buf,
+                "  %-13s peak %s (%.1f B/clk/SM, %s), 90%% of it from %s in flight per SM, "
+                "confidence %.2f\n",
+                label, format_bandwidth(c.value("peak_bytes_per_s", 0.0)).c_str(),
+                c.value("peak_bytes_per_clk_per_sm", NAN), c.value("peak_from", "").c_str(),
+                format_bytes(c.value("bytes_in_flight_per_sm_for_90pct", 0.0)).c_str(),
+                c.value("confidence", 0.0));
+  out << buf;
+  if (c.value("still_rising", false)) out << "    still rising at the largest concurrency: the peak is a lower bound\n";
+}
+
+}  // namespace
+
+void print_bandwidth(std::ostream& out, const nlohmann::json& bandwidth) {
+  out << "bandwidth (GB = 10^9 bytes; sizes in KiB = 1024 bytes):\n";
+  for (const char* level : {"L1", "shared", "L2", "DRAM"}) {
+    if (!bandwidth.contains(level)) continue;
+    const auto& l = bandwidth[level];
+    if (l.contains("error")) {
+      out << "  " << level << ": " << l["error"].get<std::string>() << "\n";
+      continue;
+    }
+    if (l.contains("concurrency")) print_concurrency(out, level, l["concurrency"]);
+    else if (!l.contains("read")) out << "  " << level << "\n";
+    for (const char* kind : {"read", "write", "copy"}) {
+      if (!l.contains(kind)) continue;
+      const auto& k = l[kind];
+      const std::string label = std::string(level) + " " + kind;
+      if (k.contains("concurrency")) print_concurrency(out, label.c_str(), k["concurrency"]);
+      if (k.contains("percent_of_datasheet") && l.contains("datasheet")) {
+        char buf[200];
+        const double top = k.contains("concurrency")
+                               ? k["concurrency"].value("measured_top_bytes_per_s", 0.0)
+                               : 0.0;
+        std::snprintf(buf, sizeof buf, "    measured top %s = %.1f%% of the %s datasheet's %s\n",
+                      format_bandwidth(top).c_str(), k["percent_of_datasheet"].get<double>(),
+                      l["datasheet"].value("gpu", "").c_str(),
+                      format_bandwidth(l["datasheet"].value("bytes_per_s", 0.0)).c_str());
+        out << buf;
+      }
+    }
+    if (l.contains("footprint_sweep") && l["footprint_sweep"].contains("levels")) {
+      for (const auto& f : l["footprint_sweep"]["levels"]) {
+        const std::string ends = f.contains("ends_at_bytes") && f["ends_at_bytes"].is_number()
+                                     ? "up to " + format_bytes(f["ends_at_bytes"].get<double>())
+                                     : std::string("to the end of the sweep");
+        out << "    footprint plateau " << f.value("name", "?") << ": "
+            << format_bandwidth(f.value("bandwidth_bytes_per_s", 0.0)) << " " << ends << "\n";
+      }
+    }
+    if (l.contains("bank_conflicts") && l["bank_conflicts"].contains("strides")) {
+      out << "    bank conflicts (" << l["bank_conflicts"].value("word_bytes", 0)
+          << "-byte words), slowdown by stride:";
+      for (const auto& st : l["bank_conflicts"]["strides"]) {
+        char buf[48];
+        std::snprintf(buf, sizeof buf, " %u: %.1fx", st.value("stride_elems", 0u),
+                      st.value("slowdown", NAN));
+        out << buf;
+      }
+      out << "\n";
+    }
+  }
+}
+
 void print_model(std::ostream& out, const nlohmann::json& model) {
-  const auto& mem = model.at("memory");
+  const nlohmann::json mem = model.value("memory", nlohmann::json::object());
   std::size_t printed = 0;
   if (mem.contains("sm_map")) print_sm_map(out, mem["sm_map"]), ++printed;
   if (mem.contains("levels") || mem.contains("paths")) print_levels(out, model), ++printed;
   if (mem.contains("shared")) print_shared(out, mem["shared"]), ++printed;
   if (mem.contains("line_sector")) print_line_sector(out, mem["line_sector"]), ++printed;
   if (mem.contains("tlb")) print_tlb(out, mem["tlb"]), ++printed;
+  if (model.contains("bandwidth") && !model["bandwidth"].empty())
+    print_bandwidth(out, model["bandwidth"]), ++printed;
   if (printed == 0) out << "the model holds no result: no run record measured anything\n";
 }
 

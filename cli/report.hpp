@@ -11,7 +11,8 @@
 namespace gpuprobe {
 
 // Everything the model holds, one block per result: the per-SM L2 map, the hierarchy, shared
-// memory latency, line and sector, TLB reach and miss cost. What run-all and analyze print.
+// memory latency, line and sector, TLB reach and miss cost, bandwidth per level. What run-all
+// and analyze print.
 void print_model(std::ostream& out, const nlohmann::json& model);
 
 // Sizes in binary units, as the command line reads them (K = KiB = 1024 bytes, M = MiB, G = GiB):
@@ -27,5 +28,8 @@ void print_levels(std::ostream& out, const nlohmann::json& model);
 void print_shared(std::ostream& out, const nlohmann::json& shared);
 void print_line_sector(std::ostream& out, const nlohmann::json& line_sector);
 void print_tlb(std::ostream& out, const nlohmann::json& tlb);
+// Per level: the peak, where 90% of it starts (bytes in flight per SM), % of the datasheet, the
+// footprint plateaus and the shared-memory bank-conflict slowdowns.
+void print_bandwidth(std::ostream& out, const nlohmann::json& bandwidth);
 
 }  // namespace gpuprobe

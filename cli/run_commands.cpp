@@ -93,7 +93,7 @@ struct PlannedRun {
   std::string file;  // under raw/
 };
 
-// The memory-latency slice of run-all. Later probe families append their runs here.
+// What run-all measures, family by family. Later probe families append their runs here.
 std::vector<PlannedRun> run_all_plan() {
   return {{"memory/chase", {{"cache-op", "default"}}, "memory_chase_default.json"},
           {"memory/chase", {{"cache-op", "ca"}}, "memory_chase_ca.json"},
@@ -101,7 +101,11 @@ std::vector<PlannedRun> run_all_plan() {
           {"memory/chase", {{"cache-op", "nc"}}, "memory_chase_nc.json"},
           {"memory/chase_shared", {}, "memory_chase_shared.json"},
           {"memory/stride", {}, "memory_stride.json"},
-          {"memory/tlb", {}, "memory_tlb.json"}};
+          {"memory/tlb", {}, "memory_tlb.json"},
+          {"bandwidth/l1", {}, "bandwidth_l1.json"},
+          {"bandwidth/shared", {}, "bandwidth_shared.json"},
+          {"bandwidth/l2", {}, "bandwidth_l2.json"},
+          {"bandwidth/dram", {}, "bandwidth_dram.json"}};
 }
 
 RepeatPolicy repeat_policy(double max_seconds_per_point) {

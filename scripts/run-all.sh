@@ -36,5 +36,7 @@ set -e
 model=$(sed -n 's/^wrote \(.*machine_model\.json\)$/\1/p' "$log" | tail -n 1)
 if [ -n "$model" ]; then
   .venv/bin/python analysis/plot_latency.py "$model" --out-prefix "$(dirname "$model")/latency"
+  # Bandwidth plots next to the model (machine_model.bandwidth-footprint.png, ...).
+  .venv/bin/python analysis/plot_bandwidth.py "$model"
 fi
 exit "$status"

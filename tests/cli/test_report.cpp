@@ -61,3 +61,34 @@ TEST_CASE("a level without a clock prints 'ns unknown', not 0.0 ns", "[cli][repo
   CHECK_THAT(out.str(), !Catch::Contains("0.0 ns"));
   CHECK_THAT(out.str(), Catch::Contains("not a level: plateau at 400.0 cycles"));
 }
+
+TEST_CASE("the bandwidth section prints each level's peak, in-flight need, datasheet share, "
+          "plateaus and bank conflicts", "[cli][report]") {
+  const nlohmann::json concurrency = {{"peak_bytes_per_s", 1.84e12},
+                                      {"peak_bytes_per_clk_per_sm", 9.2},
+                                      {"peak_from", "loaded-latency model"},
+                                      {"bytes_in_flight_per_sm_for_90pct", 28672.0},
+                                      {"confidence", 0.5},
+                                      {"measured_top_bytes_per_s", 1.79e12},
+                                      {"still_rising", false}};
+  const nlohmann::json bandwidth = {
+      {"DRAM", {{"read", {{"concurrency", concurrency}, {"percent_of_datasheet", 92.0}}},
+                {"datasheet", {{"gpu", "H100 PCIe"}, {"bytes_per_s", 2.0e12}}}}},
+      {"L2", {{"concurrency", {{"error", "fit_concurrency_sweep: 2 points"}}},
+              {"footprint_sweep", {{"levels", {{{"name", "L2"}, {"bandwidth_bytes_per_s", 7.2e12},
+                                                {"ends_at_bytes", 26214400.0}}}}}}}},
+      {"shared", {{"bank_conflicts", {{"word_bytes", 4},
+                                      {"strides", {{{"stride_elems", 1}, {"slowdown", 1.0}},
+                                                   {{"stride_elems", 2}, {"slowdown", 2.0}}}}}}}}};
+  std::ostringstream out;
+  gpuprobe::print_model(out, {{"memory", nlohmann::json::object()}, {"bandwidth", bandwidth}});
+  CHECK(out.str() ==
+        "bandwidth (GB = 10^9 bytes; sizes in KiB = 1024 bytes):\n"
+        "  shared\n"
+        "    bank conflicts (4-byte words), slowdown by stride: 1: 1.0x 2: 2.0x\n"
+        "  L2: fit_concurrency_sweep: 2 points\n"
+        "    footprint plateau L2: 7.20 TB/s up to 25 MiB\n"
+        "  DRAM read     peak 1.84 TB/s (9.2 B/clk/SM, loaded-latency model), 90% of it from 28 KiB "
+        "in flight per SM, confidence 0.50\n"
+        "    measured top 1.79 TB/s = 92.0% of the H100 PCIe datasheet's 2.00 TB/s\n");
+}

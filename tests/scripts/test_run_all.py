@@ -37,10 +37,14 @@ def main():
             check(False, "a relative --out was taken relative to the source folder")
             shutil.rmtree(misplaced)
         for name in ("machine_model.json", "latency.png", "latency.svg",
-                     os.path.join("raw", "memory_chase_ca.json")):
+                     os.path.join("raw", "memory_chase_ca.json"),
+                     os.path.join("raw", "bandwidth_dram.json"),
+                     "machine_model.bandwidth-footprint.png", "machine_model.bandwidth-inflight.svg",
+                     "machine_model.loaded-latency.png"):
             check(os.path.isfile(os.path.join(out, name)), f"run-all.sh did not write {name}")
         check("SIMULATED DEVICE" in r.stderr, "no simulated-device banner")
         check(f"wrote {os.path.join(out, 'latency.png')}" in r.stdout, "the plot was not reported")
+        check("bandwidth (GB = 10^9 bytes" in r.stdout, "the summary does not print the bandwidth")
 
         # A run-all that fails (unknown device) fails the script, with one error line, no plot.
         bad = os.path.join(tmp, "bad")
