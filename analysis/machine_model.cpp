@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <exception>
 #include <filesystem>
+#include <map>
+#include <string>
+#include <utility>
 
 #include "analysis/bandwidth_model.hpp"
 #include "harness/error.hpp"
@@ -15,20 +17,128 @@
 namespace gpuprobe::analysis {
 namespace {
 
+// Checked reads. A run record is a file anyone can edit: a field the model reads that is missing
+// or of the wrong type is a one-line Error naming the field, never undefined behaviour (const
+// operator[] on a missing key) or a bare nlohmann exception.
+
+const char* kind_of(const nlohmann::json& v) {
+  switch (v.type()) {
+    case nlohmann::json::value_t::null: return "null";
+    case nlohmann::json::value_t::object: return "an object";
+    case nlohmann::json::value_t::array: return "an array";
+    case nlohmann::json::value_t::string: return "a string";
+    case nlohmann::json::value_t::boolean: return "a boolean";
+    case nlohmann::json::value_t::number_integer:
+    case nlohmann::json::value_t::number_unsigned:
+    case nlohmann::json::value_t::number_float: return "a number";
+    default: return "not a JSON value";
+  }
+}
+
+[[noreturn]] void wrong_type(const std::string& name, const nlohmann::json& v, const char* wanted) {
+  throw Error(name + " is " + kind_of(v) + ", not " + wanted);
+}
+
+// A record's text in a message: control characters (a line break) as '?', at most 60 characters.
+std::string printable(std::string s) {
+  if (s.size() > 60) s = s.substr(0, 57) + "...";
+  for (char& c : s)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  return s;
+}
+
+// obj[key] as a string (`name` is its path in the record), or `fallback` if obj has no `key`.
+std::string optional_string(const nlohmann::json& obj, const char* key, const std::string& name,
+                            const std::string& fallback) {
+  if (!obj.is_object() || !obj.contains(key)) return fallback;
+  const auto& v = obj[key];
+  if (!v.is_string()) wrong_type(name, v, "a string");
+  return v.get<std::string>();
+}
+
+// obj[key] as a number; `where` names obj in the record ("series[0]").
+double required_number(const nlohmann::json& obj, const char* key, const std::string& where) {
+  if (!obj.is_object()) wrong_type(where, obj, "an object");
+  if (!obj.contains(key)) throw Error(where + " has no " + key);
+  const auto& v = obj[key];
+  if (!v.is_number()) wrong_type(where + "." + key, v, "a number");
+  return v.get<double>();
+}
+
+std::string point_name(std::size_t i) { return "series[" + std::to_string(i) + "]"; }
+
+// An SM number: a whole number from 0 to 999999.
+int sm_number(const nlohmann::json& v, const std::string& name) {
+  if (!v.is_number()) wrong_type(name, v, "a number");
+  const double x = v.get<double>();
+  if (!(x >= 0 && x < 1e6 && x == std::floor(x)))
+    throw Error(name + " is " + std::to_string(x) + ", not an SM number");
+  return static_cast<int>(x);
+}
+
+// What the model reads of every record before its series, checked.
+struct RecordHead {
+  std::string probe, status;
+  nlohmann::json params;  // an object
+  const nlohmann::json* device = nullptr;  // an object
+};
+
+RecordHead read_head(const nlohmann::json& run) {
+  RecordHead h;
+  if (!run.contains("device")) throw Error("device is missing");
+  h.device = &run["device"];
+  if (!h.device->is_object()) wrong_type("device", *h.device, "an object");
+  if (h.device->contains("simulated") && !(*h.device)["simulated"].is_boolean())
+    wrong_type("device.simulated", (*h.device)["simulated"], "a boolean");
+  h.probe = optional_string(run, "probe", "probe", "");
+  h.status = optional_string(run, "status", "status", "");
+  h.params = run.contains("params") ? run["params"] : nlohmann::json::object();
+  if (!h.params.is_object()) wrong_type("params", h.params, "an object");
+  return h;
+}
+
+// The warning for a record fitted although it is not complete.
+std::string status_warning(const std::string& path, const RecordHead& h, const nlohmann::json& run) {
+  std::string state = h.status.empty()         ? "has no status"
+                      : h.status == "running" ? "is running (its run was killed, or still goes on)"
+                                              : "is " + printable(h.status);
+  if (h.status == "failed" && run.contains("error") && run["error"].is_string())
+    state += " (" + printable(run["error"].get<std::string>()) + ")";
+  return path + ": this " + printable(h.probe) + " record " + state + ", not ok: fitted from the " +
+         std::to_string(run["series"].size()) + " points it holds, which may not cover its sweep";
+}
+
 double run_clock_mhz(const nlohmann::json& run) {
   // The clock the timed regions themselves saw, else the clock read before the sweep.
   if (run.contains("median_region_sm_clock_mhz") && run["median_region_sm_clock_mhz"].is_number())
     return run["median_region_sm_clock_mhz"].get<double>();
-  if (run.contains("sm_clock_mhz") && run["sm_clock_mhz"].contains("before"))
-    return run["sm_clock_mhz"]["before"].get<double>();
+  if (run.contains("sm_clock_mhz") && run["sm_clock_mhz"].is_object() &&
+      run["sm_clock_mhz"].contains("before")) {
+    const auto& v = run["sm_clock_mhz"]["before"];
+    if (v.is_null()) return 0;  // not measured
+    if (!v.is_number()) wrong_type("sm_clock_mhz.before", v, "a number");
+    return v.get<double>();
+  }
   return 0;
 }
 
-std::vector<const nlohmann::json*> points_of(const nlohmann::json& run, const char* x_key) {
+// The points holding a numeric latency and `x_key` (and `group_key`, if given); a point whose x
+// or group is not a number is an Error naming it.
+std::vector<const nlohmann::json*> points_of(const nlohmann::json& run, const char* x_key,
+                                             const char* group_key = nullptr) {
   std::vector<const nlohmann::json*> out;
-  for (const auto& p : run.at("series"))
-    if (p.contains(x_key) && p.contains("latency_cycles") && p["latency_cycles"].is_number())
-      out.push_back(&p);
+  const auto& series = run.at("series");
+  for (std::size_t i = 0; i < series.size(); ++i) {
+    const auto& p = series[i];
+    if (!p.is_object() || !p.contains(x_key) || !p.contains("latency_cycles") ||
+        !p["latency_cycles"].is_number())
+      continue;
+    if (group_key && !p.contains(group_key)) continue;
+    if (!p[x_key].is_number()) wrong_type(point_name(i) + "." + x_key, p[x_key], "a number");
+    if (group_key && !p[group_key].is_number())
+      wrong_type(point_name(i) + "." + group_key, p[group_key], "a number");
+    out.push_back(&p);
+  }
   return out;
 }
 
@@ -61,6 +171,7 @@ nlohmann::json model_skeleton() {
           {"schema_version", kModelSchemaVersion},
           {"gpuprobe_version", GPUPROBE_VERSION},
           {"created_utc", utc_timestamp()},
+          {"warnings", nlohmann::json::array()},
           {"memory", nlohmann::json::object()}};
 }
 
@@ -80,16 +191,22 @@ nlohmann::json guarded(F&& f) {
 // the SMs spread.
 nlohmann::json sm_map_from_run(const nlohmann::json& run) {
   std::map<int, nlohmann::json> by_sm;
-  for (const auto& p : run.at("series")) {
-    if (!p.contains("pinned_sm") || !p.contains("map_level") || !p["latency_cycles"].is_number())
+  const auto& series = run.at("series");
+  for (std::size_t i = 0; i < series.size(); ++i) {
+    const auto& p = series[i];
+    if (!p.is_object() || !p.contains("pinned_sm") || !p.contains("map_level") ||
+        !p.contains("latency_cycles") || !p["latency_cycles"].is_number())
       continue;
-    const int sm = p["pinned_sm"].get<int>();
+    const int sm = sm_number(p["pinned_sm"], point_name(i) + ".pinned_sm");
     const std::string key = p["map_level"] == "L2" ? "l2_cycles" : "l2_far_cycles";
     by_sm[sm]["sm"] = sm;
     by_sm[sm][key] = p["latency_cycles"];
-    if (p.contains("sm") && p["sm"].is_number() && p["sm"].get<int>() != sm)
-      throw Error("map point pinned to SM " + std::to_string(sm) + " ran on SM " +
-                  std::to_string(p["sm"].get<int>()));
+    if (p.contains("sm") && p["sm"].is_number()) {
+      const int ran_on = sm_number(p["sm"], point_name(i) + ".sm");
+      if (ran_on != sm)
+        throw Error("map point pinned to SM " + std::to_string(sm) + " ran on SM " +
+                    std::to_string(ran_on));
+    }
   }
   if (by_sm.empty()) throw Error("memory/chase --sm all has no map points");
   nlohmann::json sms = nlohmann::json::array();
@@ -149,10 +266,12 @@ void annotate_dram(nlohmann::json& mem) {
 }
 
 void check_run_record(const nlohmann::json& run, const std::string& what) {
-  if (!run.is_object() || run.value("schema", "") != kRunSchema)
+  if (!run.is_object() || !run.contains("schema") || run["schema"] != kRunSchema)
     throw Error(what + " is not a gpuprobe run record (schema \"" + kRunSchema + "\")");
-  if (run.value("schema_version", 0) != kRunSchemaVersion)
-    throw Error(what + " has run schema version " + std::to_string(run.value("schema_version", 0)) +
+  const nlohmann::json version = run.contains("schema_version") ? run["schema_version"] : nlohmann::json();
+  if (version != kRunSchemaVersion)
+    throw Error(what + " has run schema version " +
+                (version.is_number() ? version.dump() : std::string(kind_of(version))) +
                 "; this gpuprobe reads version " + std::to_string(kRunSchemaVersion));
   if (!run.contains("series") || !run["series"].is_array())
     throw Error(what + " has no series");
@@ -164,8 +283,8 @@ Curve latency_curve_from_run(const nlohmann::json& run) {
 
 std::vector<StrideCurve> stride_curves_from_run(const nlohmann::json& run) {
   std::map<double, std::vector<const nlohmann::json*>> by_stride;
-  for (const auto* p : points_of(run, "footprint_bytes"))
-    if (p->contains("stride_bytes")) by_stride[(*p)["stride_bytes"].get<double>()].push_back(p);
+  for (const auto* p : points_of(run, "footprint_bytes", "stride_bytes"))
+    by_stride[(*p)["stride_bytes"].get<double>()].push_back(p);
   std::vector<StrideCurve> out;
   for (const auto& [stride, pts] : by_stride)
     out.push_back({stride, curve_from_points(pts, "footprint_bytes", run_clock_mhz(run))});
@@ -223,30 +342,61 @@ nlohmann::json build_machine_model(const std::vector<nlohmann::json>& runs,
     const auto& run = runs[i];
     const std::string path = i < run_paths.size() ? run_paths[i] : "run " + std::to_string(i);
     check_run_record(run, path);
-    if (!model.contains("device")) model["device"] = run.at("device");
-    sources.push_back({{"file", path}, {"probe", run.value("probe", "")},
-                       {"status", run.value("status", "")}, {"params", run.value("params", nlohmann::json::object())}});
-    if (run.value("status", "") == "skipped") continue;  // nothing measured; listed in sources
-    const std::string probe = run.value("probe", "");
-    if (probe == "memory/chase" && run["params"].value("sm", "") == "all") {
+    RecordHead head;
+    std::string sm, op;
+    try {
+      head = read_head(run);
+      if (head.probe == "memory/chase") {
+        sm = optional_string(head.params, "sm", "params.sm", "");
+        op = optional_string(head.params, "cache-op", "params.cache-op", "ca");
+      }
+    } catch (const Error& e) {
+      throw Error(path + ": " + e.what());
+    }
+    if (!model.contains("device")) model["device"] = *head.device;
+    sources.push_back({{"file", path}, {"probe", head.probe}, {"status", head.status},
+                       {"params", head.params}});
+    auto& source = sources.back();
+    if (head.status == "skipped") {  // nothing measured; listed in sources
+      if (run.contains("skip_reason") && run["skip_reason"].is_string())
+        source["skip_reason"] = run["skip_reason"];
+      continue;
+    }
+    // An interrupted, failed or killed record is fitted from what it holds, and says so.
+    if (head.status != "ok") model["warnings"].push_back(status_warning(path, head, run));
+    const std::string& probe = head.probe;
+    std::string failed;  // why this record gave no result
+    const auto error_of = [](const nlohmann::json& result) {
+      return result.contains("error") ? result["error"].get<std::string>() : std::string();
+    };
+    if (probe == "memory/chase" && sm == "all") {
       mem["sm_map"] = guarded([&] { return sm_map_from_run(run); });
+      failed = error_of(mem["sm_map"]);
     } else if (probe == "memory/chase") {
-      const std::string op = run["params"].value("cache-op", "ca");
       mem["paths"][op] = guarded([&] {
+        const auto variant = ptx::parse_load_variant(op);
+        if (!variant) {
+          std::string known;
+          for (const auto& v : ptx::kLoadVariants) known += (known.empty() ? "" : ", ") + std::string(v.name);
+          throw Error("unknown cache operator '" + printable(op) + "' in params.cache-op (known: " +
+                      known + ")");
+        }
         const Curve c = latency_curve_from_run(run);
         HierarchyFitOptions o;
-        const auto variant = ptx::parse_load_variant(op);
-        o.first_level = variant && ptx::info(*variant).first_level == ptx::CacheLevel::L2 ? "L2"
-                                                                                          : "L1";
+        o.first_level = ptx::info(*variant).first_level == ptx::CacheLevel::L2 ? "L2" : "L1";
         return to_json(fit_hierarchy(c, o), c);
       });
+      failed = error_of(mem["paths"][op]);
     } else if (probe == "memory/chase_shared") {
       mem["shared"] = guarded([&] {
         std::vector<double> lat, p50, p95;
-        for (const auto& p : run["series"]) {
-          lat.push_back(p.value("latency_cycles", NAN));
-          p50.push_back(p.value("p50_cycles", NAN));
-          p95.push_back(p.value("p95_cycles", NAN));
+        const auto& series = run["series"];
+        for (std::size_t j = 0; j < series.size(); ++j) {
+          const auto& p = series[j];
+          if (!p.is_object() || !p.contains("latency_cycles")) continue;
+          lat.push_back(required_number(p, "latency_cycles", point_name(j)));
+          for (auto [key, into] : {std::pair{"p50_cycles", &p50}, std::pair{"p95_cycles", &p95}})
+            if (p.contains(key)) into->push_back(required_number(p, key, point_name(j)));
         }
         if (lat.empty()) throw Error("memory/chase_shared has no points");
         const double clock = run_clock_mhz(run);
@@ -257,20 +407,22 @@ nlohmann::json build_machine_model(const std::vector<nlohmann::json>& runs,
                               {"p95_cycles", stats::median(p95)},
                               {"points", lat.size()}};
       });
+      failed = error_of(mem["shared"]);
     } else if (probe == "memory/stride") {
       mem["line_sector"] = guarded([&] {
         const auto f = fit_line_and_sector(stride_curves_from_run(run));
         return nlohmann::json{{"line_bytes", f.line_bytes}, {"sector_bytes", f.sector_bytes},
                               {"confidence", f.confidence}, {"note", f.note}};
       });
+      failed = error_of(mem["line_sector"]);
     } else if (probe == "memory/tlb") {
       mem["tlb"] = guarded([&] {
         const Curve c = tlb_curve_from_run(run);
-        const double page_bytes = run["series"].empty()
-                                      ? 0
-                                      : run["series"][0]["span_bytes"].get<double>() /
-                                            run["series"][0]["pages"].get<double>();
-        const TlbFit f = fit_tlb(c, page_bytes);
+        if (run["series"].empty()) throw Error("memory/tlb has no points");
+        const double span_bytes = required_number(run["series"][0], "span_bytes", point_name(0));
+        const double pages = required_number(run["series"][0], "pages", point_name(0));
+        if (!(pages > 0)) throw Error(point_name(0) + ".pages must be positive");
+        const TlbFit f = fit_tlb(c, span_bytes / pages);
         nlohmann::json levels = nlohmann::json::array();
         for (const auto& l : f.levels)
           levels.push_back({{"name", l.name}, {"reach_bytes", l.reach_bytes},
@@ -280,6 +432,7 @@ nlohmann::json build_machine_model(const std::vector<nlohmann::json>& runs,
                               {"base_latency_cycles", f.base_latency_cycles},
                               {"levels", levels}, {"note", f.note}, {"curve", curve_json(c)}};
       });
+      failed = error_of(mem["tlb"]);
     } else if (probe.rfind("bandwidth/", 0) == 0) {
       // Each bandwidth probe adds its level(s); a fit that fails is recorded under its probe.
       if (!model.contains("bandwidth")) model["bandwidth"] = nlohmann::json::object();
@@ -287,8 +440,12 @@ nlohmann::json build_machine_model(const std::vector<nlohmann::json>& runs,
         add_bandwidth_from_run(run, model["bandwidth"]);
       } catch (const std::exception& e) {
         model["bandwidth"]["errors"][probe] = e.what();
+        failed = e.what();
       }
+    } else {
+      failed = "gpuprobe has no analysis for probe '" + printable(probe) + "'";
     }
+    if (!failed.empty()) source["error"] = failed;
   }
   // The hierarchy: from the L1-allocating chase if there is one, else the first chase run.
   if (mem.contains("paths")) {
@@ -303,7 +460,7 @@ nlohmann::json build_machine_model(const std::vector<nlohmann::json>& runs,
     }
   }
   annotate_dram(mem);
-  model["simulated"] = model["device"].value("simulated", false);
+  model["simulated"] = model["device"].value("simulated", false);  // a boolean: read_head
   model["sources"] = sources;
   return model;
 }

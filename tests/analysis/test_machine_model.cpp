@@ -132,3 +132,117 @@ TEST_CASE("without a clock the model's latency_ns is null, and rules and rejecte
   CHECK(mem["rejected"][0]["rule"] == "far-l2");
   CHECK(mem["paths"]["imported"]["rules"].size() >= 3);
 }
+
+namespace {
+// A memory/chase record whose curve fits (L1, L2, DRAM), for the checked-read cases below.
+nlohmann::json fittable_chase() {
+  nlohmann::json series = nlohmann::json::array();
+  for (int i = 0; i < 24; ++i) {
+    const double f = 1024.0 * std::exp2(i * 0.75);
+    series.push_back({{"footprint_bytes", f}, {"latency_cycles", f < 2e5 ? 30.0 : f < 4e6 ? 200.0 : 500.0}});
+  }
+  auto r = run_record("memory/chase", series);
+  r["params"]["cache-op"] = "ca";
+  return r;
+}
+
+std::string model_error(const nlohmann::json& run) {
+  try {
+    (void)analysis::build_machine_model({run}, {"r.json"});
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+// Every field the model reads is checked: a hostile record gets a one-line error naming the file
+// and the field, never undefined behaviour (const operator[] on a missing key) or a bare
+// nlohmann exception.
+TEST_CASE("a record missing a field the model reads, or holding the wrong type, is named in one line",
+          "[model][hostile]") {
+  auto r = fittable_chase();
+  r.erase("device");
+  CHECK(model_error(r) == "r.json: device is missing");
+  r = fittable_chase();
+  r["device"] = "gpu";
+  CHECK(model_error(r) == "r.json: device is a string, not an object");
+  r = fittable_chase();
+  r["device"]["simulated"] = "yes";
+  CHECK(model_error(r) == "r.json: device.simulated is a string, not a boolean");
+  r = fittable_chase();
+  r["status"] = 3;
+  CHECK(model_error(r) == "r.json: status is a number, not a string");
+  r = fittable_chase();
+  r["probe"] = nullptr;
+  CHECK(model_error(r) == "r.json: probe is null, not a string");
+  r = fittable_chase();
+  r["params"] = nlohmann::json::array();
+  CHECK(model_error(r) == "r.json: params is an array, not an object");
+  r = fittable_chase();
+  r["params"]["sm"] = 5;
+  CHECK(model_error(r) == "r.json: params.sm is a number, not a string");
+  r = fittable_chase();
+  r["params"]["cache-op"] = nlohmann::json::object();
+  CHECK(model_error(r) == "r.json: params.cache-op is an object, not a string");
+  // No params at all: the defaults (cache-op ca), as before.
+  r = fittable_chase();
+  r.erase("params");
+  CHECK(model_error(r).empty());
+}
+
+TEST_CASE("a component whose record lacks a field carries an error naming it, and its source says so",
+          "[model][hostile]") {
+  auto chase = fittable_chase();
+  chase["series"][3]["footprint_bytes"] = "4K";
+  auto tlb = run_record("memory/tlb", {{{"latency_cycles", 300.0}}});   // no span_bytes, no pages
+  auto tlb_no_pages = run_record("memory/tlb", {{{"span_bytes", 2097152.0}, {"latency_cycles", 300.0}}});
+  auto map = run_record("memory/chase", {{{"pinned_sm", "0"}, {"map_level", "L2"}, {"latency_cycles", 200.0}}});
+  map["params"]["sm"] = "all";
+  auto stride = run_record("memory/stride", {{{"footprint_bytes", 4096.0}, {"stride_bytes", nullptr},
+                                              {"latency_cycles", 30.0}}});
+  auto clock = fittable_chase();
+  clock["sm_clock_mhz"]["before"] = "fast";
+  const std::vector<std::pair<nlohmann::json, std::string>> cases = {
+      {chase, "series[3].footprint_bytes is a string, not a number"},
+      {tlb, "series[0] has no span_bytes"},
+      {tlb_no_pages, "series[0] has no pages"},
+      {map, "series[0].pinned_sm is a string, not a number"},
+      {stride, "series[0].stride_bytes is null, not a number"},
+      {clock, "sm_clock_mhz.before is a string, not a number"}};
+  for (const auto& [run, said] : cases) {
+    INFO(said);
+    const auto m = analysis::build_machine_model({run}, {"r.json"});
+    REQUIRE(m["sources"][0].contains("error"));
+    CHECK(m["sources"][0]["error"].get<std::string>().find(said) != std::string::npos);
+  }
+}
+
+TEST_CASE("an unknown cache operator is an error, not a guess", "[model]") {
+  auto r = fittable_chase();
+  r["params"]["cache-op"] = "xx";
+  const auto m = analysis::build_machine_model({r}, {"r.json"});
+  REQUIRE(m["memory"]["paths"]["xx"].contains("error"));
+  CHECK(m["memory"]["paths"]["xx"]["error"].get<std::string>().find("unknown cache operator 'xx'") !=
+        std::string::npos);
+  CHECK_FALSE(m["memory"].contains("levels"));
+  CHECK(m["sources"][0].contains("error"));
+}
+
+TEST_CASE("an interrupted or failed record is fitted, and the model's warnings say so", "[model]") {
+  auto ok = fittable_chase();
+  CHECK(analysis::build_machine_model({ok}, {"ok.json"})["warnings"] == nlohmann::json::array());
+  for (const char* status : {"interrupted", "failed", "running"}) {
+    INFO(status);
+    auto r = fittable_chase();
+    r["status"] = status;
+    const auto m = analysis::build_machine_model({r}, {"r.json"});
+    CHECK(m["memory"]["levels"].size() == 3);  // fitted all the same
+    CHECK(m["sources"][0]["status"] == status);
+    REQUIRE(m["warnings"].size() == 1);
+    const std::string w = m["warnings"][0].get<std::string>();
+    CHECK(w.find("r.json") == 0);
+    CHECK(w.find(status) != std::string::npos);
+    CHECK(w.find("24 points") != std::string::npos);
+  }
+}
