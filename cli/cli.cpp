@@ -28,10 +28,39 @@ int cmd_list(std::ostream& out) {
   return 0;
 }
 
+// The model's inputs by outcome, from its sources: those with a result, those that gave none (a
+// fit that failed, a probe the analysis does not read) and those skipped, each reason one line.
+struct InputOutcomes {
+  std::size_t with_result = 0;
+  std::vector<std::string> failed, skipped;
+};
+
+InputOutcomes input_outcomes(const nlohmann::json& model) {
+  InputOutcomes o;
+  for (const auto& s : model.value("sources", nlohmann::json::array())) {
+    const std::string head = s.value("file", "") + ": " + s.value("probe", "");
+    if (s.contains("error"))
+      o.failed.push_back(head + " gave no result: " + s["error"].get<std::string>());
+    else if (s.value("status", "") == "skipped")
+      o.skipped.push_back(head + " was skipped: " + s.value("skip_reason", "no reason given"));
+    else
+      ++o.with_result;
+  }
+  return o;
+}
+
 int cmd_analyze(const std::vector<std::string>& run_files, const std::string& csv,
                 double clock_mhz, const analysis::HierarchyFitOptions& csv_options,
-                bool csv_options_given, const std::string& out_path, std::ostream& out) {
+                bool csv_options_given, const std::string& out_path, std::ostream& out,
+                std::ostream& err) {
   if (out_path.empty()) throw Error("analyze needs --out MODEL.json");
+  // The model never replaces one of its inputs: by name, hard link, symbolic link or spelling.
+  std::vector<std::string> inputs = run_files;
+  if (!csv.empty()) inputs.push_back(csv);
+  for (const auto& in : inputs)
+    if (same_file(in, out_path))
+      throw Error("--out " + out_path + " is the input " + in +
+                  ": refusing to write the model over it; give another --out");
   if (clock_mhz < 0 || !std::isfinite(clock_mhz))
     throw Error("--clock-mhz must be a positive number");
   nlohmann::json model;
@@ -48,10 +77,22 @@ int cmd_analyze(const std::vector<std::string>& run_files, const std::string& cs
     for (const auto& f : run_files) runs.push_back(read_json_file(f));
     model = analysis::build_machine_model(runs, run_files);
   }
+  for (const auto& w : model["warnings"]) err << "gpuprobe: warning: " << w.get<std::string>() << "\n";
+  // Exit codes tell the truth. No result at all: each reason in one line, nothing written (an
+  // earlier model stays). Some inputs without a result (a skipped record is not a failure): the
+  // model holds what the others gave, and each failure is named.
+  const InputOutcomes outcomes = input_outcomes(model);
+  if (outcomes.with_result == 0 && !run_files.empty()) {
+    std::vector<std::string> why = outcomes.failed;
+    why.insert(why.end(), outcomes.skipped.begin(), outcomes.skipped.end());
+    for (std::size_t i = 0; i + 1 < why.size(); ++i) err << "gpuprobe: error: " << why[i] << "\n";
+    throw Error(why.empty() ? std::string("no input gave a result") : why.back());
+  }
   write_json_atomically(out_path, model);
   print_model(out, model);
   out << "wrote " << out_path << "\n";
-  return 0;
+  for (const auto& f : outcomes.failed) err << "gpuprobe: error: " << f << "\n";
+  return outcomes.failed.empty() ? 0 : 1;
 }
 
 }  // namespace
@@ -164,7 +205,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
       csv_options.first_level = first_level;
       csv_options.last_is_memory = ends_in == "memory";
       return cmd_analyze(run_files, csv, clock_mhz, csv_options,
-                         first_opt->count() > 0 || ends_opt->count() > 0, model_out, out);
+                         first_opt->count() > 0 || ends_opt->count() > 0, model_out, out, err);
     }
   } catch (const std::exception& e) {
     std::string msg = e.what();

@@ -4,11 +4,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -327,6 +330,18 @@ TEST_CASE("run-all writes every raw record and the machine model", "[cli]") {
     INFO(said);
     CHECK(a.out.find(said) != std::string::npos);
   }
+  // Each alone is a success too, and says what it found.
+  for (const auto& [file, said] : {std::pair<const char*, const char*>{"memory_stride.json",
+                                                                       "cache line 128 B, sector 32 B"},
+                                   {"memory_tlb.json", "miss cost "},
+                                   {"memory_chase_shared.json", "shared memory: "}}) {
+    INFO(file);
+    const auto one = run("analyze " + (raw / file).string() + " --out " + (d / "one.json").string());
+    CHECK(one.rc == 0);
+    CHECK(one.err.empty());
+    CHECK(one.out.find(said) != std::string::npos);
+    CHECK(one.out.find("no memory hierarchy could be fitted") == std::string::npos);
+  }
 }
 
 TEST_CASE("help and version exit 0 on stdout", "[cli]") {
@@ -397,4 +412,157 @@ TEST_CASE("analyze --import-csv takes the first level's name and where the sweep
           (d / "m.json").string());
   CHECK(r.rc == 2);
   CHECK(lines(r.err) == 1);
+}
+
+TEST_CASE("analyze --import-csv --first-level L2 shifts every level: L2, far L2, DRAM", "[cli]") {
+  const auto d = scratch_dir();
+  {
+    // An L1-bypassing chase of an A100-like GPU: near L2 213 cycles to 20 MiB, far L2 426 to
+    // 40 MiB (twice the near partition), DRAM 574; 8 points per octave from 1 MiB to 256 MiB.
+    std::ofstream csv(d / "l2.csv");
+    csv << "footprint_bytes,latency_cycles\n";
+    for (int i = 0; i <= 64; ++i) {
+      const double f = 1024.0 * 1024 * std::pow(2.0, i / 8.0);
+      const double lat = f <= 20.0 * 1024 * 1024 ? 213.0 : (f <= 40.0 * 1024 * 1024 ? 426.0 : 574.0);
+      csv << static_cast<long long>(f) << "," << lat + (i % 3) * 0.3 << "\n";
+    }
+  }
+  auto r = run("analyze --import-csv " + (d / "l2.csv").string() + " --first-level L2 --out " +
+               (d / "m.json").string());
+  REQUIRE(r.rc == 0);
+  auto m = nlohmann::json::parse(slurp(d / "m.json"));
+  std::vector<std::string> names;
+  for (const auto& l : m["memory"]["levels"]) names.push_back(l["name"]);
+  CHECK(names == std::vector<std::string>{"L2", "L2-far", "DRAM"});
+  CHECK(m["memory"]["far_l2"]["detected"] == true);
+  CHECK(r.out.find("L2-far") != std::string::npos);
+  // Without the option the same curve starts at "L1", and no far L2 follows it.
+  r = run("analyze --import-csv " + (d / "l2.csv").string() + " --out " + (d / "m.json").string());
+  REQUIRE(r.rc == 0);
+  m = nlohmann::json::parse(slurp(d / "m.json"));
+  CHECK(m["memory"]["levels"][0]["name"] == "L1");
+  CHECK(m["memory"]["far_l2"]["detected"] == false);
+}
+
+namespace {
+
+// A memory/chase record (as `probe` writes it, trimmed) whose curve fits: L1, L2, DRAM.
+nlohmann::json chase_record(const std::string& cache_op = "ca") {
+  nlohmann::json series = nlohmann::json::array();
+  for (int i = 0; i < 24; ++i) {
+    const double f = 1024.0 * std::exp2(i * 0.75);
+    series.push_back({{"footprint_bytes", f},
+                      {"latency_cycles", f < 2e5 ? 30.0 : f < 4e6 ? 200.0 : 500.0}});
+  }
+  return {{"schema", "gpuprobe.run"}, {"schema_version", 1}, {"probe", "memory/chase"},
+          {"params", {{"cache-op", cache_op}}}, {"status", "ok"},
+          {"device", {{"name", "test"}, {"simulated", true}}},
+          {"sm_clock_mhz", {{"before", 1500.0}}}, {"series", series}};
+}
+
+void write(const fs::path& p, const nlohmann::json& j) { std::ofstream(p) << j.dump(2) << "\n"; }
+
+}  // namespace
+
+TEST_CASE("analyze refuses an --out that is one of its inputs, by name, link or another spelling",
+          "[cli][outputs]") {
+  const auto d = scratch_dir();
+  write(d / "rec.json", chase_record());
+  const std::string rec = (d / "rec.json").string(), before = slurp(d / "rec.json");
+  fs::create_hard_link(d / "rec.json", d / "hard.json");
+  fs::create_symlink("rec.json", d / "soft.json");
+  fs::create_directories(d / "sub");
+  for (const std::string out : {rec, (d / "hard.json").string(), (d / "soft.json").string(),
+                                (d / "sub" / ".." / "rec.json").string()}) {
+    INFO(out);
+    const auto r = run("analyze " + rec + " --out " + out);
+    CHECK(r.rc == 1);
+    CHECK(lines(r.err) == 1);
+    CHECK(r.err.find("gpuprobe: error: --out " + out + " is the input " + rec) == 0);
+    CHECK(slurp(d / "rec.json") == before);
+    CHECK(fs::is_symlink(fs::symlink_status(d / "soft.json")));
+  }
+  // The same for an imported CSV curve.
+  std::ofstream(d / "c.csv") << "footprint_bytes,latency_cycles\n1024,30\n";
+  const std::string csv_before = slurp(d / "c.csv");
+  const auto r = run("analyze --import-csv " + (d / "c.csv").string() + " --out " + (d / "c.csv").string());
+  CHECK(r.rc == 1);
+  CHECK(lines(r.err) == 1);
+  CHECK(r.err.find("is the input") != std::string::npos);
+  CHECK(slurp(d / "c.csv") == csv_before);
+}
+
+TEST_CASE("analyze exits non-zero with the reason in one line when no fit can be made", "[cli]") {
+  const auto d = scratch_dir();
+  auto few = chase_record();
+  few["series"] = {few["series"][0], few["series"][5]};
+  auto negative = chase_record();
+  negative["series"][4]["latency_cycles"] = -12.0;
+  auto duplicate = chase_record();
+  duplicate["series"][6]["footprint_bytes"] = duplicate["series"][5]["footprint_bytes"];
+  auto unknown_op = chase_record("xx");
+  auto skipped = chase_record();
+  skipped["status"] = "skipped";
+  skipped["skip_reason"] = "needs sm_80";
+  skipped["series"] = nlohmann::json::array();
+  auto unknown_probe = chase_record();
+  unknown_probe["probe"] = "memory/nope";
+  const std::vector<std::pair<nlohmann::json, std::string>> cases = {
+      {few, "at least"},
+      {negative, "latency_cycles -12"},
+      {duplicate, "not strictly increasing"},
+      {unknown_op, "unknown cache operator 'xx'"},
+      {skipped, "skipped: needs sm_80"},
+      {unknown_probe, "memory/nope"}};
+  write(d / "m.json", {{"an earlier model", true}});
+  const std::string earlier = slurp(d / "m.json");
+  for (const auto& [rec, reason] : cases) {
+    INFO(reason);
+    write(d / "bad.json", rec);
+    const auto r = run("analyze " + (d / "bad.json").string() + " --out " + (d / "m.json").string());
+    CHECK(r.rc == 1);
+    CHECK(lines(r.err) == 1);
+    CHECK(r.err.find("gpuprobe: error: " + (d / "bad.json").string()) == 0);
+    CHECK(r.err.find(reason) != std::string::npos);
+    CHECK(slurp(d / "m.json") == earlier);  // no model: the earlier one stays
+  }
+  // One input fitted, one not: the model is written with what was found, the failure is named
+  // in one line and the exit code says so.
+  write(d / "good.json", chase_record("cg"));
+  write(d / "bad.json", negative);
+  const auto r = run("analyze " + (d / "good.json").string() + " " + (d / "bad.json").string() +
+                     " --out " + (d / "m.json").string());
+  CHECK(r.rc == 1);
+  CHECK(lines(r.err) == 1);
+  CHECK(r.err.find("bad.json") != std::string::npos);
+  CHECK(r.out.find("memory hierarchy (memory/chase cache-op=cg)") != std::string::npos);
+  const auto m = nlohmann::json::parse(slurp(d / "m.json"));
+  CHECK(m["memory"]["levels"].size() == 3);
+  CHECK(m["sources"][1].contains("error"));
+}
+
+TEST_CASE("analyze fits an interrupted or failed record with a warning the model records", "[cli]") {
+  const auto d = scratch_dir();
+  for (const char* status : {"interrupted", "failed"}) {
+    INFO(status);
+    auto rec = chase_record();
+    rec["status"] = status;
+    write(d / "cut.json", rec);
+    const auto r = run("analyze " + (d / "cut.json").string() + " --out " + (d / "m.json").string());
+    CHECK(r.rc == 0);
+    CHECK(lines(r.err) == 1);
+    CHECK(r.err.find("gpuprobe: warning: " + (d / "cut.json").string()) == 0);
+    CHECK(r.err.find(status) != std::string::npos);
+    const auto m = nlohmann::json::parse(slurp(d / "m.json"));
+    CHECK(m["memory"]["levels"].size() == 3);
+    REQUIRE(m["warnings"].size() == 1);
+    CHECK(m["warnings"][0].get<std::string>().find(status) != std::string::npos);
+    CHECK(m["sources"][0]["status"] == status);
+  }
+  // A complete record: no warning.
+  write(d / "ok.json", chase_record());
+  const auto r = run("analyze " + (d / "ok.json").string() + " --out " + (d / "m.json").string());
+  CHECK(r.rc == 0);
+  CHECK(r.err.empty());
+  CHECK(nlohmann::json::parse(slurp(d / "m.json"))["warnings"].empty());
 }
