@@ -18,8 +18,6 @@
 namespace gpuprobe::analysis {
 namespace {
 
-constexpr std::size_t kMinRows = 6;  // what fit_hierarchy needs
-
 std::string_view trim(std::string_view s) {
   const auto first = s.find_first_not_of(" \t\r\n");
   if (first == std::string_view::npos) return {};
@@ -66,34 +64,156 @@ std::optional<double> parse_number(std::string_view field) {
   return v;
 }
 
-struct Row {
-  std::size_t line = 0;
-  CurvePoint point;
-};
-
 std::ifstream open_or_fail(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw Error(path + ": cannot open the file");
   return in;
 }
 
-// Sorts by x and rejects duplicates, naming both lines.
-std::vector<CurvePoint> sorted_points(std::vector<Row> rows, const std::string& path,
-                                      std::size_t last_line) {
-  if (rows.size() < kMinRows) {
-    fail(path, last_line, "too few rows: " + std::to_string(rows.size()) + " (need at least " +
-                              std::to_string(kMinRows) + ")");
+// The table layer every CSV reader shares: a file read line by line, its header (the first line
+// neither blank nor a comment) naming the columns, then one data row at a time, each checked to
+// hold the header's field count. Every problem is one line "path:line: problem".
+class CsvTable {
+ public:
+  // `accepted` names the header(s) the caller takes, for the message when the first line holds
+  // numbers instead of names.
+  CsvTable(const std::string& path, const std::string& accepted) : path_(path), in_(open_or_fail(path)) {
+    if (!next_line()) fail(path_, std::max<std::size_t>(line_no_, 1), "missing header: the file has no data");
+    header_line_ = line_no_;
+    header_hint_ = separator_hint(line_);
+    if (parse_number(fields_.front()))
+      fail(path_, line_no_, "missing header: the first line must name the columns (" + accepted + ")");
+    header_.assign(fields_.begin(), fields_.end());
+    for (std::size_t c = 0; c < header_.size(); ++c) {
+      if (header_[c].empty())
+        fail(path_, line_no_, "empty column name in the header (column " + std::to_string(c + 1) + ")" + header_hint_);
+      for (std::size_t d = 0; d < c; ++d)
+        if (header_[d] == header_[c]) fail(path_, line_no_, "column '" + header_[c] + "' appears twice");
+    }
   }
-  const auto by_x = [](const Row& a, const Row& b) { return a.point.x < b.point.x; };
+
+  const std::string& path() const { return path_; }
+  const std::vector<std::string>& header() const { return header_; }
+  std::size_t header_line() const { return header_line_; }
+  // The line last read: the current row's, or the last line of the file once next_row is false.
+  std::size_t line() const { return line_no_; }
+  // A failure on the header line, with the separator hint when the header seems to use another.
+  [[noreturn]] void fail_header(const std::string& problem) const {
+    fail(path_, header_line_, problem + header_hint_);
+  }
+
+  std::optional<std::size_t> find_column(std::string_view name) const {
+    for (std::size_t c = 0; c < header_.size(); ++c)
+      if (header_[c] == name) return c;
+    return std::nullopt;
+  }
+  std::size_t column(std::string_view name) const {
+    const auto c = find_column(name);
+    if (!c) fail_header("missing column '" + std::string(name) + "' in the header");
+    return *c;
+  }
+
+  // The next data row; false at the end of the file.
+  bool next_row() {
+    if (!next_line()) return false;
+    if (fields_.size() != header_.size()) {
+      fail(path_, line_no_, "expected " + std::to_string(header_.size()) + " fields as in the header, got " +
+                                std::to_string(fields_.size()) + separator_hint(line_));
+    }
+    return true;
+  }
+  // Column c of the current row: a finite number, not negative.
+  double number(std::size_t c) const {
+    const auto v = parse_number(fields_[c]);
+    if (!v) fail(path_, line_no_, "column '" + header_[c] + "': '" + std::string(fields_[c]) + "' is not a number");
+    if (*v < 0) fail(path_, line_no_, "column '" + header_[c] + "': " + std::string(fields_[c]) + " is negative");
+    return *v;
+  }
+  // Column c of the current row: a finite number above 0.
+  double positive(std::size_t c) const {
+    const double v = number(c);
+    if (v == 0) fail(path_, line_no_, "column '" + header_[c] + "': must be positive, got 0");
+    return v;
+  }
+
+ private:
+  // The next line that is neither blank nor a comment, split into fields_.
+  bool next_line() {
+    while (std::getline(in_, raw_)) {
+      ++line_no_;
+      line_ = raw_;
+      // A UTF-8 byte-order mark (spreadsheets write one) before the first line.
+      if (line_no_ == 1 && line_.substr(0, 3) == "\xEF\xBB\xBF") line_.remove_prefix(3);
+      line_ = trim(line_);
+      if (line_.empty() || line_.front() == '#') continue;
+      split_commas(line_, fields_);
+      return true;
+    }
+    return false;
+  }
+
+  std::string path_;
+  std::ifstream in_;
+  std::string raw_;
+  std::string_view line_;
+  std::vector<std::string_view> fields_;
+  std::vector<std::string> header_;
+  std::size_t line_no_ = 0, header_line_ = 0;
+  std::string header_hint_;
+};
+
+// The columns that tell each kind of curve, and its header as documented.
+struct KindSpec {
+  CsvCurveKind kind;
+  const char* x_column;
+  const char* y_column;
+  const char* header;
+};
+constexpr KindSpec kKinds[] = {
+    {CsvCurveKind::latency, "footprint_bytes", "latency_cycles", "footprint_bytes,latency_cycles[,latency_ns]"},
+    {CsvCurveKind::footprint_sweep, "footprint_bytes", "bandwidth_bytes_per_s", "footprint_bytes,bandwidth_bytes_per_s"},
+    {CsvCurveKind::concurrency_sweep, "bytes_in_flight_per_sm", "bandwidth_bytes_per_s",
+     "bytes_in_flight_per_sm,bandwidth_bytes_per_s"},
+};
+
+const KindSpec& spec(CsvCurveKind kind) {
+  for (const auto& k : kKinds)
+    if (k.kind == kind) return k;
+  throw Error("unknown CSV curve kind");
+}
+
+std::string accepted_headers() {
+  std::string s;
+  for (const auto& k : kKinds) s += std::string(s.empty() ? "" : " or ") + k.header + " (" + to_string(k.kind) + ")";
+  return s;
+}
+
+// A point and the line it came from.
+template <class P>
+struct Numbered {
+  std::size_t line = 0;
+  P point;
+};
+
+// Sorts by x (stably) and checks the row count; with `unique`, rejects a repeated x naming both
+// lines.
+template <class P, class X>
+std::vector<P> sorted_points(std::vector<Numbered<P>> rows, X x_of, const char* x_name, std::size_t min_rows,
+                             bool unique, const std::string& path, std::size_t last_line) {
+  if (rows.size() < min_rows) {
+    fail(path, last_line, "too few rows: " + std::to_string(rows.size()) + " (need at least " +
+                              std::to_string(min_rows) + ")");
+  }
+  const auto by_x = [&](const Numbered<P>& a, const Numbered<P>& b) { return x_of(a.point) < x_of(b.point); };
   if (!std::is_sorted(rows.begin(), rows.end(), by_x)) std::stable_sort(rows.begin(), rows.end(), by_x);
-  std::vector<CurvePoint> points;
+  std::vector<P> points;
   points.reserve(rows.size());
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    if (i > 0 && rows[i].point.x == rows[i - 1].point.x) {
-      const Row& later = rows[i].line > rows[i - 1].line ? rows[i] : rows[i - 1];
-      const Row& earlier = rows[i].line > rows[i - 1].line ? rows[i - 1] : rows[i];
+    if (unique && i > 0 && x_of(rows[i].point) == x_of(rows[i - 1].point)) {
+      const auto& later = rows[i].line > rows[i - 1].line ? rows[i] : rows[i - 1];
+      const auto& earlier = rows[i].line > rows[i - 1].line ? rows[i - 1] : rows[i];
       std::ostringstream what;
-      what << "duplicate footprint_bytes " << later.point.x << " (also on line " << earlier.line << ")";
+      what << "duplicate " << x_name << " " << x_of(later.point) << " (also on line " << earlier.line << ")";
       fail(path, later.line, what.str());
     }
     points.push_back(rows[i].point);
@@ -101,81 +221,91 @@ std::vector<CurvePoint> sorted_points(std::vector<Row> rows, const std::string& 
   return points;
 }
 
+constexpr std::size_t kMinLatencyRows = 6;    // what fit_hierarchy needs
+constexpr std::size_t kMinBandwidthRows = 3;  // what fit_footprint_sweep and fit_concurrency_sweep need
+
+// The two bandwidth forms: x and bandwidth, both positive; `x_of` reads x back from a point.
+template <class P, class X>
+std::vector<P> read_bandwidth_csv(const std::string& path, CsvCurveKind kind, X x_of, bool unique) {
+  const KindSpec& k = spec(kind);
+  CsvTable table(path, k.header);
+  const std::size_t col_x = table.column(k.x_column);
+  const std::size_t col_y = table.column(k.y_column);
+  std::vector<Numbered<P>> rows;
+  while (table.next_row()) {
+    const double x = table.positive(col_x);
+    rows.push_back({table.line(), P{x, table.positive(col_y)}});
+  }
+  return sorted_points(std::move(rows), x_of, k.x_column, kMinBandwidthRows, unique, path, table.line());
+}
+
 }  // namespace
+
+const char* to_string(CsvCurveKind kind) {
+  switch (kind) {
+    case CsvCurveKind::latency: return "latency";
+    case CsvCurveKind::footprint_sweep: return "footprint sweep";
+    case CsvCurveKind::concurrency_sweep: return "concurrency sweep";
+  }
+  return "?";
+}
+
+CsvCurveKind csv_curve_kind(const std::string& path) {
+  const CsvTable table(path, accepted_headers());
+  std::vector<const KindSpec*> found;
+  for (const auto& k : kKinds)
+    if (table.find_column(k.x_column) && table.find_column(k.y_column)) found.push_back(&k);
+  if (found.size() == 1) return found.front()->kind;
+  std::string columns;
+  for (const auto& c : table.header()) columns += (columns.empty() ? "" : ",") + c;
+  if (found.empty())
+    table.fail_header("unknown header '" + columns + "': the columns must be " + accepted_headers());
+  std::string kinds;
+  for (const KindSpec* k : found) kinds += std::string(kinds.empty() ? "" : ", ") + to_string(k->kind);
+  table.fail_header("the header '" + columns + "' holds the columns of more than one kind of curve (" + kinds +
+                    "): one kind per file");
+}
 
 Curve read_latency_csv(const std::string& path, double clock_mhz_override) {
   if (!(clock_mhz_override >= 0) || !std::isfinite(clock_mhz_override)) {
     throw Error(path + ": clock override " + std::to_string(clock_mhz_override) +
                 " MHz must be finite and not negative");
   }
-  std::ifstream in = open_or_fail(path);
-  std::string raw;
-  std::size_t line_no = 0;
-  std::vector<std::string> header;
-  std::optional<std::size_t> col_x, col_cycles, col_ns;
-  std::vector<Row> rows;
-  std::vector<std::string_view> fields;
-
-  while (std::getline(in, raw)) {
-    ++line_no;
-    std::string_view line = raw;
-    // A UTF-8 byte-order mark (spreadsheets write one) before the first line.
-    if (line_no == 1 && line.substr(0, 3) == "\xEF\xBB\xBF") line.remove_prefix(3);
-    line = trim(line);
-    if (line.empty() || line.front() == '#') continue;
-    split_commas(line, fields);
-
-    if (header.empty()) {
-      header.assign(fields.begin(), fields.end());
-      if (parse_number(header.front())) {
-        fail(path, line_no, "missing header: the first line must name the columns "
-                            "(footprint_bytes,latency_cycles[,latency_ns])");
-      }
-      for (std::size_t c = 0; c < header.size(); ++c) {
-        if (header[c].empty()) fail(path, line_no, "empty column name in the header (column " +
-                                                       std::to_string(c + 1) + ")" + separator_hint(line));
-        for (std::size_t d = 0; d < c; ++d) {
-          if (header[d] == header[c]) fail(path, line_no, "column '" + header[c] + "' appears twice");
-        }
-        if (header[c] == "footprint_bytes") col_x = c;
-        if (header[c] == "latency_cycles") col_cycles = c;
-        if (header[c] == "latency_ns") col_ns = c;
-      }
-      if (!col_x) fail(path, line_no, "missing column 'footprint_bytes' in the header" + separator_hint(line));
-      if (!col_cycles) fail(path, line_no, "missing column 'latency_cycles' in the header" + separator_hint(line));
-      continue;
-    }
-
-    if (fields.size() != header.size()) {
-      fail(path, line_no, "expected " + std::to_string(header.size()) + " fields as in the header, got " +
-                              std::to_string(fields.size()) + separator_hint(line));
-    }
-    const auto number = [&](std::size_t c) {
-      const auto v = parse_number(fields[c]);
-      if (!v) fail(path, line_no, "column '" + header[c] + "': '" + std::string(fields[c]) + "' is not a number");
-      if (*v < 0) fail(path, line_no, "column '" + header[c] + "': " + std::string(fields[c]) + " is negative");
-      return *v;
-    };
-    Row row;
-    row.line = line_no;
-    row.point.x = number(*col_x);
-    row.point.latency_cycles = number(*col_cycles);
-    if (row.point.x == 0) fail(path, line_no, "column 'footprint_bytes': must be positive, got 0");
-    if (row.point.latency_cycles == 0) fail(path, line_no, "column 'latency_cycles': must be positive, got 0");
+  const KindSpec& k = spec(CsvCurveKind::latency);
+  CsvTable table(path, k.header);
+  const std::size_t col_x = table.column(k.x_column);
+  const std::size_t col_cycles = table.column(k.y_column);
+  const std::optional<std::size_t> col_ns = table.find_column("latency_ns");
+  std::vector<Numbered<CurvePoint>> rows;
+  while (table.next_row()) {
+    Numbered<CurvePoint> row;
+    row.line = table.line();
+    row.point.x = table.positive(col_x);
+    row.point.latency_cycles = table.positive(col_cycles);
     if (col_ns) {
-      row.point.latency_ns = number(*col_ns);
+      row.point.latency_ns = table.number(*col_ns);
     } else if (clock_mhz_override > 0) {
       row.point.latency_ns = row.point.latency_cycles / clock_mhz_override * 1000.0;
     }
     rows.push_back(row);
   }
-  if (header.empty()) fail(path, std::max<std::size_t>(line_no, 1), "missing header: the file has no data");
-
   Curve curve;
   curve.x_name = "footprint_bytes";
   curve.clock_mhz = clock_mhz_override;
-  curve.points = sorted_points(std::move(rows), path, line_no);
+  curve.points = sorted_points(std::move(rows), [](const CurvePoint& p) { return p.x; }, k.x_column,
+                               kMinLatencyRows, true, path, table.line());
   return curve;
+}
+
+std::vector<FootprintPoint> read_footprint_csv(const std::string& path) {
+  return read_bandwidth_csv<FootprintPoint>(
+      path, CsvCurveKind::footprint_sweep, [](const FootprintPoint& p) { return p.footprint_bytes; }, true);
+}
+
+std::vector<ConcurrencyPoint> read_concurrency_csv(const std::string& path) {
+  return read_bandwidth_csv<ConcurrencyPoint>(
+      path, CsvCurveKind::concurrency_sweep, [](const ConcurrencyPoint& p) { return p.bytes_in_flight_per_sm; },
+      false);
 }
 
 Curve read_gpubenches_latency(const std::string& path) {
@@ -183,8 +313,9 @@ Curve read_gpubenches_latency(const std::string& path) {
   std::string raw;
   std::size_t line_no = 0;
   bool seen_clock = false;
-  std::vector<Row> rows;
+  std::vector<Numbered<CurvePoint>> rows;
   std::vector<double> clocks;
+  std::size_t columns = 0;  // of the rows so far
   while (std::getline(in, raw)) {
     ++line_no;
     const std::string line(trim(raw));
@@ -197,19 +328,32 @@ Curve read_gpubenches_latency(const std::string& path) {
     std::istringstream fields(line);
     std::vector<std::string> f;
     for (std::string s; fields >> s;) f.push_back(s);
-    if (f.size() != 5) {
-      fail(path, line_no, "expected 5 columns (iters clock_MHz footprint_KiB dt cycles), got " +
-                              std::to_string(f.size()));
+    // 5 columns (2024 files), or 8: the 2025 files add the median, p5 and p95 cycles.
+    if (f.size() != 5 && f.size() != 8) {
+      fail(path, line_no,
+           "expected 5 columns (iters clock_MHz footprint_KiB dt cycles) or 8 (and median p5 p95 "
+           "cycles), got " + std::to_string(f.size()));
     }
-    double v[5];
-    static const char* const kNames[5] = {"iters", "clock_MHz", "footprint_KiB", "dt", "cycles"};
-    for (int c = 0; c < 5; ++c) {
-      const auto parsed = parse_number(f[static_cast<std::size_t>(c)]);
-      if (!parsed) fail(path, line_no, std::string(kNames[c]) + ": '" + f[static_cast<std::size_t>(c)] + "' is not a number");
-      if (*parsed <= 0) fail(path, line_no, std::string(kNames[c]) + ": " + f[static_cast<std::size_t>(c)] + " must be positive");
+    if (!rows.empty() && f.size() != columns) {
+      fail(path, line_no, std::to_string(f.size()) + " columns after rows of " +
+                              std::to_string(columns) + ": one file holds one format");
+    }
+    columns = f.size();
+    double v[8];
+    static const char* const kNames[8] = {"iters", "clock_MHz", "footprint_KiB", "dt",
+                                          "cycles", "median", "p5", "p95"};
+    for (std::size_t c = 0; c < f.size(); ++c) {
+      const auto parsed = parse_number(f[c]);
+      if (!parsed) fail(path, line_no, std::string(kNames[c]) + ": '" + f[c] + "' is not a number");
+      if (*parsed <= 0) fail(path, line_no, std::string(kNames[c]) + ": " + f[c] + " must be positive");
       v[c] = *parsed;
     }
-    Row row;
+    // The percentiles are not used (the mean, column 5, is what the 2024 files have too), but a
+    // row whose p5 > median or median > p95 is not what the suite writes.
+    if (f.size() == 8 && !(v[6] <= v[5] && v[5] <= v[7])) {
+      fail(path, line_no, "p5 " + f[6] + " <= median " + f[5] + " <= p95 " + f[7] + " does not hold");
+    }
+    Numbered<CurvePoint> row;
     row.line = line_no;
     row.point.x = v[2] * 1024.0;
     row.point.latency_cycles = v[4];
@@ -220,7 +364,8 @@ Curve read_gpubenches_latency(const std::string& path) {
   if (!seen_clock) fail(path, std::max<std::size_t>(line_no, 1), "empty file: expected the 'clock:' line");
   Curve curve;
   curve.x_name = "footprint_bytes";
-  curve.points = sorted_points(std::move(rows), path, line_no);
+  curve.points = sorted_points(std::move(rows), [](const CurvePoint& p) { return p.x; }, "footprint_bytes",
+                               kMinLatencyRows, true, path, line_no);
   curve.clock_mhz = stats::median(clocks);
   return curve;
 }

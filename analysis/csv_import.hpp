@@ -1,21 +1,57 @@
-// Import latency curves measured by other tools (docs/ANALYSIS.md, "CSV format").
+// Import curves measured by other tools (docs/ANALYSIS.md, "CSV format"): latency against
+// footprint, and bandwidth against footprint or against bytes in flight per SM. The kind of curve
+// is told by the file's header; one table reader (csv_import.cpp) parses all three.
 #pragma once
 #include <string>
+#include <vector>
 
+#include "analysis/bandwidth_fit.hpp"
 #include "analysis/curve.hpp"
 
 namespace gpuprobe::analysis {
 
-// Comma-separated file with a header naming its columns, in any order:
+// Every reader below takes a comma-separated file whose header (the first line that is neither
+// blank nor a comment) names its columns, in any order; columns with other names are ignored, a
+// name given twice is an error. Blank lines and lines whose first non-blank character is '#' are
+// skipped anywhere; CRLF and a UTF-8 byte-order mark before the first line are accepted. Every
+// data row has the header's field count; numbers are decimal, finite and not negative. Every
+// malformed input throws gpuprobe::Error with one line "path:line: problem" (a line split by ';'
+// or a tab gets a hint that the separator must be a comma).
+
+enum class CsvCurveKind {
+  latency,            // footprint_bytes,latency_cycles[,latency_ns]   -> read_latency_csv
+  footprint_sweep,    // footprint_bytes,bandwidth_bytes_per_s         -> read_footprint_csv
+  concurrency_sweep,  // bytes_in_flight_per_sm,bandwidth_bytes_per_s  -> read_concurrency_csv
+};
+
+// The kind whose columns the header holds (only the header is read). A header with the columns
+// of no kind, or of more than one, throws "path:line: ..." listing the accepted headers.
+CsvCurveKind csv_curve_kind(const std::string& path);
+// "latency", "footprint sweep", "concurrency sweep".
+const char* to_string(CsvCurveKind kind);
+
+// Latency against footprint:
 //   footprint_bytes  (required, > 0, no duplicates)
 //   latency_cycles   (required, > 0)
 //   latency_ns       (optional, >= 0; 0 = unknown)
-// Columns with other names are ignored. Blank lines and lines whose first non-blank character is
-// '#' are skipped anywhere. Rows come back sorted by footprint_bytes. At least 6 rows (what
-// fit_hierarchy needs). clock_mhz_override > 0 sets Curve::clock_mhz and, when the file has no
-// latency_ns column, fills latency_ns = latency_cycles / clock_mhz * 1000; 0 means no clock.
-// Every malformed input throws gpuprobe::Error with one line "path:line: problem".
+// Rows come back sorted by footprint_bytes. At least 6 rows (what fit_hierarchy needs).
+// clock_mhz_override > 0 sets Curve::clock_mhz and, when the file has no latency_ns column,
+// fills latency_ns = latency_cycles / clock_mhz * 1000; 0 means no clock.
 Curve read_latency_csv(const std::string& path, double clock_mhz_override = 0);
+
+// Bandwidth against footprint (a footprint sweep, for fit_footprint_sweep):
+//   footprint_bytes        (required, > 0, no duplicates)
+//   bandwidth_bytes_per_s  (required, > 0)
+// Rows come back sorted by footprint. At least 3 rows (what the fit needs).
+std::vector<FootprintPoint> read_footprint_csv(const std::string& path);
+
+// Bandwidth against bytes in flight per SM (a concurrency sweep, for fit_concurrency_sweep):
+//   bytes_in_flight_per_sm  (required, > 0)
+//   bandwidth_bytes_per_s   (required, > 0; the whole device)
+// Rows come back sorted by bytes in flight (stably). Several rows may share a value (shapes
+// of a sweep with the same bytes in flight: the model takes their median, as it does for a run).
+// At least 3 rows.
+std::vector<ConcurrencyPoint> read_concurrency_csv(const std::string& path);
 
 // The text output of te42kyfo/gpu-benches gpu-latency: a first line "clock: <MHz samples...>",
 // then rows "iters clock_MHz footprint_KiB dt_ms*1000 cycles_per_load". The footprint column is

@@ -5,11 +5,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 #include "analysis/csv_import.hpp"
@@ -195,32 +191,10 @@ TEST_CASE("a far L2 bordered by transition points on a noisy curve is still foun
 // --- the 2025 curves (one thread, L1 carve-out 0) --------------------------------------------
 
 namespace {
-// The 2025 files add three columns (median, p5, p95 cycles) that read_gpubenches_latency does
-// not take: read a copy with the first five columns, the ones the reader documents.
+// The 2025 files have three more columns (median, p5, p95 cycles); the same reader takes them.
 Curve real_curve_2025(const char* file) {
-  std::ifstream in(std::string(GPUPROBE_TEST_DATA_DIR) + "/real/gpu-benches/gpu-latency-2025/" + file);
-  REQUIRE(in);
-  std::ostringstream five;
-  for (std::string line; std::getline(in, line);) {
-    std::istringstream fields(line);
-    std::string f;
-    for (int k = 0; fields >> f; ++k) {
-      if (k < 5 || line.rfind("clock:", 0) == 0) five << f << ' ';
-    }
-    five << '\n';
-  }
-  const auto path = std::filesystem::temp_directory_path() /
-                    ("gpuprobe-real-2025-" + std::to_string(::getpid()) + "-" + file);
-  std::ofstream(path) << five.str();
-  Curve c;
-  try {
-    c = read_gpubenches_latency(path.string());
-  } catch (...) {
-    std::filesystem::remove(path);
-    throw;
-  }
-  std::filesystem::remove(path);
-  return c;
+  return read_gpubenches_latency(std::string(GPUPROBE_TEST_DATA_DIR) +
+                                 "/real/gpu-benches/gpu-latency-2025/" + file);
 }
 }  // namespace
 
@@ -347,4 +321,69 @@ TEST_CASE("real curves: all levels recovered in at least 95% of noisy, thinned v
   INFO(recovered << " of " << variants << " variants recovered");
   CHECK(variants == 126);
   CHECK(recovered >= 0.95 * variants);  // 123 of 126 today; the fit before issue 6: 97
+}
+
+// --- a chase that starts at L2 (--first-level L2) ---------------------------------------------
+
+namespace {
+// The curve from `from_bytes` on: what an L1-bypassing chase (.cg, L1::no_allocate) of the same
+// GPU sees, its first plateau the L2.
+Curve from(const Curve& c, double from_bytes) {
+  Curve out = c;
+  out.points.clear();
+  for (const auto& p : c.points)
+    if (p.x >= from_bytes) out.points.push_back(p);
+  return out;
+}
+}  // namespace
+
+TEST_CASE("real curves without L1: first level L2 names the first plateau L2 and shifts the rest",
+          "[analysis][real]") {
+  struct Source {
+    const char* file;
+    bool y2025;
+    std::vector<std::string> names;  // of the L2-first fit
+  };
+  const std::vector<Source> sources = {
+      {"a100_40.txt", false, {"L2", "L2-far", "DRAM"}},
+      {"h100_pcie.txt", false, {"L2", "L2-far", "DRAM"}},
+      {"v100.txt", false, {"L2", "DRAM"}},
+      {"l40.txt", false, {"L2", "DRAM"}},
+      {"a100_80.txt", true, {"L2", "L2-far", "DRAM"}},
+  };
+  HierarchyFitOptions l2_first;
+  l2_first.first_level = "L2";
+  for (const Source& s : sources) {
+    INFO((s.y2025 ? "2025/" : "") << s.file);
+    const Curve full = s.y2025 ? real_curve_2025(s.file) : real_curve(s.file);
+    const HierarchyFit reference = fit_hierarchy(full);
+    REQUIRE(reference.levels.size() == s.names.size() + 1);
+    // From 1 MiB: well past every L1 (at most 256 KiB), inside every L2.
+    const Curve l2_only = from(full, 1024 * KiB);
+    // Plus a fixed cost per hop, as a TMA or cp.async chase adds: every level moves up by it.
+    for (const double offset_cycles : {0.0, 150.0}) {
+      INFO("offset " << offset_cycles << " cycles");
+      Curve c = l2_only;
+      for (auto& p : c.points) {
+        p.latency_cycles += offset_cycles;
+        p.latency_ns = 0;
+      }
+      const HierarchyFit fit = fit_hierarchy(c, l2_first);
+      REQUIRE(names_of(fit) == s.names);
+      CHECK(fit.far_l2.detected == (s.names.size() == 3));
+      for (std::size_t k = 0; k < fit.levels.size(); ++k) {
+        INFO(fit.levels[k].name);
+        const Level& same = reference.levels[k + 1];  // the level one step down the full curve
+        CHECK(fit.levels[k].latency_cycles == Approx(same.latency_cycles + offset_cycles).epsilon(0.03));
+        if (k + 1 < fit.levels.size())
+          CHECK(fit.levels[k].capacity_bytes == Approx(same.capacity_bytes).epsilon(0.1));
+      }
+    }
+    // Read as if it started at L1 the same curve is named wrongly: the option is what shifts the
+    // names (and the far-L2 rule then judges the plateau after the first as a new cache level).
+    const HierarchyFit as_l1 = fit_hierarchy(l2_only);
+    REQUIRE_FALSE(as_l1.levels.empty());
+    CHECK(as_l1.levels.front().name == "L1");
+    CHECK(names_of(as_l1) != s.names);
+  }
 }
