@@ -54,10 +54,13 @@ std::vector<FootprintPoint> read_footprint_csv(const std::string& path);
 std::vector<ConcurrencyPoint> read_concurrency_csv(const std::string& path);
 
 // The text output of te42kyfo/gpu-benches gpu-latency: a first line "clock: <MHz samples...>",
-// then rows "iters clock_MHz footprint_KiB dt_ms*1000 cycles_per_load". The footprint column is
-// the buffer size divided by 1024 with integer division (gpu-latency/main.cu prints
-// bytes / 1024), so footprint_bytes = value * 1024 (up to 1023 bytes low). Column 4 is not ns:
-// latency_ns = cycles / clock_MHz * 1000. Curve::clock_mhz = median of the rows' clocks.
+// then rows "iters clock_MHz footprint_KiB dt_ms*1000 cycles_per_load" (the 2024 files), or the
+// same plus "median p5 p95" cycles (8 columns: the 2025 files, one thread, L1 carve-out 0; the
+// percentiles are checked, p5 <= median <= p95, and not used). One file holds one format. The
+// footprint column is the buffer size / 1024 (the 2024 main.cu divides integers; the 2025 files
+// print one decimal), so footprint_bytes = value * 1024 (up to 1023 bytes low, or 51 bytes off).
+// Column 4 is not ns: latency_ns = cycles / clock_MHz * 1000. Curve::clock_mhz = median of the
+// rows' clocks.
 Curve read_gpubenches_latency(const std::string& path);
 
 }  // namespace gpuprobe::analysis
