@@ -23,6 +23,9 @@ enum class Cap {
   tcgen05,               // tcgen05.alloc/ld/st/cp/commit, tcgen05.mma kind::f16/tf32/f8f6f4
   tcgen05_block_scaled,  // tcgen05.mma kind::mxf8f6f4/mxf4nvf4 .block_scale, kind::i8 family
   block_scaled_mma,      // mma.sync kind::mxf8f6f4/mxf4nvf4 .block_scale (consumer Blackwell)
+  fma_bf16x2,            // fma.rn.bf16x2 (PTX ISA 7.0)
+  tanh_approx,           // tanh.approx.f32 (PTX ISA 7.0)
+  fma_f32x2,             // fma.rn.f32x2 (PTX ISA 8.6): FFMA2 on sm_100/103, two FFMA elsewhere
 };
 
 // What kind of compile target a capability needs besides the SM number.
@@ -62,6 +65,9 @@ inline constexpr CapInfo kCapabilities[] = {
      "sm_100a/103a/110a"},
     {Cap::block_scaled_mma, "block_scaled_mma", 120, TargetNeed::family, {120, 121},
      "sm_120a/121a or sm_120f/121f"},
+    {Cap::fma_bf16x2, "fma_bf16x2", 80, TargetNeed::any, {}, "sm_80+"},
+    {Cap::tanh_approx, "tanh_approx", 75, TargetNeed::any, {}, "sm_75+"},
+    {Cap::fma_f32x2, "fma_f32x2", 100, TargetNeed::any, {}, "sm_100+"},
 };
 inline constexpr unsigned kCapabilityCount = sizeof(kCapabilities) / sizeof(kCapabilities[0]);
 

@@ -121,6 +121,22 @@ class Checker:
         return False
 
 
+def loops(instructions):
+    """(first, last) index pairs of every backward branch's body."""
+    found = []
+    for i, ins in enumerate(instructions):
+        if ins["opcode"] != "BRA":
+            continue
+        target = re.search(r"0x([0-9a-f]+)", " ".join(ins["operands"]))
+        if not target or int(target.group(1), 16) > ins["address"]:
+            continue
+        begin = next((k for k, x in enumerate(instructions)
+                      if x["address"] == int(target.group(1), 16)), None)
+        if begin is not None and begin < i:
+            found.append((begin, i))
+    return found
+
+
 def lines(instructions):
     return " | ".join(f"/*{i['address']:04x}*/ {i['text']}" for i in instructions)
 
