@@ -107,8 +107,9 @@ void check_chain(const Chain& chain) {
 
 uint32_t walk(const Chain& chain, uint32_t from, uint64_t hops) {
   if (chain.next.empty()) throw Error("cannot walk an empty chain");
-  // A single cycle of n slots repeats every n hops: walk only the remainder.
-  if (is_single_cycle(chain)) hops %= chain.next.size();
+  // A single cycle of n slots repeats every n hops: walk only the remainder. Checking the cycle
+  // costs n random reads, so only when it can save hops (fewer hops than slots walk as they are).
+  if (hops >= chain.next.size() && is_single_cycle(chain)) hops %= chain.next.size();
   uint32_t at = from;
   for (uint64_t i = 0; i < hops; ++i) at = chain.next[at];
   return at;
