@@ -162,6 +162,15 @@ GPUPROBE_PTX_LD_GLOBAL_V8(l2_only, ".cg")
 #undef GPUPROBE_PTX_LD_GLOBAL_V8
 #endif
 
+// PTX: ld.relaxed.gpu.global.u32 d, [a]; PTX ISA 6.0; sm_70+. SASS: LDG.E.STRONG.GPU. A flag
+// another SM writes (st_relaxed_gpu_global_u32): read from the L2 each time, never a stale L1 copy.
+__device__ __forceinline__ uint32_t ld_relaxed_gpu_global_u32(uint64_t addr) {
+  GPUPROBE_PTX_REQUIRE(ld_global_cache_ops);
+  uint32_t value;
+  asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(value) : "l"(addr) : "memory");
+  return value;
+}
+
 // ld.shared.{u32,v2.u32,v4.u32}: PTX ISA 1.0, sm_70+. SASS: LDS{,.64,.128}. asm volatile, so a
 // loop re-reading the same address keeps every load (shared memory has no cache to hit).
 template <int kWords>

@@ -47,4 +47,11 @@ struct StGlobal<8> {
 };
 #endif
 
+// PTX: st.relaxed.gpu.global.u32 [a], v; PTX ISA 6.0; sm_70+. SASS: STG.E.STRONG.GPU. Raises a
+// flag that other SMs poll with ld_relaxed_gpu_global_u32 (ptx/ld.cuh).
+__device__ __forceinline__ void st_relaxed_gpu_global_u32(uint64_t addr, uint32_t value) {
+  GPUPROBE_PTX_REQUIRE(ld_global_cache_ops);
+  asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(addr), "r"(value) : "memory");
+}
+
 }  // namespace gpuprobe::ptx

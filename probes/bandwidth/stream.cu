@@ -12,26 +12,11 @@
 // where the compile pass has no 256-bit accesses (the host refuses them before that).
 // Device code only (NVRTC-safe); the host side is stream_cuda.cpp.
 #include "probes/bandwidth/stream.cuh"
+#include "probes/bandwidth/stream_device.cuh"
 #include "ptx/ld.cuh"
 #include "ptx/st.cuh"
 
 namespace gpuprobe::probes::bandwidth::device {
-
-template <int kWords>
-__device__ __forceinline__ uint32_t sum_words(const ptx::Words<kWords>& v) {
-  uint32_t s = 0;
-#pragma unroll
-  for (int j = 0; j < kWords; ++j) s += v.w[j];
-  return s;
-}
-
-// Adds the thread's sum into the launch's checksum: a warp reduction, then one atomic per warp.
-__device__ __forceinline__ void add_checksum(uint32_t sum, unsigned long long* checksum) {
-#pragma unroll
-  for (int lane_mask = 16; lane_mask > 0; lane_mask /= 2)
-    sum += __shfl_xor_sync(0xffffffffu, sum, lane_mask);
-  if ((threadIdx.x & 31) == 0) atomicAdd(checksum, static_cast<unsigned long long>(sum));
-}
 
 // The window walk shared by every kernel: calls body(offset_bytes) once per tile of the block's
 // window, `passes` times, the offset being that of the thread's first access in the tile.

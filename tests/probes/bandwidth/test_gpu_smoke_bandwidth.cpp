@@ -11,6 +11,7 @@
 #include "analysis/machine_model.hpp"
 #include "harness/ops.hpp"
 #include "harness/probe.hpp"
+#include "probes/bandwidth/loaded_ops.hpp"
 #include "probes/bandwidth/stream_ops.hpp"
 
 using namespace gpuprobe;
@@ -73,4 +74,38 @@ TEST_CASE("gpu-smoke: every bandwidth probe runs on the GPU with its self-checks
   REQUIRE(model.contains("bandwidth"));
   CHECK_FALSE(model["bandwidth"].contains("errors"));
   CHECK(model["bandwidth"]["DRAM"]["read"]["concurrency"]["peak_bytes_per_s"].get<double>() > 100e9);
+}
+
+TEST_CASE("gpu-smoke: bandwidth/loaded_latency chases under load on the GPU with its self-checks",
+          "[gpu-smoke][bandwidth][loaded]") {
+  bool cuda_ops = false;
+  for (const auto& e : ops_registry())
+    cuda_ops = cuda_ops || (e.family == probes::LoadedLatencyOps::kFamily && e.backend == "cuda");
+  CHECK(cuda_ops == static_cast<bool>(GPUPROBE_WITH_CUDA));
+  if (!gpu_present()) return;
+  auto dev = open_device("cuda:0");
+  for (const char* level : {"l2", "dram"}) {
+    INFO(level);
+    const auto record =
+        run(*dev, "bandwidth/loaded_latency",
+            {{"level", level}, {"hops", "2048"}, {"throttle-cycles", "65536,4096,0"}});
+    REQUIRE(record["status"] == "ok");
+    const auto& s = record["series"];
+    REQUIRE(s.size() == 4);
+    for (const auto& p : s) {
+      INFO(p.dump());
+      CHECK(p["self_check"] == "passed");
+      CHECK(p["launch"]["smid"] == 0);
+      CHECK(p["latency_cycles"].get<double>() > 100);    // an L2 hit costs 200 cycles or more
+      CHECK(p["latency_cycles"].get<double>() < 100000);
+    }
+    // Idle streams nothing; the others stream on (nearly) every other SM, faster as the
+    // throttle falls, and full rate waits longer than idle.
+    CHECK(s[0]["achieved_bandwidth_bytes_per_s"].get<double>() == 0);
+    CHECK(s[3]["streaming_sms"].get<int>() >= dev->info().sm_count / 2);
+    CHECK(s[2]["achieved_bandwidth_bytes_per_s"].get<double>() >
+          s[1]["achieved_bandwidth_bytes_per_s"].get<double>());
+    CHECK(s[3]["achieved_bandwidth_bytes_per_s"].get<double>() > 50e9);
+    CHECK(s[3]["latency_cycles"].get<double>() > s[0]["latency_cycles"].get<double>());
+  }
 }
