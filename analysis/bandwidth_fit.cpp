@@ -103,11 +103,13 @@ Plateau join(const std::vector<Plateau>& ps, std::size_t first, std::size_t last
   return out;
 }
 
-// A sorted curve of more than max_points points as max_points bins of equal width in log2(x),
-// each non-empty bin one point: the median of its x and of its y (x stays strictly increasing).
-void bin_log_x(std::vector<double>& x, std::vector<double>& y, std::size_t max_points) {
+}  // namespace
+
+double bin_log_x(std::vector<double>& x, std::vector<double>& y, std::size_t max_points) {
+  if (x.size() <= max_points || max_points == 0) return 0;
   const double lo = std::log2(x.front());
   const double width = (std::log2(x.back()) - lo) / static_cast<double>(max_points);
+  if (!(width > 0)) return 0;   // a single x: nothing to bin by
   std::vector<double> bx, by, cx, cy;
   std::size_t bin = 0;
   const auto flush = [&] {
@@ -127,9 +129,8 @@ void bin_log_x(std::vector<double>& x, std::vector<double>& y, std::size_t max_p
   flush();
   x.swap(bx);
   y.swap(by);
+  return width;
 }
-
-}  // namespace
 
 FootprintFit fit_footprint_sweep(const std::vector<FootprintPoint>& points,
                                  const FootprintFitOptions& o) {

@@ -92,6 +92,13 @@ constexpr std::size_t kMaxFootprintFitPoints = 1024;
 FootprintFit fit_footprint_sweep(const std::vector<FootprintPoint>& points,
                                  const FootprintFitOptions& options = {});
 
+// The binning above, for any curve sorted by x (x > 0, same length as y): a curve of more than
+// max_points points becomes max_points bins of equal width in log2(x) over its range, each
+// non-empty bin one point holding the median of its x and of its y (x stays increasing). Returns
+// the bin width in octaves; 0 (x and y untouched) when there are at most max_points points or
+// all x are equal. Also bounds imported curves (analyze --import-csv).
+double bin_log_x(std::vector<double>& x, std::vector<double>& y, std::size_t max_points);
+
 // --- loaded latency (Little's law) ------------------------------------------------------------
 struct LoadedLatencyPoint {
   double bandwidth_bytes_per_s = 0;

@@ -47,10 +47,9 @@ json with_per_clk(double bytes_per_s, double clock_mhz, double sms) {
 
 // The concurrency sweep: points with the same bytes in flight (different shapes) become their
 // median, then fit_concurrency_sweep.
-json concurrency_json(const std::vector<const json*>& points, int sm_count, double clock_mhz) {
+json concurrency_json(const std::vector<ConcurrencyPoint>& points, int sm_count, double clock_mhz) {
   std::map<double, std::vector<double>> by_in_flight;
-  for (const json* p : points)
-    by_in_flight[number(*p, "bytes_in_flight_per_sm")].push_back(number(*p, "bandwidth_bytes_per_s"));
+  for (const auto& p : points) by_in_flight[p.bytes_in_flight_per_sm].push_back(p.bandwidth_bytes_per_s);
   std::vector<ConcurrencyPoint> curve;
   json raw = json::array();
   for (const auto& [x, bws] : by_in_flight) {
@@ -107,10 +106,16 @@ json concurrency_json(const std::vector<const json*>& points, int sm_count, doub
           {"points", raw}};
 }
 
-json footprint_json(const std::vector<const json*>& points, const char* x_key,
+json concurrency_json(const std::vector<const json*>& points, int sm_count, double clock_mhz) {
+  std::vector<ConcurrencyPoint> curve;
+  for (const json* p : points)
+    curve.push_back({number(*p, "bytes_in_flight_per_sm"), number(*p, "bandwidth_bytes_per_s")});
+  return concurrency_json(curve, sm_count, clock_mhz);
+}
+
+// The footprint sweep, sorted by footprint, fitted by fit_footprint_sweep.
+json footprint_json(std::vector<FootprintPoint> curve, const char* x_key,
                     const std::vector<std::string>& names, double clock_mhz, double sms) {
-  std::vector<FootprintPoint> curve;
-  for (const json* p : points) curve.push_back({number(*p, x_key), number(*p, "bandwidth_bytes_per_s")});
   std::sort(curve.begin(), curve.end(), [](const FootprintPoint& a, const FootprintPoint& b) {
     return a.footprint_bytes < b.footprint_bytes;
   });
@@ -134,6 +139,13 @@ json footprint_json(const std::vector<const json*>& points, const char* x_key,
   }
   return {{"x_name", x_key}, {"levels", levels}, {"reasons", f.reasons},
           {"x", xs}, {"bandwidth_bytes_per_s", ys}};
+}
+
+json footprint_json(const std::vector<const json*>& points, const char* x_key,
+                    const std::vector<std::string>& names, double clock_mhz, double sms) {
+  std::vector<FootprintPoint> curve;
+  for (const json* p : points) curve.push_back({number(*p, x_key), number(*p, "bandwidth_bytes_per_s")});
+  return footprint_json(std::move(curve), x_key, names, clock_mhz, sms);
 }
 
 // Runs one fit: its JSON, or {"error": message} so that one failed fit keeps the others.
@@ -226,6 +238,62 @@ void add_bandwidth_from_run(const json& run, json& bandwidth) {
   } else {
     throw Error("not a bandwidth probe: " + probe);
   }
+}
+
+
+// --- imported curves (gpuprobe analyze --import-csv) ------------------------------------------
+
+namespace {
+
+// A curve of more than kMaxFootprintFitPoints points is kept as its bins (bin_log_x), so that the
+// model stays small and the fit's cost does not grow with the row count; as
+// memory.paths.imported.curve does for latency (docs/ANALYSIS.md, "CSV format").
+template <class P>
+std::vector<P> binned(const std::vector<P>& points, double P::*x_of, json& entry) {
+  std::vector<P> sorted = points;
+  std::stable_sort(sorted.begin(), sorted.end(), [&](const P& a, const P& b) { return a.*x_of < b.*x_of; });
+  std::vector<double> x, y;
+  for (const P& p : sorted) {
+    x.push_back(p.*x_of);
+    y.push_back(p.bandwidth_bytes_per_s);
+  }
+  const double octaves = bin_log_x(x, y, kMaxFootprintFitPoints);
+  entry["input_points"] = points.size();
+  entry["binned"] = nullptr;
+  if (octaves == 0) return sorted;
+  entry["binned"] = {{"bin_octaves", octaves}, {"statistic", "median"}, {"points", x.size()}};
+  std::vector<P> out(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    out[i].*x_of = x[i];
+    out[i].bandwidth_bytes_per_s = y[i];
+  }
+  return out;
+}
+
+}  // namespace
+
+json imported_footprint_sweep(const std::vector<FootprintPoint>& points, const std::string& first_level,
+                              bool last_is_memory, int sm_count, double clock_mhz) {
+  if (first_level != "L1" && first_level != "L2")
+    throw Error("the first level of a footprint sweep is L1 or L2, not '" + first_level + "'");
+  json extra = json::object();
+  const auto curve = binned(points, &FootprintPoint::footprint_bytes, extra);
+  // The caches in order from the first level; the last level is main memory unless the sweep
+  // stopped inside a cache (--ends-in cache), as for an imported latency curve.
+  const std::vector<std::string> names = first_level == "L2" ? std::vector<std::string>{"L2", "L2-far", "L3"}
+                                                             : std::vector<std::string>{"L1", "L2", "L2-far", "L3"};
+  json fit = footprint_json(curve, "footprint_bytes", names, clock_mhz, sm_count);
+  if (last_is_memory && fit["levels"].size() >= 2) fit["levels"].back()["name"] = "DRAM";
+  fit.update(extra);
+  return fit;
+}
+
+json imported_concurrency_sweep(const std::vector<ConcurrencyPoint>& points, int sm_count, double clock_mhz) {
+  json extra = json::object();
+  const auto curve = binned(points, &ConcurrencyPoint::bytes_in_flight_per_sm, extra);
+  json fit = concurrency_json(curve, sm_count, clock_mhz);
+  fit.update(extra);
+  return fit;
 }
 
 }  // namespace gpuprobe::analysis

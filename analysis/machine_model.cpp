@@ -489,4 +489,18 @@ nlohmann::json build_machine_model_from_curve(const Curve& curve, const std::str
   return model;
 }
 
+nlohmann::json build_machine_model_from_bandwidth(const nlohmann::json& sweep, const std::string& key,
+                                                  const std::string& source, int sm_count) {
+  nlohmann::json model = model_skeleton();
+  model["device"] = {{"name", "imported curve: " + std::filesystem::path(source).filename().string()},
+                     {"simulated", false}};
+  if (sm_count > 0) model["device"]["sm_count"] = sm_count;
+  model["simulated"] = false;
+  model["sources"] = {{{"file", source}, {"probe", "import-csv"}, {"curve", key},
+                       {"rows", sweep.value("input_points", 0)}}};
+  model["bandwidth"]["imported"] = {{"source", "imported from " + source + " (gpuprobe analyze --import-csv)"},
+                                    {key, sweep}};
+  return model;
+}
+
 }  // namespace gpuprobe::analysis

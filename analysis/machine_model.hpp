@@ -33,6 +33,12 @@ nlohmann::json build_machine_model(const std::vector<nlohmann::json>& runs,
 nlohmann::json build_machine_model_from_curve(const Curve& curve, const std::string& source,
                                               const HierarchyFitOptions& options = {});
 
+// Builds the model from one imported bandwidth curve: `sweep` (imported_footprint_sweep or
+// imported_concurrency_sweep, bandwidth_model.hpp) becomes bandwidth.imported.<key>, key
+// "footprint_sweep" or "concurrency"; sm_count > 0 is recorded as device.sm_count.
+nlohmann::json build_machine_model_from_bandwidth(const nlohmann::json& sweep, const std::string& key,
+                                                  const std::string& source, int sm_count);
+
 // memory/chase --sm all: per SM its near- and far-L2 latency, with min/median/max/spread and
 // the fastest and slowest SM.
 nlohmann::json sm_map_from_run(const nlohmann::json& run);

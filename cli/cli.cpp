@@ -9,6 +9,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "analysis/bandwidth_model.hpp"
 #include "analysis/csv_import.hpp"
 #include "analysis/machine_model.hpp"
 #include "cli/report.hpp"
@@ -49,9 +50,46 @@ InputOutcomes input_outcomes(const nlohmann::json& model) {
   return o;
 }
 
+// An imported curve (analysis/csv_import.hpp), its kind told by its header: a latency curve, a
+// footprint sweep or a concurrency sweep.
+nlohmann::json import_csv(const std::string& csv, double clock_mhz,
+                          const analysis::HierarchyFitOptions& csv_options, bool csv_options_given,
+                          int sm_count) {
+  const analysis::CsvCurveKind kind = analysis::csv_curve_kind(csv);
+  if (kind == analysis::CsvCurveKind::latency) {
+    if (sm_count > 0) throw Error("--sm-count applies to bandwidth curves; " + csv + " holds a latency curve");
+    return analysis::build_machine_model_from_curve(analysis::read_latency_csv(csv, clock_mhz), csv,
+                                                    csv_options);
+  }
+  if (clock_mhz > 0 && sm_count == 0)
+    throw Error("--clock-mhz with a bandwidth curve is for bytes/clk/SM: give --sm-count N as well");
+  if (kind == analysis::CsvCurveKind::concurrency_sweep && csv_options_given)
+    throw Error("--first-level and --ends-in name the levels of a latency curve or a footprint sweep; " + csv +
+                " holds a concurrency sweep");
+  // The readers' errors name the file and line; a fit's gets the file's name here.
+  const auto fitted = [&](auto&& fit) {
+    try {
+      return fit();
+    } catch (const Error& e) {
+      throw Error(csv + ": " + e.what());
+    }
+  };
+  if (kind == analysis::CsvCurveKind::footprint_sweep) {
+    const auto points = analysis::read_footprint_csv(csv);
+    const auto sweep = fitted([&] {
+      return analysis::imported_footprint_sweep(points, csv_options.first_level, csv_options.last_is_memory,
+                                                sm_count, clock_mhz);
+    });
+    return analysis::build_machine_model_from_bandwidth(sweep, "footprint_sweep", csv, sm_count);
+  }
+  const auto points = analysis::read_concurrency_csv(csv);
+  const auto sweep = fitted([&] { return analysis::imported_concurrency_sweep(points, sm_count, clock_mhz); });
+  return analysis::build_machine_model_from_bandwidth(sweep, "concurrency", csv, sm_count);
+}
+
 int cmd_analyze(const std::vector<std::string>& run_files, const std::string& csv,
                 double clock_mhz, const analysis::HierarchyFitOptions& csv_options,
-                bool csv_options_given, const std::string& out_path, std::ostream& out,
+                bool csv_options_given, int sm_count, const std::string& out_path, std::ostream& out,
                 std::ostream& err) {
   if (out_path.empty()) throw Error("analyze needs --out MODEL.json");
   // The model never replaces one of its inputs: by name, hard link, symbolic link or spelling.
@@ -66,13 +104,12 @@ int cmd_analyze(const std::vector<std::string>& run_files, const std::string& cs
   nlohmann::json model;
   if (!csv.empty()) {
     if (!run_files.empty()) throw Error("give either --import-csv or run records, not both");
-    model = analysis::build_machine_model_from_curve(analysis::read_latency_csv(csv, clock_mhz),
-                                                     csv, csv_options);
+    model = import_csv(csv, clock_mhz, csv_options, csv_options_given, sm_count);
   } else {
     if (run_files.empty()) throw Error("analyze needs run records (RUN.json ...) or --import-csv FILE");
-    if (clock_mhz > 0 || csv_options_given)
-      throw Error("--clock-mhz, --first-level and --ends-in apply to --import-csv only; run "
-                  "records carry their clock and cache operator");
+    if (clock_mhz > 0 || csv_options_given || sm_count > 0)
+      throw Error("--clock-mhz, --sm-count, --first-level and --ends-in apply to --import-csv only; "
+                  "run records carry their clock, SM count and cache operator");
     std::vector<nlohmann::json> runs;
     for (const auto& f : run_files) runs.push_back(read_json_file(f));
     model = analysis::build_machine_model(runs, run_files);
@@ -135,8 +172,18 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   std::string csv, model_out;
   double clock_mhz = 0;
   analyze->add_option("runs", run_files, "run records (JSON) written by probe or run-all");
-  analyze->add_option("--import-csv", csv, "curve from any tool: footprint_bytes,latency_cycles[,latency_ns]");
-  analyze->add_option("--clock-mhz", clock_mhz, "SM clock of the imported curve (for ns)");
+  analyze->add_option("--import-csv", csv,
+                      "curve from any tool, its kind told by the header: footprint_bytes,latency_cycles"
+                      "[,latency_ns] or footprint_bytes,bandwidth_bytes_per_s or "
+                      "bytes_in_flight_per_sm,bandwidth_bytes_per_s");
+  analyze->add_option("--clock-mhz", clock_mhz,
+                      "SM clock of the imported curve (latency: for ns; bandwidth, with --sm-count: "
+                      "for bytes/clk/SM)");
+  int sm_count = 0;
+  analyze->add_option("--sm-count", sm_count,
+                      "imported bandwidth curve: the device's SM count (for bytes/clk/SM and a "
+                      "concurrency sweep's loaded-latency model)")
+      ->check(CLI::Range(1, 65536));
   analyze->add_option("--out", model_out, "machine model JSON to write");
   std::string first_level = "L1", ends_in = "memory";
   auto* first_opt = analyze->add_option("--first-level", first_level,
@@ -205,7 +252,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
       csv_options.first_level = first_level;
       csv_options.last_is_memory = ends_in == "memory";
       return cmd_analyze(run_files, csv, clock_mhz, csv_options,
-                         first_opt->count() > 0 || ends_opt->count() > 0, model_out, out, err);
+                         first_opt->count() > 0 || ends_opt->count() > 0, sm_count, model_out, out, err);
     }
   } catch (const std::exception& e) {
     std::string msg = e.what();

@@ -165,12 +165,16 @@ void print_concurrency(std::ostream& out, const char* label, const nlohmann::jso
     out << "  " << label << ": " << c["error"].get<std::string>() << "\n";
     return;
   }
+  // Null without an SM count or clock (an imported curve given neither).
+  char per_clk[48] = "B/clk/SM unknown";
+  if (c.contains("peak_bytes_per_clk_per_sm") && c["peak_bytes_per_clk_per_sm"].is_number())
+    std::snprintf(per_clk, sizeof per_clk, "%.1f B/clk/SM", c["peak_bytes_per_clk_per_sm"].get<double>());
   char buf[240];
   std::snprintf(buf, sizeof buf,
-                "  %-13s peak %s (%.1f B/clk/SM, %s), 90%% of it from %s in flight per SM, "
+                "  %-13s peak %s (%s, %s), 90%% of it from %s in flight per SM, "
                 "confidence %.2f\n",
-                label, format_bandwidth(c.value("peak_bytes_per_s", 0.0)).c_str(),
-                c.value("peak_bytes_per_clk_per_sm", NAN), c.value("peak_from", "").c_str(),
+                label, format_bandwidth(c.value("peak_bytes_per_s", 0.0)).c_str(), per_clk,
+                c.value("peak_from", "").c_str(),
                 format_bytes(c.value("bytes_in_flight_per_sm_for_90pct", 0.0)).c_str(),
                 c.value("confidence", 0.0));
   out << buf;
@@ -181,7 +185,8 @@ void print_concurrency(std::ostream& out, const char* label, const nlohmann::jso
 
 void print_bandwidth(std::ostream& out, const nlohmann::json& bandwidth) {
   out << "bandwidth (GB = 10^9 bytes; sizes in KiB = 1024 bytes):\n";
-  for (const char* level : {"L1", "shared", "L2", "DRAM"}) {
+  // "imported": a curve read by analyze --import-csv, in the same shape (docs/SCHEMA.md).
+  for (const char* level : {"L1", "shared", "L2", "DRAM", "imported"}) {
     if (!bandwidth.contains(level)) continue;
     const auto& l = bandwidth[level];
     if (l.contains("error")) {

@@ -1,12 +1,21 @@
 #include "analysis/csv_import.hpp"
 
 #include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <unistd.h>
+#include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "analysis/bandwidth_fit.hpp"
+#include "analysis/bandwidth_model.hpp"
+#include "analysis/gpubenches_import.hpp"
 #include "harness/error.hpp"
+#include "harness/littles_law.hpp"
 
 using namespace gpuprobe::analysis;
 
@@ -206,4 +215,324 @@ TEST_CASE("read_gpubenches_latency: malformed input", "[analysis][csv]") {
   CHECK(error("clock: 1410\n1000000 0 1 25.5 36\n") == ":2: clock_MHz: 0 must be positive");
   CHECK(error("clock: 1410\n" + rows + "1000000 1410 2 25.5 36.0\n") ==
         ":8: duplicate footprint_bytes 2048 (also on line 3)");
+}
+
+// --- the kind of curve, told by the header; the two bandwidth forms (issue 8) -----------------
+
+namespace {
+
+// The error of `read` on a file holding `text` (the part after the path), or "" when it reads.
+template <class Read>
+std::string error_reading(const std::string& text, Read read) {
+  TempFile f(text);
+  try {
+    read(f.path());
+  } catch (const gpuprobe::Error& e) {
+    const std::string msg = e.what();
+    REQUIRE(msg.find('\n') == std::string::npos);
+    REQUIRE(msg.rfind(f.path() + ":", 0) == 0);
+    return msg.substr(f.path().size());
+  }
+  return "";
+}
+
+std::string kind_error(const std::string& text) {
+  return error_reading(text, [](const std::string& p) { (void)csv_curve_kind(p); });
+}
+std::string footprint_error(const std::string& text) {
+  return error_reading(text, [](const std::string& p) { (void)read_footprint_csv(p); });
+}
+std::string concurrency_error(const std::string& text) {
+  return error_reading(text, [](const std::string& p) { (void)read_concurrency_csv(p); });
+}
+
+CsvCurveKind kind_of(const std::string& text) {
+  TempFile f(text);
+  return csv_curve_kind(f.path());
+}
+
+const char* const kAccepted =
+    "footprint_bytes,latency_cycles[,latency_ns] (latency) or footprint_bytes,bandwidth_bytes_per_s "
+    "(footprint sweep) or bytes_in_flight_per_sm,bandwidth_bytes_per_s (concurrency sweep)";
+
+}  // namespace
+
+TEST_CASE("csv_curve_kind: the header tells latency, footprint sweep and concurrency sweep", "[analysis][csv]") {
+  CHECK(kind_of("footprint_bytes,latency_cycles\n1,2\n") == CsvCurveKind::latency);
+  CHECK(kind_of("# a comment\n\nlatency_ns,latency_cycles,footprint_bytes\n") == CsvCurveKind::latency);
+  CHECK(kind_of("footprint_bytes,bandwidth_bytes_per_s\n1,2\n") == CsvCurveKind::footprint_sweep);
+  CHECK(kind_of("\xEF\xBB\xBF" "bandwidth_bytes_per_s, footprint_bytes ,note\r\n") == CsvCurveKind::footprint_sweep);
+  CHECK(kind_of("bytes_in_flight_per_sm,bandwidth_bytes_per_s\n") == CsvCurveKind::concurrency_sweep);
+  CHECK(kind_of("block_size,bandwidth_bytes_per_s,bytes_in_flight_per_sm\n") == CsvCurveKind::concurrency_sweep);
+  CHECK(std::string(to_string(CsvCurveKind::footprint_sweep)) == "footprint sweep");
+}
+
+TEST_CASE("csv_curve_kind: an unknown or ambiguous header is one line listing the accepted ones", "[analysis][csv]") {
+  CHECK(kind_error("footprint_bytes,latency_ns\n1,2\n") ==
+        std::string(":1: unknown header 'footprint_bytes,latency_ns': the columns must be ") + kAccepted);
+  CHECK(kind_error("# from a tool\nsize,GB/s\n") ==
+        std::string(":2: unknown header 'size,GB/s': the columns must be ") + kAccepted);
+  CHECK(kind_error("footprint_bytes;bandwidth_bytes_per_s\n1;2\n") ==
+        std::string(":1: unknown header 'footprint_bytes;bandwidth_bytes_per_s': the columns must be ") +
+            kAccepted + ": the separator must be a comma, and this line seems to use ';'");
+  CHECK(kind_error("1024,30\n") ==
+        std::string(":1: missing header: the first line must name the columns (") + kAccepted + ")");
+  CHECK(kind_error("") == ":1: missing header: the file has no data");
+  CHECK(kind_error("footprint_bytes,latency_cycles,bandwidth_bytes_per_s\n") ==
+        ":1: the header 'footprint_bytes,latency_cycles,bandwidth_bytes_per_s' holds the columns of more than "
+        "one kind of curve (latency, footprint sweep): one kind per file");
+  CHECK(kind_error("footprint_bytes,,bandwidth_bytes_per_s\n") == ":1: empty column name in the header (column 2)");
+  CHECK_THROWS_WITH(csv_curve_kind("/nonexistent/gpuprobe.csv"), "/nonexistent/gpuprobe.csv: cannot open the file");
+}
+
+TEST_CASE("read_footprint_csv and read_concurrency_csv: good files, sorted", "[analysis][csv]") {
+  TempFile fp("# footprint sweep\nbandwidth_bytes_per_s,footprint_bytes\n2e12,8192\n2.5e12,1024\n\n2.4e12,4096\n");
+  const auto f = read_footprint_csv(fp.path());
+  REQUIRE(f.size() == 3);
+  CHECK(f[0].footprint_bytes == 1024);
+  CHECK(f[0].bandwidth_bytes_per_s == 2.5e12);
+  CHECK(f[2].footprint_bytes == 8192);
+  // Rows with the same bytes in flight (shapes of one sweep) are kept, in file order.
+  TempFile cc("bytes_in_flight_per_sm,bandwidth_bytes_per_s,block_size\n4096,1.9e12,256\n1024,1e12,64\n"
+              "4096,2e12,512\n2048,1.6e12,128\n");
+  const auto c = read_concurrency_csv(cc.path());
+  REQUIRE(c.size() == 4);
+  CHECK(c[0].bytes_in_flight_per_sm == 1024);
+  CHECK(c[2].bandwidth_bytes_per_s == 1.9e12);
+  CHECK(c[3].bandwidth_bytes_per_s == 2e12);
+}
+
+TEST_CASE("read_footprint_csv and read_concurrency_csv: malformed rows name file and line", "[analysis][csv]") {
+  const std::string fh = "footprint_bytes,bandwidth_bytes_per_s\n";
+  const std::string rows = "1024,2e12\n2048,2e12\n4096,1e12\n";
+  CHECK(footprint_error(fh + rows) == "");
+  CHECK(footprint_error(fh + "1024,2e12\n2048,fast\n") == ":3: column 'bandwidth_bytes_per_s': 'fast' is not a number");
+  CHECK(footprint_error(fh + "1024,0\n") == ":2: column 'bandwidth_bytes_per_s': must be positive, got 0");
+  CHECK(footprint_error(fh + "-1024,2e12\n") == ":2: column 'footprint_bytes': -1024 is negative");
+  CHECK(footprint_error(fh + "1024,inf\n") == ":2: column 'bandwidth_bytes_per_s': 'inf' is not a number");
+  CHECK(footprint_error(fh + "1024,2e12,3\n") == ":2: expected 2 fields as in the header, got 3");
+  CHECK(footprint_error(fh + "1024;2e12\n") ==
+        ":2: expected 2 fields as in the header, got 1: the separator must be a comma, and this line seems to use ';'");
+  CHECK(footprint_error(fh + "1024,2e12\n# two rows\n2048,2e12\n") == ":4: too few rows: 2 (need at least 3)");
+  CHECK(footprint_error(fh + rows + "2048,1.9e12\n") == ":5: duplicate footprint_bytes 2048 (also on line 3)");
+  CHECK(footprint_error("bytes_in_flight_per_sm,bandwidth_bytes_per_s\n") ==
+        ":1: missing column 'footprint_bytes' in the header");
+  CHECK(footprint_error("1024,2e12\n") ==
+        ":1: missing header: the first line must name the columns (footprint_bytes,bandwidth_bytes_per_s)");
+
+  const std::string ch = "bytes_in_flight_per_sm,bandwidth_bytes_per_s\n";
+  CHECK(concurrency_error(ch + rows) == "");
+  CHECK(concurrency_error(ch + rows + "2048,1.9e12\n") == "");  // a repeated x is another shape
+  CHECK(concurrency_error(ch + "0,2e12\n") == ":2: column 'bytes_in_flight_per_sm': must be positive, got 0");
+  CHECK(concurrency_error(ch + "512,2e12\n1024,\n") == ":3: column 'bandwidth_bytes_per_s': '' is not a number");
+  CHECK(concurrency_error(ch + "512,2e12\n") == ":2: too few rows: 1 (need at least 3)");
+  CHECK(concurrency_error("bytes_in_flight_per_sm\tbandwidth_bytes_per_s\n") ==
+        ":1: missing column 'bytes_in_flight_per_sm' in the header: the separator must be a comma, and this "
+        "line seems to use a tab");
+  CHECK(concurrency_error("bytes_in_flight_per_sm,bandwidth_bytes_per_s,bytes_in_flight_per_sm\n") ==
+        ":1: column 'bytes_in_flight_per_sm' appears twice");
+}
+
+// --- bandwidth curves from CSV, fitted: real gpu-benches curves and a Little's-law curve -------
+// The gpu-benches files (tests/data/real/gpu-benches/*/PROVENANCE.md) are written out here in the
+// two documented forms, read back and fitted into the model's shape: the plateaus are those
+// tests/analysis/test_bandwidth_real.cpp checks against the README (within 5%).
+
+namespace {
+
+constexpr double KiB = 1024.0, MiB = 1024.0 * 1024.0, GBps = 1e9, TBps = 1e12;
+
+std::string bench_file(const std::string& rel) {
+  return std::string(GPUPROBE_TEST_DATA_DIR) + "/real/gpu-benches/" + rel;
+}
+
+// A CSV in one of the two forms, numbers written to round-trip exactly.
+std::string footprint_csv_text(const std::vector<FootprintPoint>& points) {
+  std::string s = "# converted by the test\nfootprint_bytes,bandwidth_bytes_per_s\n";
+  char line[80];
+  for (const auto& p : points) {
+    std::snprintf(line, sizeof line, "%.17g,%.17g\n", p.footprint_bytes, p.bandwidth_bytes_per_s);
+    s += line;
+  }
+  return s;
+}
+std::string concurrency_csv_text(const std::vector<ConcurrencyPoint>& points) {
+  std::string s = "bytes_in_flight_per_sm,bandwidth_bytes_per_s\n";
+  char line[80];
+  for (const auto& p : points) {
+    std::snprintf(line, sizeof line, "%.17g,%.17g\n", p.bytes_in_flight_per_sm, p.bandwidth_bytes_per_s);
+    s += line;
+  }
+  return s;
+}
+
+// The model entry of a footprint sweep imported from its CSV form.
+nlohmann::json import_footprint(const std::vector<FootprintPoint>& points, const std::string& first_level,
+                                int sms = 0, double clock_mhz = 0) {
+  TempFile f(footprint_csv_text(points));
+  REQUIRE(csv_curve_kind(f.path()) == CsvCurveKind::footprint_sweep);
+  return imported_footprint_sweep(read_footprint_csv(f.path()), first_level, true, sms, clock_mhz);
+}
+nlohmann::json import_concurrency(const std::vector<ConcurrencyPoint>& points, int sms, double clock_mhz = 0) {
+  TempFile f(concurrency_csv_text(points));
+  REQUIRE(csv_curve_kind(f.path()) == CsvCurveKind::concurrency_sweep);
+  return imported_concurrency_sweep(read_concurrency_csv(f.path()), sms, clock_mhz);
+}
+
+double level_bw(const nlohmann::json& sweep, std::size_t i) {
+  return sweep.at("levels").at(i).at("bandwidth_bytes_per_s").get<double>();
+}
+
+}  // namespace
+
+TEST_CASE("footprint CSV from gpu-cache: L1 at ~128 B/clk/SM (V100/A100/H100) and ~64 (A40/L40)",
+          "[analysis][csv][bandwidth_real]") {
+  // SM counts and clocks as in test_bandwidth_real.cpp (docs/FIGURES.md, table "GPUs").
+  struct Gpu {
+    const char* file;
+    int sms;
+    double clock_mhz, bytes_per_clk;
+  };
+  const Gpu gpus[] = {{"v100", 80, 1380, 128},       {"a100_80", 108, 1410, 128},
+                      {"h100_pcie", 114, 1755, 128}, {"a40", 84, 1740, 64},
+                      {"l40", 142, 2490, 64}};
+  for (const Gpu& g : gpus) {
+    INFO(g.file);
+    const auto points = footprint_points(read_gpubenches_cache(bench_file("gpu-cache/" + std::string(g.file) + ".txt")));
+    const nlohmann::json sweep = import_footprint(points, "L1", g.sms, g.clock_mhz);
+    // The same fit as the file read directly.
+    const FootprintFit direct = fit_footprint_sweep(points);
+    REQUIRE(sweep["levels"].size() == direct.levels.size());
+    REQUIRE(direct.levels.size() >= 2);
+    for (std::size_t i = 0; i < direct.levels.size(); ++i)
+      CHECK(level_bw(sweep, i) == Approx(direct.levels[i].bandwidth_bytes_per_s).epsilon(1e-12));
+    const auto& l1 = sweep["levels"][0];
+    CHECK(l1["name"] == "L1");
+    CHECK(sweep["levels"].back()["name"] == "DRAM");
+    CHECK(l1["bytes_per_clk_per_sm"].get<double>() == Approx(g.bytes_per_clk).epsilon(0.05));
+    CHECK(l1["ends_at_bytes"].get<double>() > 100 * KiB);
+    CHECK(l1["ends_at_bytes"].get<double>() < 240 * KiB);
+    CHECK(sweep["input_points"] == points.size());
+    CHECK(sweep["binned"].is_null());
+  }
+  // A100 and H100: the L2 level ends at one partition (20 / 25 MiB).
+  for (const auto& [gpu, partition] : {std::pair{"a100_80", 20 * MiB}, std::pair{"h100_pcie", 25 * MiB}}) {
+    INFO(gpu);
+    const auto sweep = import_footprint(
+        footprint_points(read_gpubenches_cache(bench_file("gpu-cache/" + std::string(gpu) + ".txt"))), "L1");
+    REQUIRE(sweep["levels"].size() == 3);
+    CHECK(sweep["levels"][1]["name"] == "L2");
+    CHECK(sweep["levels"][1]["ends_at_bytes"].get<double>() == Approx(partition).epsilon(0.15));
+    CHECK(sweep["levels"][0]["bytes_per_clk_per_sm"].is_null());  // no SM count, no clock
+  }
+}
+
+TEST_CASE("footprint CSV from gpu-l2-cache: the L2 and DRAM plateaus within 5%", "[analysis][csv][bandwidth_real]") {
+  struct Gpu {
+    const char* file;
+    double l2_bytes_per_s, dram_bytes_per_s;  // as test_bandwidth_real.cpp (FIGURES.md, M [GB24])
+  };
+  const Gpu gpus[] = {{"a100_80", 5.4 * TBps, 1.73 * TBps}, {"h100_pcie", 7.0 * TBps, 1.99 * TBps},
+                      {"h200", 9.85 * TBps, 3.89 * TBps},   {"l40", 5.2 * TBps, 0.82 * TBps}};
+  for (const Gpu& g : gpus) {
+    INFO(g.file);
+    const auto sweep = import_footprint(
+        footprint_points(read_gpubenches_l2_cache(bench_file("gpu-l2-cache/" + std::string(g.file) + ".txt"))), "L2");
+    REQUIRE(sweep["levels"].size() == 2);
+    CHECK(sweep["levels"][0]["name"] == "L2");
+    CHECK(sweep["levels"][1]["name"] == "DRAM");
+    CHECK(level_bw(sweep, 0) == Approx(g.l2_bytes_per_s).epsilon(0.05));
+    CHECK(level_bw(sweep, 1) == Approx(g.dram_bytes_per_s).epsilon(0.05));
+    CHECK(sweep["levels"][0]["ends_at_bytes"].is_number());
+  }
+}
+
+TEST_CASE("concurrency CSV from gpu-stream: the DRAM plateaus within 5%", "[analysis][csv][bandwidth_real]") {
+  struct Gpu {
+    const char* file;
+    double init, read, triad;  // GB/s, as test_bandwidth_real.cpp (data/real/README.md)
+  };
+  const Gpu gpus[] = {{"v100", 895, 866, 814},      {"a100_40", 1505, 1490, 1375}, {"a100_80", 1897, 1769, 1759},
+                      {"h100_pcie", 2018, 1942, 1832}, {"h200", 3898, 2756, 3534},  {"l40", 846, 844, 803},
+                      {"a40", 679, 679, 663}};
+  for (const Gpu& g : gpus) {
+    const auto file = read_gpubenches_stream(bench_file("gpu-stream/" + std::string(g.file) + ".txt"));
+    for (const auto& [kernel, expected] : {std::pair{"init", g.init}, std::pair{"read", g.read},
+                                           std::pair{"triad", g.triad}}) {
+      INFO(g.file << " " << kernel);
+      const auto points = concurrency_points(file, kernel, 8);
+      const nlohmann::json c = import_concurrency(points, file.sm_count);
+      ConcurrencyFitOptions o;
+      o.sm_count = file.sm_count;
+      const ConcurrencyFit direct = fit_concurrency_sweep(points, o);
+      CHECK(c["measured_top_bytes_per_s"].get<double>() == Approx(expected * GBps).epsilon(0.05));
+      CHECK(c["measured_top_bytes_per_s"].get<double>() == Approx(direct.peak_bandwidth_bytes_per_s).epsilon(1e-12));
+      CHECK(c["measured_crossing_bytes_in_flight_per_sm"].get<double>() ==
+            Approx(direct.bytes_in_flight_per_sm).epsilon(1e-12));
+      // The headline peak: the measured top, or the model's asymptote at most 25% above it.
+      CHECK(c["peak_bytes_per_s"].get<double>() >= c["measured_top_bytes_per_s"].get<double>());
+      CHECK(c["peak_bytes_per_s"].get<double>() <= 1.25 * c["measured_top_bytes_per_s"].get<double>());
+      CHECK(c["bytes_in_flight_per_sm_for_90pct"].get<double>() > 0);
+      CHECK(c["points"].size() == points.size());
+    }
+  }
+}
+
+TEST_CASE("concurrency CSV of a Little's-law curve: peak within 3%, 90% in flight within 10%", "[analysis][csv]") {
+  // An HBM-like level (harness/littles_law.hpp, the simulator's model): 600 ns unloaded, queue
+  // 40 ns, 3 TB/s peak, 132 SMs; bytes in flight per SM from 256 B to 256 KiB, 4 per octave.
+  const gpuprobe::littles_law::LoadedLatency m{600.0, 40.0, 3000.0};  // ns, ns, bytes/ns
+  const int sms = 132;
+  std::vector<ConcurrencyPoint> points;
+  for (int i = 0; i <= 40; ++i) {
+    const double x = 256.0 * std::exp2(i / 4.0);
+    points.push_back({x, gpuprobe::littles_law::bandwidth_for(m, x * sms) * 1e9});
+  }
+  const nlohmann::json c = import_concurrency(points, sms, 1980);
+  const double x90 = gpuprobe::littles_law::bytes_in_flight_for(m, 0.9) / sms;
+  CHECK(c["peak_bytes_per_s"].get<double>() == Approx(3e12).epsilon(0.03));
+  CHECK(c["bytes_in_flight_per_sm_for_90pct"].get<double>() == Approx(x90).epsilon(0.10));
+  CHECK(c["peak_bytes_per_clk_per_sm"].get<double>() == Approx(3e12 / 1.98e9 / sms).epsilon(0.03));
+  REQUIRE(c["loaded_latency"].is_object());
+  CHECK(c["loaded_latency"]["unloaded_latency_ns"].get<double>() == Approx(600).epsilon(0.05));
+  // Without an SM count: the measured top and crossing, no model.
+  const nlohmann::json bare = import_concurrency(points, 0);
+  CHECK(bare["loaded_latency"].is_null());
+  CHECK(bare["peak_from"] == "measured top");
+  CHECK(bare["peak_bytes_per_s"].get<double>() == Approx(3e12).epsilon(0.03));
+  CHECK(bare["bytes_in_flight_per_sm_for_90pct"].get<double>() == Approx(x90).epsilon(0.10));
+}
+
+TEST_CASE("imported bandwidth curves: repeated x are medians, dense curves are binned", "[analysis][csv]") {
+  // Three shapes per bytes-in-flight value: their median, as for a run.
+  std::vector<ConcurrencyPoint> shapes;
+  for (int i = 0; i < 12; ++i) {
+    const double x = 512.0 * std::exp2(i / 2.0), b = std::min(1.0, x / 8192.0) * 2e12;
+    for (double f : {0.9, 1.0, 1.05}) shapes.push_back({x, b * f});
+  }
+  const nlohmann::json c = import_concurrency(shapes, 0);
+  REQUIRE(c["points"].size() == 12);
+  CHECK(c["points"][0]["configurations"] == 3);
+  CHECK(c["points"][0]["bandwidth_bytes_per_s"].get<double>() == Approx(512.0 / 8192.0 * 2e12));
+  CHECK(c["input_points"] == 36);
+  CHECK(c["binned"].is_null());
+  // 100k rows: fitted from at most kMaxFootprintFitPoints bins, and the model says so.
+  std::vector<FootprintPoint> dense;
+  std::vector<ConcurrencyPoint> dense_c;
+  for (int i = 0; i < 100000; ++i) {
+    const double x = 1024.0 * std::exp2(16.0 * i / 100000.0);
+    dense.push_back({x, x < 128 * KiB ? 2e13 : x < 16 * MiB ? 6e12 : 2e12});
+    dense_c.push_back({x, std::min(1.0, x / (4 * MiB)) * 2e12});
+  }
+  const nlohmann::json f = import_footprint(dense, "L1");
+  CHECK(f["input_points"] == 100000);
+  REQUIRE(f["binned"].is_object());
+  CHECK(f["binned"]["points"].get<std::size_t>() <= kMaxFootprintFitPoints);
+  CHECK(f["x"].size() == f["binned"]["points"].get<std::size_t>());
+  REQUIRE(f["levels"].size() == 3);
+  CHECK(level_bw(f, 1) == Approx(6e12));
+  const nlohmann::json d = import_concurrency(dense_c, 100);
+  REQUIRE(d["binned"].is_object());
+  CHECK(d["points"].size() <= kMaxFootprintFitPoints);
+  CHECK(d["measured_top_bytes_per_s"].get<double>() == Approx(2e12).epsilon(0.01));
 }

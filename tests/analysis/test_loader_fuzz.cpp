@@ -1,5 +1,6 @@
 // Fuzz test of the loaders the analysis reads input through: read_latency_csv,
-// read_gpubenches_latency, read_json_file and build_machine_model (issue 7). Random and mutated
+// read_gpubenches_latency, read_json_file and build_machine_model (issue 7); csv_curve_kind and
+// the bandwidth CSV readers with their fits (issue 8). Random and mutated
 // inputs, a fixed seed and a bounded count and time, so it runs in CI in a few seconds: no
 // crash, no hang, and every failure is an exception with one non-empty line.
 #include <catch2/catch.hpp>
@@ -17,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/bandwidth_model.hpp"
 #include "analysis/csv_import.hpp"
 #include "analysis/machine_model.hpp"
 #include "harness/error.hpp"
@@ -233,6 +235,47 @@ TEST_CASE("fuzz: read_gpubenches_latency never crashes or hangs, and errors are 
     expect_clean([&] { (void)gpuprobe::analysis::read_gpubenches_latency(path); }, text);
   }
   CHECK(n >= 50);
+}
+
+TEST_CASE("fuzz: CSV kind detection and the bandwidth readers never crash or hang, errors one line", "[analysis][csv][fuzz]") {
+  namespace a = gpuprobe::analysis;
+  std::mt19937 rng(8);
+  const FuzzFile file(".csv");
+  // A footprint sweep and a concurrency sweep; mutations may also turn one header into the other's.
+  std::string footprint = "# seed\nfootprint_bytes,bandwidth_bytes_per_s\n";
+  std::string concurrency = "bytes_in_flight_per_sm,bandwidth_bytes_per_s\n";
+  for (int i = 0; i < 30; ++i) {
+    footprint += std::to_string(1024 << (i % 24)) + "," + (i < 10 ? "2.5e13" : i < 20 ? "8e12" : "3.1e12") + "\n";
+    concurrency += std::to_string(256 << (i / 2)) + "," + std::to_string(std::min(30, i + 1) * 1e11) + "\n";
+  }
+  const auto start = Clock::now();
+  int n = 0;
+  for (; n < kInputsPerLoader && !out_of_time(start); ++n) {
+    const std::string text = n % 10 == 0 ? random_text(rng) : mutate_text(n % 2 ? footprint : concurrency, rng);
+    const std::string& path = file.write(text);
+    expect_clean([&] {
+      try {
+        // What analyze --import-csv does: the kind from the header, then its reader and fit.
+        switch (a::csv_curve_kind(path)) {
+          case a::CsvCurveKind::latency:
+            (void)a::read_latency_csv(path);
+            break;
+          case a::CsvCurveKind::footprint_sweep:
+            (void)a::imported_footprint_sweep(a::read_footprint_csv(path), "L1", n % 3 != 0, n % 4 ? 132 : 0,
+                                              1755).dump();
+            break;
+          case a::CsvCurveKind::concurrency_sweep:
+            (void)a::imported_concurrency_sweep(a::read_concurrency_csv(path), n % 4 ? 132 : 0, 1755).dump();
+            break;
+        }
+      } catch (const gpuprobe::Error&) {
+        throw;  // the readers' and the fits' own errors
+      } catch (const std::exception& e) {
+        FAIL("not a gpuprobe::Error: " << e.what());
+      }
+    }, text);
+  }
+  CHECK(n >= 100);
 }
 
 // Hostile records reach every field build_machine_model reads: each read is checked, so a record

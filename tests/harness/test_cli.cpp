@@ -566,3 +566,73 @@ TEST_CASE("analyze fits an interrupted or failed record with a warning the model
   CHECK(r.err.empty());
   CHECK(nlohmann::json::parse(slurp(d / "m.json"))["warnings"].empty());
 }
+
+TEST_CASE("analyze --import-csv takes bandwidth curves, their kind told by the header", "[cli]") {
+  const auto d = scratch_dir();
+  {
+    std::ofstream fp(d / "footprint.csv");  // L1 32 TB/s to 192 KiB, L2 8 TB/s to 24 MiB, DRAM 3 TB/s
+    fp << "footprint_bytes,bandwidth_bytes_per_s\n";
+    for (int i = 0; i < 64; ++i) {
+      const double f = 4096.0 * std::pow(2.0, i / 4.0);
+      const double bw = f <= 192 * 1024 ? 32e12 : f <= 24.0 * 1024 * 1024 ? 8e12 : 3e12;
+      fp << static_cast<long long>(f) << "," << bw * (1 + (i % 3) * 0.002) << "\n";
+    }
+    std::ofstream cc(d / "concurrency.csv");  // rises as bytes in flight / 1.2 us, then 3 TB/s
+    cc << "bytes_in_flight_per_sm,bandwidth_bytes_per_s\n";
+    for (int i = 0; i < 24; ++i) {
+      const double x = 512.0 * std::pow(2.0, i / 2.0);
+      cc << x << "," << std::min(3e12, x * 132 / 1.2e-6) << "\n";
+    }
+  }
+  auto r = run("analyze --import-csv " + (d / "footprint.csv").string() + " --sm-count 132 --clock-mhz 1980 --out " +
+               (d / "f.json").string());
+  REQUIRE(r.rc == 0);
+  CHECK(r.err.empty());
+  CHECK(r.out.find("footprint plateau L2: 8.0") != std::string::npos);
+  auto m = nlohmann::json::parse(slurp(d / "f.json"));
+  CHECK(m["sources"][0]["probe"] == "import-csv");
+  CHECK(m["device"]["sm_count"] == 132);
+  const auto& imported = m["bandwidth"]["imported"];
+  CHECK(imported["source"].get<std::string>().find("imported from") == 0);
+  REQUIRE(imported["footprint_sweep"]["levels"].size() == 3);
+  CHECK(imported["footprint_sweep"]["levels"][2]["name"] == "DRAM");
+  CHECK(imported["footprint_sweep"]["levels"][1]["bandwidth_bytes_per_s"].get<double>() == Approx(8e12).epsilon(0.01));
+  CHECK(imported["footprint_sweep"]["levels"][0]["bytes_per_clk_per_sm"].get<double>() ==
+        Approx(32e12 / 132 / 1.98e9).epsilon(0.01));
+
+  r = run("analyze --import-csv " + (d / "concurrency.csv").string() + " --out " + (d / "c.json").string());
+  REQUIRE(r.rc == 0);
+  CHECK(r.out.find("imported      peak 3.00 TB/s") != std::string::npos);
+  m = nlohmann::json::parse(slurp(d / "c.json"));
+  const auto& c = m["bandwidth"]["imported"]["concurrency"];
+  CHECK(c["peak_bytes_per_s"].get<double>() == Approx(3e12).epsilon(0.01));
+  // 90% of 3 TB/s at 1.2 us over 132 SMs: 0.9 x 3e12 x 1.2e-6 / 132 bytes per SM, between the two
+  // points around it (interpolated linearly across the corner: within 10%).
+  const double x90 = 0.9 * 3e12 * 1.2e-6 / 132;
+  CHECK(c["bytes_in_flight_per_sm_for_90pct"].get<double>() == Approx(x90).epsilon(0.10));
+  CHECK(c["measured_crossing_interval_per_sm"][0].get<double>() <= x90);
+  CHECK(c["measured_crossing_interval_per_sm"][1].get<double>() >= x90);
+}
+
+TEST_CASE("analyze --import-csv: bad headers and options get one line", "[cli]") {
+  const auto d = scratch_dir();
+  std::ofstream(d / "unknown.csv") << "size,GB/s\n1,2\n";
+  std::ofstream(d / "cc.csv") << "bytes_in_flight_per_sm,bandwidth_bytes_per_s\n512,1e12\n1024,2e12\n2048,2e12\n";
+  std::ofstream(d / "lat.csv") << "footprint_bytes,latency_cycles\n1024,30\n";
+  const std::string out = " --out " + (d / "m.json").string();
+  const auto expect_error = [&](const std::string& args, const std::string& text, int rc) {
+    INFO(args);
+    const auto r = run("analyze --import-csv " + args + out);
+    CHECK(r.rc == rc);
+    CHECK(lines(r.err) == 1);
+    CHECK(r.err.find(text) != std::string::npos);
+    CHECK_FALSE(fs::exists(d / "m.json"));
+  };
+  expect_error((d / "unknown.csv").string(),
+               "unknown.csv:1: unknown header 'size,GB/s': the columns must be footprint_bytes,latency_cycles", 1);
+  expect_error((d / "cc.csv").string() + " --clock-mhz 1500", "give --sm-count N as well", 1);
+  expect_error((d / "cc.csv").string() + " --first-level L2", "holds a concurrency sweep", 1);
+  expect_error((d / "lat.csv").string() + " --sm-count 80", "--sm-count applies to bandwidth curves", 1);
+  expect_error((d / "cc.csv").string() + " --sm-count 0", "--sm-count", 2);
+  expect_error((d / "cc.csv").string() + " --sm-count many", "--sm-count", 2);
+}
