@@ -158,6 +158,77 @@ json fit_or_error(F&& f) {
   }
 }
 
+// The level's loaded-latency curve (bandwidth.<level>.loaded_latency) comes from one of two
+// sources: the contention probe's measured points, or, only when a level has none, the model the
+// concurrency sweep derives (latency = bytes in flight x SMs / bandwidth). `source` says which.
+constexpr const char* kMeasuredLoadedLatency = "bandwidth/loaded_latency";
+constexpr const char* kDerivedLoadedLatency = "concurrency sweep";
+
+void set_loaded_latency(json& level, json entry) {
+  const bool measured = entry.value("source", "") == kMeasuredLoadedLatency;
+  if (!measured && level.contains("loaded_latency") &&
+      level["loaded_latency"].value("source", "") == kMeasuredLoadedLatency)
+    return;   // measured points win, whichever run came first
+  level["loaded_latency"] = std::move(entry);
+}
+
+// The derived curve: the concurrency fit's loaded-latency model, when it has one.
+void derive_loaded_latency(json& level, const json& concurrency) {
+  if (!concurrency.contains("loaded_latency") || concurrency["loaded_latency"].is_null()) return;
+  json entry = concurrency["loaded_latency"];
+  entry["source"] = kDerivedLoadedLatency;
+  entry["method"] = "derived: latency = bytes in flight x SMs / bandwidth of the concurrency "
+                    "sweep (no contention points for this level)";
+  set_loaded_latency(level, std::move(entry));
+}
+
+// The measured curve of a bandwidth/loaded_latency run: its points with a bandwidth (the idle
+// point is the chaser alone: reported, not fitted, as B = 0 has no place on a log grid of the
+// peak) fitted by fit_loaded_latency; cycles through the run's SM clock.
+json measured_loaded_latency(const std::vector<const json*>& points, double clock_mhz) {
+  std::vector<LoadedLatencyPoint> curve;
+  json raw = json::array();
+  double idle_ns = NAN, idle_cycles = NAN;
+  for (const json* p : points) {
+    const double b = number(*p, "achieved_bandwidth_bytes_per_s");
+    const double ns = number(*p, "latency_ns");
+    raw.push_back({{"offered", p->value("offered", "")},
+                   {"throttle_cycles", p->contains("throttle_cycles") ? (*p)["throttle_cycles"] : json(nullptr)},
+                   {"achieved_bandwidth_bytes_per_s", std::isfinite(b) ? json(b) : json(nullptr)},
+                   {"latency_ns", std::isfinite(ns) ? json(ns) : json(nullptr)},
+                   {"latency_cycles", p->contains("latency_cycles") ? (*p)["latency_cycles"] : json(nullptr)},
+                   {"streaming_sms", p->value("streaming_sms", 0)}});
+    if (p->value("offered", "") == "idle") {
+      idle_ns = ns;
+      idle_cycles = number(*p, "latency_cycles");
+    } else if (b > 0 && ns > 0) {
+      curve.push_back({b, ns});
+    }
+  }
+  std::sort(curve.begin(), curve.end(), [](const LoadedLatencyPoint& a, const LoadedLatencyPoint& b) {
+    return a.bandwidth_bytes_per_s < b.bandwidth_bytes_per_s;
+  });
+  const LoadedLatencyFit f = fit_loaded_latency(curve);
+  const auto cycles = [clock_mhz](double ns) {
+    return clock_mhz > 0 ? json(ns * clock_mhz * 1e-3) : json(nullptr);
+  };
+  return {{"source", kMeasuredLoadedLatency},
+          {"method", "a chase pinned to one SM while the other SMs stream at throttled rates"},
+          {"unloaded_latency_ns", f.unloaded_latency_ns},
+          {"unloaded_latency_cycles", cycles(f.unloaded_latency_ns)},
+          {"queue_ns", f.queue_ns},
+          {"queue_cycles", cycles(f.queue_ns)},
+          {"peak_bandwidth_bytes_per_s", f.peak_bandwidth_bytes_per_s},
+          {"peak_identified", f.peak_identified},
+          {"rms_rel_residual", f.rms_rel_residual},
+          {"confidence", f.confidence},
+          {"idle_latency_ns", std::isfinite(idle_ns) ? json(idle_ns) : json(nullptr)},
+          {"idle_latency_cycles", std::isfinite(idle_cycles) ? json(idle_cycles) : json(nullptr)},
+          {"formula", "latency(B) = unloaded + queue x B / (peak - B), B the achieved bandwidth"},
+          {"reasons", f.reasons},
+          {"points", raw}};
+}
+
 }  // namespace
 
 void add_bandwidth_from_run(const json& run, json& bandwidth) {
@@ -186,8 +257,10 @@ void add_bandwidth_from_run(const json& run, json& bandwidth) {
         return fit;
       });
     }
-    if (auto pts = sweep(run, "concurrency"); !pts.empty())
+    if (auto pts = sweep(run, "concurrency"); !pts.empty()) {
       l2["concurrency"] = fit_or_error([&] { return concurrency_json(pts, sms, clock); });
+      derive_loaded_latency(l2, l2["concurrency"]);
+    }
   } else if (probe == "bandwidth/dram") {
     json& dram = bandwidth["DRAM"];
     const auto sheet = datasheet_for(device.value("name", ""));
@@ -204,6 +277,8 @@ void add_bandwidth_from_run(const json& run, json& bandwidth) {
               sheet->dram_bytes_per_s;
       }
       if (!k.empty()) dram[kind] = k;
+      if (std::string(kind) == "read" && k.contains("concurrency"))
+        derive_loaded_latency(dram, k["concurrency"]);
     }
     if (sheet)
       dram["datasheet"] = {{"gpu", sheet->gpu}, {"bytes_per_s", sheet->dram_bytes_per_s},
@@ -235,6 +310,16 @@ void add_bandwidth_from_run(const json& run, json& bandwidth) {
     });
     if (auto pts = sweep(run, "concurrency"); !pts.empty())
       shared["concurrency"] = fit_or_error([&] { return concurrency_json(pts, sms, clock); });
+  } else if (probe == "bandwidth/loaded_latency") {
+    std::map<std::string, std::vector<const json*>> by_level;
+    for (const auto& p : run.at("series"))
+      if (p.value("sweep", "") == "loaded_latency") by_level[p.value("level", "")].push_back(&p);
+    if (by_level.empty()) throw Error("bandwidth/loaded_latency: the run has no points");
+    for (const auto& [level, pts] : by_level) {
+      json entry = fit_or_error([&] { return measured_loaded_latency(pts, clock); });
+      if (entry.contains("error")) entry["source"] = kMeasuredLoadedLatency;
+      set_loaded_latency(bandwidth[level], std::move(entry));
+    }
   } else {
     throw Error("not a bandwidth probe: " + probe);
   }
