@@ -196,3 +196,26 @@ TEST_CASE("fit rules: levels rise by more than the merge tolerance (6%), pinned 
     CHECK(names(fit) == std::vector<std::string>{"L1", "L2", "L2-far", "DRAM"});
   }
 }
+
+TEST_CASE("fit rules: of two plateaus less than 6% apart with a bump between, the scattered one is a shoulder",
+          "[analysis][hierarchy][rules]") {
+  // A shoulder at 530 cycles (+-2% scatter) from 40 to 80 MiB, then a 620-cycle bump over
+  // 90-110 MiB that keeps the two from merging, then DRAM at 551: 4% apart, so one level.
+  for (std::uint32_t seed = 1; seed <= 5; ++seed) {
+    SyntheticSpec spec = a100_like(seed);
+    spec.knee_octaves = 0.15;
+    spec.levels = {{33, 150 * KiB}, {205, 20 * MiB}, {400, 40 * MiB}, {530, 80 * MiB, 0.02}, {551, 0}};
+    Curve curve = make_curve(spec);
+    for (auto& p : curve.points)
+      if (p.x > 90 * MiB && p.x < 110 * MiB) p.latency_cycles = 620;
+    const HierarchyFit fit = fit_hierarchy(curve);
+    INFO("seed " << seed);
+    REQUIRE(names(fit) == std::vector<std::string>{"L1", "L2", "L2-far", "DRAM"});
+    CHECK(fit.levels[3].latency_cycles == Approx(551).epsilon(0.01));
+    const RejectedCandidate* r = rejected_near(fit, 530);
+    REQUIRE(r != nullptr);
+    INFO(r->reason);
+    CHECK(r->rule == "rise");
+    CHECK_THAT(r->reason, Catch::Contains("within 6% of, or below, the"));
+  }
+}
