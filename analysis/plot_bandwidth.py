@@ -5,11 +5,14 @@
 
 Writes, each as PNG and SVG (default PREFIX: MODEL next to MODEL.json):
   PREFIX.bandwidth-footprint   bandwidth against the data per SM (L1 sweep) and the footprint
-                               (L2 sweep), the fitted levels drawn as their plateaus
-  PREFIX.bandwidth-inflight    bandwidth against bytes in flight per SM for every level, with the
-                               Little's-law model run forwards and the 90%-of-peak point
+                               (L2 sweep, an imported sweep), the fitted levels as their plateaus
+  PREFIX.bandwidth-inflight    bandwidth against bytes in flight per SM for every level (and an
+                               imported sweep), with the Little's-law model run forwards and the
+                               90%-of-peak point
   PREFIX.loaded-latency        latency (bytes in flight x SMs / bandwidth) against bandwidth,
-                               with the fitted loaded-latency model
+                               with the fitted loaded-latency model (needs the SM count)
+Curves imported with `gpuprobe analyze --import-csv` sit under `bandwidth.imported` in the same
+shape as a run's, and are drawn the same way.
 Sizes are binary (KiB = 1024 bytes). A model without a bandwidth section, or of the wrong shape,
 gets one line "plot_bandwidth: error: ..." and exit status 1, never a traceback.
 """
@@ -21,7 +24,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import plot_latency as common  # noqa: E402  (model loading, shape checks, binary sizes)
 
-LEVEL_ORDER = ["L1", "shared", "L2", "DRAM"]
+LEVEL_ORDER = ["L1", "shared", "L2", "DRAM", "imported"]   # imported: analyze --import-csv
 
 
 def fail(message):
@@ -71,16 +74,16 @@ def concurrency_series(bandwidth, sms):
                          common.number(model.get("peak_bandwidth_bytes_per_s"), f"{label} peak"))
             x90 = common.number(conc.get("bytes_in_flight_per_sm_for_90pct"), f"{label} 90%",
                                 allow_null=True)
-            if len(xs) < 2 or not sms:
+            if len(xs) < 2:
                 continue
             out.append((label, xs, ys, model, x90))
     return out
 
 
 def footprint_series(bandwidth):
-    """[(label, x label, xs, ys, levels)] for the L1 and L2 footprint sweeps."""
+    """[(label, x label, xs, ys, levels)] for the L1 and L2 footprint sweeps and an imported one."""
     out = []
-    for level, xlabel in (("L1", "data per SM"), ("L2", "footprint")):
+    for level, xlabel in (("L1", "data per SM"), ("L2", "footprint"), ("imported", "footprint")):
         sweep = bandwidth.get(level, {}).get("footprint_sweep")
         if sweep is None or "error" in sweep:
             continue
@@ -159,9 +162,10 @@ def main():
         fig2, ax2 = plt.subplots(figsize=(7, 4.5))
         for label, xs, ys, model_params, x90 in concurrency:
             line, = ax.plot(xs, [y / 1e9 for y in ys], "o", ms=4, label=label)
-            ax2.plot([y / 1e9 for y in ys], [x * sms / y * 1e9 for x, y in zip(xs, ys)], "o",
-                     ms=4, color=line.get_color(), label=label)
-            if model_params is not None:
+            if sms:   # latency = bytes in flight x SMs / bandwidth: not without the SM count
+                ax2.plot([y / 1e9 for y in ys], [x * sms / y * 1e9 for x, y in zip(xs, ys)], "o",
+                         ms=4, color=line.get_color(), label=label)
+            if model_params is not None and sms:
                 unloaded, queue, peak = model_params
                 grid = [xs[0] * (xs[-1] / xs[0]) ** (i / 60) for i in range(61)]
                 bws = [bandwidth_for(unloaded, queue, peak * 1e-9, x * sms) for x in grid]
@@ -180,6 +184,7 @@ def main():
         ax.legend(fontsize=8)
         fig.tight_layout()
         written += save(fig, prefix, "bandwidth-inflight")
+    if concurrency and sms:
         ax2.set_xlabel("bandwidth (GB/s)")
         ax2.set_ylabel("latency (ns) = bytes in flight x SMs / bandwidth")
         ax2.set_yscale("log")
@@ -188,6 +193,7 @@ def main():
         ax2.legend(fontsize=8)
         fig2.tight_layout()
         written += save(fig2, prefix, "loaded-latency")
+    if concurrency:
         plt.close(fig)
         plt.close(fig2)
     for path in written:

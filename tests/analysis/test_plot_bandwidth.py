@@ -75,6 +75,29 @@ def main():
                          "bandwidth a string")
         r = subprocess.run([sys.executable, script, runs[0]], capture_output=True, text=True)
         one_line_failure(r, "a run record instead of a model")
+
+        # Curves imported with analyze --import-csv (bandwidth.imported, the same shapes): the
+        # footprint plot, and the in-flight plot; without an SM count no latency plot.
+        imported = [("footprint_bytes", [(1024 * 2 ** (i / 2), 2e13 if i < 16 else 6e12 if i < 30 else 2e12)
+                                         for i in range(40)], "footprint"),
+                    ("bytes_in_flight_per_sm", [(256 * 2 ** (i / 2), min(3e12, 256 * 2 ** (i / 2) * 1e8))
+                                                for i in range(24)], "inflight")]
+        for x_name, rows, name in imported:
+            csv = os.path.join(tmp, f"{name}.csv")
+            with open(csv, "w") as f:
+                f.write(f"{x_name},bandwidth_bytes_per_s\n")
+                f.writelines(f"{x!r},{y!r}\n" for x, y in rows)
+            model = os.path.join(tmp, f"imported-{name}.json")
+            r = subprocess.run([args.gpuprobe, "analyze", "--import-csv", csv, "--out", model],
+                               capture_output=True, text=True)
+            check(r.returncode == 0, f"analyze --import-csv {name}: {r.stderr.strip()}")
+            r = subprocess.run([sys.executable, script, model], capture_output=True, text=True)
+            check(r.returncode == 0, f"plot of the imported {name} sweep: {r.stderr.strip()}")
+            drawn = "bandwidth-footprint" if name == "footprint" else "bandwidth-inflight"
+            check(os.path.isfile(os.path.join(tmp, f"imported-{name}.{drawn}.png")),
+                  f"no {drawn} plot of the imported {name} sweep")
+            check(not os.path.exists(os.path.join(tmp, f"imported-{name}.loaded-latency.png")),
+                  f"a loaded-latency plot of the imported {name} sweep without an SM count")
         r = subprocess.run([sys.executable, script, model, "--out-prefix",
                             os.path.join(tmp, "missing", "x")], capture_output=True, text=True)
         one_line_failure(r, "an output folder that does not exist")
