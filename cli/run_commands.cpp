@@ -178,6 +178,35 @@ std::size_t points_in(const std::string& path) {
   }
 }
 
+// After an interrupt the machine model, if there is one, must not describe records that are gone
+// (a complete record measured again and cut): it is fitted again from the records now in
+// `record_paths`, a cut one with a warning. None is not started. Returns what became of it, for
+// the interrupt's one line.
+std::string refit_model_after_interrupt(const std::string& model_path,
+                                        const std::vector<std::string>& record_paths) {
+  std::error_code ec;
+  if (!std::filesystem::exists(model_path, ec)) return "no machine model written";
+  std::vector<nlohmann::json> runs;
+  std::vector<std::string> paths;
+  for (const auto& p : record_paths) {
+    if (!std::filesystem::exists(p, ec)) continue;
+    try {
+      runs.push_back(read_json_file(p));
+      paths.push_back(p);
+    } catch (const Error&) {
+    }
+  }
+  try {
+    if (runs.empty()) throw Error("no record to fit");
+    write_json_atomically(model_path, analysis::build_machine_model(runs, paths));
+    return "machine model " + model_path + " fitted again from them";
+  } catch (const std::exception& e) {
+    std::string why = e.what();
+    if (const auto nl = why.find('\n'); nl != std::string::npos) why.resize(nl);
+    return "machine model not updated: " + why;
+  }
+}
+
 }  // namespace
 
 int cmd_probe(const std::string& id, const std::string& device_spec, const std::string& out_path,
@@ -311,11 +340,14 @@ int cmd_run_all(const std::string& device_spec, std::string out_dir, double max_
       ++kept_complete;
     } catch (const Interrupted& e) {
       const std::size_t points = points_in(job.path);
+      std::vector<std::string> record_paths;
+      for (const auto& j : jobs) record_paths.push_back(j.path);
       err << "gpuprobe: interrupted by " << signal_name(e.signal_number()) << ": kept "
           << kept_complete << " complete record(s)"
           << (points > 0 ? " and " + std::to_string(points) + " points of " + job.label : "")
-          << " in " << (fs::path(out_dir) / "raw").string()
-          << " (machine model not updated); resume with: " << resume_hint << "\n";
+          << " in " << (fs::path(out_dir) / "raw").string() << " ("
+          << refit_model_after_interrupt(model_path, record_paths) << "); resume with: " << resume_hint
+          << "\n";
       return 128 + e.signal_number();
     } catch (const DeviceUnavailable&) {
       throw;  // nothing else can run either
