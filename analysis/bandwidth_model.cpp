@@ -325,7 +325,6 @@ void add_bandwidth_from_run(const json& run, json& bandwidth) {
   }
 }
 
-
 // --- imported curves (gpuprobe analyze --import-csv) ------------------------------------------
 
 namespace {
