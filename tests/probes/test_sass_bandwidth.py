@@ -15,10 +15,21 @@ probes/bandwidth/stream.cuh. For every kernel on every target:
   * nothing else heavy in the loop (no MUFU, conversion, barrier, shuffle or atomic), and at most
     ALU_PER_ACCESS x accesses + ALU_PER_WORD x words + ALU_FIXED other instructions;
   * 32-byte kernels: LDG/STG .256 on sm_100+; a trap and no access on older targets.
+The loaded-latency kernel (probes/bandwidth/loaded.cu, gpuprobe_bw_loaded), on every target:
+  * no LDL/STL (local memory) and no CALL;
+  * the chase loop (the innermost loop holding a 64-bit LDG) is straight-line code with exactly
+    kLoadedHopsPerIteration (probes/bandwidth/loaded.cuh) LDG.E.64.STRONG.GPU (ld.global.cg),
+    each load's address the previous load's value (the loop carries the chain), nothing else;
+  * the stream loop (the innermost loop holding a 128-bit LDG) holds exactly kLoadedIlp
+    LDG.E.128.STRONG.GPU (ld.global.cg.v4) and one 32-bit LDG.STRONG.GPU (the flag poll,
+    ld.relaxed.gpu), no other memory instruction (kernel parameters from constant bank 0
+    tolerated), at most one SHFL (the warp's phase) and nothing else heavy; the throttle's spin
+    loop inside it touches no memory.
 Self-test (sm_90): the control kernels pass; a kernel with fewer loads than its ILP, one with
 ld.global where ld.global.cg is claimed, one whose loads are dead (ptxas drops them) and a shared
 kernel whose non-volatile ld.shared ptxas hoists out of the loop each fail the check meant for
-them. Prints `sass_bandwidth: N passed, M failed`.
+them; so do a loaded-latency streamer whose loads are dead, a chase through ld.global (not .cg)
+and a chase whose loads do not depend on each other. Prints `sass_bandwidth: N passed, M failed`.
 """
 import os
 import re
@@ -31,7 +42,9 @@ from sass_tools import (CONTROL_OPS, MEMORY_OPS, TARGETS, Checker, disassemble, 
 
 LOG = "sass_bandwidth"
 SOURCES = {"stream": os.path.join("probes", "bandwidth", "stream.cu"),
-           "stream_shared": os.path.join("probes", "bandwidth", "stream_shared.cu")}
+           "stream_shared": os.path.join("probes", "bandwidth", "stream_shared.cu"),
+           "loaded": os.path.join("probes", "bandwidth", "loaded.cu")}
+LOADED_KERNEL = "gpuprobe_bw_loaded"
 FIXED_KERNELS = {"stream": ["gpuprobe_bw_fill", "gpuprobe_bw_verify"]}
 GLOBAL_KINDS = ["read", "read_l2", "write", "copy"]
 WIDTH = {4: None, 8: "64", 16: "128", 32: "256"}
@@ -154,7 +167,116 @@ def check_kernel(checker, where, instructions, kind, vec_bytes, ilp, arch):
                   "hot-loop iteration", f"found {len(alu)}", "heavy")
 
 
-def check_arch(checker, arch, functions, shape_list):
+def loaded_constants(source_dir):
+    """(hops per chase iteration, ILP of a stream group) from probes/bandwidth/loaded.cuh."""
+    path = os.path.join(source_dir, "probes", "bandwidth", "loaded.cuh")
+    text = open(path, encoding="utf-8").read()
+    hops = re.search(r"kLoadedHopsPerIteration\s*=\s*(\d+)", text)
+    ilp = re.search(r"kLoadedIlp\s*=\s*(\d+)", text)
+    if not hops or not ilp:
+        raise SystemExit(f"{LOG}: kLoadedHopsPerIteration or kLoadedIlp not found in {path}")
+    return int(hops.group(1)), int(ilp.group(1))
+
+
+def innermost_loop_holding(instructions, holds):
+    """(first, last) of the innermost loop with an instruction for which holds(ins), or None."""
+    found = [(a, b) for a, b in loops(instructions)
+             if any(holds(instructions[k]) for k in range(a, b + 1))]
+    return min(found, key=lambda ab: ab[1] - ab[0]) if found else None
+
+
+def param_read(ins):
+    return ins["opcode"] in {"ULDC", "LDC", "LDCU"} and \
+        re.fullmatch(r"c\[0x0\]\[0x[0-9a-f]+\]", ins["operands"][-1])
+
+
+def check_loaded_chase(checker, where, instructions, hops):
+    from test_sass import Values, address   # the memory family's chain tracking
+    # The timed loop: of the loops holding 64-bit loads, the one holding the most (the warm-up's
+    # rolled loop holds one).
+    def wide_loads(ab):
+        return sum(1 for k in range(ab[0], ab[1] + 1) if instructions[k]["opcode"] == "LDG"
+                   and "64" in instructions[k]["modifiers"])
+    holding = [ab for ab in loops(instructions) if wide_loads(ab) > 0]
+    if not checker.check(bool(holding), f"{where}: a loop holds the chase's 64-bit loads",
+                         "", "count"):
+        return
+    loop = max(holding, key=lambda ab: (wide_loads(ab), -(ab[1] - ab[0])))
+    body = instructions[loop[0]:loop[1] + 1]
+    inner_control = [i for i in body[:-1] if i["opcode"] in CONTROL_OPS]
+    checker.check(not inner_control, f"{where}: the chase loop is straight-line code",
+                  lines(inner_control), "loop")
+    loads = [i for i in body if i["opcode"] == "LDG"]
+    checker.check(len(loads) == hops, f"{where}: {hops} LDG per chase-loop iteration",
+                  f"found {len(loads)}: " + lines(loads), "count")
+    wrong = [i for i in loads if not ({"64", "STRONG", "GPU"} <= set(i["modifiers"]))
+             or "128" in i["modifiers"]]
+    checker.check(not wrong, f"{where}: every chase load is LDG.E.64.STRONG.GPU (ld.global.cg)",
+                  lines(wrong), "cache")
+    other = [i for i in body if i["opcode"] in MEMORY_OPS and i["opcode"] != "LDG"
+             and not param_read(i)]
+    checker.check(not other, f"{where}: no other memory instruction in the chase loop",
+                  lines(other), "count")
+    # Each load's address is the previous load's value (second pass over the body).
+    values, problems = Values(), []
+    for turn in (0, 1):
+        n = 0
+        for ins in body:
+            if ins["opcode"] != "LDG":
+                values.step(ins)
+                continue
+            if turn == 1:
+                previous = (1, n - 1) if n else (0, len(loads) - 1)
+                base, no_offset = address(ins)
+                got = [values.tag.get(r) for r in ([base, base + 1] if base is not None else [])]
+                if not no_offset or got != [(previous, 0), (previous, 1)]:
+                    problems.append(f"/*{ins['address']:04x}*/ {ins['text']}")
+            values.step(ins, (turn, n))
+            n += 1
+    checker.check(loads and not problems, f"{where}: each chase load's address is the previous "
+                  "load's value (the loop carries the chain)", "; ".join(problems[:3]),
+                  "dependence")
+
+
+def check_loaded_stream(checker, where, instructions, ilp):
+    loop = innermost_loop_holding(
+        instructions, lambda i: i["opcode"] == "LDG" and "128" in i["modifiers"])
+    if not checker.check(loop is not None, f"{where}: a loop holds the streamers' 128-bit loads",
+                         "", "count"):
+        return
+    body = instructions[loop[0]:loop[1] + 1]
+    wide = [i for i in body if i["opcode"] == "LDG" and "128" in i["modifiers"]]
+    flag = [i for i in body if i["opcode"] == "LDG" and not set(i["modifiers"]) & {"64", "128"}]
+    checker.check(len(wide) == ilp, f"{where}: {ilp} 128-bit LDG per stream-loop iteration",
+                  f"found {len(wide)}: " + lines(wide), "count")
+    checker.check(len(flag) == 1, f"{where}: one 32-bit LDG (the flag poll) per stream-loop "
+                  "iteration", f"found {len(flag)}: " + lines(flag), "count")
+    weak = [i for i in wide + flag if not {"STRONG", "GPU"} <= set(i["modifiers"])]
+    checker.check(not weak, f"{where}: the stream loads are ld.global.cg and the poll "
+                  "ld.relaxed.gpu (LDG.STRONG.GPU)", lines(weak), "cache")
+    other = [i for i in body if i["opcode"] in MEMORY_OPS and i not in wide + flag
+             and not param_read(i)]
+    checker.check(not other, f"{where}: no other memory instruction in the stream loop",
+                  lines(other), "count")
+    heavy = [i for i in body if i["opcode"] in HEAVY and i["opcode"] != "SHFL"]
+    shuffles = [i for i in body if i["opcode"] == "SHFL"]
+    checker.check(not heavy and len(shuffles) <= 1, f"{where}: nothing heavy in the stream loop "
+                  "(one SHFL: the warp's phase)", lines(heavy + shuffles), "heavy")
+    spins = [(a, b) for a, b in loops(instructions) if loop[0] <= a and b < loop[1]]
+    touching = [instructions[k] for a, b in spins for k in range(a, b + 1)
+                if instructions[k]["opcode"] in MEMORY_OPS and not param_read(instructions[k])]
+    checker.check(not touching, f"{where}: the throttle's spin touches no memory",
+                  lines(touching), "count")
+
+
+def check_loaded(checker, where, instructions, constants):
+    hops, ilp = constants
+    hygiene(checker, where, instructions)
+    check_loaded_chase(checker, where, instructions, hops)
+    check_loaded_stream(checker, where, instructions, ilp)
+
+
+def check_arch(checker, arch, functions, shape_list, loaded=None):
     for key, names in FIXED_KERNELS.items():
         for name in names:
             if checker.check(name in functions.get(key, {}), f"{arch} {name}: kernel present"):
@@ -176,6 +298,12 @@ def check_arch(checker, arch, functions, shape_list):
             check_kernel(checker, f"{arch} {name}", shared[name], "shared", vec_bytes, ilp, arch)
     unknown = sorted(set(stream) - expected) + sorted(set(shared) - shared_expected)
     checker.check(not unknown, f"{arch}: every bandwidth kernel is a table shape", ", ".join(unknown))
+    if loaded is not None:
+        kernels = functions.get("loaded", {})
+        if checker.check(LOADED_KERNEL in kernels, f"{arch} {LOADED_KERNEL}: kernel present"):
+            check_loaded(checker, f"{arch} {LOADED_KERNEL}", kernels[LOADED_KERNEL], loaded)
+        extra = sorted(set(kernels) - {LOADED_KERNEL})
+        checker.check(not extra, f"{arch}: loaded.cu holds only {LOADED_KERNEL}", ", ".join(extra))
 
 
 MUTANT_SOURCE = r"""
@@ -227,6 +355,57 @@ extern "C" __global__ void gpuprobe_mutant_shared_hoisted(uint32_t smem_bytes, u
   atomicAdd(c, static_cast<unsigned long long>(s));
 }
 """
+LOADED_MUTANT_SOURCE = r"""
+#include "probes/bandwidth/loaded.cu"
+namespace bw = gpuprobe::probes::bandwidth;
+namespace ptx = gpuprobe::ptx;
+// The streamer's loads summed but the sum never leaves the kernel: ptxas drops them.
+__device__ void dead_stream(const bw::LoadedParams& p, uint32_t* flag) {
+  uint64_t addr = p.stream_base + threadIdx.x * 16;
+  uint32_t sum = 0;
+#pragma unroll 1
+  for (;;) {
+    const uint32_t seen = ptx::ld_relaxed_gpu_global_u32(reinterpret_cast<uint64_t>(flag));
+    for (int k = 0; k < 4; ++k)
+      sum += ptx::LdGlobal<4, ptx::GlobalCache::l2_only>::load(addr + k * blockDim.x * 16).w[0];
+    addr += 4 * blockDim.x * 16;
+    if (__shfl_sync(0xffffffffu, seen, 0) >= bw::kLoadedStop) break;
+  }
+  (void)sum;
+}
+template <class Load, bool kDependent>
+__device__ void mutant_chase(const bw::LoadedParams& p, bw::LoadedOut* out) {
+  uint64_t x = p.chain_base;
+  uint64_t acc = 0;
+#pragma unroll 1
+  for (uint64_t i = p.timed_iterations; i != 0; --i) {
+#pragma unroll
+    for (uint64_t k = 0; k < bw::kLoadedHopsPerIteration; ++k) {
+      if (kDependent) x = Load::load(x);
+      else acc += Load::load(p.chain_base + k * 8 + (acc & p.zero));
+    }
+  }
+  out->final_offset_bytes = x + acc;
+}
+#define MUTANT(name, chase_call, stream_call)                                               \
+  extern "C" __global__ void name(bw::LoadedParams p, gpuprobe::cuda::SmPin pin,             \
+                                  uint32_t* flag, bw::LoadedOut* out, uint32_t* smid,         \
+                                  uint32_t* groups) {                                         \
+    if (blockIdx.x == 0) { chase_call; return; }                                              \
+    stream_call;                                                                              \
+  }
+MUTANT(gpuprobe_mutant_loaded_dead, bw::device::chase(p, (uint64_t)flag, out),
+       dead_stream(p, flag))
+MUTANT(gpuprobe_mutant_loaded_plain, (mutant_chase<ptx::load::plain, true>(p, out)),
+       bw::device::stream(p, (uint64_t)flag, out, groups))
+MUTANT(gpuprobe_mutant_loaded_independent, (mutant_chase<ptx::load::cg, false>(p, out)),
+       bw::device::stream(p, (uint64_t)flag, out, groups))
+"""
+LOADED_MUTANTS = [("loaded control", "gpuprobe_bw_loaded", None),
+                  ("dead streamer loads", "gpuprobe_mutant_loaded_dead", "count"),
+                  ("chase through ld.global, not .cg", "gpuprobe_mutant_loaded_plain", "cache"),
+                  ("independent chase loads", "gpuprobe_mutant_loaded_independent",
+                   "dependence")]
 # (label, kernel, (kind, bytes, ilp) it claims, the check that must catch it or None: a control).
 MUTANTS = [("control", "gpuprobe_mutant_control", ("read_l2", 16, 4), None),
            ("3 loads where ILP is 4", "gpuprobe_mutant_fewer", ("read_l2", 16, 4), "count"),
@@ -257,6 +436,24 @@ def check_mutants(checker, sass):
             print(f"{LOG}: mutation '{label}' caught: {caught[0][len('FAIL '):]}")
 
 
+def check_loaded_mutants(checker, sass, constants):
+    functions = next(iter(parse_sass(sass, MUTANT_ARCH).values()), {})
+    for label, kernel, kind in LOADED_MUTANTS:
+        if not checker.check(kernel in functions, f"self-test {label}: kernel {kernel} present"):
+            continue
+        probe = Checker(quiet=True)
+        check_loaded(probe, f"{MUTANT_ARCH} {kernel}", functions[kernel], constants)
+        if kind is None:
+            checker.check(probe.failed == 0, f"self-test: {label} passes every check",
+                          " || ".join(m for _, m in probe.failures))
+            continue
+        caught = [m for k, m in probe.failures if k == kind]
+        if checker.check(bool(caught), f"self-test: mutation '{label}' caught by the {kind} check",
+                         "its checks: " + (" || ".join(m for _, m in probe.failures) or
+                                           "all passed")):
+            print(f"{LOG}: mutation '{label}' caught: {caught[0][len('FAIL '):]}")
+
+
 def main():
     args = test_args(__doc__.splitlines()[0])
     shape_list = shapes(args.source_dir)
@@ -272,13 +469,18 @@ def main():
     if cuobjdump is None:
         return 1
     checker = Checker()
+    loaded = loaded_constants(args.source_dir)
     per_arch, origins, extra = disassemble(args, SOURCES, checker, cuobjdump,
-                                           {"mutants": (MUTANT_SOURCE, MUTANT_ARCH)}, LOG)
+                                           {"mutants": (MUTANT_SOURCE, MUTANT_ARCH),
+                                            "loaded_mutants": (LOADED_MUTANT_SOURCE, MUTANT_ARCH)},
+                                           LOG)
     for arch in TARGETS:
         print(f"{LOG}: {arch} from {'+'.join(sorted(origins[arch])) or 'nowhere'}")
-        check_arch(checker, arch, per_arch[arch], shape_list)
+        check_arch(checker, arch, per_arch[arch], shape_list, loaded)
     if extra["mutants"] is not None:
         check_mutants(checker, extra["mutants"])
+    if extra["loaded_mutants"] is not None:
+        check_loaded_mutants(checker, extra["loaded_mutants"], loaded)
     return print_summary(checker, LOG)
 
 
