@@ -9,8 +9,11 @@ Writes, each as PNG and SVG (default PREFIX: MODEL next to MODEL.json):
   PREFIX.bandwidth-inflight    bandwidth against bytes in flight per SM for every level (and an
                                imported sweep), with the Little's-law model run forwards and the
                                90%-of-peak point
-  PREFIX.loaded-latency        latency (bytes in flight x SMs / bandwidth) against bandwidth,
-                               with the fitted loaded-latency model (needs the SM count)
+  PREFIX.loaded-latency        loaded latency against bandwidth: the points bandwidth/
+                               loaded_latency measured (a chase while the other SMs stream; the
+                               idle chase dotted) with their fit, and the latency the concurrency
+                               sweeps imply (bytes in flight x SMs / bandwidth, needs the SM
+                               count) with their model
 Curves imported with `gpuprobe analyze --import-csv` sit under `bandwidth.imported` in the same
 shape as a run's, and are drawn the same way.
 Sizes are binary (KiB = 1024 bytes). A model without a bandwidth section, or of the wrong shape,
@@ -80,6 +83,39 @@ def concurrency_series(bandwidth, sms):
     return out
 
 
+def measured_loaded_series(bandwidth):
+    """[(level, bandwidths, latencies_ns, idle_ns or None, (unloaded, queue, peak) or None)] for
+    every level whose loaded_latency holds bandwidth/loaded_latency's measured points."""
+    out = []
+    for level, entry in bandwidth.items():
+        if not isinstance(entry, dict) or not isinstance(entry.get("loaded_latency"), dict):
+            continue
+        ll = entry["loaded_latency"]
+        if ll.get("source") != "bandwidth/loaded_latency" or "error" in ll:
+            continue
+        points = common.expect(ll.get("points"), list, f"{level} loaded_latency.points")
+        xs, ys, idle = [], [], None
+        for p in points:
+            common.expect(p, dict, f"{level} loaded_latency point")
+            latency = common.number(p.get("latency_ns"), f"{level} loaded latency", allow_null=True)
+            if p.get("offered") == "idle":
+                idle = latency
+                continue
+            bw = common.number(p.get("achieved_bandwidth_bytes_per_s"),
+                               f"{level} achieved bandwidth", allow_null=True)
+            if bw and latency:
+                xs.append(bw)
+                ys.append(latency)
+        model = None
+        if ll.get("peak_bandwidth_bytes_per_s") is not None:
+            model = (common.number(ll.get("unloaded_latency_ns"), f"{level} unloaded"),
+                     common.number(ll.get("queue_ns"), f"{level} queue"),
+                     common.number(ll.get("peak_bandwidth_bytes_per_s"), f"{level} peak"))
+        if xs:
+            out.append((level, xs, ys, idle, model))
+    return out
+
+
 def footprint_series(bandwidth):
     """[(label, x label, xs, ys, levels)] for the L1 and L2 footprint sweeps and an imported one."""
     out = []
@@ -125,9 +161,10 @@ def main():
     try:
         footprints = footprint_series(bandwidth)
         concurrency = concurrency_series(bandwidth, sms)
+        measured = measured_loaded_series(bandwidth)
     except common.Malformed as e:
         fail(f"{args.model}: {e}")
-    if not footprints and not concurrency:
+    if not footprints and not concurrency and not measured:
         fail(f"{args.model}: the bandwidth section holds no sweep to plot")
 
     import matplotlib
@@ -157,9 +194,10 @@ def main():
         fig.tight_layout()
         written += save(fig, prefix, "bandwidth-footprint")
         plt.close(fig)
+    if concurrency or measured:
+        fig2, ax2 = plt.subplots(figsize=(7, 4.5))
     if concurrency:
         fig, ax = plt.subplots(figsize=(7, 4.5))
-        fig2, ax2 = plt.subplots(figsize=(7, 4.5))
         for label, xs, ys, model_params, x90 in concurrency:
             line, = ax.plot(xs, [y / 1e9 for y in ys], "o", ms=4, label=label)
             if sms:   # latency = bytes in flight x SMs / bandwidth: not without the SM count
@@ -184,9 +222,20 @@ def main():
         ax.legend(fontsize=8)
         fig.tight_layout()
         written += save(fig, prefix, "bandwidth-inflight")
-    if concurrency and sms:
+    for level, xs, ys, idle, model_params in measured:
+        line, = ax2.plot([x / 1e9 for x in xs], ys, "s", ms=5, mfc="none",
+                         label=f"{level} measured: chase under load")
+        if idle:
+            ax2.axhline(idle, ls=":", lw=0.8, color=line.get_color())
+        if model_params is not None:
+            unloaded, queue, peak = model_params
+            bgrid = [peak * 1e-9 * i / 200 for i in range(199)]
+            ax2.plot(bgrid, [unloaded + queue * b / (peak * 1e-9 - b) for b in bgrid], "--",
+                     lw=1, color=line.get_color(), label=f"{level} fit")
+    if (concurrency and sms) or measured:
         ax2.set_xlabel("bandwidth (GB/s)")
-        ax2.set_ylabel("latency (ns) = bytes in flight x SMs / bandwidth")
+        ax2.set_ylabel("latency (ns); circles: bytes in flight x SMs / bandwidth"
+                       if concurrency and sms else "latency (ns)")
         ax2.set_yscale("log")
         ax2.set_title(f"loaded latency: {device}")
         ax2.grid(True, which="both", alpha=0.3)
@@ -195,6 +244,7 @@ def main():
         written += save(fig2, prefix, "loaded-latency")
     if concurrency:
         plt.close(fig)
+    if concurrency or measured:
         plt.close(fig2)
     for path in written:
         print(f"wrote {path}")

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Tests analysis/plot_bandwidth.py: the bandwidth probes on the simulated H100, `gpuprobe
-analyze`, then the three plots (PNG and SVG); a model without bandwidth, or of the wrong shape,
+analyze`, then the three plots (PNG and SVG), the loaded-latency one with the points
+bandwidth/loaded_latency measured (also alone, without any concurrency sweep); a model without bandwidth, or of the wrong shape,
 gets one line and a non-zero exit, never a traceback."""
 import json
 import os
@@ -34,7 +35,9 @@ def main():
         for probe, params in (("bandwidth/l1", ["--max-window-bytes", "512K"]),
                               ("bandwidth/l2", ["--max-footprint-bytes", "128M"]),
                               ("bandwidth/dram", ["--kind", "read"]),
-                              ("bandwidth/shared", ["--strides", "1,2,4"])):
+                              ("bandwidth/shared", ["--strides", "1,2,4"]),
+                              ("bandwidth/loaded_latency", ["--hops", "512",
+                                                            "--chain-footprint-bytes", "256K"])):
             out = os.path.join(tmp, probe.replace("/", "_") + ".json")
             r = subprocess.run([args.gpuprobe, "probe", probe, "--device", "sim:h100", "--out",
                                 out, *params], capture_output=True, text=True)
@@ -55,6 +58,21 @@ def main():
                       f"{path} missing or empty")
         svg = open(os.path.join(tmp, "model.bandwidth-footprint.svg"), encoding="utf-8").read()
         check("TB/s" in svg, "the footprint plot labels no level bandwidth")
+        svg = open(os.path.join(tmp, "model.loaded-latency.svg"), encoding="utf-8").read()
+        check("L2 measured: chase under load" in svg and "L2 fit" in svg,
+              "the loaded-latency plot shows no measured points or no fit")
+
+        # The contention probe alone: its loaded-latency plot, and no other.
+        alone = os.path.join(tmp, "alone.json")
+        r = subprocess.run([args.gpuprobe, "analyze", runs[-1], "--out", alone],
+                           capture_output=True, text=True)
+        check(r.returncode == 0, f"analyze of bandwidth/loaded_latency alone: {r.stderr.strip()}")
+        r = subprocess.run([sys.executable, script, alone], capture_output=True, text=True)
+        check(r.returncode == 0, f"plot of bandwidth/loaded_latency alone: {r.stderr.strip()}")
+        check(os.path.isfile(os.path.join(tmp, "alone.loaded-latency.png")),
+              "no loaded-latency plot from the contention points alone")
+        check(not os.path.exists(os.path.join(tmp, "alone.bandwidth-inflight.png")),
+              "an in-flight plot without a concurrency sweep")
 
         good = json.load(open(model))
 
@@ -68,6 +86,8 @@ def main():
         one_line_failure(variant("no_bandwidth", lambda m: m.pop("bandwidth")), "no bandwidth")
         one_line_failure(variant("points_dict", lambda m: m["bandwidth"]["L1"]["concurrency"]
                                  .__setitem__("points", {"a": 1})), "points an object")
+        one_line_failure(variant("ll_points_dict", lambda m: m["bandwidth"]["L2"]["loaded_latency"]
+                                 .__setitem__("points", {"a": 1})), "loaded-latency points an object")
         one_line_failure(variant("x_short", lambda m: m["bandwidth"]["L2"]["footprint_sweep"]["x"]
                                  .pop()), "mismatched footprint arrays")
         one_line_failure(variant("bw_string", lambda m: m["bandwidth"]["L1"]["concurrency"]
