@@ -228,3 +228,32 @@ TEST_CASE("run_probe: resuming keeps the earlier points and measures only the mi
   CHECK(resumed["created_utc"] == cut["created_utc"]);
   CHECK(resumed.contains("resumed_utc"));
 }
+
+// Issue 7: no value makes a run spin for minutes with no output. Every count (an integer that is
+// not a seed or an SM number) and every list has a maximum, and one beyond it is refused in one
+// line naming the parameter, before anything runs.
+TEST_CASE("every count and list parameter of every probe has a maximum, and one beyond it is refused",
+          "[registry][bounds]") {
+  for (const auto& p : probe_registry()) {
+    for (const auto& prm : p.params) {
+      const bool seed = prm.name.size() >= 4 && prm.name.compare(prm.name.size() - 4, 4, "seed") == 0;
+      const bool count = prm.kind == ParamSpec::Kind::integer && !seed;
+      if (!count && prm.kind != ParamSpec::Kind::list) continue;
+      INFO(p.id << " --" << prm.name);
+      REQUIRE(prm.max > 0);
+      std::string beyond = std::to_string(prm.max + 1);
+      if (prm.kind == ParamSpec::Kind::list) {
+        const std::string first = prm.default_value.substr(0, prm.default_value.find(','));
+        beyond = first;
+        for (uint64_t i = 0; i < prm.max; ++i) beyond += "," + first;
+      }
+      try {
+        (void)Params::parse(p.params, {{prm.name, beyond}});
+        FAIL("accepted --" << prm.name << " " << beyond.substr(0, 40));
+      } catch (const Error& e) {
+        CHECK(std::string(e.what()).find(prm.name) != std::string::npos);
+        CHECK(std::string(e.what()).find('\n') == std::string::npos);
+      }
+    }
+  }
+}
