@@ -413,3 +413,44 @@ TEST_CASE("an interrupted run-all --force leaves a machine model that matches it
   CHECK(done["warnings"].empty());
   for (const auto& source : done["sources"]) CHECK(source["status"] == "ok");
 }
+
+TEST_CASE("two runs into the same output at once: the second refuses in one line naming the first",
+          "[cli][lock]") {
+  Scratch s;
+  const std::string out = s / "run.json", dir = s / "all";
+  // The first of each pair runs for real (a long sweep), holding its lock while it measures.
+  const std::vector<std::pair<std::string, std::string>> pairs = {
+      {"probe memory/chase --device sim:h100 --min-footprint-bytes 4K --max-footprint-bytes 64M "
+       "--points-per-octave 8 --out " + out,
+       kSmallChase + "--out " + out},
+      {"run-all --device sim:h100 --out " + dir, "run-all --device sim:h100 --force --out " + dir}};
+  for (const auto& [first, second] : pairs) {
+    INFO(first);
+    const pid_t child = ::fork();
+    if (child == 0) {
+      const std::string cmd = std::string("exec ") + GPUPROBE_EXE + " " + first + " >" +
+                              (s / ".out1") + " 2>" + (s / ".err1");
+      ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    // Wait until the first has measured something, so it surely holds its lock.
+    const std::string watched = first.rfind("probe", 0) == 0 ? out : dir + "/raw/memory_chase_default.json";
+    bool measuring = false;
+    for (int i = 0; i < 1000 && !measuring; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      try {
+        measuring = !nlohmann::json::parse(slurp(watched)).value("series", nlohmann::json::array()).empty();
+      } catch (const std::exception&) {
+      }
+    }
+    const auto r = run(s, second);
+    ::kill(child, SIGINT);
+    ::waitpid(child, nullptr, 0);
+    REQUIRE(measuring);
+    CHECK(r.rc == 1);
+    CHECK(lines(error_lines(r.err)) == 1);
+    CHECK(r.err.find("in use by gpuprobe pid " + std::to_string(child) + " on " + host()) !=
+          std::string::npos);
+    CHECK(r.err.find("footprint_bytes=") == std::string::npos);  // measured nothing
+  }
+}
