@@ -1,8 +1,10 @@
 // The machine model's `bandwidth` section from the bandwidth probes' run records
-// (bandwidth/l1, l2, dram, shared): per level the peak (bytes/s and bytes/clk/SM), the bytes in
-// flight per SM that reach 90% of it with the Little's-law fit and its raw points, the levels a
-// footprint sweep crosses, the bank conflicts of shared memory and, for DRAM, the % of the
-// datasheet peak. Schema: docs/SCHEMA.md "bandwidth".
+// (bandwidth/l1, l2, dram, shared, loaded_latency): per level the peak (bytes/s and
+// bytes/clk/SM), the bytes in flight per SM that reach 90% of it with the Little's-law fit and its
+// raw points, the levels a footprint sweep crosses, the bank conflicts of shared memory, for DRAM
+// the % of the datasheet peak, and for L2 and DRAM the loaded-latency curve (measured by
+// bandwidth/loaded_latency, else derived from the concurrency sweep). Schema: docs/SCHEMA.md
+// "bandwidth".
 #pragma once
 #include <string>
 #include <vector>

@@ -4,7 +4,8 @@
 // loaded.cuh). The sweep goes from idle (the chaser alone) through a ladder of throttles down to
 // D = 0 (full rate); each point records the throttle offered, the bandwidth achieved while the
 // chase was timed, the chase's latency per hop (cycles and ns) and the SMs that streamed. The
-// analysis fits latency(B) = unloaded + queue x B / (peak - B) to these points (docs/ANALYSIS.md).
+// analysis fits latency(B) = unloaded + queue x B / (peak - B) to these points
+// (analysis/bandwidth_model.cpp; docs/SCHEMA.md "bandwidth.L2, .DRAM loaded_latency").
 #include <algorithm>
 #include <chrono>
 #include <string>
