@@ -330,11 +330,13 @@ TEST_CASE("run-all writes every raw record and the machine model", "[cli]") {
     INFO(said);
     CHECK(a.out.find(said) != std::string::npos);
   }
-  // Each alone is a success too, and says what it found.
+  // Each alone is a success too, and says what it found (a bandwidth record as well).
   for (const auto& [file, said] : {std::pair<const char*, const char*>{"memory_stride.json",
                                                                        "cache line 128 B, sector 32 B"},
                                    {"memory_tlb.json", "miss cost "},
-                                   {"memory_chase_shared.json", "shared memory: "}}) {
+                                   {"memory_chase_shared.json", "shared memory: "},
+                                   {"bandwidth_dram.json", "DRAM read "},
+                                   {"bandwidth_shared.json", "bank conflicts"}}) {
     INFO(file);
     const auto one = run("analyze " + (raw / file).string() + " --out " + (d / "one.json").string());
     CHECK(one.rc == 0);
