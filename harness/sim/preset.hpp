@@ -52,6 +52,15 @@ struct LevelBandwidthModel {
   std::string source;                     // FIGURES.md keys, or "assumption"
 };
 
+// Issue rate and dependent latency of one CUDA-core op of the compute family
+// (probes/compute/alu.cuh names the ops; probes/compute/alu_sim.cpp uses the table).
+struct AluOpModel {
+  std::string op;                  // "fma_rn_f32", as in GPUPROBE_ALU_OPS
+  double ops_per_clk_per_sm = 0;   // thread-ops per clock per SM with enough warps and chains
+  double latency_cycles = 0;       // one op of a dependent chain
+  std::string source;              // FIGURES.md keys, DER, or "assumption"
+};
+
 struct Preset {
   std::string name;               // "h100"
   DeviceInfo info;                // what the simulated device reports (simulated = true)
@@ -82,6 +91,7 @@ struct Preset {
   double outlier_probability = 0.001;
   double outlier_extra_cycles = 400;
   std::vector<LevelBandwidthModel> bandwidth;  // empty: the stream probes are unavailable
+  std::vector<AluOpModel> compute;  // empty: compute/alu is unavailable; an op left out: skipped
   uint32_t max_threads_per_sm = 2048;
   uint32_t max_blocks_per_sm = 32;
 };
