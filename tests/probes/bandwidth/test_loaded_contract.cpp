@@ -59,7 +59,7 @@ TEST_CASE("loaded latency: each warp's checksum is what its lanes read, word by 
           }
 }
 
-TEST_CASE("loaded latency: the launch's checksum sums its warps; one group more changes it",
+TEST_CASE("loaded latency: the launch's checksum sums its warps, and one group more changes it",
           "[bandwidth][loaded]") {
   LoadedSetup s;
   s.block_threads = 64;
