@@ -11,6 +11,13 @@
 
 namespace gpuprobe::probes::bandwidth::device {
 
+// Raises every copy of the flag to `phase`.
+__device__ __forceinline__ void raise_flag(uint64_t flag, uint32_t phase) {
+#pragma unroll 1
+  for (uint32_t c = 0; c < kLoadedFlagCopies; ++c)
+    ptx::st_relaxed_gpu_global_u32(flag + c * kLoadedFlagStrideBytes, phase);
+}
+
 // The chaser (one thread). Each flag store carries (x & zero): it waits for the load before it.
 __device__ __forceinline__ void chase(const LoadedParams& p, uint64_t flag, LoadedOut* out) {
   using Load = ptx::load::cg;
@@ -19,7 +26,7 @@ __device__ __forceinline__ void chase(const LoadedParams& p, uint64_t flag, Load
   for (uint64_t i = kLoadedHopsPerIteration; i < p.warmup_hops; ++i) x = Load::load(x);
 #pragma unroll
   for (uint64_t k = 0; k < kLoadedHopsPerIteration; ++k) x = Load::load(x);
-  ptx::st_relaxed_gpu_global_u32(flag, kLoadedTimed + static_cast<uint32_t>(x & p.zero));
+  raise_flag(flag, kLoadedTimed + static_cast<uint32_t>(x & p.zero));
 
   const uint64_t c0 = ptx::get_sreg_clock64_after(x, p.zero);
   const uint64_t g0 = ptx::get_sreg_globaltimer();
@@ -32,7 +39,7 @@ __device__ __forceinline__ void chase(const LoadedParams& p, uint64_t flag, Load
   }
   const uint64_t c1 = ptx::get_sreg_clock64_after(x, p.zero);
   const uint64_t g1 = ptx::get_sreg_globaltimer();
-  ptx::st_relaxed_gpu_global_u32(flag, kLoadedStop + static_cast<uint32_t>(x & p.zero));
+  raise_flag(flag, kLoadedStop + static_cast<uint32_t>(x & p.zero));
 
   out->final_offset_bytes = x - p.chain_base;
   out->timed_cycles = c1 - c0;
@@ -52,6 +59,9 @@ __device__ __forceinline__ void stream(const LoadedParams& p, uint64_t flag, Loa
   const uint64_t first = p.stream_base + uint64_t(blockIdx.x) * region_bytes +
                          uint64_t(threadIdx.x) * kLoadedVecBytes;
   const uint64_t end = first + region_bytes;
+  // This warp's copy of the flag.
+  const uint64_t warp = (uint64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  flag += (warp % kLoadedFlagCopies) * kLoadedFlagStrideBytes;
   uint64_t addr = first;
   uint32_t sum = 0, groups = 0, timed = 0;
   const uint64_t started = ptx::get_sreg_clock64();

@@ -12,7 +12,7 @@
 //              region_tiles tiles, one tile per group: kLoadedIlp vectors of kLoadedVecBytes per
 //              thread (ld.global.cg), a thread's accesses blockDim.x x kLoadedVecBytes apart. After
 //              each group (its values summed) it spins throttle_cycles (0: full rate), and polls
-//              the flag (ld.relaxed.gpu; one value per warp), until kLoadedStop or until it has
+//              its copy of the flag (ld.relaxed.gpu; one value per warp), until kLoadedStop or until it has
 //              streamed max_stream_cycles (then it counts itself in `overran`: the point is void).
 //   idle       the other blocks on the pinned SM return at once.
 // Groups seen while the flag read kLoadedTimed are the timed bytes: achieved bandwidth = timed
@@ -39,6 +39,13 @@ constexpr uint32_t kLoadedTimed = 1;
 constexpr uint32_t kLoadedStop = 2;
 // Or-ed into a streamer's reading once it has streamed max_stream_cycles: it stops too.
 constexpr uint32_t kLoadedOverran = 0x100;
+
+// The flag is kept in kLoadedFlagCopies copies kLoadedFlagStrideBytes apart (different lines, so
+// different L2 slices): the chaser stores every copy, warp w polls copy w mod kLoadedFlagCopies.
+// Thousands of warps polling one line would load its slice, and the chase with it.
+constexpr uint32_t kLoadedFlagCopies = 32;
+constexpr uint32_t kLoadedFlagStrideBytes = 256;
+constexpr uint64_t kLoadedFlagBytes = uint64_t(kLoadedFlagCopies) * kLoadedFlagStrideBytes;
 
 // block_smid[b] of a block that did not stream (the chaser's and the idle blocks).
 constexpr uint32_t kLoadedNotStreaming = 0xffffffffu;

@@ -85,7 +85,7 @@ class CudaPreparedLoaded final : public PreparedLoaded {
       cuda::launch(reinterpret_cast<const void*>(&gpuprobe_bw_fill), "gpuprobe_bw_fill",
                    grid_for(words), args);
     }
-    flag_ = DeviceArray<uint32_t>(1);
+    flag_ = DeviceArray<uint32_t>(bw::kLoadedFlagBytes / 4);
     out_ = DeviceArray<LoadedOut>(1);
     block_smid_ = DeviceArray<uint32_t>(blocks_);
     warp_groups_ = DeviceArray<uint32_t>(uint64_t(blocks_) * (setup.block_threads / 32));
