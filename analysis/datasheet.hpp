@@ -10,6 +10,10 @@ struct DatasheetPeak {
   std::string gpu;            // the table's name for the part
   double dram_bytes_per_s = 0;
   std::string source;         // FIGURES.md key
+  // CUDA-core peaks (dense, non-tensor; 0 where FIGURES §1 gives none), at the boost clock.
+  double fp32_flops_per_s = 0;
+  double fp64_flops_per_s = 0;
+  std::string compute_source;
 };
 
 // The entry whose pattern the device name contains (the most specific pattern first), or none.

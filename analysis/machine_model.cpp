@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "analysis/bandwidth_model.hpp"
+#include "analysis/compute_model.hpp"
 #include "harness/error.hpp"
 #include "harness/results.hpp"
 #include "harness/stats.hpp"
@@ -440,6 +441,14 @@ nlohmann::json build_machine_model(const std::vector<nlohmann::json>& runs,
         add_bandwidth_from_run(run, model["bandwidth"]);
       } catch (const std::exception& e) {
         model["bandwidth"]["errors"][probe] = e.what();
+        failed = e.what();
+      }
+    } else if (probe.rfind("compute/", 0) == 0) {
+      if (!model.contains("compute")) model["compute"] = nlohmann::json::object();
+      try {
+        add_compute_from_run(run, model["compute"]);
+      } catch (const std::exception& e) {
+        model["compute"]["errors"][probe] = e.what();
         failed = e.what();
       }
     } else {

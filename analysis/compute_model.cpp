@@ -1,0 +1,95 @@
+#include "analysis/compute_model.hpp"
+
+#include <cmath>
+#include <string>
+
+#include "analysis/datasheet.hpp"
+#include "harness/error.hpp"
+
+namespace gpuprobe::analysis {
+namespace {
+
+using json = nlohmann::json;
+
+double number(const json& p, const char* key, const std::string& where) {
+  if (!p.is_object() || !p.contains(key) || !p[key].is_number())
+    throw Error(where + " has no number " + key);
+  return p[key].get<double>();
+}
+
+std::string text(const json& p, const char* key, const std::string& where) {
+  if (!p.is_object() || !p.contains(key) || !p[key].is_string())
+    throw Error(where + " has no text " + key);
+  return p[key].get<std::string>();
+}
+
+// "9.0" -> 90; 0 when absent or unreadable.
+int sm_of(const json& device) {
+  const std::string cc = device.is_object() ? device.value("compute_capability", "") : "";
+  const auto dot = cc.find('.');
+  if (dot == std::string::npos) return 0;
+  try {
+    return std::stoi(cc.substr(0, dot)) * 10 + std::stoi(cc.substr(dot + 1));
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
+}  // namespace
+
+const char* compute_implementation(const std::string& op, int sm) {
+  if (op == "fma_rn_f32x2" && sm != 100 && sm != 103) return "emulated (2 FFMA)";
+  return "native";
+}
+
+void add_compute_from_run(const json& run, json& compute) {
+  const json& device = run.contains("device") ? run["device"] : json::object();
+  const int sm = sm_of(device);
+  const auto sheet = datasheet_for(device.is_object() ? device.value("name", "") : "");
+  if (!compute.contains("ops")) compute["ops"] = json::object();
+  if (!run.contains("series") || !run["series"].is_array())
+    throw Error("compute/alu record has no series");
+  const json& series = run["series"];
+  for (std::size_t i = 0; i < series.size(); ++i) {
+    const json& p = series[i];
+    const std::string where = "series[" + std::to_string(i) + "]";
+    const std::string op = text(p, "op", where);
+    if (p.contains("skipped")) {
+      compute["skipped"][op] = p["skipped"].is_string() ? p["skipped"].get<std::string>() : "skipped";
+      continue;
+    }
+    const std::string kind = text(p, "kind", where);
+    json& o = compute["ops"][op];
+    o["ptx"] = text(p, "ptx", where);
+    o["path"] = text(p, "path", where);
+    o["precision"] = text(p, "precision", where);
+    o["implementation"] = compute_implementation(op, sm);
+    if (kind == "latency") {
+      o["latency_cycles"] = number(p, "latency_cycles", where);
+      if (p.contains("latency_ns")) o["latency_ns"] = p["latency_ns"];
+    } else if (kind == "throughput") {
+      o["ops_per_clk_per_sm"] = number(p, "ops_per_clk_per_sm", where);
+      o["ops_per_s"] = number(p, "ops_per_s", where);
+      o["clock_mhz"] = number(p, "region_sm_clock_mhz", where);
+      if (p.contains("flops_per_s")) {
+        const double flops = number(p, "flops_per_s", where);
+        o["flops_per_clk_per_sm"] = number(p, "flops_per_clk_per_sm", where);
+        o["flops_per_s"] = flops;
+        // The published peaks are the FP32 and FP64 FMA rates; packed f32x2 counts as FP32.
+        const std::string precision = o["precision"];
+        const double peak = !sheet ? 0
+                            : precision == "f32" || precision == "f32x2" ? sheet->fp32_flops_per_s
+                            : precision == "f64"                          ? sheet->fp64_flops_per_s
+                                                                          : 0;
+        if (peak > 0) {
+          o["percent_of_peak"] = 100.0 * flops / peak;
+          o["peak"] = {{"gpu", sheet->gpu}, {"flops_per_s", peak}, {"source", sheet->compute_source}};
+        }
+      }
+    } else {
+      throw Error(where + ".kind is '" + kind + "', not latency or throughput");
+    }
+  }
+}
+
+}  // namespace gpuprobe::analysis

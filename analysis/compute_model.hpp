@@ -1,0 +1,20 @@
+// The machine model's `compute` section from compute/alu run records: per op (instruction path
+// and precision) its latency (cycles per dependent op), issue rate (thread-ops per clock per SM,
+// ops/s and FLOP/s at the run's SM clock), the % of the published FP32 or FP64 peak where
+// analysis/datasheet has one, and whether the target runs the op natively or emulates it.
+// Schema: docs/SCHEMA.md "compute".
+#pragma once
+#include <nlohmann/json.hpp>
+
+namespace gpuprobe::analysis {
+
+// Adds what the run measured to `compute` (an object: {"ops": {op: ...}, "skipped": {op: why}}).
+// Throws gpuprobe::Error (one line) when a point lacks what the section needs.
+void add_compute_from_run(const nlohmann::json& run, nlohmann::json& compute);
+
+// How a target of SM number `sm` runs the op (`op` as named by probes/compute/alu.cuh):
+// "native", or "emulated (...)" where ptxas turns one PTX op into several instructions of
+// another kind (fma.rn.f32x2 on sm_110/120/121: two FFMA, PTX_NOTES.md section 3.2).
+const char* compute_implementation(const std::string& op, int sm);
+
+}  // namespace gpuprobe::analysis
