@@ -42,6 +42,24 @@ const char* compute_implementation(const std::string& op, int sm) {
   return "native";
 }
 
+std::string compute_sass_per_op(const std::string& op, int sm) {
+  if (op == "fma_rn_f32") return "1 FFMA";
+  if (op == "fma_rn_f64") return sm >= 103 ? "1 DFMA (dependent ones NOP-padded)" : "1 DFMA";
+  if (op == "fma_rn_f16x2") return sm == 80 || sm == 90 ? "1 HFMA2 (half of them HFMA2.MMA)" : "1 HFMA2";
+  if (op == "fma_rn_bf16x2") return "1 HFMA2.BF16_V2";
+  if (op == "fma_rn_f32x2") return sm == 100 || sm == 103 ? "1 FFMA2" : "2 FFMA";
+  if (op == "mad_lo_s32") return "1 IMAD";
+  if (op == "add_add_u32") return sm >= 90 ? "1 IADD3" : "2 IADD3 (the adds are not fused before sm_90)";
+  if (op == "ex2_approx_ftz_f32") return "1 MUFU.EX2";
+  if (op == "rsqrt_approx_ftz_f32") return "1 MUFU.RSQ";
+  if (op == "sin_approx_ftz_f32") return "1 FMUL + 1 MUFU.SIN";
+  if (op == "tanh_approx_f32") return "1 MUFU.TANH";
+  if (op == "cvt_f16_f32")
+    return sm >= 80 ? "1 F2FP + 1 HADD2.F32 (throughput: one F2FP per two chains)" : "1 F2F + 1 HADD2.F32";
+  if (op == "cvt_s32_f32") return "1 F2I + 1 I2F";
+  return "unknown";
+}
+
 void add_compute_from_run(const json& run, json& compute) {
   const json& device = run.contains("device") ? run["device"] : json::object();
   const int sm = sm_of(device);
@@ -64,6 +82,7 @@ void add_compute_from_run(const json& run, json& compute) {
     o["path"] = text(p, "path", where);
     o["precision"] = text(p, "precision", where);
     o["implementation"] = compute_implementation(op, sm);
+    o["sass_per_op"] = compute_sass_per_op(op, sm);
     if (kind == "latency") {
       o["latency_cycles"] = number(p, "latency_cycles", where);
       if (p.contains("latency_ns")) o["latency_ns"] = p["latency_ns"];

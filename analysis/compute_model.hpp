@@ -4,6 +4,8 @@
 // analysis/datasheet has one, and whether the target runs the op natively or emulates it.
 // Schema: docs/SCHEMA.md "compute".
 #pragma once
+#include <string>
+
 #include <nlohmann/json.hpp>
 
 namespace gpuprobe::analysis {
@@ -16,5 +18,9 @@ void add_compute_from_run(const nlohmann::json& run, nlohmann::json& compute);
 // "native", or "emulated (...)" where ptxas turns one PTX op into several instructions of
 // another kind (fma.rn.f32x2 on sm_110/120/121: two FFMA, PTX_NOTES.md section 3.2).
 const char* compute_implementation(const std::string& op, int sm);
+
+// The SASS instructions one op becomes on SM number `sm` (what tests/probes/test_sass_compute.py
+// asserts per target), so a rate per op reads as a rate per instruction.
+std::string compute_sass_per_op(const std::string& op, int sm);
 
 }  // namespace gpuprobe::analysis

@@ -13,6 +13,7 @@
 #include "analysis/machine_model.hpp"
 #include "harness/probe.hpp"
 #include "harness/sim/sim_device.hpp"
+#include "probes/compute/alu.cuh"
 
 using namespace gpuprobe;
 
@@ -52,11 +53,14 @@ TEST_CASE("compute model closed loop: every preset's rates and latencies come ba
   }
 }
 
-TEST_CASE("compute model: f32x2 is native only on sm_100 and sm_103", "[compute][model]") {
+TEST_CASE("compute model: f32x2 is native only on sm_100 and sm_103, and every op names its SASS", "[compute][model]") {
   CHECK(std::string(analysis::compute_implementation("fma_rn_f32x2", 100)) == "native");
   CHECK(std::string(analysis::compute_implementation("fma_rn_f32x2", 103)) == "native");
   CHECK(std::string(analysis::compute_implementation("fma_rn_f32x2", 120)) == "emulated (2 FFMA)");
   CHECK(std::string(analysis::compute_implementation("fma_rn_f32", 120)) == "native");
+  CHECK(analysis::compute_sass_per_op("add_add_u32", 80) == "2 IADD3 (the adds are not fused before sm_90)");
+  CHECK(analysis::compute_sass_per_op("add_add_u32", 90) == "1 IADD3");
+  for (const auto& info : probes::compute::kAluOps) CHECK(analysis::compute_sass_per_op(info.name, 90) != "unknown");
 }
 
 TEST_CASE("compute model: a point without its numbers is an error under the probe, not a crash",
