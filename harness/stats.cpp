@@ -29,17 +29,10 @@ double percentile_sorted(const std::vector<double>& v, double p) {
   return v[lo] + (h - static_cast<double>(lo)) * (v[hi] - v[lo]);
 }
 
-// P(X <= k) for X ~ Binomial(n, 1/2), by summing in log space (n up to millions is fine).
-double binomial_half_cdf(std::size_t n, std::size_t k) {
-  double total = 0;
-  const double log_half_n = static_cast<double>(n) * std::log(0.5);
-  for (std::size_t i = 0; i <= k; ++i) {
-    const double log_c = std::lgamma(static_cast<double>(n) + 1) -
-                         std::lgamma(static_cast<double>(i) + 1) -
-                         std::lgamma(static_cast<double>(n - i) + 1);
-    total += std::exp(log_c + log_half_n);
-  }
-  return total;
+// log P(X = i) for X ~ Binomial(n, 1/2) (n up to millions is fine in log space).
+double log_binomial_half_pmf(std::size_t n, std::size_t i) {
+  return std::lgamma(static_cast<double>(n) + 1) - std::lgamma(static_cast<double>(i) + 1) -
+         std::lgamma(static_cast<double>(n - i) + 1) + static_cast<double>(n) * std::log(0.5);
 }
 
 }  // namespace
@@ -75,15 +68,15 @@ Interval median_ci(std::span<const double> samples, double confidence) {
   // Take the largest k with P(X <= k) <= alpha/2. For small n no k qualifies and the whole range
   // (the best a sample of n can do) is returned.
   const double alpha_half = (1.0 - confidence) / 2.0;
+  // One pass: the CDF grows term by term (re-summing it for every j made this quadratic in n).
   std::size_t k = 0;
   bool found = false;
+  double cdf = 0;
   for (std::size_t j = 0; j < n / 2; ++j) {
-    if (binomial_half_cdf(n, j) <= alpha_half) {
-      k = j;
-      found = true;
-    } else {
-      break;
-    }
+    cdf += std::exp(log_binomial_half_pmf(n, j));
+    if (cdf > alpha_half) break;
+    k = j;
+    found = true;
   }
   if (!found) return {v.front(), v.back()};
   return {v[k], v[n - 1 - k]};

@@ -86,6 +86,14 @@ TEST_CASE("median confidence interval from order statistics", "[stats]") {
   auto h = median_ci(hundred);
   CHECK(h.lo == 40.0);
   CHECK(h.hi == 61.0);
+  // n = 10001: the normal approximation puts the bounds at n/2 -+ 1.96 sqrt(n) / 2, about the
+  // 4903rd and 5099th order statistics; the exact binomial choice is within one rank of that.
+  std::vector<double> many;
+  for (int i = 1; i <= 10001; ++i) many.push_back(i);
+  auto m = median_ci(many);
+  CHECK(m.lo >= 4902.0);
+  CHECK(m.lo <= 4904.0);
+  CHECK(m.hi == 10002.0 - m.lo);
 }
 
 TEST_CASE("summary fields", "[stats]") {
