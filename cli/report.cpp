@@ -235,6 +235,31 @@ void print_bandwidth(std::ostream& out, const nlohmann::json& bandwidth) {
   }
 }
 
+void print_compute(std::ostream& out, const nlohmann::json& compute) {
+  out << "compute (latency of one dependent chain; rate over all SMs at the measured clock):\n";
+  const nlohmann::json ops = compute.value("ops", nlohmann::json::object());
+  const nlohmann::json skipped = compute.value("skipped", nlohmann::json::object());
+  for (const auto& [name, op] : ops.items()) {
+    if (!op.is_object()) continue;
+    char buf[240];
+    std::snprintf(buf, sizeof buf, "  %-22s %6.1f cycles  %7.1f ops/clk/SM  %8.3g ops/s%s", name.c_str(),
+                  op.value("latency_cycles", NAN), op.value("ops_per_clk_per_sm", NAN),
+                  op.value("ops_per_s", NAN),
+                  op.value("implementation", "native") == "native" ? "" : "  (emulated)");
+    out << buf;
+    if (op.contains("percent_of_peak") && op["percent_of_peak"].is_number() && op.contains("peak")) {
+      std::snprintf(buf, sizeof buf, "  %.1f%% of %s's %.1f TFLOP/s",
+                    op["percent_of_peak"].get<double>(), op["peak"].value("gpu", "?").c_str(),
+                    op["peak"].value("flops_per_s", 0.0) / 1e12);
+      out << buf;
+    }
+    out << "\n";
+  }
+  for (const auto& [name, why] : skipped.items())
+    out << "  " << name << ": not measured: " << (why.is_string() ? why.get<std::string>() : why.dump())
+        << "\n";
+}
+
 void print_model(std::ostream& out, const nlohmann::json& model) {
   const nlohmann::json mem = model.value("memory", nlohmann::json::object());
   std::size_t printed = 0;
@@ -245,6 +270,8 @@ void print_model(std::ostream& out, const nlohmann::json& model) {
   if (mem.contains("tlb")) print_tlb(out, mem["tlb"]), ++printed;
   if (model.contains("bandwidth") && !model["bandwidth"].empty())
     print_bandwidth(out, model["bandwidth"]), ++printed;
+  if (model.contains("compute") && model["compute"].is_object())
+    print_compute(out, model["compute"]), ++printed;
   if (printed == 0) out << "the model holds no result: no run record measured anything\n";
 }
 

@@ -31,5 +31,8 @@ void print_tlb(std::ostream& out, const nlohmann::json& tlb);
 // Per level: the peak, where 90% of it starts (bytes in flight per SM), % of the datasheet, the
 // footprint plateaus and the shared-memory bank-conflict slowdowns.
 void print_bandwidth(std::ostream& out, const nlohmann::json& bandwidth);
+// Per CUDA-core op: latency, rate per SM and per second, % of the published peak, and the ops
+// the device could not run, with the reason.
+void print_compute(std::ostream& out, const nlohmann::json& compute);
 
 }  // namespace gpuprobe

@@ -105,7 +105,10 @@ std::vector<PlannedRun> run_all_plan() {
           {"bandwidth/l1", {}, "bandwidth_l1.json"},
           {"bandwidth/shared", {}, "bandwidth_shared.json"},
           {"bandwidth/l2", {}, "bandwidth_l2.json"},
-          {"bandwidth/dram", {}, "bandwidth_dram.json"}};
+          {"bandwidth/dram", {}, "bandwidth_dram.json"},
+          {"bandwidth/loaded_latency", {{"level", "l2"}}, "bandwidth_loaded_latency_l2.json"},
+          {"bandwidth/loaded_latency", {{"level", "dram"}}, "bandwidth_loaded_latency_dram.json"},
+          {"compute/alu", {}, "compute_alu.json"}};
 }
 
 RepeatPolicy repeat_policy(double max_seconds_per_point) {

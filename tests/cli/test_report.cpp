@@ -92,3 +92,19 @@ TEST_CASE("the bandwidth section prints each level's peak, in-flight need, datas
         "in flight per SM, confidence 0.50\n"
         "    measured top 1.79 TB/s = 92.0% of the H100 PCIe datasheet's 2.00 TB/s\n");
 }
+
+TEST_CASE("the compute section prints each op's latency, rate and share of the peak, and what was "
+          "skipped", "[cli][report]") {
+  const nlohmann::json compute = {
+      {"ops", {{"fma_rn_f32", {{"latency_cycles", 4.0}, {"ops_per_clk_per_sm", 64.0},
+                               {"ops_per_s", 7.06e12}, {"implementation", "native"},
+                               {"percent_of_peak", 90.0},
+                               {"peak", {{"gpu", "V100"}, {"flops_per_s", 15.7e12}}}}}}},
+      {"skipped", {{"fma_rn_f32x2", "fma.rn.f32x2 needs sm_100+"}}}};
+  std::ostringstream out;
+  gpuprobe::print_model(out, {{"compute", compute}});
+  CHECK(out.str() ==
+        "compute (latency of one dependent chain; rate over all SMs at the measured clock):\n"
+        "  fma_rn_f32                4.0 cycles     64.0 ops/clk/SM  7.06e+12 ops/s  90.0% of V100's 15.7 TFLOP/s\n"
+        "  fma_rn_f32x2: not measured: fma.rn.f32x2 needs sm_100+\n");
+}
