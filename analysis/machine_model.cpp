@@ -109,6 +109,30 @@ std::string status_warning(const std::string& path, const RecordHead& h, const n
          std::to_string(run["series"].size()) + " points it holds, which may not cover its sweep";
 }
 
+// "PATH: the GPU reported throttling (REASONS) before/after this PROBE run ..." when the NVML
+// telemetry recorded around the run says so (docs/SCHEMA.md `telemetry`), else "". A throttled run
+// is fitted, never hidden: the warning goes into the model and onto the command line.
+std::string throttle_warning(const std::string& path, const RecordHead& h, const nlohmann::json& run) {
+  if (!run.contains("telemetry") || !run["telemetry"].is_object()) return "";
+  std::string when, reasons;
+  for (const char* side : {"before", "after"}) {
+    const auto& t = run["telemetry"];
+    if (!t.contains(side) || !t[side].is_object()) continue;
+    const auto& s = t[side];
+    if (!(s.contains("throttled") && s["throttled"] == true)) continue;
+    when += (when.empty() ? "" : " and ") + std::string(side);
+    if (s.contains("clock_event_reasons") && s["clock_event_reasons"].is_array())
+      for (const auto& r : s["clock_event_reasons"])
+        if (r.is_string() && reasons.find(r.get<std::string>()) == std::string::npos)
+          reasons += (reasons.empty() ? "" : "+") + printable(r.get<std::string>());
+  }
+  if (when.empty()) return "";
+  return path + ": the GPU reported throttling (" + (reasons.empty() ? "reason not given" : reasons) +
+         ") " + when + " this " + printable(h.probe) +
+         " run: its clocks may have moved during the sweep (points off the median clock are "
+         "flagged per point)";
+}
+
 double run_clock_mhz(const nlohmann::json& run) {
   // The clock the timed regions themselves saw, else the clock read before the sweep.
   if (run.contains("median_region_sm_clock_mhz") && run["median_region_sm_clock_mhz"].is_number())
@@ -365,6 +389,8 @@ nlohmann::json build_machine_model(const std::vector<nlohmann::json>& runs,
     }
     // An interrupted, failed or killed record is fitted from what it holds, and says so.
     if (head.status != "ok") model["warnings"].push_back(status_warning(path, head, run));
+    if (const std::string w = throttle_warning(path, head, run); !w.empty())
+      model["warnings"].push_back(w);
     const std::string& probe = head.probe;
     std::string failed;  // why this record gave no result
     const auto error_of = [](const nlohmann::json& result) {

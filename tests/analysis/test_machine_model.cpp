@@ -246,3 +246,19 @@ TEST_CASE("an interrupted or failed record is fitted, and the model's warnings s
     CHECK(w.find("24 points") != std::string::npos);
   }
 }
+
+TEST_CASE("a run the GPU throttled is fitted, and the model's warnings say so with the reasons",
+          "[model]") {
+  auto calm = fittable_chase();
+  calm["telemetry"] = {{"before", {{"available", true}, {"throttled", false}}},
+                       {"after", {{"available", true}, {"throttled", false}}}};
+  CHECK(analysis::build_machine_model({calm}, {"calm.json"})["warnings"] == nlohmann::json::array());
+  auto hot = calm;
+  hot["telemetry"]["after"]["throttled"] = true;
+  hot["telemetry"]["after"]["clock_event_reasons"] = {"sw_thermal_slowdown", "hw_slowdown"};
+  const auto m = analysis::build_machine_model({hot}, {"hot.json"});
+  CHECK(m["memory"]["levels"].size() == 3);  // fitted all the same
+  REQUIRE(m["warnings"].size() == 1);
+  const std::string w = m["warnings"][0].get<std::string>();
+  CHECK(w.find("hot.json: the GPU reported throttling (sw_thermal_slowdown+hw_slowdown) after") == 0);
+}
