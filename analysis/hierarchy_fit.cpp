@@ -77,11 +77,13 @@ struct Group {
   double spread_rel = 0;
 };
 
-std::string format_mb(double bytes) {
+// Sizes in reasons use the binary units of every other size the tool prints (MiB = 2^20 bytes).
+std::string format_mib(double bytes) {
+  constexpr double kMiB = 1024.0 * 1024.0;
   std::ostringstream s;
   s.setf(std::ios::fixed);
-  s.precision(bytes >= 10e6 ? 1 : 2);
-  s << bytes / 1e6 << " MB";
+  s.precision(bytes >= 10 * kMiB ? 1 : 2);
+  s << bytes / kMiB << " MiB";
   return s.str();
 }
 
@@ -653,13 +655,13 @@ CoreFit fit_core(const Curve& curve, const HierarchyFitOptions& options) {
         if (caps[k].bytes <= 0 || caps[k - 1].bytes <= 0) continue;
         const double ratio = caps[k].bytes / caps[k - 1].bytes;
         const std::string what = "plateau at " + format_fixed(levels[k].latency_cycles, 1) +
-                                 " cycles ending at " + format_mb(caps[k].bytes) + " = " +
+                                 " cycles ending at " + format_mib(caps[k].bytes) + " = " +
                                  format_fixed(ratio, 2) + "x the ";
         if (names[k - 1] == "L2") {
           if ((ratio >= kFarL2MinRatio && ratio <= kFarL2MaxRatio) || ratio >= kNewCacheMinRatio) continue;
           fit.rejected.push_back(rejected_from(
               curve, levels[k], "far-l2",
-              what + "L2 capacity (" + format_mb(caps[k - 1].bytes) + "): neither the far L2 (" +
+              what + "L2 capacity (" + format_mib(caps[k - 1].bytes) + "): neither the far L2 (" +
                   ratio_range(kFarL2MinRatio, kFarL2MaxRatio) + ") nor a new cache level (>= " +
                   format_fixed(kNewCacheMinRatio, 0) + "x)",
               caps[k].bytes, ratio));
@@ -672,7 +674,7 @@ CoreFit fit_core(const Curve& curve, const HierarchyFitOptions& options) {
               curve, levels[k], "growth",
               what + "capacity of the level before it (" +
                   (after_far ? std::string("L2-far") : names[k - 1]) + ", " +
-                  format_mb(caps[k - 1].bytes) + "): a new cache level ends at >= " +
+                  format_mib(caps[k - 1].bytes) + "): a new cache level ends at >= " +
                   format_fixed(kNewCacheMinRatio, 0) + "x, so this is a shoulder of the rise",
               caps[k].bytes, ratio));
         }
@@ -700,7 +702,7 @@ CoreFit fit_core(const Curve& curve, const HierarchyFitOptions& options) {
   } else if (l2 + 1 >= caches) {
     fit.far_l2.reason =
         caps[l2].bytes > 0
-            ? "no plateau between L2 (" + format_mb(caps[l2].bytes) + ") and " +
+            ? "no plateau between L2 (" + format_mib(caps[l2].bytes) + ") and " +
                   (has_memory ? "DRAM" : "the end of the sweep") + rejected_note
             : "the sweep ends inside L2: no far L2 can be seen";
   } else {
@@ -708,9 +710,9 @@ CoreFit fit_core(const Curve& curve, const HierarchyFitOptions& options) {
     const double ratio = caps[l2 + 1].bytes > 0 ? caps[l2 + 1].bytes / caps[l2].bytes
                                                 : std::numeric_limits<double>::infinity();
     const std::string what = "plateau at " + format_fixed(candidate.latency_cycles, 1) +
-                             " cycles ending at " + format_mb(caps[l2 + 1].bytes) + " = " +
+                             " cycles ending at " + format_mib(caps[l2 + 1].bytes) + " = " +
                              format_fixed(ratio, 2) + "x the L2 capacity (" +
-                             format_mb(caps[l2].bytes) + ")";
+                             format_mib(caps[l2].bytes) + ")";
     if (ratio < kFarL2MinRatio || ratio > kFarL2MaxRatio) {
       fit.far_l2.reason = what + ", outside " + ratio_range(kFarL2MinRatio, kFarL2MaxRatio) +
                           ": another cache level";

@@ -62,6 +62,9 @@ TEST_CASE("fit rules (a): a clear far-L2 plateau of eight noisy points (+-4%) is
     REQUIRE(names(fit) == std::vector<std::string>{"L1", "L2", "L2-far", "DRAM"});
     CHECK(fit.levels[2].latency_cycles == Approx(400).epsilon(0.03));
     CHECK(fit.levels[2].capacity_bytes / fit.levels[1].capacity_bytes == Approx(2.1).epsilon(0.15));
+    // Sizes in the reason are in the binary units the report and the command line use (issue 7).
+    CHECK_THAT(fit.far_l2.reason, Catch::Contains(" MiB"));
+    CHECK_THAT(fit.far_l2.reason, !Catch::Contains(" MB"));
   }
 }
 
