@@ -38,7 +38,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from cuda_tools import test_args, truthy  # noqa: E402
 from sass_tools import (CONTROL_OPS, MEMORY_OPS, TARGETS, Checker, disassemble,  # noqa: E402
-                        find_cuobjdump_or_fail, hygiene, lines, parse_sass, print_summary)
+                        find_cuobjdump_or_fail, hygiene, lines, loops, parse_sass, print_summary)
 
 LOG = "sass_bandwidth"
 SOURCES = {"stream": os.path.join("probes", "bandwidth", "stream.cu"),
@@ -77,22 +77,6 @@ def shapes(source_dir):
 
 def arch_number(arch):
     return int(re.match(r"sm_(\d+)", arch).group(1))
-
-
-def loops(instructions):
-    """(first, last) index pairs of every backward branch's body."""
-    found = []
-    for i, ins in enumerate(instructions):
-        if ins["opcode"] != "BRA":
-            continue
-        target = re.search(r"0x([0-9a-f]+)", " ".join(ins["operands"]))
-        if not target or int(target.group(1), 16) > ins["address"]:
-            continue
-        begin = next((k for k, x in enumerate(instructions)
-                      if x["address"] == int(target.group(1), 16)), None)
-        if begin is not None and begin < i:
-            found.append((begin, i))
-    return found
 
 
 def expected_counts(kind, ilp):
