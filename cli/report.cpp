@@ -212,6 +212,21 @@ void print_bandwidth(std::ostream& out, const nlohmann::json& bandwidth) {
         out << buf;
       }
     }
+    if (l.contains("loaded_latency") && l["loaded_latency"].is_object()) {
+      const auto& ll = l["loaded_latency"];
+      char buf[240];
+      if (ll.contains("error"))
+        std::snprintf(buf, sizeof buf, "    loaded latency: %s\n", ll["error"].get<std::string>().c_str());
+      else
+        std::snprintf(buf, sizeof buf,
+                      "    loaded latency (%s): %.1f ns unloaded + %.1f ns x B / (%s - B), "
+                      "confidence %.2f\n",
+                      ll.value("source", "?").c_str(), ll.value("unloaded_latency_ns", NAN),
+                      ll.value("queue_ns", NAN),
+                      format_bandwidth(ll.value("peak_bandwidth_bytes_per_s", 0.0)).c_str(),
+                      ll.value("confidence", 0.0));
+      out << buf;
+    }
     if (l.contains("footprint_sweep") && l["footprint_sweep"].contains("levels")) {
       for (const auto& f : l["footprint_sweep"]["levels"]) {
         const std::string ends = f.contains("ends_at_bytes") && f["ends_at_bytes"].is_number()

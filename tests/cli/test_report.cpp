@@ -75,6 +75,9 @@ TEST_CASE("the bandwidth section prints each level's peak, in-flight need, datas
       {"DRAM", {{"read", {{"concurrency", concurrency}, {"percent_of_datasheet", 92.0}}},
                 {"datasheet", {{"gpu", "H100 PCIe"}, {"bytes_per_s", 2.0e12}}}}},
       {"L2", {{"concurrency", {{"error", "fit_concurrency_sweep: 2 points"}}},
+              {"loaded_latency", {{"source", "bandwidth/loaded_latency"}, {"unloaded_latency_ns", 153.4},
+                                  {"queue_ns", 57.0}, {"peak_bandwidth_bytes_per_s", 7.4e12},
+                                  {"confidence", 0.98}}},
               {"footprint_sweep", {{"levels", {{{"name", "L2"}, {"bandwidth_bytes_per_s", 7.2e12},
                                                 {"ends_at_bytes", 26214400.0}}}}}}}},
       {"shared", {{"bank_conflicts", {{"word_bytes", 4},
@@ -87,6 +90,8 @@ TEST_CASE("the bandwidth section prints each level's peak, in-flight need, datas
         "  shared\n"
         "    bank conflicts (4-byte words), slowdown by stride: 1: 1.0x 2: 2.0x\n"
         "  L2: fit_concurrency_sweep: 2 points\n"
+        "    loaded latency (bandwidth/loaded_latency): 153.4 ns unloaded + 57.0 ns x B / (7.40 TB/s - B), "
+        "confidence 0.98\n"
         "    footprint plateau L2: 7.20 TB/s up to 25 MiB\n"
         "  DRAM read     peak 1.84 TB/s (9.2 B/clk/SM, loaded-latency model), 90% of it from 28 KiB "
         "in flight per SM, confidence 0.50\n"
