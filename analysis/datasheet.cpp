@@ -20,6 +20,10 @@ const Entry kTable[] = {
     {"a100 80gb pcie", {"A100 80GB PCIe", 1935e9, "FIGURES §1 D [GLK], [TC-A100]", 19.5e12, 9.7e12, "FIGURES §1 D [GLK]"}},
     {"a100-sxm4-80gb", {"A100 80GB SXM", 2039e9, "FIGURES §1 D [GLK], [TC-A100]", 19.5e12, 9.7e12, "FIGURES §1 D [GLK]"}},
     {"a100", {"A100 40GB", 1555e9, "FIGURES §1 D [A100-DS via GLK, PC2]", 19.5e12, 9.7e12, "FIGURES §1 D [A100-DS via GLK, PC2]"}},
+    // The PCIe card boosts to 1380 MHz, not the SXM2's 1530: its CUDA-core peak is derived from
+    // FIGURES §1's clock and SM count (80 SMs x 128 FP32 FLOP/clk x 1380 MHz; FP64 half of it).
+    {"v100-pcie", {"V100 PCIe", 900e9, "FIGURES §1 D [NVBLOG-TC9]", 14.13e12, 7.07e12,
+                   "derived: 80 SMs x 128 FLOP/clk x 1380 MHz (FIGURES §1 D [TPU-DB] clocks, P [MT4G] SMs)"}},
     {"v100", {"V100", 900e9, "FIGURES §1 D [NVBLOG-TC9]", 15.7e12, 7.8e12, "FIGURES §1 D [FUDZ] (SXM2)"}},
     {"l40s", {"L40S", 860e9, "FIGURES §1 D [MLE]", 91.6e12, 0, "FIGURES §1 D [MLE]"}},
     {"a40", {"A40", 696e9, "FIGURES §1 D [A40-DS via ecer]", 37.4e12, 0, "FIGURES §1 D [A40-DS via ecer]"}},

@@ -116,6 +116,9 @@ TEST_CASE("the datasheet table names the part and its source, most specific matc
   CHECK(analysis::datasheet_for("NVIDIA A100 80GB PCIe")->dram_bytes_per_s == 1935e9);
   CHECK(analysis::datasheet_for("NVIDIA A100-SXM4-40GB")->dram_bytes_per_s == 1555e9);
   CHECK(analysis::datasheet_for("Tesla V100-PCIE-16GB")->source.find("FIGURES") == 0);
+  // The PCIe V100 has its own (lower-clocked) CUDA-core peak, not the SXM2's 15.7 TFLOP/s.
+  CHECK(analysis::datasheet_for("Tesla V100-PCIE-16GB")->fp32_flops_per_s == Approx(14.13e12));
+  CHECK(analysis::datasheet_for("Tesla V100-SXM2-16GB")->fp32_flops_per_s == 15.7e12);
   CHECK_FALSE(analysis::datasheet_for("NVIDIA L40").has_value());   // no published figure read
   CHECK_FALSE(analysis::datasheet_for("Some Future GPU").has_value());
 }
