@@ -13,21 +13,37 @@ struct Entry {
 
 // docs/FIGURES.md section 1 ("Mem BW", "FP32", "FP64"); most specific patterns first.
 const Entry kTable[] = {
-    {"h100 pcie", {"H100 PCIe", 2000e9, "FIGURES §1 D [HPCTECH], [MLE]", 51e12, 26e12, "FIGURES §1 D [HPCTECH]"}},
+    {"h100 pcie", {"H100 PCIe", 2000e9, "FIGURES §1 D [HPCTECH], [MLE]", 51e12, 26e12, "FIGURES §1 D [HPCTECH]",
+                   {{"f64", 51e12}, {"tf32", 378e12}, {"f16", 756e12}, {"bf16", 756e12}, {"e4m3", 1513e12}, {"e5m2", 1513e12}, {"s8", 1513e12}},
+                   "FIGURES §1 D [HPCTECH]"}},
     {"h100 nvl", {"H100 NVL", 3900e9, "FIGURES §1 S via [MLE]"}},
-    {"h100", {"H100 SXM5", 3350e9, "FIGURES §1 D [HPCTECH]", 67e12, 34e12, "FIGURES §1 D [HPCTECH]"}},
-    {"h200", {"H200 SXM", 4800e9, "FIGURES §1 D [MLE]", 67e12, 34e12, "FIGURES §1 D [MLE]"}},
-    {"a100 80gb pcie", {"A100 80GB PCIe", 1935e9, "FIGURES §1 D [GLK], [TC-A100]", 19.5e12, 9.7e12, "FIGURES §1 D [GLK]"}},
-    {"a100-sxm4-80gb", {"A100 80GB SXM", 2039e9, "FIGURES §1 D [GLK], [TC-A100]", 19.5e12, 9.7e12, "FIGURES §1 D [GLK]"}},
-    {"a100", {"A100 40GB", 1555e9, "FIGURES §1 D [A100-DS via GLK, PC2]", 19.5e12, 9.7e12, "FIGURES §1 D [A100-DS via GLK, PC2]"}},
+    {"h100", {"H100 SXM5", 3350e9, "FIGURES §1 D [HPCTECH]", 67e12, 34e12, "FIGURES §1 D [HPCTECH]",
+                   {{"f64", 67e12}, {"tf32", 494.5e12}, {"f16", 989e12}, {"bf16", 989e12}, {"e4m3", 1979e12}, {"e5m2", 1979e12}, {"s8", 1979e12}},
+                   "FIGURES §1 D [HPCTECH] (sparse figures halved)"}},
+    {"h200", {"H200 SXM", 4800e9, "FIGURES §1 D [MLE]", 67e12, 34e12, "FIGURES §1 D [MLE]",
+                   {{"f64", 67e12}, {"tf32", 494.5e12}, {"f16", 989e12}, {"bf16", 989e12}, {"e4m3", 1979e12}, {"e5m2", 1979e12}, {"s8", 1979e12}},
+                   "FIGURES §1 D [MLE]"}},
+    {"a100 80gb pcie", {"A100 80GB PCIe", 1935e9, "FIGURES §1 D [GLK], [TC-A100]", 19.5e12, 9.7e12, "FIGURES §1 D [GLK]",
+                   {{"f64", 19.5e12}, {"tf32", 156e12}, {"f16", 312e12}, {"bf16", 312e12}, {"s8", 624e12}, {"s4", 1248e12}}, "FIGURES §1 D [GLK], [TC-A100]"}},
+    {"a100-sxm4-80gb", {"A100 80GB SXM", 2039e9, "FIGURES §1 D [GLK], [TC-A100]", 19.5e12, 9.7e12, "FIGURES §1 D [GLK]",
+                   {{"f64", 19.5e12}, {"tf32", 156e12}, {"f16", 312e12}, {"bf16", 312e12}, {"s8", 624e12}, {"s4", 1248e12}}, "FIGURES §1 D [GLK], [TC-A100]"}},
+    {"a100", {"A100 40GB", 1555e9, "FIGURES §1 D [A100-DS via GLK, PC2]", 19.5e12, 9.7e12, "FIGURES §1 D [A100-DS via GLK, PC2]",
+                   {{"f64", 19.5e12}, {"tf32", 156e12}, {"f16", 312e12}, {"bf16", 312e12}, {"s8", 624e12}, {"s4", 1248e12}}, "FIGURES §1 D [A100-DS via GLK, PC2]"}},
     // The PCIe card boosts to 1380 MHz, not the SXM2's 1530: its CUDA-core peak is derived from
     // FIGURES §1's clock and SM count (80 SMs x 128 FP32 FLOP/clk x 1380 MHz; FP64 half of it).
     {"v100-pcie", {"V100 PCIe", 900e9, "FIGURES §1 D [NVBLOG-TC9]", 14.13e12, 7.07e12,
                    "derived: 80 SMs x 128 FLOP/clk x 1380 MHz (FIGURES §1 D [TPU-DB] clocks, P [MT4G] SMs)"}},
-    {"v100", {"V100", 900e9, "FIGURES §1 D [NVBLOG-TC9]", 15.7e12, 7.8e12, "FIGURES §1 D [FUDZ] (SXM2)"}},
-    {"l40s", {"L40S", 860e9, "FIGURES §1 D [MLE]", 91.6e12, 0, "FIGURES §1 D [MLE]"}},
-    {"a40", {"A40", 696e9, "FIGURES §1 D [A40-DS via ecer]", 37.4e12, 0, "FIGURES §1 D [A40-DS via ecer]"}},
-    {"b200", {"B200", 8000e9, "FIGURES §1", 80e12, 0, "FIGURES §1 D [MLE] (FP64 37 uncertain: left out)"}},
+    {"v100", {"V100", 900e9, "FIGURES §1 D [NVBLOG-TC9]", 15.7e12, 7.8e12, "FIGURES §1 D [FUDZ] (SXM2)",
+                   {{"f16", 125e12}}, "FIGURES §1 D [NVBLOG-TC9] (mixed precision, SXM2)"}},
+    {"l40s", {"L40S", 860e9, "FIGURES §1 D [MLE]", 91.6e12, 0, "FIGURES §1 D [MLE]",
+                   {{"tf32", 183e12}, {"f16", 362e12}, {"bf16", 362e12}, {"e4m3", 733e12}, {"e5m2", 733e12}, {"s8", 733e12}},
+                   "FIGURES §1 D [MLE]"}},
+    {"a40", {"A40", 696e9, "FIGURES §1 D [A40-DS via ecer]", 37.4e12, 0, "FIGURES §1 D [A40-DS via ecer]",
+                   {{"tf32", 74.8e12}, {"f16", 149.7e12}, {"bf16", 149.7e12}, {"s8", 299.3e12}, {"s4", 598.7e12}},
+                   "FIGURES §1 D [A40-DS via ecer]"}},
+    {"b200", {"B200", 8000e9, "FIGURES §1", 80e12, 0, "FIGURES §1 D [MLE] (FP64 37 uncertain: left out)",
+                   {{"tf32", 1125e12}, {"f16", 2250e12}, {"bf16", 2250e12}, {"e4m3", 4500e12}, {"e5m2", 4500e12}, {"s8", 4500e12}, {"e2m1", 9000e12}},
+                   "FIGURES §1 D [MLE]/DGX-B200 DS"}},
 };
 
 }  // namespace
@@ -39,6 +55,12 @@ std::optional<DatasheetPeak> datasheet_for(const std::string& device_name) {
   for (const auto& e : kTable)
     if (name.find(e.pattern) != std::string::npos) return e.peak;
   return std::nullopt;
+}
+
+double tensor_peak_flops_per_s(const DatasheetPeak& peak, const std::string& precision) {
+  for (const auto& [p, flops] : peak.tensor_flops_per_s)
+    if (p == precision) return flops;
+  return 0;
 }
 
 }  // namespace gpuprobe::analysis

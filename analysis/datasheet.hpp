@@ -3,6 +3,8 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace gpuprobe::analysis {
 
@@ -14,7 +16,14 @@ struct DatasheetPeak {
   double fp32_flops_per_s = 0;
   double fp64_flops_per_s = 0;
   std::string compute_source;
+  // Dense tensor-core peaks per input precision ("f16", "bf16", "tf32", "f64", "e4m3", "e5m2",
+  // "s8", "s4", "e2m1"), from FIGURES §1's TC columns; a precision left out has no published peak.
+  std::vector<std::pair<std::string, double>> tensor_flops_per_s;
+  std::string tensor_source;
 };
+
+// The dense tensor-core peak for `precision` (names as in tensor_flops_per_s), or 0.
+double tensor_peak_flops_per_s(const DatasheetPeak& peak, const std::string& precision);
 
 // The entry whose pattern the device name contains (the most specific pattern first), or none.
 std::optional<DatasheetPeak> datasheet_for(const std::string& device_name);

@@ -61,6 +61,18 @@ struct AluOpModel {
   std::string source;              // FIGURES.md keys, DER, or "assumption"
 };
 
+// Rate and latency of one tensor-core instruction form of the tensor family (probes/tensor/:
+// mma.sync, wgmma, tcgen05). `op` is the form's name as the tensor probes write it in their records
+// ("mma_m16n8k16_f16_f32": path, shape, input precision, accumulator); the simulated ops look it
+// up by that name and skip the form (with the reason) when the preset has no entry.
+struct TensorOpModel {
+  std::string op;
+  double flops_per_clk_per_sm = 0;   // dense FLOP (2 per multiply-add; integer kinds: 2 per MAC)
+  double latency_cycles = 0;         // one instruction, issue to result usable (a dependent chain)
+  bool emulated = false;             // the target runs the form as a sequence of other instructions
+  std::string source;                // FIGURES.md keys, DER, or "assumption"
+};
+
 struct Preset {
   std::string name;               // "h100"
   DeviceInfo info;                // what the simulated device reports (simulated = true)
@@ -92,6 +104,7 @@ struct Preset {
   double outlier_extra_cycles = 400;
   std::vector<LevelBandwidthModel> bandwidth;  // empty: the stream probes are unavailable
   std::vector<AluOpModel> compute;  // empty: compute/alu is unavailable; an op left out: skipped
+  std::vector<TensorOpModel> tensor;  // empty: the tensor probes are unavailable; a form left out: skipped
   uint32_t max_threads_per_sm = 2048;
   uint32_t max_blocks_per_sm = 32;
 };

@@ -123,6 +123,21 @@ TEST_CASE("the datasheet table names the part and its source, most specific matc
   CHECK_FALSE(analysis::datasheet_for("Some Future GPU").has_value());
 }
 
+TEST_CASE("the datasheet table gives dense tensor-core peaks per precision, 0 where none is published",
+          "[bandwidth][tensor]") {
+  const auto sxm = analysis::datasheet_for("NVIDIA H100 80GB HBM3");
+  REQUIRE(sxm.has_value());
+  CHECK(analysis::tensor_peak_flops_per_s(*sxm, "bf16") == 989e12);
+  CHECK(analysis::tensor_peak_flops_per_s(*sxm, "e4m3") == 1979e12);
+  CHECK(analysis::tensor_peak_flops_per_s(*sxm, "e2m1") == 0);          // no FP4 on Hopper
+  const auto a100 = analysis::datasheet_for("NVIDIA A100-SXM4-40GB");
+  CHECK(analysis::tensor_peak_flops_per_s(*a100, "tf32") == 156e12);
+  CHECK(analysis::tensor_peak_flops_per_s(*a100, "f64") == 19.5e12);    // FP64 tensor cores
+  CHECK(analysis::tensor_peak_flops_per_s(*a100, "e4m3") == 0);         // no FP8 on Ampere
+  CHECK(analysis::tensor_peak_flops_per_s(*analysis::datasheet_for("NVIDIA B200"), "e2m1") == 9000e12);
+  CHECK(analysis::tensor_peak_flops_per_s(*analysis::datasheet_for("NVIDIA H100 PCIe"), "f16") == 756e12);
+}
+
 namespace {
 
 // The loaded-latency probe with the default throttle ladder, made small: few hops, an L2 chain of
