@@ -112,8 +112,9 @@ Preset make_h100_sxm() {
        .source = "P [AZ] STREAM; write and queue: assumption"},
   };
   // CUDA-core ops (probes/compute/alu_sim.cpp): thread-ops per clock per SM and dependent
-  // latency. Rates from the datasheet's TFLOPS where FIGURES §1 has them; the rest assumed.
-  p.compute = {
+  // latency. Rates from the datasheet's TFLOPS where FIGURES §1 has them; the other ops'
+  // rates and latencies are assumed alike from sm_80 on (assumed_alu_ops(), presets/common.cpp).
+  p.compute = with_assumed_alu_ops({
       {.op = "fma_rn_f32", .ops_per_clk_per_sm = 128, .latency_cycles = 4,
        .source = "DER D [HPCTECH] 67 TFLOPS / (132 SMs x 1980 MHz x 2) = 128.2; latency: assumption"},
       {.op = "fma_rn_f64", .ops_per_clk_per_sm = 64, .latency_cycles = 8,
@@ -122,23 +123,7 @@ Preset make_h100_sxm() {
        .source = "assumption: non-tensor FP16 at 2x FP32 (not in FIGURES)"},
       {.op = "fma_rn_bf16x2", .ops_per_clk_per_sm = 128, .latency_cycles = 6,
        .source = "assumption: as f16x2"},
-      {.op = "mad_lo_s32", .ops_per_clk_per_sm = 64, .latency_cycles = 4,
-       .source = "assumption: CUDA C++ Programming Guide throughput table (not in FIGURES); latency: assumption (P [R6000D] measures FFMA and IMAD at 4.44 on GB202)"},
-      {.op = "add_add_u32", .ops_per_clk_per_sm = 64, .latency_cycles = 4,
-       .source = "assumption: CUDA C++ Programming Guide throughput table (not in FIGURES); latency: assumption"},
-      {.op = "ex2_approx_ftz_f32", .ops_per_clk_per_sm = 16, .latency_cycles = 18,
-       .source = "assumption: CUDA C++ Programming Guide throughput table (not in FIGURES) (16 MUFU/clk/SM); latency: assumption"},
-      {.op = "rsqrt_approx_ftz_f32", .ops_per_clk_per_sm = 16, .latency_cycles = 18,
-       .source = "assumption: CUDA C++ Programming Guide throughput table (not in FIGURES) (16 MUFU/clk/SM); latency: assumption"},
-      {.op = "sin_approx_ftz_f32", .ops_per_clk_per_sm = 16, .latency_cycles = 22,
-       .source = "assumption: CUDA C++ Programming Guide throughput table (not in FIGURES) (16 MUFU/clk/SM); latency: assumption"},
-      {.op = "tanh_approx_f32", .ops_per_clk_per_sm = 16, .latency_cycles = 18,
-       .source = "assumption: CUDA C++ Programming Guide throughput table (not in FIGURES) (16 MUFU/clk/SM); latency: assumption"},
-      {.op = "cvt_f16_f32", .ops_per_clk_per_sm = 16, .latency_cycles = 10,
-       .source = "assumption: CUDA C++ Programming Guide throughput table (not in FIGURES) (conversions 16/clk/SM, a round trip's F2FP/HADD2 pair); latency: assumption"},
-      {.op = "cvt_s32_f32", .ops_per_clk_per_sm = 8, .latency_cycles = 14,
-       .source = "assumption: CUDA C++ Programming Guide throughput table (not in FIGURES) (two 16/clk/SM conversions per round trip); latency: assumption"},
-  };
+  });
   p.max_threads_per_sm = 2048;      // D CUDA compute capability 9.0 limits
   p.max_blocks_per_sm = 32;         // D CUDA compute capability 9.0 limits
   return p;
