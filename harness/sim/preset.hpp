@@ -73,6 +73,29 @@ struct TensorOpModel {
   std::string source;                // FIGURES.md keys, DER, or "assumption"
 };
 
+// What launching costs on the simulated device, for the launch family (probes/launch/launch_sim.cpp;
+// the measures are probes/launch/launch_ops.hpp's). Filled per preset in presets/launch_costs.cpp,
+// each number citing FIGURES.md §7 (and §6) or marked as an assumption.
+struct SmallKernelCost {
+  std::string method;             // "stream", "graph", "gsync", "pt"
+  double overhead_ns = 0;         // a of T = a + V/b: per launch or per pass
+  double bytes_per_s = 0;         // b: SCALE's bandwidth while its data sits in the L2
+  std::string source;
+};
+struct LaunchCostModel {
+  double host_enqueue_ns = 0;     // 0: the simulated launch probes are unavailable
+  double round_trip_ns = 0;       // launch + synchronize
+  double back_to_back_ns = 0;     // GPU time per empty kernel, many in a row
+  double gap_ns = 0;              // one kernel's end to the next one's start
+  double pdl_launch_ns = 0;       // a PDL secondary's start after its primary's trigger (0: no PDL)
+  double graph_instantiate_ns = 0, graph_instantiate_per_node_ns = 0;
+  double graph_update_ns = 0, graph_update_per_node_ns = 0;
+  double graph_launch_ns = 0, graph_launch_per_node_ns = 0;
+  double device_graph_launch_ns = 0;  // a device-side cudaGraphLaunch to the child's start
+  std::vector<SmallKernelCost> small_kernels;
+  std::string source;             // the citations, field by field
+};
+
 struct Preset {
   std::string name;               // "h100"
   DeviceInfo info;                // what the simulated device reports (simulated = true)
@@ -105,6 +128,7 @@ struct Preset {
   std::vector<LevelBandwidthModel> bandwidth;  // empty: the stream probes are unavailable
   std::vector<AluOpModel> compute;  // empty: compute/alu is unavailable; an op left out: skipped
   std::vector<TensorOpModel> tensor;  // empty: the tensor probes are unavailable; a form left out: skipped
+  LaunchCostModel launch;           // host_enqueue_ns 0: the launch probes are unavailable
   uint32_t max_threads_per_sm = 2048;
   uint32_t max_blocks_per_sm = 32;
 };
