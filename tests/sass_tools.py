@@ -162,6 +162,55 @@ def find_cuobjdump_or_fail(name, python):
     return tool
 
 
+def start(args, log, python):
+    """(cuobjdump, None) when the SASS can be checked, else (None, exit status) after saying why.
+
+    Without CUDA probes (--with-cuda false) there is nothing to check: status 0, unless the build
+    is configured with CUDA after all (a CMake cache saying so, or CUDA targets named), which
+    fails. With them, a missing cuobjdump fails.
+    """
+    from cuda_tools import truthy
+    if not truthy(args.with_cuda):
+        cache = os.path.join(args.build_dir, "CMakeCache.txt")
+        configured_on = False
+        if os.path.exists(cache):
+            with open(cache) as f:
+                configured_on = any(re.match(r"GPUPROBE_WITH_CUDA:BOOL=(ON|1|TRUE)$", line.strip(),
+                                             re.I) for line in f)
+        if configured_on or args.cuda_targets.strip():
+            print(f"{log}: told --with-cuda false, but the build is configured with CUDA")
+            print(f"{log}: 0 passed, 1 failed")
+            return None, 1
+        print(f"{log}: the CUDA probes are not built (GPUPROBE_WITH_CUDA=OFF): nothing to check")
+        print(f"{log}: 0 passed, 0 failed")
+        return None, 0
+    cuobjdump = find_cuobjdump_or_fail(log, python)
+    return cuobjdump, (None if cuobjdump else 1)
+
+
+def check_mutations(checker, functions, mutants, check, arch, log):
+    """The checks' self-test: each mutant kernel must fail the check it names; a control passes all.
+
+    functions: {kernel: [instruction]} of the mutants' SASS on `arch`; mutants: [(label, kernel,
+    kind)], kind None for a control; check(probe_checker, where, instructions, index) runs the
+    checks on one kernel (index: its place in `mutants`, for per-mutant claims).
+    """
+    for index, (label, kernel, kind) in enumerate(mutants):
+        if not checker.check(kernel in functions, f"self-test {label}: kernel {kernel} present"):
+            continue
+        probe = Checker(quiet=True)
+        check(probe, f"{arch} {kernel}", functions[kernel], index)
+        if kind is None:
+            checker.check(probe.failed == 0, f"self-test: {label} passes every check",
+                          " || ".join(m for _, m in probe.failures))
+            continue
+        caught = [m for k, m in probe.failures if k == kind]
+        if checker.check(bool(caught), f"self-test: mutation '{label}' caught by the {kind} check",
+                         "its checks: " + (" || ".join(m for _, m in probe.failures) or
+                                           "all passed")):
+            print(f"{log}: mutation '{label}' caught: {caught[0][len('FAIL '):]}")
+
+
 def disassemble(args, sources, checker, cuobjdump, extra=None, log="sass"):
     """SASS of every source on every target.
 

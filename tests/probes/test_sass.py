@@ -31,9 +31,9 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from cuda_tools import test_args, truthy  # noqa: E402
+from cuda_tools import test_args  # noqa: E402
 from sass_tools import (CONTROL_OPS, MEMORY_OPS, TARGETS, Checker, disassemble,  # noqa: E402
-                        find_cuobjdump_or_fail, hygiene, lines, parse_sass, print_summary,
+                        check_mutations, hygiene, lines, parse_sass, print_summary, start,
                         scoreboard)
 
 # Where the kernels live, relative to the source tree.
@@ -491,20 +491,9 @@ def mutant_variant(variants):
 def check_mutants(checker, sass, variant):
     functions = next(iter(parse_sass(sass, MUTANT_ARCH).values()), {})
     modifiers = expected_ldg(variant, MUTANT_ARCH)
-    for label, kernel, kind in MUTANTS:
-        if not checker.check(kernel in functions, f"self-test {label}: kernel {kernel} present"):
-            continue
-        probe = Checker(quiet=True)
-        check_chase(probe, f"{MUTANT_ARCH} {kernel}", functions[kernel], "global", modifiers)
-        if kind is None:
-            checker.check(probe.failed == 0, "self-test: the unmutated chase passes every check",
-                          " || ".join(m for _, m in probe.failures))
-            continue
-        caught = [m for k, m in probe.failures if k == kind]
-        if checker.check(bool(caught), f"self-test: mutation {label} caught by the {kind} check",
-                         "its checks: " + (" || ".join(m for _, m in probe.failures) or
-                                           "all passed")):
-            print(f"sass: mutation {label} caught: {caught[0][len('FAIL '):]}")
+    check_mutations(checker, functions, MUTANTS,
+                    lambda probe, where, ins, i: check_chase(probe, where, ins, "global", modifiers),
+                    MUTANT_ARCH, "sass")
 
 
 # ---------------------------------------------------------------- driver
@@ -515,24 +504,9 @@ def main():
     HOPS = hops_per_iteration(args.source_dir)
     variants = load_variants(args.source_dir)
 
-    if not truthy(args.with_cuda):
-        cache = os.path.join(args.build_dir, "CMakeCache.txt")
-        configured_on = False
-        if os.path.exists(cache):
-            with open(cache) as f:
-                configured_on = any(re.match(r"GPUPROBE_WITH_CUDA:BOOL=(ON|1|TRUE)$", l.strip(),
-                                             re.I) for l in f)
-        if configured_on or args.cuda_targets.strip():
-            print("sass: told --with-cuda false, but the build is configured with CUDA")
-            print("sass: 0 passed, 1 failed")
-            return 1
-        print("sass: the CUDA probes are not built (GPUPROBE_WITH_CUDA=OFF): nothing to check")
-        print("sass: 0 passed, 0 failed")
-        return 0
-
-    cuobjdump = find_cuobjdump_or_fail("sass", sys.executable)
+    cuobjdump, status = start(args, "sass", sys.executable)
     if cuobjdump is None:
-        return 1
+        return status
     checker = Checker()
     mutants = {"mutants": (MUTANT_SOURCE.replace("VARIANT", mutant_variant(variants)[0]),
                            MUTANT_ARCH)}

@@ -36,9 +36,10 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from cuda_tools import test_args, truthy  # noqa: E402
+from cuda_tools import test_args  # noqa: E402
 from sass_tools import (CONTROL_OPS, MEMORY_OPS, TARGETS, Checker, disassemble,  # noqa: E402
-                        find_cuobjdump_or_fail, hygiene, lines, loops, parse_sass, print_summary)
+                        check_mutations, hygiene, lines, loops, parse_sass, print_summary,
+                        start)
 
 LOG = "sass_bandwidth"
 SOURCES = {"stream": os.path.join("probes", "bandwidth", "stream.cu"),
@@ -403,55 +404,27 @@ MUTANTS = [("control", "gpuprobe_mutant_control", ("read_l2", 16, 4), None),
 
 def check_mutants(checker, sass):
     functions = next(iter(parse_sass(sass, MUTANT_ARCH).values()), {})
-    for label, kernel, (claim, vec_bytes, ilp), kind in MUTANTS:
-        if not checker.check(kernel in functions, f"self-test {label}: kernel {kernel} present"):
-            continue
-        probe = Checker(quiet=True)
-        check_kernel(probe, f"{MUTANT_ARCH} {kernel}", functions[kernel], claim, vec_bytes, ilp,
-                     MUTANT_ARCH)
-        if kind is None:
-            checker.check(probe.failed == 0, f"self-test: {label} passes every check",
-                          " || ".join(m for _, m in probe.failures))
-            continue
-        caught = [m for k, m in probe.failures if k == kind]
-        if checker.check(bool(caught), f"self-test: mutation '{label}' caught by the {kind} check",
-                         "its checks: " + (" || ".join(m for _, m in probe.failures) or
-                                           "all passed")):
-            print(f"{LOG}: mutation '{label}' caught: {caught[0][len('FAIL '):]}")
+
+    def check(probe, where, ins, i):
+        claim, vec_bytes, ilp = MUTANTS[i][2]
+        check_kernel(probe, where, ins, claim, vec_bytes, ilp, MUTANT_ARCH)
+    check_mutations(checker, functions, [(label, kernel, kind) for label, kernel, _, kind in MUTANTS],
+                    check, MUTANT_ARCH, LOG)
 
 
 def check_loaded_mutants(checker, sass, constants):
     functions = next(iter(parse_sass(sass, MUTANT_ARCH).values()), {})
-    for label, kernel, kind in LOADED_MUTANTS:
-        if not checker.check(kernel in functions, f"self-test {label}: kernel {kernel} present"):
-            continue
-        probe = Checker(quiet=True)
-        check_loaded(probe, f"{MUTANT_ARCH} {kernel}", functions[kernel], constants)
-        if kind is None:
-            checker.check(probe.failed == 0, f"self-test: {label} passes every check",
-                          " || ".join(m for _, m in probe.failures))
-            continue
-        caught = [m for k, m in probe.failures if k == kind]
-        if checker.check(bool(caught), f"self-test: mutation '{label}' caught by the {kind} check",
-                         "its checks: " + (" || ".join(m for _, m in probe.failures) or
-                                           "all passed")):
-            print(f"{LOG}: mutation '{label}' caught: {caught[0][len('FAIL '):]}")
+    check_mutations(checker, functions, LOADED_MUTANTS,
+                    lambda probe, where, ins, i: check_loaded(probe, where, ins, constants),
+                    MUTANT_ARCH, LOG)
 
 
 def main():
     args = test_args(__doc__.splitlines()[0])
     shape_list = shapes(args.source_dir)
-    if not truthy(args.with_cuda):
-        if args.cuda_targets.strip():
-            print(f"{LOG}: told --with-cuda false, but CUDA targets were built")
-            print(f"{LOG}: 0 passed, 1 failed")
-            return 1
-        print(f"{LOG}: the CUDA probes are not built (GPUPROBE_WITH_CUDA=OFF): nothing to check")
-        print(f"{LOG}: 0 passed, 0 failed")
-        return 0
-    cuobjdump = find_cuobjdump_or_fail(LOG, sys.executable)
+    cuobjdump, status = start(args, LOG, sys.executable)
     if cuobjdump is None:
-        return 1
+        return status
     checker = Checker()
     loaded = loaded_constants(args.source_dir)
     per_arch, origins, extra = disassemble(args, SOURCES, checker, cuobjdump,

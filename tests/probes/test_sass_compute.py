@@ -23,9 +23,9 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from cuda_tools import test_args, truthy  # noqa: E402
+from cuda_tools import test_args  # noqa: E402
 from sass_tools import (CONTROL_OPS, MEMORY_OPS, TARGETS, Checker, disassemble,  # noqa: E402
-                        find_cuobjdump_or_fail, hygiene, lines, loops, parse_sass,
+                        check_mutations, hygiene, lines, loops, parse_sass, start,
                         print_summary)
 
 LOG = "sass_compute"
@@ -248,36 +248,17 @@ MUTANTS = [("control", "gpuprobe_mutant_control", {"IMAD": 64}, None),
 
 def check_mutants(checker, sass):
     functions = next(iter(parse_sass(sass, MUTANT_ARCH).values()), {})
-    for label, kernel, counts, kind in MUTANTS:
-        if not checker.check(kernel in functions, f"self-test {label}: kernel {kernel} present"):
-            continue
-        probe = Checker(quiet=True)
-        check_kernel(probe, f"{MUTANT_ARCH} {kernel}", functions[kernel], counts)
-        if kind is None:
-            checker.check(probe.failed == 0, f"self-test: {label} passes every check",
-                          " || ".join(m for _, m in probe.failures))
-            continue
-        caught = [m for k, m in probe.failures if k == kind]
-        if checker.check(bool(caught), f"self-test: mutation '{label}' caught by the {kind} check",
-                         "its checks: " + (" || ".join(m for _, m in probe.failures) or
-                                           "all passed")):
-            print(f"{LOG}: mutation '{label}' caught: {caught[0][len('FAIL '):]}")
+    check_mutations(checker, functions, [(label, kernel, kind) for label, kernel, _, kind in MUTANTS],
+                    lambda probe, where, ins, i: check_kernel(probe, where, ins, MUTANTS[i][2]),
+                    MUTANT_ARCH, LOG)
 
 
 def main():
     args = test_args(__doc__.splitlines()[0])
     op_list = ops(args.source_dir)
-    if not truthy(args.with_cuda):
-        if args.cuda_targets.strip():
-            print(f"{LOG}: told --with-cuda false, but CUDA targets were built")
-            print(f"{LOG}: 0 passed, 1 failed")
-            return 1
-        print(f"{LOG}: the CUDA probes are not built (GPUPROBE_WITH_CUDA=OFF): nothing to check")
-        print(f"{LOG}: 0 passed, 0 failed")
-        return 0
-    cuobjdump = find_cuobjdump_or_fail(LOG, sys.executable)
+    cuobjdump, status = start(args, LOG, sys.executable)
     if cuobjdump is None:
-        return 1
+        return status
     checker = Checker()
     per_arch, origins, extra = disassemble(args, SOURCES, checker, cuobjdump,
                                            {"mutants": (MUTANT_SOURCE, MUTANT_ARCH)}, LOG)
