@@ -20,4 +20,20 @@ std::vector<AluOpModel> assumed_alu_ops();
 // `cited` (a preset's own FMA entries, each citing FIGURES) followed by assumed_alu_ops().
 std::vector<AluOpModel> with_assumed_alu_ops(std::vector<AluOpModel> cited);
 
+// The mma.sync forms of tensor/mma (ptx/mma_forms.def) a preset's GPU runs: f16/bf16 (f16 and f32
+// accumulate) at f16_flops_per_clk_per_sm, tf32, s8, s4 and fp8 at the GPU's published ratios to
+// f16 (FIGURES §1), f64 where given; fp8 on sm_90-110 and s4 on sm_90+ marked emulated (PTX_NOTES.md
+// section 2.1) at the rate of the instructions they become (assumption). presets/mma_sync.cpp.
+struct MmaSyncRates {
+  int sm = 80;                            // the forms this SM accepts and which it emulates
+  double f16_flops_per_clk_per_sm = 0;    // dense FLOP/clk/SM of an f16 mma.sync
+  double tf32_ratio = 0.5, s8_ratio = 2, s4_ratio = 4, fp8_ratio = 2;
+  double latency_cycles = 0;              // dependent f16/bf16/tf32/fp8 mma
+  double s8_latency_cycles = 0;           // dependent s8/s4 mma
+  double f64_flops_per_clk_per_sm = 0;    // 0: no f64 model (the forms are skipped)
+  double f64_latency_cycles = 0;
+  std::string rate_source, ratio_source, latency_source, f64_source;
+};
+std::vector<TensorOpModel> mma_sync_ops(const MmaSyncRates& rates);
+
 }  // namespace gpuprobe::sim::presets_detail

@@ -1,0 +1,254 @@
+// tensor/mma: the mma.sync kernels (probes/tensor/mma.cuh: the form table and the contract).
+// Per form of ptx/mma_forms.def three extern "C" kernels:
+//   gpuprobe_mma_<form>_tile  one mma from the lanes' fragments, D stored (the self-check)
+//   gpuprobe_mma_<form>_lat   one accumulator, kMmaPerIteration dependent mmas per iteration
+//   gpuprobe_mma_<form>_thr   kMmaThroughputChains accumulators, interleaved, 4 mmas each per
+//                             iteration (32 in all)
+// A form whose instruction this compile pass lacks traps; the host refuses it before that.
+// Device code only (NVRTC-safe); the host side is mma_cuda.cpp.
+#include "probes/tensor/mma.cuh"
+#include "ptx/mma.cuh"
+#include "ptx/sreg.cuh"
+
+namespace gpuprobe::probes::tensor::device {
+
+// Register <-> words.
+template <class T>
+__device__ __forceinline__ T reg_from(const uint32_t* w, int i);
+template <>
+__device__ __forceinline__ uint32_t reg_from<uint32_t>(const uint32_t* w, int i) { return w[i]; }
+template <>
+__device__ __forceinline__ float reg_from<float>(const uint32_t* w, int i) {
+  return __uint_as_float(w[i]);
+}
+template <>
+__device__ __forceinline__ double reg_from<double>(const uint32_t* w, int i) {
+  return __longlong_as_double(static_cast<long long>(uint64_t(w[2 * i]) | uint64_t(w[2 * i + 1]) << 32));
+}
+__device__ __forceinline__ uint64_t reg_bits(uint32_t x) { return x; }
+__device__ __forceinline__ uint64_t reg_bits(float x) { return __float_as_uint(x); }
+__device__ __forceinline__ uint64_t reg_bits(double x) {
+  return static_cast<uint64_t>(__double_as_longlong(x));
+}
+__device__ __forceinline__ uint32_t reg_with_bits(uint32_t, uint64_t v) { return static_cast<uint32_t>(v); }
+__device__ __forceinline__ float reg_with_bits(float, uint64_t v) {
+  return __uint_as_float(static_cast<uint32_t>(v));
+}
+__device__ __forceinline__ double reg_with_bits(double, uint64_t v) {
+  return __longlong_as_double(static_cast<long long>(v));
+}
+template <class T>
+__device__ __forceinline__ void reg_store(uint32_t* w, int i, T x) {
+  const uint64_t b = reg_bits(x);
+  if constexpr (sizeof(T) == 8) {
+    w[2 * i] = static_cast<uint32_t>(b);
+    w[2 * i + 1] = static_cast<uint32_t>(b >> 32);
+  } else {
+    w[i] = static_cast<uint32_t>(b);
+  }
+}
+
+// One struct per form: register types and counts, whether this pass has it (kOnThisPass; mma
+// exists only where it is true) and whether ptxas emulates it here (kEmulated: the kernels feed the
+// accumulator back into A).
+#define GPUPROBE_MMA_STRUCT(id, has, emulated, AT, CT, na, nb, nc, wrapper)                   \
+  struct id {                                                                                \
+    using AReg = AT;                                                                         \
+    using CReg = CT;                                                                         \
+    static constexpr int kA = na, kB = nb, kC = nc;                                          \
+    static constexpr bool kOnThisPass = has;                                                 \
+    static constexpr bool kEmulated = emulated;                                              \
+    static __device__ __forceinline__ void mma(CReg (&d)[nc], const AReg (&a)[na],           \
+                                               const AReg (&b)[nb]) {                        \
+      if constexpr (has) ptx::wrapper(d, a, b);                                              \
+    }                                                                                        \
+  };
+
+#if GPUPROBE_PTX_HAS_MMA_SM75
+#define GPUPROBE_MMA_W75(w) w
+#else
+#define GPUPROBE_MMA_W75(w) none
+#endif
+#if GPUPROBE_PTX_HAS_MMA_SM80
+#define GPUPROBE_MMA_W80(w) w
+#else
+#define GPUPROBE_MMA_W80(w) none
+#endif
+#if GPUPROBE_PTX_HAS_MMA_F64_M16N8K16
+#define GPUPROBE_MMA_W90(w) w
+#else
+#define GPUPROBE_MMA_W90(w) none
+#endif
+#if GPUPROBE_PTX_HAS_MMA_FP8
+#define GPUPROBE_MMA_W89(w) w
+#else
+#define GPUPROBE_MMA_W89(w) none
+#endif
+
+}  // namespace gpuprobe::probes::tensor::device
+
+namespace gpuprobe::ptx {
+// Stand-in where a pass lacks the form (never called: kOnThisPass is false there).
+template <class D, class A, class B>
+__device__ __forceinline__ void none(D&, const A&, const B&) {}
+}  // namespace gpuprobe::ptx
+
+namespace gpuprobe::probes::tensor::device {
+
+GPUPROBE_MMA_STRUCT(m16n8k8_f16_f32, GPUPROBE_PTX_HAS_MMA_SM75, false, uint32_t, float, 2, 1, 4,
+                    GPUPROBE_MMA_W75(mma_sync_aligned_m16n8k8_row_col_f32_f16_f16_f32))
+GPUPROBE_MMA_STRUCT(m16n8k16_f16_f16, GPUPROBE_PTX_HAS_MMA_SM80, false, uint32_t, uint32_t, 4, 2, 2,
+                    GPUPROBE_MMA_W80(mma_sync_aligned_m16n8k16_row_col_f16_f16_f16_f16))
+GPUPROBE_MMA_STRUCT(m16n8k16_f16_f32, GPUPROBE_PTX_HAS_MMA_SM80, false, uint32_t, float, 4, 2, 4,
+                    GPUPROBE_MMA_W80(mma_sync_aligned_m16n8k16_row_col_f32_f16_f16_f32))
+GPUPROBE_MMA_STRUCT(m16n8k16_bf16_f32, GPUPROBE_PTX_HAS_MMA_SM80, false, uint32_t, float, 4, 2, 4,
+                    GPUPROBE_MMA_W80(mma_sync_aligned_m16n8k16_row_col_f32_bf16_bf16_f32))
+GPUPROBE_MMA_STRUCT(m16n8k8_tf32_f32, GPUPROBE_PTX_HAS_MMA_SM80, false, uint32_t, float, 4, 2, 4,
+                    GPUPROBE_MMA_W80(mma_sync_aligned_m16n8k8_row_col_f32_tf32_tf32_f32))
+GPUPROBE_MMA_STRUCT(m8n8k4_f64_f64, GPUPROBE_PTX_HAS_MMA_SM80, false, double, double, 1, 1, 2,
+                    GPUPROBE_MMA_W80(mma_sync_aligned_m8n8k4_row_col_f64_f64_f64_f64))
+GPUPROBE_MMA_STRUCT(m16n8k16_f64_f64, GPUPROBE_PTX_HAS_MMA_F64_M16N8K16, false, double, double, 8,
+                    4, 4, GPUPROBE_MMA_W90(mma_sync_aligned_m16n8k16_row_col_f64_f64_f64_f64))
+GPUPROBE_MMA_STRUCT(m16n8k32_s8_s32, GPUPROBE_PTX_HAS_MMA_SM80, false, uint32_t, uint32_t, 4, 2, 4,
+                    GPUPROBE_MMA_W80(mma_sync_aligned_m16n8k32_row_col_s32_s8_s8_s32))
+GPUPROBE_MMA_STRUCT(m16n8k64_s4_s32, GPUPROBE_PTX_HAS_MMA_SM80, GPUPROBE_PTX_MMA_S4_EMULATED,
+                    uint32_t, uint32_t, 4, 2, 4,
+                    GPUPROBE_MMA_W80(mma_sync_aligned_m16n8k64_row_col_s32_s4_s4_s32))
+GPUPROBE_MMA_STRUCT(m16n8k32_e4m3_f32, GPUPROBE_PTX_HAS_MMA_FP8, GPUPROBE_PTX_MMA_FP8_EMULATED,
+                    uint32_t, float, 4, 2, 4,
+                    GPUPROBE_MMA_W89(mma_sync_aligned_m16n8k32_row_col_f32_e4m3_e4m3_f32))
+GPUPROBE_MMA_STRUCT(m16n8k32_e5m2_f32, GPUPROBE_PTX_HAS_MMA_FP8, GPUPROBE_PTX_MMA_FP8_EMULATED,
+                    uint32_t, float, 4, 2, 4,
+                    GPUPROBE_MMA_W89(mma_sync_aligned_m16n8k32_row_col_f32_e5m2_e5m2_f32))
+
+#undef GPUPROBE_MMA_STRUCT
+#undef GPUPROBE_MMA_W75
+#undef GPUPROBE_MMA_W80
+#undef GPUPROBE_MMA_W89
+#undef GPUPROBE_MMA_W90
+
+template <class F>
+struct Operands {
+  typename F::AReg a[F::kA];
+  typename F::AReg b[F::kB];
+  typename F::AReg b_neg[F::kB];
+  typename F::CReg c[F::kC];
+};
+
+template <class F>
+__device__ __forceinline__ Operands<F> load_operands(const MmaLane& l) {
+  Operands<F> o;
+#pragma unroll
+  for (int i = 0; i < F::kA; ++i) o.a[i] = reg_from<typename F::AReg>(l.a, i);
+#pragma unroll
+  for (int i = 0; i < F::kB; ++i) {
+    o.b[i] = reg_from<typename F::AReg>(l.b, i);
+    o.b_neg[i] = reg_from<typename F::AReg>(l.b_neg, i);
+  }
+#pragma unroll
+  for (int i = 0; i < F::kC; ++i) o.c[i] = reg_from<typename F::CReg>(l.c, i);
+  return o;
+}
+
+template <class F>
+__device__ __forceinline__ void run_tile(const MmaArgs& args, uint32_t* d) {
+  const uint32_t lane = threadIdx.x & 31;
+  Operands<F> o = load_operands<F>(args.lanes[lane]);
+  F::mma(o.c, o.a, o.b);
+#pragma unroll
+  for (int i = 0; i < F::kC; ++i) reg_store(d + lane * kMmaMaxCWords, i, o.c[i]);
+}
+
+// One mma of chain `acc`; emulated forms first feed the accumulator into A (see mma.cuh).
+template <class F>
+__device__ __forceinline__ void step(typename F::CReg (&acc)[F::kC], const typename F::AReg (&a)[F::kA],
+                                     const typename F::AReg (&b)[F::kB], uint64_t zero) {
+  if constexpr (F::kEmulated) {
+    typename F::AReg fed[F::kA];
+#pragma unroll
+    for (int i = 0; i < F::kA; ++i) fed[i] = a[i];
+    fed[0] = reg_with_bits(fed[0], reg_bits(fed[0]) ^ (reg_bits(acc[0]) & zero));
+    F::mma(acc, fed, b);
+  } else {
+    F::mma(acc, a, b);
+  }
+}
+
+template <class F, int kChains>
+__device__ __forceinline__ void run_chains(const MmaArgs& args, MmaWarpOut* out) {
+  using CReg = typename F::CReg;
+  constexpr int kPerChain = kMmaPerIteration / kChains;
+  static_assert(kPerChain % 2 == 0, "each chain alternates B and -B");
+  const Operands<F> o = load_operands<F>(args.lanes[threadIdx.x & 31]);
+  // Distinct starts (C ^ (k & zero)): ptxas cannot merge chains it cannot prove equal.
+  CReg acc[kChains][F::kC];
+  uint64_t first = 0;
+#pragma unroll
+  for (int k = 0; k < kChains; ++k) {
+#pragma unroll
+    for (int i = 0; i < F::kC; ++i) {
+      acc[k][i] = reg_with_bits(o.c[i], reg_bits(o.c[i]) ^ (uint64_t(k) & args.zero));
+      first ^= reg_bits(acc[k][i]);
+    }
+  }
+  const uint64_t c0 = ptx::get_sreg_clock64_after(first, args.zero);
+#pragma unroll 1
+  for (uint64_t it = args.iterations; it != 0; --it) {
+#pragma unroll
+    for (int u = 0; u < kPerChain; u += 2) {
+#pragma unroll
+      for (int k = 0; k < kChains; ++k) step<F>(acc[k], o.a, o.b, args.zero);
+#pragma unroll
+      for (int k = 0; k < kChains; ++k) step<F>(acc[k], o.a, o.b_neg, args.zero);
+    }
+  }
+  uint64_t last = 0;
+#pragma unroll
+  for (int k = 0; k < kChains; ++k) {
+#pragma unroll
+    for (int i = 0; i < F::kC; ++i) last ^= reg_bits(acc[k][i]);
+  }
+  const uint64_t c1 = ptx::get_sreg_clock64_after(last, args.zero);
+  if ((threadIdx.x & 31) != 0) return;
+  MmaWarpOut& w = out[(uint64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32];
+  w.start_cycles = c0;
+  w.end_cycles = c1;
+  w.smid = ptx::get_sreg_smid();
+  if (args.store != 0) w.checksum = last;
+  w.ran = 1;
+}
+
+template <class F, int kChains>
+__device__ __forceinline__ void chains_or_trap(const MmaArgs& args, MmaWarpOut* out) {
+  if constexpr (F::kOnThisPass) run_chains<F, kChains>(args, out);
+  else __trap();
+}
+
+template <class F>
+__device__ __forceinline__ void tile_or_trap(const MmaArgs& args, uint32_t* d) {
+  if constexpr (F::kOnThisPass) run_tile<F>(args, d);
+  else __trap();
+}
+
+}  // namespace gpuprobe::probes::tensor::device
+
+namespace mma_device = gpuprobe::probes::tensor::device;
+using gpuprobe::probes::tensor::MmaArgs;
+using gpuprobe::probes::tensor::MmaWarpOut;
+
+#define GPUPROBE_MMA_FORM(id, m, n, k, input, acc, min_sm, ptx)                                \
+  extern "C" __global__ void __launch_bounds__(32)                                             \
+      gpuprobe_mma_##id##_tile(MmaArgs a, uint32_t* d) {                                       \
+    mma_device::tile_or_trap<mma_device::id>(a, d);                                            \
+  }                                                                                            \
+  extern "C" __global__ void __launch_bounds__(32)                                             \
+      gpuprobe_mma_##id##_lat(MmaArgs a, MmaWarpOut* out) {                                    \
+    mma_device::chains_or_trap<mma_device::id, 1>(a, out);                                     \
+  }                                                                                            \
+  extern "C" __global__ void __launch_bounds__(gpuprobe::probes::tensor::kMmaMaxBlockThreads)  \
+      gpuprobe_mma_##id##_thr(MmaArgs a, MmaWarpOut* out) {                                    \
+    mma_device::chains_or_trap<mma_device::id, gpuprobe::probes::tensor::kMmaThroughputChains>( \
+        a, out);                                                                               \
+  }
+#include "ptx/mma_forms.def"
+#undef GPUPROBE_MMA_FORM

@@ -1,0 +1,92 @@
+// The contract between the mma.sync kernels (mma.cu) and their host side (mma_ops.cpp,
+// mma_cuda.cpp, mma_sim.cpp): the form table (ptx/mma_forms.def), the kernel arguments and what
+// every warp reports. Plain C++ that nvcc, NVRTC and g++ all compile.
+//
+// Three kernels per form:
+//   gpuprobe_mma_<form>_tile  one warp, one mma: D = A * B + C from the lanes' fragments, D's
+//                             fragments stored (the self-check against the host's float64 tile)
+//   gpuprobe_mma_<form>_lat   one warp, one accumulator: a dependent chain of mmas (latency)
+//   gpuprobe_mma_<form>_thr   kMmaThroughputChains independent accumulators per warp, many warps
+//                             on every SM (issue rate)
+// Every lane reads its own A, B, -B and C fragments (MmaLane) from memory before the loop; the
+// chains alternate B and -B, so an accumulator swings between C and C + A*B and never overflows.
+// Where ptxas emulates a form (fp8 on sm_90/100/103/110, s4 on sm_90+), each mma's A fragment is
+// XORed with (its accumulator & zero), zero a runtime 0: otherwise ptxas computes the loop-invariant
+// product once and the loop holds only adds (PTX_NOTES.md section 2.1). Lane 0 of each warp records
+// %clock64 around the loop (the closing read waits for every accumulator) and its SM; with `store`
+// set it also stores an XOR of the accumulators' bits.
+#pragma once
+#include "ptx/capability.hpp"
+#include "ptx/types.cuh"
+
+namespace gpuprobe::probes::tensor {
+
+enum class MmaOp {
+#define GPUPROBE_MMA_FORM(id, m, n, k, input, acc, min_sm, ptx) id,
+#include "ptx/mma_forms.def"
+#undef GPUPROBE_MMA_FORM
+};
+
+// What a form is, for the host: its name (the records' op), shape, input and accumulator
+// precision (tile_reference.hpp names), the oldest SM with it and its PTX.
+struct MmaOpInfo {
+  MmaOp op;
+  const char* name;         // "mma_m16n8k16_f16_f32"
+  const char* shape;        // "m16n8k16"
+  uint32_t m, n, k;
+  const char* input;        // "f16"
+  const char* accumulator;  // "f32"
+  int min_sm;
+  const char* ptx;
+};
+
+inline constexpr MmaOpInfo kMmaOps[] = {
+#define GPUPROBE_MMA_FORM(id, m, n, k, input, acc, min_sm, ptx) \
+  {MmaOp::id, "mma_" #id, "m" #m "n" #n "k" #k, m, n, k, #input, #acc, min_sm, ptx},
+#include "ptx/mma_forms.def"
+#undef GPUPROBE_MMA_FORM
+};
+inline constexpr unsigned kMmaOpCount = sizeof(kMmaOps) / sizeof(kMmaOps[0]);
+
+GPUPROBE_HD constexpr const MmaOpInfo& mma_op_info(MmaOp op) {
+  return kMmaOps[static_cast<unsigned>(op)];
+}
+
+// mmas per warp per loop iteration (all chains together). An mma is tens of cycles of tensor
+// work, so 32 keep the loop's own instructions negligible; independent accumulators per warp in a
+// throughput kernel (8 x 4 mmas per iteration); a latency kernel has one (32 dependent mmas).
+constexpr uint32_t kMmaPerIteration = 32;
+constexpr uint32_t kMmaThroughputChains = 8;
+constexpr uint32_t kMmaMaxChains = kMmaThroughputChains;
+// Largest fragments of any form, in 32-bit words per lane (m16n8k16 f64: A 8, B 4, C 4 doubles).
+constexpr uint32_t kMmaMaxAWords = 16;
+constexpr uint32_t kMmaMaxBWords = 8;
+constexpr uint32_t kMmaMaxCWords = 8;
+// The largest block a throughput kernel is built for (__launch_bounds__).
+constexpr uint32_t kMmaMaxBlockThreads = 256;
+
+// One lane's fragments (words as the registers hold them).
+struct MmaLane {
+  uint32_t a[kMmaMaxAWords];
+  uint32_t b[kMmaMaxBWords];
+  uint32_t b_neg[kMmaMaxBWords];  // the fragment of -B
+  uint32_t c[kMmaMaxCWords];
+};
+
+struct MmaArgs {
+  const MmaLane* lanes;  // 32 lanes
+  uint64_t iterations;   // of the unrolled loop (kMmaPerIteration mmas per warp each)
+  uint64_t zero;         // a runtime 0: the chains' distinct starts, the feedback, the clock read
+  uint32_t store;        // non-zero: lane 0 of each warp stores its checksum
+};
+
+// What lane 0 of each warp writes.
+struct MmaWarpOut {
+  uint64_t start_cycles;
+  uint64_t end_cycles;
+  uint32_t smid;
+  uint32_t ran;          // 1 once the warp finished
+  uint64_t checksum;     // XOR of every accumulator word of the lane (when `store`)
+};
+
+}  // namespace gpuprobe::probes::tensor

@@ -1,0 +1,307 @@
+#include "probes/tensor/mma_ops.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <random>
+
+#include "harness/error.hpp"
+#include "harness/stats.hpp"
+
+namespace gpuprobe::probes {
+
+namespace {
+
+using tensor::kMmaMaxCWords;
+using tensor::MmaLane;
+using tensor::MmaWarpOut;
+using tensor::TileElem;
+
+TileElem elem_named(const std::string& name) {
+  for (TileElem e : {TileElem::f16, TileElem::bf16, TileElem::tf32, TileElem::f32, TileElem::f64,
+                     TileElem::e4m3, TileElem::e5m2, TileElem::e2m1, TileElem::e3m2, TileElem::e2m3,
+                     TileElem::s8, TileElem::s4, TileElem::s32})
+    if (name == tensor::tile_elem_name(e)) return e;
+  throw Error("tensor/mma: unknown element format '" + name + "'");
+}
+
+bool is_fp8(MmaOp op) { return op == MmaOp::m16n8k32_e4m3_f32 || op == MmaOp::m16n8k32_e5m2_f32; }
+
+// fp8 mma.sync is native (QMMA) on sm_89 and sm_120/121 only (PTX_NOTES.md section 2.1).
+bool fp8_emulated(int sm) { return sm >= 90 && sm < 120; }
+
+
+// The words of one lane's operand.
+const uint32_t* words_of(const MmaLane& l, MmaOperand which) {
+  return which == MmaOperand::a ? l.a : which == MmaOperand::b ? l.b : l.c;
+}
+
+// Gathers an operand matrix (rows x cols) from the lanes' fragments.
+std::vector<double> gather(MmaOp op, MmaOperand which, const std::vector<const uint32_t*>& lane_words,
+                           uint32_t rows, uint32_t cols) {
+  const TileElem e = which == MmaOperand::c ? mma_accumulator_elem(op) : mma_input_elem(op);
+  const uint32_t bits = tensor::tile_elem_bits(e);
+  std::vector<double> m(size_t(rows) * cols, 0.0);
+  for (uint32_t lane = 0; lane < 32; ++lane)
+    for (uint32_t i = 0; i < mma_elements_per_lane(op, which); ++i) {
+      uint32_t r, c;
+      mma_fragment_coords(op, which, lane, i, r, c);
+      m[size_t(r) * cols + c] = tensor::tile_decode(e, tensor::tile_get(lane_words[lane], i, bits));
+    }
+  return m;
+}
+
+}  // namespace
+
+const char* mma_kind_name(MmaKind kind) { return kind == MmaKind::latency ? "latency" : "throughput"; }
+
+const char* mma_operands_name(MmaOperands operands) {
+  return operands == MmaOperands::random ? "random" : "zeros";
+}
+
+const tensor::MmaOpInfo& mma_info(MmaOp op) { return tensor::mma_op_info(op); }
+
+MmaOp parse_mma_op(const std::string& name) {
+  std::string known;
+  for (const auto& info : tensor::kMmaOps) {
+    if (name == info.name) return info.op;
+    known += known.empty() ? info.name : std::string(", ") + info.name;
+  }
+  throw Error("unknown tensor op '" + name + "' (known: " + known + ")");
+}
+
+std::string mma_tile_kernel_name(MmaOp op) {
+  return std::string("gpuprobe_") + mma_info(op).name + "_tile";
+}
+
+std::string mma_kernel_name(MmaOp op, MmaKind kind) {
+  return std::string("gpuprobe_") + mma_info(op).name + (kind == MmaKind::latency ? "_lat" : "_thr");
+}
+
+uint32_t mma_chains(MmaKind kind) {
+  return kind == MmaKind::latency ? 1 : tensor::kMmaThroughputChains;
+}
+
+double mma_flops(MmaOp op) {
+  const auto& i = mma_info(op);
+  return 2.0 * i.m * i.n * i.k;
+}
+
+TileElem mma_input_elem(MmaOp op) { return elem_named(mma_info(op).input); }
+TileElem mma_accumulator_elem(MmaOp op) { return elem_named(mma_info(op).accumulator); }
+
+std::string mma_implementation(MmaOp op, int sm) {
+  if (is_fp8(op) && fp8_emulated(sm)) return "emulated (" + mma_sass_per_op(op, sm) + ")";
+  if (op == MmaOp::m16n8k64_s4_s32 && sm >= 90) return "emulated (" + mma_sass_per_op(op, sm) + ")";
+  return "native";
+}
+
+std::string mma_sass_per_op(MmaOp op, int sm) {
+  switch (op) {
+    case MmaOp::m16n8k8_f16_f32: return "1 HMMA.1688.F32";
+    case MmaOp::m16n8k16_f16_f16: return "1 HMMA.16816.F16";
+    case MmaOp::m16n8k16_f16_f32: return "1 HMMA.16816.F32";
+    case MmaOp::m16n8k16_bf16_f32: return "1 HMMA.16816.F32.BF16";
+    case MmaOp::m16n8k8_tf32_f32: return "1 HMMA.1688.F32.TF32";
+    case MmaOp::m8n8k4_f64_f64: return sm >= 90 ? "1 DMMA.8x8x4" : "1 DMMA.884";
+    case MmaOp::m16n8k16_f64_f64: return sm == 90 ? "1 DMMA.16x8x16" : "8 DMMA.8x8x4";
+    case MmaOp::m16n8k32_s8_s32: return "1 IMMA.16832.S8.S8";
+    case MmaOp::m16n8k64_s4_s32:
+      return sm >= 90 ? "1 CALL to a subroutine of 2 IMMA.16832.S8.S8 and unpacking"
+                      : "1 IMMA.16864.S4.S4";
+    case MmaOp::m16n8k32_e4m3_f32:
+      return fp8_emulated(sm) ? "2 HMMA.16816.F32 and conversions" : "1 QMMA.16832.F32.E4M3.E4M3";
+    case MmaOp::m16n8k32_e5m2_f32:
+      return fp8_emulated(sm) ? "2 HMMA.16816.F32 and conversions" : "1 QMMA.16832.F32.E5M2.E5M2";
+  }
+  return "unknown";
+}
+
+uint32_t mma_elements_per_lane(MmaOp op, MmaOperand which) {
+  const auto& i = mma_info(op);
+  const uint32_t elements = which == MmaOperand::a ? i.m * i.k : which == MmaOperand::b ? i.k * i.n
+                                                                                        : i.m * i.n;
+  return elements / 32;
+}
+
+void mma_fragment_coords(MmaOp op, MmaOperand which, uint32_t lane, uint32_t index, uint32_t& row,
+                         uint32_t& col) {
+  const auto& info = mma_info(op);
+  const uint32_t g = lane >> 2;  // groupID
+  const uint32_t t = lane & 3;   // threadID_in_group
+  if (info.m == 8) {             // m8n8k4 f64
+    switch (which) {
+      case MmaOperand::a: row = g, col = t; return;
+      case MmaOperand::b: row = t, col = g; return;
+      case MmaOperand::c: row = g, col = 2 * t + index; return;
+    }
+  }
+  // m16n8kK, row.col: the input's elements per 32-bit register (1 for tf32; an f64 register
+  // holds one element too); r the register, j the element within it.
+  const uint32_t bits = tensor::tile_elem_bits(mma_input_elem(op));
+  const uint32_t per_reg = bits >= 32 ? 1 : 32 / bits;
+  const uint32_t r = index / per_reg, j = index % per_reg;
+  switch (which) {
+    case MmaOperand::a:
+      row = g + 8 * (r & 1);
+      col = t * per_reg + j + (r >> 1) * 4 * per_reg;
+      return;
+    case MmaOperand::b:
+      row = t * per_reg + j + r * 4 * per_reg;
+      col = g;
+      return;
+    case MmaOperand::c:
+      row = g + 8 * (index >> 1);
+      col = 2 * t + (index & 1);
+      return;
+  }
+}
+
+MmaTile mma_tile(MmaOp op, MmaOperands operands) {
+  const auto& info = mma_info(op);
+  MmaTile tile;
+  tile.shape = {info.m, info.n, info.k};
+  const TileElem in = mma_input_elem(op), acc = mma_accumulator_elem(op);
+  std::mt19937_64 rng(0x6d6d612e73796e63ull + static_cast<unsigned>(op));
+  auto draw = [&](TileElem e) { return operands == MmaOperands::zeros ? uint64_t{0} : tensor::tile_random(e, rng); };
+  std::vector<uint64_t> a(size_t(info.m) * info.k), b(size_t(info.k) * info.n), c(size_t(info.m) * info.n);
+  for (auto& x : a) x = draw(in);
+  for (auto& x : b) x = draw(in);
+  for (auto& x : c) x = draw(acc);
+  for (auto x : a) tile.a.push_back(tensor::tile_decode(in, x));
+  for (auto x : b) tile.b.push_back(tensor::tile_decode(in, x));
+  for (auto x : c) tile.c.push_back(tensor::tile_decode(acc, x));
+  tile.lanes.assign(32, MmaLane{});
+  const uint32_t in_bits = tensor::tile_elem_bits(in), acc_bits = tensor::tile_elem_bits(acc);
+  for (uint32_t lane = 0; lane < 32; ++lane) {
+    MmaLane& l = tile.lanes[lane];
+    uint32_t r, col;
+    for (uint32_t i = 0; i < mma_elements_per_lane(op, MmaOperand::a); ++i) {
+      mma_fragment_coords(op, MmaOperand::a, lane, i, r, col);
+      tensor::tile_set(l.a, i, in_bits, a[size_t(r) * info.k + col]);
+    }
+    for (uint32_t i = 0; i < mma_elements_per_lane(op, MmaOperand::b); ++i) {
+      mma_fragment_coords(op, MmaOperand::b, lane, i, r, col);
+      const uint64_t code = b[size_t(r) * info.n + col];
+      tensor::tile_set(l.b, i, in_bits, code);
+      // Zeros stay all-zero bits (no -0.0): the zero-operand runs feed the tensor cores zeros only.
+      tensor::tile_set(l.b_neg, i, in_bits,
+                       operands == MmaOperands::zeros ? 0 : tensor::tile_negate(in, code));
+    }
+    for (uint32_t i = 0; i < mma_elements_per_lane(op, MmaOperand::c); ++i) {
+      mma_fragment_coords(op, MmaOperand::c, lane, i, r, col);
+      tensor::tile_set(l.c, i, acc_bits, c[size_t(r) * info.n + col]);
+    }
+  }
+  return tile;
+}
+
+std::vector<double> mma_unpack_d(MmaOp op, const std::vector<uint32_t>& d_words) {
+  if (d_words.size() != 32 * kMmaMaxCWords)
+    throw Error("tensor/mma: a tile's D holds " + std::to_string(d_words.size()) + " words, expected " +
+                std::to_string(32 * kMmaMaxCWords));
+  std::vector<const uint32_t*> lanes(32);
+  for (uint32_t l = 0; l < 32; ++l) lanes[l] = d_words.data() + l * kMmaMaxCWords;
+  const auto& info = mma_info(op);
+  return gather(op, MmaOperand::c, lanes, info.m, info.n);
+}
+
+std::vector<uint32_t> mma_emulate_tile(MmaOp op, const std::vector<MmaLane>& lanes) {
+  if (lanes.size() != 32) throw Error("tensor/mma: a tile needs 32 lanes");
+  const auto& info = mma_info(op);
+  auto operand = [&](MmaOperand which, uint32_t rows, uint32_t cols) {
+    std::vector<const uint32_t*> w(32);
+    for (uint32_t l = 0; l < 32; ++l) w[l] = words_of(lanes[l], which);
+    return gather(op, which, w, rows, cols);
+  };
+  const std::vector<double> d = tensor::tile_reference(
+      {info.m, info.n, info.k}, operand(MmaOperand::a, info.m, info.k),
+      operand(MmaOperand::b, info.k, info.n), operand(MmaOperand::c, info.m, info.n));
+  const TileElem acc = mma_accumulator_elem(op);
+  std::vector<uint32_t> words(32 * kMmaMaxCWords, 0);
+  for (uint32_t lane = 0; lane < 32; ++lane)
+    for (uint32_t i = 0; i < mma_elements_per_lane(op, MmaOperand::c); ++i) {
+      uint32_t r, c;
+      mma_fragment_coords(op, MmaOperand::c, lane, i, r, c);
+      tensor::tile_set(words.data() + lane * kMmaMaxCWords, i, tensor::tile_elem_bits(acc),
+                       tensor::tile_encode(acc, d[size_t(r) * info.n + c]));
+    }
+  return words;
+}
+
+tensor::TileCheck mma_check_tile(MmaOp op, const MmaTile& tile, const std::vector<uint32_t>& d_words) {
+  const tensor::TileCheck check =
+      tensor::check_tile(tile.shape, tile.a, tile.b, tile.c, mma_unpack_d(op, d_words),
+                         mma_input_elem(op), mma_accumulator_elem(op));
+  if (!check.passed)
+    throw Error(std::string("self-check failed: ") + mma_info(op).name + " tile: " + check.why);
+  return check;
+}
+
+void check_mma_fits(const MmaSetup& s, const DeviceInfo& info) {
+  const tensor::MmaOpInfo& op = mma_info(s.op);
+  const int sm = info.cc.sm();
+  if (sm < op.min_sm)
+    throw MmaOpUnavailable(std::string(op.ptx) + " needs sm_" + std::to_string(op.min_sm) + "+; " +
+                           info.name + " is sm_" + std::to_string(sm));
+  if (s.kind == MmaKind::latency && (s.block_threads != 32 || s.blocks != 1))
+    throw Error("a latency launch is one warp (one block of 32 threads)");
+  if (s.block_threads == 0 || s.block_threads % 32 != 0 || s.block_threads > tensor::kMmaMaxBlockThreads)
+    throw Error("block size " + std::to_string(s.block_threads) + " is not a multiple of 32 between 32 and " +
+                std::to_string(tensor::kMmaMaxBlockThreads));
+  if (s.blocks == 0) throw Error(mma_kernel_name(s.op, s.kind) + ": a launch needs a block");
+}
+
+MmaResult summarize_mma_launch(const MmaSetup& s, const MmaRun& run, const std::vector<MmaWarpOut>& warps) {
+  const std::string kernel = mma_kernel_name(s.op, s.kind);
+  const uint32_t chains = mma_chains(s.kind);
+  MmaResult r;
+  r.mmas_per_chain = run.iterations * tensor::kMmaPerIteration / chains;
+  const uint64_t expected_warps = uint64_t(s.blocks) * s.block_threads / 32;
+  if (warps.size() != expected_warps)
+    throw Error("self-check failed: " + kernel + " reported " + std::to_string(warps.size()) +
+                " warps, expected " + std::to_string(expected_warps));
+  struct Span {
+    uint64_t first = UINT64_MAX, last = 0;
+    uint32_t warps = 0;
+  };
+  std::map<uint32_t, Span> per_sm;
+  for (std::size_t w = 0; w < warps.size(); ++w) {
+    const MmaWarpOut& o = warps[w];
+    if (o.ran != 1 || !(o.end_cycles > o.start_cycles))
+      throw Error("self-check failed: " + kernel + " warp " + std::to_string(w) +
+                  (o.ran != 1 ? " did not run" : " ended before it started"));
+    Span& span = per_sm[o.smid];
+    span.first = std::min(span.first, o.start_cycles);
+    span.last = std::max(span.last, o.end_cycles);
+    ++span.warps;
+  }
+  r.sms = static_cast<uint32_t>(per_sm.size());
+  double warps_total = 0;
+  std::vector<double> rates;
+  for (const auto& [sm, span] : per_sm) {
+    warps_total += span.warps;
+    rates.push_back(double(span.warps) * chains * double(r.mmas_per_chain) / double(span.last - span.first));
+  }
+  r.warps_per_sm = warps_total / r.sms;
+  const double flops = mma_flops(s.op);
+  if (s.kind == MmaKind::latency) {
+    r.latency_cycles = double(warps[0].end_cycles - warps[0].start_cycles) / double(r.mmas_per_chain);
+  } else {
+    r.mmas_per_clk_per_sm = stats::median(rates);
+    r.flops_per_clk_per_sm = r.mmas_per_clk_per_sm * flops;
+    r.flops_per_clk_per_sm_min = *std::min_element(rates.begin(), rates.end()) * flops;
+    r.flops_per_clk_per_sm_max = *std::max_element(rates.begin(), rates.end()) * flops;
+  }
+  return r;
+}
+
+tensor::TileCheck mma_self_check(MmaOps& ops, const DeviceInfo& info, MmaOp op, MmaOperands operands) {
+  MmaSetup s;
+  s.op = op;
+  check_mma_fits(s, info);
+  const MmaTile tile = mma_tile(op, operands);
+  return mma_check_tile(op, tile, ops.run_tile(op, tile.lanes));
+}
+
+}  // namespace gpuprobe::probes

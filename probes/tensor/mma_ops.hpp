@@ -1,0 +1,130 @@
+// The tensor family's mma.sync operations: the one-tile self-check and one launch of a form's
+// latency or throughput kernel (probes/tensor/mma.cuh). Each backend implements MmaOps
+// (mma_cuda.cpp, mma_sim.cpp); a probe gets it with ctx.ops<MmaOps>(). The fragment layouts, the
+// tile's operands, the host emulation of a tile, the self-check and the summary of a launch's
+// records live here, once, for both backends.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "harness/device.hpp"
+#include "harness/error.hpp"
+#include "harness/launch_config.hpp"
+#include "probes/tensor/mma.cuh"
+#include "probes/tensor/tile_reference.hpp"
+
+namespace gpuprobe::probes {
+
+using tensor::MmaOp;
+
+// latency: one dependent chain in one warp; throughput: kMmaThroughputChains accumulators per
+// warp, many warps on every SM.
+enum class MmaKind { latency, throughput };
+// The operands of the timed runs (and of the self-check tile): random values of the input
+// format, or all zeros (tensor cores draw less power on zeros and may clock higher).
+enum class MmaOperands { random, zeros };
+
+// Thrown when this device cannot run one form (it lacks the instruction; the simulator has no
+// model of it): the probe records the form as skipped with the reason and measures the others.
+class MmaOpUnavailable : public Error {
+ public:
+  using Error::Error;
+};
+
+const char* mma_kind_name(MmaKind kind);              // "latency", "throughput"
+const char* mma_operands_name(MmaOperands operands);  // "random", "zeros"
+const tensor::MmaOpInfo& mma_info(MmaOp op);
+// Throws a one-line gpuprobe::Error listing the forms when `name` is unknown.
+MmaOp parse_mma_op(const std::string& name);
+// gpuprobe_mma_<form>_tile / _lat / _thr.
+std::string mma_tile_kernel_name(MmaOp op);
+std::string mma_kernel_name(MmaOp op, MmaKind kind);
+uint32_t mma_chains(MmaKind kind);
+double mma_flops(MmaOp op);  // 2 m n k: one multiply-add counts 2 (integer kinds too)
+tensor::TileElem mma_input_elem(MmaOp op);
+tensor::TileElem mma_accumulator_elem(MmaOp op);
+
+// How SM number `sm` runs the form: "native", or "emulated (<the SASS it becomes>)" where ptxas
+// turns it into other instructions (fp8 on sm_90/100/103/110, s4 on sm_90+; PTX_NOTES.md
+// sections 2.1 and 9). The SASS one mma becomes there (what tests/probes/test_sass_tensor.py
+// asserts per target).
+std::string mma_implementation(MmaOp op, int sm);
+std::string mma_sass_per_op(MmaOp op, int sm);
+
+// Which lane and register element hold an element of A (m x k), B (k x n) or C/D (m x n): the
+// PTX ISA's fragment layouts for the row.col forms. `index` runs over the lane's elements of that
+// operand (elements of a register low bits first, registers in order).
+enum class MmaOperand { a, b, c };
+uint32_t mma_elements_per_lane(MmaOp op, MmaOperand which);
+void mma_fragment_coords(MmaOp op, MmaOperand which, uint32_t lane, uint32_t index, uint32_t& row,
+                         uint32_t& col);
+
+// One self-check tile: A, B and C (values of the formats, row-major) and every lane's fragments.
+struct MmaTile {
+  tensor::TileShape shape;
+  std::vector<double> a, b, c;
+  std::vector<tensor::MmaLane> lanes;  // 32
+};
+// Random operands from a fixed seed per form (or zeros), quantized to the formats, packed.
+MmaTile mma_tile(MmaOp op, MmaOperands operands);
+// The m x n matrix the lanes' D fragments hold (32 x kMmaMaxCWords words).
+std::vector<double> mma_unpack_d(MmaOp op, const std::vector<uint32_t>& d_words);
+// What a correct mma leaves in the D fragments: the float64 product rounded to the accumulator
+// format (the simulator's tile).
+std::vector<uint32_t> mma_emulate_tile(MmaOp op, const std::vector<tensor::MmaLane>& lanes);
+// Compares the D fragments with the host's float64 tile (tile_reference.hpp tolerances). Throws
+// gpuprobe::Error "self-check failed: ..." naming the form and the element on a mismatch.
+tensor::TileCheck mma_check_tile(MmaOp op, const MmaTile& tile, const std::vector<uint32_t>& d_words);
+
+struct MmaSetup {
+  MmaOp op = MmaOp::m16n8k16_f16_f32;
+  MmaKind kind = MmaKind::latency;
+  uint32_t block_threads = 32;  // latency: 32 (one warp, one block); throughput: 32 to 256
+  uint32_t blocks = 1;          // latency: 1; throughput: SMs x blocks per SM
+};
+
+struct MmaRun {
+  uint64_t iterations = 256;    // of the unrolled loop: kMmaPerIteration mmas per warp each
+  MmaOperands operands = MmaOperands::random;
+  bool store = true;
+};
+
+struct MmaResult {
+  uint64_t mmas_per_chain = 0;     // iterations x mmas per iteration / chains
+  double latency_cycles = 0;       // latency kernels: the warp's cycles per mma
+  // Throughput kernels, per SM: the mmas of its warps over the cycles from its first warp's start
+  // to its last warp's end (the median SM), and in FLOP (x mma_flops).
+  double mmas_per_clk_per_sm = 0;
+  double flops_per_clk_per_sm = 0;
+  double flops_per_clk_per_sm_min = 0;
+  double flops_per_clk_per_sm_max = 0;
+  uint32_t sms = 0;
+  double warps_per_sm = 0;
+  LaunchRecord launch;
+};
+
+// The checks every backend makes before launching: the device has the form (else
+// MmaOpUnavailable), the launch shape. Throws one-line Errors.
+void check_mma_fits(const MmaSetup& setup, const DeviceInfo& info);
+
+// Turns the warps' records into the result: every warp ran, on an SM, with end after start;
+// throws gpuprobe::Error "self-check failed ..." otherwise.
+MmaResult summarize_mma_launch(const MmaSetup& setup, const MmaRun& run,
+                               const std::vector<tensor::MmaWarpOut>& warps);
+
+class MmaOps : public FamilyOps {
+ public:
+  static constexpr const char* kFamily = "tensor.mma";
+  // One mma by one warp from the lanes' fragments: the D fragments (32 x kMmaMaxCWords words).
+  virtual std::vector<uint32_t> run_tile(MmaOp op, const std::vector<tensor::MmaLane>& lanes) = 0;
+  virtual MmaResult run(const MmaSetup& setup, const MmaRun& run) = 0;
+};
+
+// The self-check every tensor/mma point makes before timing: builds the tile, runs it on `ops`,
+// compares (mma_check_tile). Throws MmaOpUnavailable where the device lacks the form and
+// gpuprobe::Error "self-check failed ..." on a mismatch.
+tensor::TileCheck mma_self_check(MmaOps& ops, const DeviceInfo& info, MmaOp op, MmaOperands operands);
+
+}  // namespace gpuprobe::probes

@@ -1,0 +1,160 @@
+// tensor/mma: warp-level tensor-core (mma.sync) latency and throughput per form and precision
+// (ptx/mma_forms.def). Before any timing, each form computes one tile with random operands on
+// the device and compares it with the host's float64 reference (mma_self_check; a mismatch fails
+// the probe). Then, per form, a latency point (one dependent accumulator chain in one warp:
+// cycles per mma) and a throughput point (8 independent accumulators per warp, block-threads x
+// blocks-per-sm threads on every SM: FLOP per clock per SM, and FLOP/s at the SM clock measured
+// right after), each with random operands and with zeros (their power and clock differ). A form
+// the device lacks is recorded as skipped with the reason; a form ptxas emulates on this target
+// says so in `implementation` (never a tensor-core peak).
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "harness/error.hpp"
+#include "harness/points.hpp"
+#include "harness/probe.hpp"
+#include "harness/repeat.hpp"
+#include "probes/tensor/mma_ops.hpp"
+
+namespace gpuprobe::probes {
+namespace {
+
+// Spin for the SM clock reading after each point (ns).
+constexpr uint64_t kClockSpinNs = 200'000;
+constexpr uint64_t kMaxIterations = uint64_t{1} << 20;
+
+nlohmann::json self_check_json(const tensor::TileCheck& c) {
+  return {{"passed", c.passed},
+          {"max_abs_error", c.max_abs_error},
+          {"tolerance", c.tolerance_rel},
+          {"tolerance_is", "relative to the element's sum of |a*b| terms and |c|"},
+          {"elements", c.elements}};
+}
+
+nlohmann::json measure_mma(ProbeContext& ctx, const MmaSetup& setup, const MmaRun& run,
+                           std::map<MmaOp, tensor::TileCheck>& checks) {
+  const tensor::MmaOpInfo& info = mma_info(setup.op);
+  const int sm = ctx.device().info().cc.sm();
+  MmaResult first;
+  bool have_first = false;
+  RepeatOutcome outcome;
+  try {
+    // The tile self-check, once per form, before its first timed launch.
+    if (!checks.count(setup.op))
+      checks[setup.op] = mma_self_check(ctx.ops<MmaOps>(), ctx.device().info(), setup.op, MmaOperands::random);
+    outcome = repeat_until_stable(
+        [&] {
+          const MmaResult r = ctx.ops<MmaOps>().run(setup, run);
+          if (!have_first) first = r, have_first = true;
+          return setup.kind == MmaKind::latency ? r.latency_cycles : r.flops_per_clk_per_sm;
+        },
+        ctx.repeat());
+  } catch (const MmaOpUnavailable& e) {
+    return {{"ptx", info.ptx}, {"path", "mma.sync"}, {"skipped", e.what()}};
+  }
+  const double clock_mhz = ctx.device().measure_sm_clock_mhz(kClockSpinNs);
+  const auto& sum = outcome.summary;
+  nlohmann::json p = {{"ptx", info.ptx},
+                      {"path", "mma.sync"},
+                      {"shape", info.shape},
+                      {"precision", info.input},
+                      {"accumulate", info.accumulator},
+                      {"implementation", mma_implementation(setup.op, sm)},
+                      {"sass_per_op", mma_sass_per_op(setup.op, sm)},
+                      {"flops_per_mma", mma_flops(setup.op)},
+                      {"repeats", sum.n},
+                      {"converged", outcome.converged},
+                      {"iterations", run.iterations},
+                      {"mmas_per_chain", first.mmas_per_chain},
+                      {"chains_per_warp", mma_chains(setup.kind)},
+                      {"warps_per_sm", first.warps_per_sm},
+                      {"sms", first.sms},
+                      {"region_sm_clock_mhz", clock_mhz},
+                      {"kernel", mma_kernel_name(setup.op, setup.kind)},
+                      {"launch", to_json(first.launch)},
+                      {"self_check", self_check_json(checks.at(setup.op))}};
+  if (setup.kind == MmaKind::latency) {
+    p["latency_cycles"] = sum.median;
+    p["ci95_cycles"] = {sum.median_ci95.lo, sum.median_ci95.hi};
+    p["latency_ns"] = clock_mhz > 0 ? nlohmann::json(sum.median / clock_mhz * 1000) : nlohmann::json(nullptr);
+  } else {
+    const double sms = ctx.device().info().sm_count;
+    p["flops_per_clk_per_sm"] = sum.median;
+    p["ci95_flops_per_clk_per_sm"] = {sum.median_ci95.lo, sum.median_ci95.hi};
+    p["sm_spread_flops_per_clk"] = {first.flops_per_clk_per_sm_min, first.flops_per_clk_per_sm_max};
+    p["mmas_per_clk_per_sm"] = sum.median / mma_flops(setup.op);
+    p["flops_per_s"] = sum.median * sms * clock_mhz * 1e6;
+  }
+  return p;
+}
+
+ProbeSpec mma_probe() {
+  using K = ParamSpec::Kind;
+  ProbeSpec p;
+  p.id = "tensor/mma";
+  p.summary = "tensor-core mma.sync latency (cycles/mma) and rate (FLOP/clk/SM, TFLOP/s) per form";
+  std::vector<std::string> op_choices{"all"};
+  for (const auto& info : tensor::kMmaOps) op_choices.push_back(info.name);
+  p.params = {
+      {"op", K::choice, "all", "the form to measure (all: every form of ptx/mma_forms.def)", op_choices},
+      {"kind", K::choice, "both", "latency, throughput or both", {"both", "latency", "throughput"}},
+      {"operands", K::choice, "both", "random, zeros or both (each a point of its own)",
+       {"both", "random", "zeros"}},
+      {"iterations", K::integer, "256", "loop iterations per launch (32 mmas per warp each)", {},
+       kMaxIterations},
+      {"block-threads", K::integer, "128",
+       "threads per block of a throughput launch (a multiple of 32, at most 256)", {},
+       tensor::kMmaMaxBlockThreads},
+      {"blocks-per-sm", K::integer, "4", "blocks per SM of a throughput launch (1 to 32)", {}, 32},
+  };
+  p.run = [](ProbeContext& ctx) {
+    const auto& prm = ctx.params();
+    const uint64_t threads = prm.get_u64("block-threads");
+    if (threads == 0 || threads % 32 != 0 || threads > tensor::kMmaMaxBlockThreads)
+      throw Error("--block-threads must be a multiple of 32 from 32 to " +
+                  std::to_string(tensor::kMmaMaxBlockThreads));
+    const uint64_t per_sm = prm.get_u64("blocks-per-sm");
+    if (per_sm == 0 || per_sm > 32) throw Error("--blocks-per-sm must be 1 to 32");
+    const uint64_t iterations = prm.get_u64("iterations");
+    if (iterations == 0 || iterations > kMaxIterations)
+      throw Error("--iterations must be 1 to " + std::to_string(kMaxIterations));
+    const std::string which = prm.get_text("op");
+    const std::string kinds = prm.get_text("kind");
+    const std::string operands = prm.get_text("operands");
+    const DeviceInfo& device = ctx.device().info();
+    // Shared by the points' closures (measure_points may measure a point again): each form's
+    // self-check result, made before its first timed launch.
+    auto checks = std::make_shared<std::map<MmaOp, tensor::TileCheck>>();
+    std::vector<PlannedPoint> points;
+    for (const auto& info : tensor::kMmaOps) {
+      if (which != "all" && which != info.name) continue;
+      for (MmaKind kind : {MmaKind::latency, MmaKind::throughput}) {
+        if (kinds != "both" && kinds != mma_kind_name(kind)) continue;
+        for (MmaOperands ops : {MmaOperands::random, MmaOperands::zeros}) {
+          if (operands != "both" && operands != mma_operands_name(ops)) continue;
+          MmaSetup s;
+          s.op = info.op;
+          s.kind = kind;
+          if (kind == MmaKind::throughput) {
+            s.block_threads = static_cast<uint32_t>(threads);
+            s.blocks = static_cast<uint32_t>(device.sm_count * per_sm);
+          }
+          MmaRun run;
+          run.iterations = iterations;
+          run.operands = ops;
+          points.push_back({{{"op", info.name}, {"kind", mma_kind_name(kind)}, {"operands", mma_operands_name(ops)}},
+                            [&ctx, s, run, checks] { return measure_mma(ctx, s, run, *checks); }});
+        }
+      }
+    }
+    measure_points(ctx, points);
+  };
+  return p;
+}
+
+const ProbeRegistration kRegistration(mma_probe);
+
+}  // namespace
+}  // namespace gpuprobe::probes

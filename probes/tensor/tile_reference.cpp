@@ -1,0 +1,305 @@
+#include "probes/tensor/tile_reference.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+
+#include "harness/error.hpp"
+
+namespace gpuprobe::probes::tensor {
+namespace {
+
+// A binary floating format: exponent and mantissa bits, bias, and whether the all-ones exponent
+// means infinity/NaN (IEEE-like) or holds values (e4m3 keeps only S.1111.111 as NaN; the fp6 and
+// fp4 formats have neither).
+struct FloatFormat {
+  int exp_bits, mant_bits, bias;
+  bool ieee_special;  // all-ones exponent: inf (mantissa 0) or NaN
+  bool e4m3_nan;      // only the all-ones code (exponent and mantissa) is NaN
+  double max_finite;
+};
+
+const FloatFormat* float_format(TileElem e) {
+  static const FloatFormat f16{5, 10, 15, true, false, 65504.0};
+  static const FloatFormat bf16{8, 7, 127, true, false, 3.3895313892515355e38};
+  static const FloatFormat tf32{8, 10, 127, true, false, 3.4011621342146535e38};
+  static const FloatFormat f32{8, 23, 127, true, false, 3.4028234663852886e38};
+  static const FloatFormat e4m3{4, 3, 7, false, true, 448.0};
+  static const FloatFormat e5m2{5, 2, 15, true, false, 57344.0};
+  static const FloatFormat e2m1{2, 1, 1, false, false, 6.0};
+  static const FloatFormat e3m2{3, 2, 3, false, false, 28.0};
+  static const FloatFormat e2m3{2, 3, 1, false, false, 7.5};
+  switch (e) {
+    case TileElem::f16: return &f16;
+    case TileElem::bf16: return &bf16;
+    case TileElem::tf32: return &tf32;
+    case TileElem::f32: return &f32;
+    case TileElem::e4m3: return &e4m3;
+    case TileElem::e5m2: return &e5m2;
+    case TileElem::e2m1: return &e2m1;
+    case TileElem::e3m2: return &e3m2;
+    case TileElem::e2m3: return &e2m3;
+    default: return nullptr;
+  }
+}
+
+// tf32 is stored as f32 bits: its 10 mantissa bits sit at the top of f32's 23.
+constexpr int kTf32Shift = 13;
+
+double decode_float(const FloatFormat& f, uint64_t code) {
+  const uint64_t mant = code & ((uint64_t{1} << f.mant_bits) - 1);
+  const uint64_t exp = (code >> f.mant_bits) & ((uint64_t{1} << f.exp_bits) - 1);
+  const bool negative = (code >> (f.mant_bits + f.exp_bits)) & 1;
+  const uint64_t exp_max = (uint64_t{1} << f.exp_bits) - 1;
+  double v;
+  if (f.ieee_special && exp == exp_max) {
+    v = mant == 0 ? std::numeric_limits<double>::infinity() : std::numeric_limits<double>::quiet_NaN();
+  } else if (f.e4m3_nan && exp == exp_max && mant == (uint64_t{1} << f.mant_bits) - 1) {
+    v = std::numeric_limits<double>::quiet_NaN();
+  } else if (exp == 0) {
+    v = std::ldexp(double(mant), 1 - f.bias - f.mant_bits);
+  } else {
+    v = std::ldexp(1.0 + std::ldexp(double(mant), -f.mant_bits), int(exp) - f.bias);
+  }
+  return negative ? -v : v;
+}
+
+uint64_t encode_float(const FloatFormat& f, double value) {
+  const uint64_t sign = std::signbit(value) ? uint64_t{1} << (f.exp_bits + f.mant_bits) : 0;
+  const uint64_t exp_max = (uint64_t{1} << f.exp_bits) - 1;
+  if (std::isnan(value)) {
+    if (f.ieee_special) return (exp_max << f.mant_bits) | (uint64_t{1} << (f.mant_bits - 1));
+    if (f.e4m3_nan) return (exp_max << f.mant_bits) | ((uint64_t{1} << f.mant_bits) - 1);
+    throw Error(std::string("no NaN in this format"));
+  }
+  double a = std::fabs(value);
+  const int emin = 1 - f.bias;  // the smallest normal exponent
+  if (a != 0 && !std::isinf(a)) {
+    int e;
+    std::frexp(a, &e);  // a = fr * 2^e, fr in [0.5, 1): the leading bit is 2^(e-1)
+    const int lead = std::max(e - 1, emin);
+    const double quantum = std::ldexp(1.0, lead - f.mant_bits);
+    a = std::nearbyint(a / quantum) * quantum;  // round to nearest even (default mode)
+  }
+  if (std::isinf(a) || a > f.max_finite) {
+    if (f.ieee_special) return sign | (exp_max << f.mant_bits);
+    a = f.max_finite;  // saturate
+  }
+  if (a == 0) return sign;
+  int e;
+  std::frexp(a, &e);
+  const int exponent = e - 1;
+  if (exponent < emin) {  // subnormal
+    return sign | static_cast<uint64_t>(std::ldexp(a, f.mant_bits - emin));
+  }
+  const uint64_t mant =
+      static_cast<uint64_t>(std::ldexp(std::ldexp(a, -exponent) - 1.0, f.mant_bits));
+  return sign | (uint64_t(exponent + f.bias) << f.mant_bits) | mant;
+}
+
+int64_t sign_extend(uint64_t code, uint32_t bits) {
+  const uint64_t m = uint64_t{1} << (bits - 1);
+  code &= bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+  return static_cast<int64_t>((code ^ m) - m);
+}
+
+uint64_t mask(uint32_t bits) { return bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1; }
+
+std::string num(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.9g", v);
+  return text;
+}
+
+}  // namespace
+
+const char* tile_elem_name(TileElem e) {
+  switch (e) {
+    case TileElem::f16: return "f16";
+    case TileElem::bf16: return "bf16";
+    case TileElem::tf32: return "tf32";
+    case TileElem::f32: return "f32";
+    case TileElem::f64: return "f64";
+    case TileElem::e4m3: return "e4m3";
+    case TileElem::e5m2: return "e5m2";
+    case TileElem::e2m1: return "e2m1";
+    case TileElem::e3m2: return "e3m2";
+    case TileElem::e2m3: return "e2m3";
+    case TileElem::s8: return "s8";
+    case TileElem::s4: return "s4";
+    case TileElem::s32: return "s32";
+  }
+  return "unknown";
+}
+
+uint32_t tile_elem_bits(TileElem e) {
+  switch (e) {
+    case TileElem::f16:
+    case TileElem::bf16: return 16;
+    case TileElem::tf32:
+    case TileElem::f32:
+    case TileElem::s32: return 32;
+    case TileElem::f64: return 64;
+    case TileElem::s4: return 4;
+    default: return 8;  // fp8; fp6 and fp4 of kind::f8f6f4 sit in 8-bit containers
+  }
+}
+
+bool tile_elem_is_integer(TileElem e) {
+  return e == TileElem::s8 || e == TileElem::s4 || e == TileElem::s32;
+}
+
+double tile_decode(TileElem e, uint64_t code) {
+  switch (e) {
+    case TileElem::f64: {
+      double d;
+      std::memcpy(&d, &code, sizeof d);
+      return d;
+    }
+    case TileElem::tf32: return decode_float(*float_format(e), (code & 0xffffffffu) >> kTf32Shift);
+    case TileElem::s8:
+    case TileElem::s4:
+    case TileElem::s32: return double(sign_extend(code, tile_elem_bits(e)));
+    case TileElem::e2m1:
+    case TileElem::e3m2:
+    case TileElem::e2m3: {
+      const FloatFormat& f = *float_format(e);
+      return decode_float(f, code & mask(1 + f.exp_bits + f.mant_bits));
+    }
+    default: return decode_float(*float_format(e), code & mask(tile_elem_bits(e)));
+  }
+}
+
+uint64_t tile_encode(TileElem e, double value) {
+  switch (e) {
+    case TileElem::f64: {
+      uint64_t u;
+      std::memcpy(&u, &value, sizeof u);
+      return u;
+    }
+    case TileElem::tf32: return encode_float(*float_format(e), value) << kTf32Shift;
+    case TileElem::s8:
+    case TileElem::s4:
+    case TileElem::s32:
+      return static_cast<uint64_t>(static_cast<int64_t>(std::llround(value))) &
+             mask(tile_elem_bits(e));
+    default: return encode_float(*float_format(e), value);
+  }
+}
+
+uint64_t tile_negate(TileElem e, uint64_t code) {
+  const uint32_t bits = tile_elem_bits(e);
+  if (tile_elem_is_integer(e)) return (~code + 1) & mask(bits);
+  if (e == TileElem::tf32 || e == TileElem::f32) return (code ^ 0x80000000u) & mask(32);
+  if (e == TileElem::f64) return code ^ (uint64_t{1} << 63);
+  const FloatFormat& f = *float_format(e);
+  return (code ^ (uint64_t{1} << (f.exp_bits + f.mant_bits))) & mask(bits);
+}
+
+uint64_t tile_random(TileElem e, std::mt19937_64& rng) {
+  auto uniform = [&](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+  };
+  switch (e) {
+    // Integers over a power of two, with at most the format's significant bits: exact.
+    case TileElem::f16: return tile_encode(e, double(uniform(-512, 512)) / 256);
+    case TileElem::bf16: return tile_encode(e, double(uniform(-128, 128)) / 64);
+    case TileElem::tf32: return tile_encode(e, double(uniform(-2048, 2048)) / 1024);
+    case TileElem::f32: return tile_encode(e, double(uniform(-65536, 65536)) / 16384);
+    case TileElem::f64:
+      return tile_encode(e, std::uniform_real_distribution<double>(-2.0, 2.0)(rng));
+    case TileElem::s8: return tile_encode(e, double(uniform(-127, 127)));
+    case TileElem::s4: return tile_encode(e, double(uniform(-7, 7)));
+    case TileElem::s32: return tile_encode(e, double(uniform(-(1 << 20), 1 << 20)));
+    default: {
+      // Small-format floats: any finite code whose magnitude is at most 4 (or the format's
+      // largest value): a random sign, exponent and mantissa, drawn until one fits.
+      const FloatFormat& f = *float_format(e);
+      const uint32_t bits = 1 + f.exp_bits + f.mant_bits;
+      for (;;) {
+        const uint64_t code = static_cast<uint64_t>(uniform(0, int64_t(mask(bits))));
+        const double v = tile_decode(e, code);
+        if (std::isfinite(v) && std::fabs(v) <= 4.0) return code;
+      }
+    }
+  }
+}
+
+uint64_t tile_get(const uint32_t* words, uint32_t index, uint32_t bits) {
+  if (bits == 64) return uint64_t(words[2 * index]) | (uint64_t(words[2 * index + 1]) << 32);
+  const uint32_t per_word = 32 / bits;
+  const uint32_t shift = (index % per_word) * bits;
+  return (words[index / per_word] >> shift) & mask(bits);
+}
+
+void tile_set(uint32_t* words, uint32_t index, uint32_t bits, uint64_t code) {
+  if (bits == 64) {
+    words[2 * index] = static_cast<uint32_t>(code);
+    words[2 * index + 1] = static_cast<uint32_t>(code >> 32);
+    return;
+  }
+  const uint32_t per_word = 32 / bits;
+  const uint32_t shift = (index % per_word) * bits;
+  uint32_t& w = words[index / per_word];
+  w = static_cast<uint32_t>((w & ~(mask(bits) << shift)) | ((code & mask(bits)) << shift));
+}
+
+std::vector<double> tile_reference(const TileShape& s, const std::vector<double>& a,
+                                   const std::vector<double>& b, const std::vector<double>& c) {
+  if (a.size() != size_t(s.m) * s.k || b.size() != size_t(s.k) * s.n || c.size() != size_t(s.m) * s.n)
+    throw Error("tile reference: operand sizes do not match the shape");
+  std::vector<double> d(size_t(s.m) * s.n);
+  for (uint32_t i = 0; i < s.m; ++i)
+    for (uint32_t j = 0; j < s.n; ++j) {
+      double sum = c[size_t(i) * s.n + j];
+      for (uint32_t kk = 0; kk < s.k; ++kk) sum += a[size_t(i) * s.k + kk] * b[size_t(kk) * s.n + j];
+      d[size_t(i) * s.n + j] = sum;
+    }
+  return d;
+}
+
+double tile_tolerance_rel(TileElem input, TileElem accumulator) {
+  if (tile_elem_is_integer(input) && tile_elem_is_integer(accumulator)) return 0;
+  if (accumulator == TileElem::f64) return 1e-12;
+  if (accumulator == TileElem::f16) return 4e-3;
+  switch (input) {
+    case TileElem::e4m3:
+    case TileElem::e5m2:
+    case TileElem::e2m1:
+    case TileElem::e3m2:
+    case TileElem::e2m3: return 1e-3;
+    default: return 1e-4;
+  }
+}
+
+TileCheck check_tile(const TileShape& s, const std::vector<double>& a, const std::vector<double>& b,
+                     const std::vector<double>& c, const std::vector<double>& got, TileElem input,
+                     TileElem accumulator) {
+  const std::vector<double> want = tile_reference(s, a, b, c);
+  if (got.size() != want.size()) throw Error("tile check: the result has the wrong size");
+  TileCheck r;
+  r.elements = static_cast<uint32_t>(want.size());
+  r.tolerance_rel = tile_tolerance_rel(input, accumulator);
+  for (uint32_t i = 0; i < s.m; ++i)
+    for (uint32_t j = 0; j < s.n; ++j) {
+      const size_t at = size_t(i) * s.n + j;
+      double scale = std::fabs(c[at]);
+      for (uint32_t kk = 0; kk < s.k; ++kk)
+        scale += std::fabs(a[size_t(i) * s.k + kk] * b[size_t(kk) * s.n + j]);
+      const double err = std::fabs(got[at] - want[at]);
+      const double allowed = r.tolerance_rel * scale;
+      if (std::isnan(err)) r.max_abs_error = err;
+      else if (!std::isnan(r.max_abs_error)) r.max_abs_error = std::max(r.max_abs_error, err);
+      if (!(err <= allowed) && r.passed) {
+        r.passed = false;
+        r.why = "D[" + std::to_string(i) + "][" + std::to_string(j) + "] = " + num(got[at]) +
+                ", the float64 reference is " + num(want[at]) + " (allowed error " + num(allowed) +
+                " = " + num(r.tolerance_rel) + " x sum of |terms| " + num(scale) + ")";
+      }
+    }
+  return r;
+}
+
+}  // namespace gpuprobe::probes::tensor

@@ -1,0 +1,66 @@
+// The tensor family's host-side tile arithmetic, shared by every tensor probe (mma.sync, wgmma,
+// tcgen05): the element formats (decode, encode with round-to-nearest-even, random operands of
+// modest size, negation), elements packed in 32-bit register words, the float64 reference of one
+// tile D = A * B + C and the per-precision self-check against it. The instruction-specific part
+// (which lane holds which element: the fragment layout) stays with each probe.
+#pragma once
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace gpuprobe::probes::tensor {
+
+// Element formats of tensor-core operands and accumulators. tf32 travels as f32 bits whose low 13
+// mantissa bits are zero; e2m1/e3m2/e2m3 (kind::f8f6f4) are named for later forms.
+enum class TileElem { f16, bf16, tf32, f32, f64, e4m3, e5m2, e2m1, e3m2, e2m3, s8, s4, s32 };
+
+const char* tile_elem_name(TileElem e);      // "f16", "bf16", ..., the records' precision names
+uint32_t tile_elem_bits(TileElem e);         // bits one element takes in a register: 4 to 64
+bool tile_elem_is_integer(TileElem e);
+
+// The value of an element's bits (the low tile_elem_bits bits of `code`).
+double tile_decode(TileElem e, uint64_t code);
+// The element nearest to `value` (round to nearest even; integers wrap modulo 2^bits). Floating
+// formats saturate to infinity where they have one, else to their largest finite value.
+uint64_t tile_encode(TileElem e, double value);
+// The bits of -value (sign flip; integers: two's complement).
+uint64_t tile_negate(TileElem e, uint64_t code);
+// A random element of modest size (|value| <= 4, never NaN or infinite; integers away from the
+// most negative value, so their negation exists), exactly representable in its format.
+uint64_t tile_random(TileElem e, std::mt19937_64& rng);
+
+// Element `index` of `bits` bits in an array of 32-bit register words (element 0 in the low bits
+// of word 0; a 64-bit element spans two words, low word first).
+uint64_t tile_get(const uint32_t* words, uint32_t index, uint32_t bits);
+void tile_set(uint32_t* words, uint32_t index, uint32_t bits, uint64_t code);
+
+struct TileShape {
+  uint32_t m = 0, n = 0, k = 0;
+};
+
+// D = A * B + C in float64: a is m x k, b is k x n, c and the result m x n, all row-major.
+std::vector<double> tile_reference(const TileShape& s, const std::vector<double>& a,
+                                   const std::vector<double>& b, const std::vector<double>& c);
+
+// The relative tolerance of one element of D for an input/accumulator pair, against the sum of
+// the magnitudes of the element's terms (sum |a_ik b_kj| + |c_ij|): 0 (exact) for integer kinds;
+// 1e-12 for f64; 1e-4 for f32 accumulation of f16/bf16/tf32 products (exact products, the adder
+// tree's alignment may drop low bits); 1e-3 for fp8/fp6/fp4 inputs (QMMA accumulates with fewer
+// bits); 4e-3 for f16 accumulation (f16 keeps 11 significant bits).
+double tile_tolerance_rel(TileElem input, TileElem accumulator);
+
+struct TileCheck {
+  bool passed = true;
+  uint32_t elements = 0;
+  double max_abs_error = 0;    // largest |got - reference| over the tile
+  double tolerance_rel = 0;    // tile_tolerance_rel of the pair
+  std::string why;             // the first element out of tolerance, when !passed
+};
+
+// Compares `got` (m x n, row-major) with the float64 reference element by element.
+TileCheck check_tile(const TileShape& s, const std::vector<double>& a,
+                     const std::vector<double>& b, const std::vector<double>& c,
+                     const std::vector<double>& got, TileElem input, TileElem accumulator);
+
+}  // namespace gpuprobe::probes::tensor

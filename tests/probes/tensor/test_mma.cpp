@@ -1,0 +1,259 @@
+// The tensor family's mma.sync probe (probes/tensor/mma_*.cpp) on the simulated device and its
+// host-side contract: the element formats and the tile reference (tile_reference.cpp), the fragment
+// layouts, the self-check (a corrupted fragment fails it), the refusals of forms a GPU lacks, the
+// presets' tables, and tensor/mma recovering each preset's rates and latencies.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "harness/error.hpp"
+#include "harness/probe.hpp"
+#include "harness/sim/preset.hpp"
+#include "harness/sim/sim_device.hpp"
+#include "probes/tensor/mma_ops.hpp"
+
+using namespace gpuprobe;
+using probes::MmaKind;
+using probes::MmaOp;
+using probes::MmaOperand;
+using probes::MmaOperands;
+using probes::tensor::TileElem;
+
+namespace {
+
+nlohmann::json run(Device& device, std::map<std::string, std::string> params) {
+  const ProbeSpec& probe = find_probe("tensor/mma");
+  std::ostringstream log;
+  return run_probe(device, probe, Params::parse(probe.params, params), RepeatPolicy{}, "", log);
+}
+
+}  // namespace
+
+TEST_CASE("tile formats: decode, encode and negate round-trip, with the known codes", "[tensor]") {
+  using namespace probes::tensor;
+  CHECK(tile_decode(TileElem::f16, 0x3c00) == 1.0);
+  CHECK(tile_decode(TileElem::f16, 0xc000) == -2.0);
+  CHECK(tile_decode(TileElem::bf16, 0x3f80) == 1.0);
+  CHECK(tile_decode(TileElem::tf32, 0x3f800000) == 1.0);
+  CHECK(tile_decode(TileElem::e4m3, 0x38) == 1.0);   // exponent 7 (bias 7)
+  CHECK(tile_decode(TileElem::e4m3, 0x7e) == 448.0);  // the largest e4m3
+  CHECK(std::isnan(tile_decode(TileElem::e4m3, 0x7f)));
+  CHECK(tile_decode(TileElem::e5m2, 0x3c) == 1.0);
+  CHECK(std::isinf(tile_decode(TileElem::e5m2, 0x7c)));
+  CHECK(tile_decode(TileElem::s4, 0xf) == -1.0);
+  CHECK(tile_decode(TileElem::s8, 0x80) == -128.0);
+  CHECK(tile_encode(TileElem::f16, 1.0) == 0x3c00);
+  CHECK(tile_encode(TileElem::f16, 1.0 + 1.0 / 4096) == 0x3c00);  // rounds to nearest even
+  CHECK(tile_encode(TileElem::f16, 1e6) == 0x7c00);               // overflows to infinity
+  CHECK(tile_encode(TileElem::f16, 1e-7) == 0x0002);              // subnormal: 2 x 2^-24
+  CHECK(tile_encode(TileElem::tf32, 1.0) == 0x3f800000);
+  CHECK(tile_encode(TileElem::e4m3, 1000.0) == 0x7e);             // saturates: no infinity
+  std::mt19937_64 rng(7);
+  for (TileElem e : {TileElem::f16, TileElem::bf16, TileElem::tf32, TileElem::f32, TileElem::f64,
+                     TileElem::e4m3, TileElem::e5m2, TileElem::s8, TileElem::s4, TileElem::s32}) {
+    INFO(tile_elem_name(e));
+    for (int i = 0; i < 200; ++i) {
+      const uint64_t code = tile_random(e, rng);
+      const double v = tile_decode(e, code);
+      REQUIRE(std::isfinite(v));
+      CHECK(std::fabs(v) <= (e == TileElem::s8 ? 127 : e == TileElem::s4 ? 7 : e == TileElem::s32 ? 1 << 20 : 4));
+      CHECK(tile_encode(e, v) == code);                       // exactly representable
+      CHECK(tile_decode(e, tile_negate(e, code)) == -v);
+    }
+  }
+}
+
+TEST_CASE("tile words: elements of 4 to 64 bits packed low first", "[tensor]") {
+  uint32_t w[4] = {};
+  probes::tensor::tile_set(w, 3, 4, 0xa);
+  probes::tensor::tile_set(w, 9, 4, 0x5);
+  CHECK(w[0] == 0xa000u);
+  CHECK(w[1] == 0x50u);
+  CHECK(probes::tensor::tile_get(w, 9, 4) == 0x5);
+  probes::tensor::tile_set(w, 1, 64, 0x1122334455667788ull);
+  CHECK(w[2] == 0x55667788u);
+  CHECK(w[3] == 0x11223344u);
+  CHECK(probes::tensor::tile_get(w, 1, 64) == 0x1122334455667788ull);
+}
+
+TEST_CASE("tile check: within the tolerance passes, off it fails naming the element", "[tensor]") {
+  using namespace probes::tensor;
+  const TileShape s{2, 2, 2};
+  const std::vector<double> a{1, 2, 3, 4}, b{1, 0, 0, 1}, c{0.5, 0, 0, 0};
+  std::vector<double> d = tile_reference(s, a, b, c);
+  CHECK(d == std::vector<double>{1.5, 2, 3, 4});
+  CHECK(check_tile(s, a, b, c, d, TileElem::f16, TileElem::f32).passed);
+  d[3] += 1e-5;  // 4e-3 x (|3*0| + |4*1|) = 0.016 allowed for f16 accumulate, 4e-4 for f32
+  CHECK(check_tile(s, a, b, c, d, TileElem::f16, TileElem::f16).passed);
+  CHECK(check_tile(s, a, b, c, d, TileElem::f16, TileElem::f32).passed);
+  d[3] += 1e-3;
+  const TileCheck bad = check_tile(s, a, b, c, d, TileElem::f16, TileElem::f32);
+  CHECK_FALSE(bad.passed);
+  CHECK(bad.why.find("D[1][1]") != std::string::npos);
+  CHECK(bad.max_abs_error == Approx(1.01e-3));
+  // Integer kinds are exact: one unit off fails.
+  std::vector<double> di = tile_reference(s, a, b, c);
+  di[0] += 1;
+  CHECK_FALSE(check_tile(s, a, b, c, di, TileElem::s8, TileElem::s32).passed);
+  std::vector<double> nan = tile_reference(s, a, b, c);
+  nan[2] = std::nan("");
+  CHECK_FALSE(check_tile(s, a, b, c, nan, TileElem::f64, TileElem::f64).passed);
+}
+
+TEST_CASE("mma fragments: every element of A, B and C has exactly one lane and register", "[tensor]") {
+  for (const auto& info : probes::tensor::kMmaOps) {
+    INFO(info.name);
+    const uint32_t dims[3][2] = {{info.m, info.k}, {info.k, info.n}, {info.m, info.n}};
+    int which_i = 0;
+    for (MmaOperand which : {MmaOperand::a, MmaOperand::b, MmaOperand::c}) {
+      std::set<std::pair<uint32_t, uint32_t>> seen;
+      const uint32_t per_lane = probes::mma_elements_per_lane(info.op, which);
+      for (uint32_t lane = 0; lane < 32; ++lane)
+        for (uint32_t i = 0; i < per_lane; ++i) {
+          uint32_t r, c;
+          probes::mma_fragment_coords(info.op, which, lane, i, r, c);
+          CHECK(r < dims[which_i][0]);
+          CHECK(c < dims[which_i][1]);
+          seen.insert({r, c});
+        }
+      CHECK(seen.size() == size_t(dims[which_i][0]) * dims[which_i][1]);
+      ++which_i;
+    }
+  }
+  // Spot checks against the PTX ISA's figures: m16n8k16 f16 A a5 of lane 6 (group 1, thread 2) is
+  // row 1, column 2 * 2 + 1 + 8 = 13; m16n8k8 tf32 A a1 of lane 5 is row 9, column 1.
+  uint32_t r, c;
+  probes::mma_fragment_coords(MmaOp::m16n8k16_f16_f32, MmaOperand::a, 6, 5, r, c);
+  CHECK(r == 1);
+  CHECK(c == 13);
+  probes::mma_fragment_coords(MmaOp::m16n8k8_tf32_f32, MmaOperand::a, 5, 1, r, c);
+  CHECK(r == 9);
+  CHECK(c == 1);
+  probes::mma_fragment_coords(MmaOp::m16n8k32_s8_s32, MmaOperand::b, 7, 6, r, c);
+  CHECK(r == 3 * 4 + 2 + 16);
+  CHECK(c == 1);
+}
+
+TEST_CASE("mma self-check: the host's tile passes; a corrupted fragment or a swapped layout fails",
+          "[tensor]") {
+  for (const auto& info : probes::tensor::kMmaOps) {
+    INFO(info.name);
+    const probes::MmaTile tile = probes::mma_tile(info.op, MmaOperands::random);
+    std::vector<uint32_t> d = probes::mma_emulate_tile(info.op, tile.lanes);
+    const auto check = probes::mma_check_tile(info.op, tile, d);
+    CHECK(check.passed);
+    CHECK(check.elements == info.m * info.n);
+    // One lane's first D register off: for f16 accumulate flip a high mantissa bit, else add
+    // a unit to the integer or a large step to the float.
+    std::vector<uint32_t> bad = d;
+    bad[17 * probes::tensor::kMmaMaxCWords] ^= 0x00400000u | 0x0200u;
+    CHECK_THROWS_WITH(probes::mma_check_tile(info.op, tile, bad), Catch::Contains("self-check failed") &&
+                                                                      Catch::Contains(info.name));
+    // The fragments of two lanes swapped (a layout error): the tile no longer matches.
+    std::vector<uint32_t> swapped = d;
+    for (uint32_t w = 0; w < probes::tensor::kMmaMaxCWords; ++w)
+      std::swap(swapped[0 * probes::tensor::kMmaMaxCWords + w], swapped[5 * probes::tensor::kMmaMaxCWords + w]);
+    CHECK_THROWS_WITH(probes::mma_check_tile(info.op, tile, swapped), Catch::Contains("self-check failed"));
+  }
+}
+
+TEST_CASE("mma implementation: fp8 emulated on sm_90-110, s4 from sm_90, the rest native", "[tensor]") {
+  CHECK(probes::mma_implementation(MmaOp::m16n8k32_e4m3_f32, 89) == "native");
+  CHECK(probes::mma_implementation(MmaOp::m16n8k32_e4m3_f32, 120) == "native");
+  CHECK(probes::mma_implementation(MmaOp::m16n8k32_e5m2_f32, 90).rfind("emulated (", 0) == 0);
+  CHECK(probes::mma_implementation(MmaOp::m16n8k32_e4m3_f32, 100).rfind("emulated (", 0) == 0);
+  CHECK(probes::mma_implementation(MmaOp::m16n8k64_s4_s32, 89) == "native");
+  CHECK(probes::mma_implementation(MmaOp::m16n8k64_s4_s32, 90).find("IMMA.16832.S8") != std::string::npos);
+  CHECK(probes::mma_implementation(MmaOp::m16n8k16_f16_f32, 90) == "native");
+  CHECK(probes::mma_sass_per_op(MmaOp::m16n8k16_f64_f64, 100) == "8 DMMA.8x8x4");
+}
+
+TEST_CASE("mma presets: every table form is a known op, its emulated flag matches the target, "
+          "every entry cites a source", "[tensor]") {
+  for (const auto& p : sim::presets()) {
+    INFO(p.name);
+    for (const auto& m : p.tensor) {
+      if (m.op.rfind("mma_", 0) != 0) continue;  // wgmma and tcgen05 forms: their families' tests
+      INFO(m.op);
+      const MmaOp op = probes::parse_mma_op(m.op);
+      CHECK(m.emulated == (probes::mma_implementation(op, p.info.cc.sm()) != "native"));
+      CHECK(probes::mma_info(op).min_sm <= p.info.cc.sm());
+      CHECK(m.flops_per_clk_per_sm > 0);
+      CHECK(m.latency_cycles > 0);
+      CHECK_FALSE(m.source.empty());
+    }
+  }
+}
+
+TEST_CASE("tensor/mma on sim:a100: every form the A100 has, random and zeros, self-checked; fp8 and "
+          "sm_90 shapes skipped with the reason", "[tensor]") {
+  auto dev = sim::make_sim_device(sim::find_preset("a100"));
+  const auto rec = run(*dev, {{"iterations", "64"}});
+  REQUIRE(rec["status"] == "ok");
+  std::set<std::string> measured;
+  for (const auto& p : rec["series"]) {
+    INFO(p.dump());
+    const std::string op = p["op"];
+    if (p.contains("skipped")) {
+      CHECK((op == "mma_m16n8k32_e4m3_f32" || op == "mma_m16n8k32_e5m2_f32" || op == "mma_m16n8k16_f64_f64"));
+      CHECK(p["skipped"].get<std::string>().find("sm_80") != std::string::npos);
+      continue;
+    }
+    measured.insert(op);
+    CHECK(p["path"] == "mma.sync");
+    CHECK(p["implementation"] == "native");
+    CHECK(p["self_check"]["passed"] == true);
+    CHECK(p["self_check"]["max_abs_error"].get<double>() <=
+          1e-3 * std::max(1.0, p["self_check"]["tolerance"].get<double>() * 1e6));
+    CHECK((p["operands"] == "random" || p["operands"] == "zeros"));
+    if (p["kind"] == "throughput") {
+      CHECK(p["flops_per_s"].get<double>() ==
+            Approx(p["flops_per_clk_per_sm"].get<double>() * 108 * p["region_sm_clock_mhz"].get<double>() * 1e6));
+    } else {
+      CHECK(p["latency_cycles"].get<double>() > 0);
+    }
+  }
+  CHECK(measured.size() == 8);
+  CHECK(rec["series"].size() == 11 * 2 * 2);
+}
+
+TEST_CASE("tensor/mma closed loop: each preset's mma.sync rates and latencies come back within 2%",
+          "[tensor]") {
+  for (const auto& p : sim::presets()) {
+    bool any = false;
+    for (const auto& m : p.tensor) any = any || m.op.rfind("mma_", 0) == 0;
+    if (!any) continue;
+    INFO(p.name);
+    auto dev = sim::make_sim_device(p);
+    const auto rec = run(*dev, {{"iterations", "64"}, {"operands", "random"}});
+    REQUIRE(rec["status"] == "ok");
+    int checked = 0;
+    for (const auto& m : p.tensor) {
+      if (m.op.rfind("mma_", 0) != 0) continue;
+      INFO(m.op);
+      for (const auto& pt : rec["series"]) {
+        if (pt["op"] != m.op || pt.contains("skipped")) continue;
+        // One warp's dependent chain cannot go faster than its scheduler's quarter of the rate
+        // (m16n8k16 f64: 4096 FLOP at 64 per clock per sub-partition is 64 cycles).
+        const double issue = probes::mma_flops(probes::parse_mma_op(m.op)) / (m.flops_per_clk_per_sm / 4);
+        if (pt["kind"] == "latency")
+          CHECK(pt["latency_cycles"].get<double>() == Approx(std::max(m.latency_cycles, issue)).epsilon(0.02));
+        else
+          CHECK(pt["flops_per_clk_per_sm"].get<double>() == Approx(m.flops_per_clk_per_sm).epsilon(0.02));
+        CHECK(pt["implementation"] == (m.emulated ? pt["implementation"].get<std::string>() : "native"));
+        ++checked;
+      }
+    }
+    CHECK(checked > 0);
+  }
+}
+
+TEST_CASE("tensor/mma refuses bad parameters in one line", "[tensor]") {
+  auto dev = sim::make_sim_device(sim::find_preset("h100"));
+  CHECK_THROWS_WITH(run(*dev, {{"block-threads", "48"}}), Catch::Contains("--block-threads"));
+  CHECK_THROWS_WITH(run(*dev, {{"blocks-per-sm", "0"}}), Catch::Contains("--blocks-per-sm"));
+  CHECK_THROWS_AS(probes::parse_mma_op("mma_m1n1k1_f16_f32"), Error);
+}
