@@ -25,17 +25,9 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import plot_latency as common  # noqa: E402  (model loading, shape checks, binary sizes)
+import plot_common as common  # noqa: E402  (model loading, shape checks, binary sizes, saving)
 
 LEVEL_ORDER = ["L1", "shared", "L2", "DRAM", "imported"]   # imported: analyze --import-csv
-
-
-def fail(message):
-    print(f"plot_bandwidth: error: {message}", file=sys.stderr)
-    sys.exit(1)
-
-
-common.fail = fail   # the shared loader's errors name this script
 
 
 def bandwidth_for(unloaded_ns, queue_ns, peak_bytes_per_ns, in_flight_bytes):
@@ -135,15 +127,6 @@ def footprint_series(bandwidth):
     return out
 
 
-def save(fig, prefix, name):
-    written = []
-    for ext in ("png", "svg"):
-        path = f"{prefix}.{name}.{ext}"
-        fig.savefig(path, dpi=120)
-        written.append(path)
-    return written
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("model")
@@ -151,21 +134,19 @@ def main():
     args = parser.parse_args()
     model = common.load_model(args.model)
     prefix = args.out_prefix or os.path.splitext(args.model)[0]
-    folder = os.path.dirname(os.path.abspath(prefix))
-    if not os.path.isdir(folder):
-        fail(f"output folder {folder} does not exist")
+    common.output_folder_or_fail(prefix)
     bandwidth = model.get("bandwidth")
     if not isinstance(bandwidth, dict) or not bandwidth:
-        fail(f"{args.model} has no bandwidth section (run the bandwidth probes, then analyze)")
+        common.fail(f"{args.model} has no bandwidth section (run the bandwidth probes, then analyze)")
     sms = model.get("device", {}).get("sm_count", 0) if isinstance(model.get("device"), dict) else 0
     try:
         footprints = footprint_series(bandwidth)
         concurrency = concurrency_series(bandwidth, sms)
         measured = measured_loaded_series(bandwidth)
     except common.Malformed as e:
-        fail(f"{args.model}: {e}")
+        common.fail(f"{args.model}: {e}")
     if not footprints and not concurrency and not measured:
-        fail(f"{args.model}: the bandwidth section holds no sweep to plot")
+        common.fail(f"{args.model}: the bandwidth section holds no sweep to plot")
 
     import matplotlib
     matplotlib.use("Agg")
@@ -192,7 +173,7 @@ def main():
             ax.set_title(f"{label}: {device}")
             ax.grid(True, which="both", alpha=0.3)
         fig.tight_layout()
-        written += save(fig, prefix, "bandwidth-footprint")
+        written += common.save_figure(fig, f"{prefix}.bandwidth-footprint")
         plt.close(fig)
     if concurrency or measured:
         fig2, ax2 = plt.subplots(figsize=(7, 4.5))
@@ -221,7 +202,7 @@ def main():
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=8)
         fig.tight_layout()
-        written += save(fig, prefix, "bandwidth-inflight")
+        written += common.save_figure(fig, f"{prefix}.bandwidth-inflight")
     for level, xs, ys, idle, model_params in measured:
         line, = ax2.plot([x / 1e9 for x in xs], ys, "s", ms=5, mfc="none",
                          label=f"{level} measured: chase under load")
@@ -241,7 +222,7 @@ def main():
         ax2.grid(True, which="both", alpha=0.3)
         ax2.legend(fontsize=8)
         fig2.tight_layout()
-        written += save(fig2, prefix, "loaded-latency")
+        written += common.save_figure(fig2, f"{prefix}.loaded-latency")
     if concurrency:
         plt.close(fig)
     if concurrency or measured:

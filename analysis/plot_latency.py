@@ -10,14 +10,15 @@ units (KiB = 1024 bytes, MiB, GiB), as the command line reads and prints them. A
 gets one line "plot_latency: error: ..." and exit status 1, never a traceback.
 """
 import argparse
-import json
 import math
 import os
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from plot_common import (Malformed, expect, fail, human_bytes, load_model, number,  # noqa: E402
+                         output_folder_or_fail, save_figure)
 
-SCHEMA = "gpuprobe.machine_model"
-SCHEMA_VERSION = 1
+
 PATH_LABELS = {
     "ca": "ld.global.ca (L1 + L2)",
     "cg": "ld.global.cg (L2 only)",
@@ -25,54 +26,6 @@ PATH_LABELS = {
     "cs": "ld.global.cs", "lu": "ld.global.lu", "cv": "ld.global.cv",
     "imported": "imported curve",
 }
-
-
-def fail(message):
-    print(f"plot_latency: error: {message}", file=sys.stderr)
-    sys.exit(1)
-
-
-def human_bytes(n):
-    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= scale and n % scale == 0:
-            return f"{n // scale:.0f} {unit}"
-        if n >= scale:
-            return f"{n / scale:.3g} {unit}"
-    return f"{n:.0f} B"
-
-
-def load_model(path):
-    try:
-        with open(path, encoding="utf-8") as f:
-            model = json.load(f)
-    except OSError as e:
-        fail(f"cannot read {path}: {e.strerror}")
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        fail(f"{path} is not valid JSON: {e}")
-    if not isinstance(model, dict) or model.get("schema") != SCHEMA \
-            or model.get("schema_version") != SCHEMA_VERSION:
-        fail(f"{path} is not a {SCHEMA} v{SCHEMA_VERSION} document")
-    return model
-
-
-class Malformed(Exception):
-    """The model does not have the shape docs/SCHEMA.md gives; the message names the key."""
-
-
-def expect(value, kind, where):
-    if not isinstance(value, kind) or isinstance(value, bool):
-        name = {dict: "an object", list: "an array"}.get(kind, "a number")
-        raise Malformed(f"{where} is not {name}")
-    return value
-
-
-def number(value, where, allow_null=False):
-    if value is None and allow_null:
-        return None
-    expect(value, (int, float), where)
-    if not math.isfinite(value):
-        raise Malformed(f"{where} is not finite")
-    return float(value)
 
 
 def checked_curves(memory):
@@ -175,18 +128,7 @@ def plot(model, prefix):
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(loc="upper left", fontsize=8)
     fig.tight_layout()
-    written = []
-    for ext in ("png", "svg"):
-        out = f"{prefix}.{ext}"
-        tmp = f"{out}.tmp-{os.getpid()}"
-        try:
-            fig.savefig(tmp, format=ext, dpi=120)
-            os.replace(tmp, out)  # atomic: a reader never sees half a picture
-        except OSError as e:
-            if os.path.exists(tmp):
-                os.remove(tmp)
-            fail(f"cannot write {out}: {e.strerror}")
-        written.append(out)
+    written = save_figure(fig, prefix)
     plt.close(fig)
     return written
 
@@ -203,9 +145,7 @@ def main():
         stem = os.path.abspath(args.model)
         stem = stem[:-len(".json")] if stem.endswith(".json") else stem
         prefix = stem + ".latency"
-    folder = os.path.dirname(os.path.abspath(prefix))
-    if not os.path.isdir(folder):
-        fail(f"the output folder {folder} does not exist")
+    output_folder_or_fail(prefix)
     try:
         written = plot(model, prefix)
     except Malformed as e:

@@ -1,0 +1,86 @@
+"""What every plotting script shares: reading a machine model, checking its shape, binary sizes,
+and writing a figure as PNG and SVG atomically. Errors name the script that runs (its file name),
+as one line "plot_X: error: ..." and exit status 1, never a traceback."""
+import json
+import math
+import os
+import sys
+
+SCHEMA = "gpuprobe.machine_model"
+SCHEMA_VERSION = 1
+
+
+def script_name():
+    return os.path.splitext(os.path.basename(sys.argv[0] or "plot"))[0]
+
+
+def fail(message):
+    print(f"{script_name()}: error: {message}", file=sys.stderr)
+    sys.exit(1)
+
+
+def human_bytes(n):
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= scale and n % scale == 0:
+            return f"{n // scale:.0f} {unit}"
+        if n >= scale:
+            return f"{n / scale:.3g} {unit}"
+    return f"{n:.0f} B"
+
+
+def load_model(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            model = json.load(f)
+    except OSError as e:
+        fail(f"cannot read {path}: {e.strerror}")
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        fail(f"{path} is not valid JSON: {e}")
+    if not isinstance(model, dict) or model.get("schema") != SCHEMA \
+            or model.get("schema_version") != SCHEMA_VERSION:
+        fail(f"{path} is not a {SCHEMA} v{SCHEMA_VERSION} document")
+    return model
+
+
+class Malformed(Exception):
+    """The model does not have the shape docs/SCHEMA.md gives; the message names the key."""
+
+
+def expect(value, kind, where):
+    if not isinstance(value, kind) or isinstance(value, bool):
+        name = {dict: "an object", list: "an array"}.get(kind, "a number")
+        raise Malformed(f"{where} is not {name}")
+    return value
+
+
+def number(value, where, allow_null=False):
+    if value is None and allow_null:
+        return None
+    expect(value, (int, float), where)
+    if not math.isfinite(value):
+        raise Malformed(f"{where} is not finite")
+    return float(value)
+
+
+def output_folder_or_fail(prefix):
+    folder = os.path.dirname(os.path.abspath(prefix))
+    if not os.path.isdir(folder):
+        fail(f"the output folder {folder} does not exist")
+
+
+def save_figure(fig, path_stem):
+    """path_stem.png and path_stem.svg, each written to a temporary name and renamed (a reader
+    never sees half a picture); the paths written."""
+    written = []
+    for ext in ("png", "svg"):
+        out = f"{path_stem}.{ext}"
+        tmp = f"{out}.tmp-{os.getpid()}"
+        try:
+            fig.savefig(tmp, format=ext, dpi=120)
+            os.replace(tmp, out)
+        except OSError as e:
+            if os.path.exists(tmp):
+                os.remove(tmp)
+            fail(f"cannot write {out}: {e.strerror}")
+        written.append(out)
+    return written
