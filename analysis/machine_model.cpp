@@ -10,6 +10,7 @@
 
 #include "analysis/bandwidth_model.hpp"
 #include "analysis/compute_model.hpp"
+#include "analysis/sync_model.hpp"
 #include "harness/error.hpp"
 #include "harness/results.hpp"
 #include "harness/stats.hpp"
@@ -475,6 +476,14 @@ nlohmann::json build_machine_model(const std::vector<nlohmann::json>& runs,
         add_compute_from_run(run, model["compute"]);
       } catch (const std::exception& e) {
         model["compute"]["errors"][probe] = e.what();
+        failed = e.what();
+      }
+    } else if (probe.rfind("sync/", 0) == 0) {
+      if (!model.contains("sync")) model["sync"] = nlohmann::json::object();
+      try {
+        add_sync_from_run(run, model["sync"]);
+      } catch (const std::exception& e) {
+        model["sync"]["errors"][probe] = e.what();
         failed = e.what();
       }
     } else {

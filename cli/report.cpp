@@ -275,6 +275,39 @@ void print_compute(std::ostream& out, const nlohmann::json& compute) {
         << "\n";
 }
 
+void print_sync(std::ostream& out, const nlohmann::json& sync) {
+  const nlohmann::json ops = sync.value("ops", nlohmann::json::object());
+  const nlohmann::json skipped = sync.value("skipped", nlohmann::json::object());
+  out << "sync (latency of one dependent op at the smallest launch, ns at the measured clock; rate "
+         "per SM in the op's unit):\n";
+  for (const auto& [name, op] : ops.items()) {
+    if (!op.is_object()) continue;
+    const nlohmann::json ns = op.value("latency_ns", nlohmann::json());
+    char buf[320];
+    std::snprintf(buf, sizeof buf, "  %-24s %7.1f cycles %8.1f ns", name.c_str(),
+                  op.value("latency_cycles", NAN), ns.is_number() ? ns.get<double>() : NAN);
+    out << buf;
+    if (op.contains("ops_per_clk_per_sm")) {
+      std::snprintf(buf, sizeof buf, "  %7.3f %s/clk/SM", op.value("ops_per_clk_per_sm", NAN),
+                    op.value("unit", "op").c_str());
+      out << buf;
+    }
+    if (op.contains("sweep") && op["sweep"].contains("points") && !op["sweep"]["points"].empty()) {
+      const nlohmann::json points = op["sweep"]["points"];
+      const nlohmann::json& last = points.back();
+      std::snprintf(buf, sizeof buf, "  (%s %g..%g: to %.1f cycles)",
+                    op["sweep"].value("variable", "x").c_str(), points.front().value("x", NAN),
+                    last.value("x", NAN), last.value("latency_cycles", NAN));
+      out << buf;
+    }
+    if (op.contains("bytes_per_s") && op["bytes_per_s"].is_number())
+      out << "  " << format_bandwidth(op["bytes_per_s"].get<double>());
+    out << "\n";
+  }
+  for (const auto& [name, why] : skipped.items())
+    out << "  " << name << ": not measured: " << (why.is_string() ? why.get<std::string>() : why.dump())
+        << "\n";
+
 void print_model(std::ostream& out, const nlohmann::json& model) {
   const nlohmann::json mem = model.value("memory", nlohmann::json::object());
   std::size_t printed = 0;
@@ -287,6 +320,7 @@ void print_model(std::ostream& out, const nlohmann::json& model) {
     print_bandwidth(out, model["bandwidth"]), ++printed;
   if (model.contains("compute") && model["compute"].is_object())
     print_compute(out, model["compute"]), ++printed;
+  if (model.contains("sync") && model["sync"].is_object()) print_sync(out, model["sync"]), ++printed;
   if (printed == 0) out << "the model holds no result: no run record measured anything\n";
 }
 

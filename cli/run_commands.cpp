@@ -108,7 +108,8 @@ std::vector<PlannedRun> run_all_plan() {
           {"bandwidth/dram", {}, "bandwidth_dram.json"},
           {"bandwidth/loaded_latency", {{"level", "l2"}}, "bandwidth_loaded_latency_l2.json"},
           {"bandwidth/loaded_latency", {{"level", "dram"}}, "bandwidth_loaded_latency_dram.json"},
-          {"compute/alu", {}, "compute_alu.json"}};
+          {"compute/alu", {}, "compute_alu.json"},
+          {"sync/primitives", {}, "sync_primitives.json"}};
 }
 
 RepeatPolicy repeat_policy(double max_seconds_per_point) {

@@ -26,6 +26,11 @@ enum class Cap {
   fma_bf16x2,            // fma.rn.bf16x2 (PTX ISA 7.0)
   tanh_approx,           // tanh.approx.f32 (PTX ISA 7.0)
   fma_f32x2,             // fma.rn.f32x2 (PTX ISA 8.6): FFMA2 on sm_100/103, two FFMA elsewhere
+  redux_sync,            // redux.sync.{add,min,max,and,or,xor} integer forms (PTX ISA 7.0)
+  elect_sync,            // elect.sync (PTX ISA 8.0)
+  mbarrier,              // mbarrier.init/arrive/test_wait on shared memory (PTX ISA 7.0)
+  mbarrier_try_wait,     // mbarrier.try_wait{.parity} (PTX ISA 7.8)
+  fence_proxy_async,     // fence.proxy.async (PTX ISA 8.0)
 };
 
 // What kind of compile target a capability needs besides the SM number.
@@ -68,6 +73,11 @@ inline constexpr CapInfo kCapabilities[] = {
     {Cap::fma_bf16x2, "fma_bf16x2", 80, TargetNeed::any, {}, "sm_80+"},
     {Cap::tanh_approx, "tanh_approx", 75, TargetNeed::any, {}, "sm_75+"},
     {Cap::fma_f32x2, "fma_f32x2", 100, TargetNeed::any, {}, "sm_100+"},
+    {Cap::redux_sync, "redux_sync", 80, TargetNeed::any, {}, "sm_80+"},
+    {Cap::elect_sync, "elect_sync", 90, TargetNeed::any, {}, "sm_90+"},
+    {Cap::mbarrier, "mbarrier", 80, TargetNeed::any, {}, "sm_80+"},
+    {Cap::mbarrier_try_wait, "mbarrier_try_wait", 90, TargetNeed::any, {}, "sm_90+"},
+    {Cap::fence_proxy_async, "fence_proxy_async", 90, TargetNeed::any, {}, "sm_90+"},
 };
 inline constexpr unsigned kCapabilityCount = sizeof(kCapabilities) / sizeof(kCapabilities[0]);
 

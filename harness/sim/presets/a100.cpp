@@ -2,6 +2,7 @@
 // Every number cites docs/FIGURES.md (source key, confidence tag M/P/S/D/DER) or says that it is
 // an assumption. Plateau values are medians read off [GB24] a100_40.txt.
 #include "harness/sim/presets/presets.hpp"
+#include "harness/sim/presets/sync_costs.hpp"
 
 namespace gpuprobe::sim::presets_detail {
 
@@ -128,6 +129,7 @@ Preset make_a100() {
     p.tensor.push_back(std::move(op));
   p.max_threads_per_sm = 2048;      // D CUDA compute capability 8.0 limits
   p.max_blocks_per_sm = 32;         // D CUDA compute capability 8.0 limits
+  p.sync = sync_costs_a100();  // FIGURES §6 or assumptions, cited per op in presets/sync_costs.cpp
   p.sync = sync_costs_a100();  // FIGURES §6 or assumptions, cited per op in presets/sync_costs.cpp
   return p;
 }

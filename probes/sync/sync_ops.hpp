@@ -1,0 +1,99 @@
+// The sync family's operations: one launch of an op's latency or throughput kernel
+// (probes/sync/sync.cuh). Each backend implements SyncOps (sync_cuda.cpp, sync_sim.cpp); the probe
+// (sync_probe.cpp) gets it with ctx.ops<SyncOps>(). Both backends hand the per-warp records
+// (SyncWarpOut) to summarize_sync_launch, which turns them into the numbers and makes the
+// self-check, so the arithmetic and the check exist once.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "harness/device.hpp"
+#include "harness/error.hpp"
+#include "harness/launch_config.hpp"
+#include "probes/sync/sync.cuh"
+
+namespace gpuprobe::probes {
+
+using sync::SyncOp;
+
+// latency: one dependent chain per thread, in the smallest launch the op allows (one warp, or one
+// CTA / cluster / grid of the swept size); throughput: many independent chains or CTAs per SM.
+enum class SyncKind { latency, throughput };
+
+// Thrown when this device cannot run one op (it lacks the instruction; the simulator has no model
+// of it): the probe records the op as skipped with the reason and measures the others.
+class SyncOpUnavailable : public Error {
+ public:
+  using Error::Error;
+};
+
+const char* sync_kind_name(SyncKind kind);  // "latency", "throughput"
+const char* sync_unit_name(sync::SyncUnit unit);  // "thread", "warp", "cta"
+const sync::SyncOpInfo& sync_info(SyncOp op);
+// Throws a one-line gpuprobe::Error listing the ops when `name` is unknown.
+SyncOp parse_sync_op(const std::string& name);
+// gpuprobe_sync_<op>_lat / _thr.
+std::string sync_kernel_name(SyncOp op, SyncKind kind);
+uint32_t sync_chains(SyncOp op, SyncKind kind);
+// Dynamic shared memory a launch of the op needs (the DSMEM ring), in bytes.
+uint64_t sync_dynamic_smem_bytes(SyncOp op);
+
+struct SyncSetup {
+  SyncOp op = SyncOp::shfl_idx;
+  SyncKind kind = SyncKind::latency;
+  uint32_t block_threads = 32;   // a multiple of 32; bar_arrive: an even number of warps
+  uint32_t blocks = 1;
+  uint32_t cluster_size = 0;     // cluster and DSMEM ops: CTAs per cluster (1 to 8); else 0
+};
+
+struct SyncRun {
+  uint64_t iterations = 64;      // of the unrolled loop (ops_per_iteration ops per chain each)
+  bool store = true;             // store the results (the self-check needs them)
+};
+
+// The value of the op's swept variable in a launch (warps per block, cluster size, grid blocks),
+// 1 for an op without a sweep.
+uint32_t sync_sweep_value(const SyncSetup& setup);
+
+struct SyncResult {
+  uint64_t ops_per_chain = 0;    // iterations x ops per iteration / chains
+  // Per warp, its cycles over its chain's ops; the median warp and the slowest.
+  double latency_cycles = 0;
+  double latency_cycles_max = 0;
+  // Per SM, the op's units (threads, warps or CTAs) x chains x ops over the cycles from its first
+  // warp's start to its last warp's end; the median SM and the spread.
+  double ops_per_clk_per_sm = 0;
+  double ops_per_clk_per_sm_min = 0;
+  double ops_per_clk_per_sm_max = 0;
+  uint32_t sms = 0;
+  double warps_per_sm = 0;
+  LaunchRecord launch;
+};
+
+// The 64 words of the kernel's `lanes` buffer: each lane's start value, then its operand.
+std::array<uint32_t, 64> sync_lane_words(SyncOp op);
+
+// The result word the host expects from chain `chain` of the first warp (SyncWarpOut::result)
+// after `ops` ops: a warp op's fingerprint from simulating the 32 lanes, the CTA count of
+// bar_red_popc, the DSMEM slot, the mbarrier phases, else lane 0's untouched start value.
+uint32_t sync_reference(SyncOp op, const SyncSetup& setup, uint32_t chain, uint64_t ops);
+
+// The checks every backend makes before launching: the device has the op (else
+// SyncOpUnavailable), the launch shape fits the op. Throws one-line Errors.
+void check_sync_fits(const SyncSetup& setup, const DeviceInfo& info);
+
+// Turns the warps' records into the result and makes the self-check: every warp ran, on an SM,
+// with end after start, and (run.store) every chain's result is the reference; throws
+// gpuprobe::Error "self-check failed ..." otherwise.
+SyncResult summarize_sync_launch(const SyncSetup& setup, const SyncRun& run,
+                                 const std::vector<sync::SyncWarpOut>& warps);
+
+class SyncOps : public FamilyOps {
+ public:
+  static constexpr const char* kFamily = "sync";
+  virtual SyncResult run(const SyncSetup& setup, const SyncRun& run) = 0;
+};
+
+}  // namespace gpuprobe::probes

@@ -1,0 +1,209 @@
+// sync/primitives: the cost of every synchronization primitive of probes/sync/sync.cuh, as a
+// latency (one dependent chain: cycles per op, and ns at the SM clock measured right after) and as
+// a rate (independent work on every SM: ops per clock per SM, and per second). The barriers'
+// latencies are swept: bar.* against the warps per block (1 to 32), the cluster ops against the
+// cluster size (1 or 2 to 8), the grid barrier against the grid (1 CTA, then 1, 2 and 4 CTAs per
+// SM; launched cooperatively, no rate: a grid has one barrier). Each point repeats its launch
+// until stable; every launch's results pass the self-check. An op the device lacks is recorded as
+// skipped with the reason.
+#include <string>
+#include <vector>
+
+#include "harness/error.hpp"
+#include "harness/points.hpp"
+#include "harness/probe.hpp"
+#include "harness/repeat.hpp"
+#include "probes/sync/sync_ops.hpp"
+
+namespace gpuprobe::probes {
+namespace {
+
+using sync::SyncShape;
+
+// Spin for the SM clock reading after each point (ns).
+constexpr uint64_t kClockSpinNs = 200'000;
+constexpr uint64_t kMaxIterations = uint64_t{1} << 20;
+// Throughput shapes (harness/sim/presets/sync_costs.cpp chooses its rates for these).
+constexpr uint32_t kCtaThroughputThreads = 64;     // two warps per CTA
+constexpr uint32_t kCtaThroughputBlocksPerSm = 16;
+constexpr uint32_t kClusterThroughputSize = 2;
+constexpr uint32_t kGridBlockThreads = 128;
+
+nlohmann::json measure_sync(ProbeContext& ctx, const SyncSetup& setup, const SyncRun& run) {
+  const sync::SyncOpInfo& info = sync_info(setup.op);
+  SyncResult first;
+  bool have_first = false;
+  RepeatOutcome outcome;
+  try {
+    outcome = repeat_until_stable(
+        [&] {
+          const SyncResult r = ctx.ops<SyncOps>().run(setup, run);
+          if (!have_first) first = r, have_first = true;
+          return setup.kind == SyncKind::latency ? r.latency_cycles : r.ops_per_clk_per_sm;
+        },
+        ctx.repeat());
+  } catch (const SyncOpUnavailable& e) {
+    return {{"ptx", info.ptx}, {"skipped", e.what()}};
+  }
+  const double clock_mhz = ctx.device().measure_sm_clock_mhz(kClockSpinNs);
+  const auto& sum = outcome.summary;
+  nlohmann::json p = {{"ptx", info.ptx},
+                      {"scope", info.scope},
+                      {"unit", sync_unit_name(info.unit)},
+                      {"repeats", sum.n},
+                      {"converged", outcome.converged},
+                      {"iterations", run.iterations},
+                      {"ops_per_chain", first.ops_per_chain},
+                      {"chains_per_thread", sync_chains(setup.op, setup.kind)},
+                      {"block_threads", setup.block_threads},
+                      {"blocks", setup.blocks},
+                      {"warps_per_sm", first.warps_per_sm},
+                      {"sms", first.sms},
+                      {"region_sm_clock_mhz", clock_mhz},
+                      {"kernel", sync_kernel_name(setup.op, setup.kind)},
+                      {"launch", to_json(first.launch)},
+                      {"self_check", "passed"}};
+  if (setup.cluster_size != 0) p["cluster_size"] = setup.cluster_size;
+  if (setup.kind == SyncKind::latency) {
+    p["latency_cycles"] = sum.median;
+    p["ci95_cycles"] = {sum.median_ci95.lo, sum.median_ci95.hi};
+    p["slowest_warp_cycles"] = first.latency_cycles_max;
+    p["latency_ns"] = clock_mhz > 0 ? nlohmann::json(sum.median / clock_mhz * 1000)
+                                    : nlohmann::json(nullptr);
+  } else {
+    const double sms = ctx.device().info().sm_count;
+    p["ops_per_clk_per_sm"] = sum.median;
+    p["ci95_ops_per_clk_per_sm"] = {sum.median_ci95.lo, sum.median_ci95.hi};
+    p["sm_spread_ops_per_clk"] = {first.ops_per_clk_per_sm_min, first.ops_per_clk_per_sm_max};
+    p["ops_per_s"] = sum.median * sms * clock_mhz * 1e6;
+    if (setup.op == SyncOp::dsmem_ld) {  // 8-byte loads
+      p["bytes_per_clk_per_sm"] = sum.median * 8;
+      p["bytes_per_s"] = sum.median * 8 * sms * clock_mhz * 1e6;
+    }
+  }
+  return p;
+}
+
+// The latency launches of an op: one warp, or its sweep.
+std::vector<SyncSetup> latency_setups(SyncOp op, uint32_t sm_count) {
+  std::vector<SyncSetup> out;
+  SyncSetup s;
+  s.op = op;
+  s.kind = SyncKind::latency;
+  switch (sync_info(op).shape) {
+    case SyncShape::cta:
+      for (uint32_t warps : {1u, 2u, 4u, 8u, 16u, 32u}) {
+        if (op == SyncOp::bar_arrive && warps < 2) continue;
+        s.block_threads = 32 * warps;
+        out.push_back(s);
+      }
+      break;
+    case SyncShape::cluster:
+    case SyncShape::dsmem:
+      for (uint32_t size : {1u, 2u, 4u, 8u}) {
+        if (sync_info(op).shape == SyncShape::dsmem && size < 2) continue;
+        s.cluster_size = s.blocks = size;
+        out.push_back(s);
+      }
+      break;
+    case SyncShape::grid:
+      s.block_threads = kGridBlockThreads;
+      for (uint32_t blocks : {1u, sm_count, 2 * sm_count, 4 * sm_count}) {
+        s.blocks = blocks;
+        out.push_back(s);
+      }
+      break;
+    default: out.push_back(s); break;
+  }
+  return out;
+}
+
+// The throughput launch of an op (none for the grid barrier).
+std::vector<SyncSetup> throughput_setups(SyncOp op, uint32_t sm_count, uint32_t threads,
+                                         uint32_t per_sm) {
+  SyncSetup s;
+  s.op = op;
+  s.kind = SyncKind::throughput;
+  switch (sync_info(op).shape) {
+    case SyncShape::grid: return {};
+    case SyncShape::cta:
+      s.block_threads = kCtaThroughputThreads;
+      s.blocks = sm_count * kCtaThroughputBlocksPerSm;
+      break;
+    case SyncShape::cluster:
+      s.block_threads = 32;
+      s.cluster_size = kClusterThroughputSize;
+      s.blocks = sm_count * kCtaThroughputBlocksPerSm;
+      break;
+    case SyncShape::dsmem:
+      s.block_threads = threads;
+      s.cluster_size = kClusterThroughputSize;
+      s.blocks = sm_count * ((per_sm + 1) / 2 * 2);  // whole clusters
+      break;
+    default:
+      s.block_threads = threads;
+      s.blocks = sm_count * per_sm;
+      break;
+  }
+  return {s};
+}
+
+ProbeSpec sync_probe() {
+  using K = ParamSpec::Kind;
+  ProbeSpec p;
+  p.id = "sync/primitives";
+  p.summary = "warp, CTA, cluster and grid synchronization, mbarrier and fences: latency (cycles, "
+              "ns) and rate (ops/clk/SM)";
+  std::vector<std::string> op_choices{"all"};
+  for (const auto& info : sync::kSyncOps) op_choices.push_back(info.name);
+  p.params = {
+      {"op", K::choice, "all", "the op to measure (all: every op of probes/sync/sync.cuh)",
+       op_choices},
+      {"kind", K::choice, "both", "latency, throughput or both", {"both", "latency", "throughput"}},
+      {"iterations", K::integer, "64",
+       "loop iterations per launch (64 warp ops, 16 barriers or fences, 8 mbarrier round trips or "
+       "1 grid barrier per chain each)", {}, kMaxIterations},
+      {"block-threads", K::integer, "256",
+       "threads per block of a warp-op, fence, mbarrier or DSMEM throughput launch (a multiple of "
+       "32, at most 1024)", {}, 1024},
+      {"blocks-per-sm", K::integer, "4", "blocks per SM of those throughput launches (1 to 32)",
+       {}, 32},
+  };
+  p.run = [](ProbeContext& ctx) {
+    const auto& prm = ctx.params();
+    const uint64_t threads = prm.get_u64("block-threads");
+    if (threads == 0 || threads % 32 != 0 || threads > 1024)
+      throw Error("--block-threads must be a multiple of 32 from 32 to 1024");
+    const uint64_t per_sm = prm.get_u64("blocks-per-sm");
+    if (per_sm == 0 || per_sm > 32) throw Error("--blocks-per-sm must be 1 to 32");
+    SyncRun run;
+    run.iterations = prm.get_u64("iterations");
+    if (run.iterations == 0 || run.iterations > kMaxIterations)
+      throw Error("--iterations must be 1 to " + std::to_string(kMaxIterations));
+    const std::string which = prm.get_text("op");
+    const std::string kinds = prm.get_text("kind");
+    const uint32_t sms = static_cast<uint32_t>(ctx.device().info().sm_count);
+    std::vector<PlannedPoint> points;
+    for (const auto& info : sync::kSyncOps) {
+      if (which != "all" && which != info.name) continue;
+      std::vector<SyncSetup> setups;
+      if (kinds != "throughput") setups = latency_setups(info.op, sms);
+      if (kinds != "latency")
+        for (const SyncSetup& s : throughput_setups(info.op, sms, static_cast<uint32_t>(threads),
+                                                    static_cast<uint32_t>(per_sm)))
+          setups.push_back(s);
+      for (const SyncSetup& s : setups) {
+        nlohmann::json axes = {{"op", info.name}, {"kind", sync_kind_name(s.kind)}};
+        if (s.kind == SyncKind::latency && *info.sweep != '\0') axes[info.sweep] = sync_sweep_value(s);
+        points.push_back({axes, [&ctx, s, run] { return measure_sync(ctx, s, run); }});
+      }
+    }
+    measure_points(ctx, points);
+  };
+  return p;
+}
+
+const ProbeRegistration kRegistration(sync_probe);
+
+}  // namespace
+}  // namespace gpuprobe::probes

@@ -1,0 +1,56 @@
+// GPU smoke test of the sync family: on a machine with a GPU, sync/primitives runs every op the
+// GPU has for real (clusters, the cooperative grid barrier, mbarriers included), each launch
+// checking its chains' values against the host's simulation of the warp, and the costs land in
+// the ranges any GPU of the supported generations shows; without a GPU the test only checks that
+// the CUDA operations are registered exactly when the build has CUDA. ctest -R gpu-smoke
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <sstream>
+
+#include "harness/ops.hpp"
+#include "harness/probe.hpp"
+#include "probes/sync/sync_ops.hpp"
+
+using namespace gpuprobe;
+
+TEST_CASE("gpu-smoke: sync/primitives runs every op on the GPU with its self-checks", "[gpu-smoke][sync]") {
+  bool cuda_ops = false;
+  for (const auto& e : ops_registry())
+    cuda_ops = cuda_ops || (e.family == probes::SyncOps::kFamily && e.backend == "cuda");
+  CHECK(cuda_ops == static_cast<bool>(GPUPROBE_WITH_CUDA));
+  if (!(GPUPROBE_WITH_CUDA && std::filesystem::exists("/dev/nvidia0"))) return;
+  auto dev = open_device("cuda:0");
+  const ProbeSpec& probe = find_probe("sync/primitives");
+  std::ostringstream log;
+  const auto record = run_probe(*dev, probe, Params::parse(probe.params, {{"iterations", "32"}}),
+                                RepeatPolicy{}, "", log);
+  REQUIRE(record["status"] == "ok");
+  const int sm = dev->info().cc.sm();
+  for (const auto& p : record["series"]) {
+    INFO(p.dump());
+    const std::string op = p["op"];
+    if (p.contains("skipped")) {
+      // Only what this GPU lacks: redux and mbarrier before sm_80, the sm_90 forms before sm_90.
+      const bool sm80 = op == "redux_add" || op == "redux_min" || op == "mbarrier_test_wait";
+      CHECK((sm80 ? sm < 80 : sm < 90));
+      continue;
+    }
+    CHECK(p["self_check"] == "passed");
+    CHECK(p["launch"]["local_bytes_per_thread"] == 0);
+    if (p["kind"] == "latency") {
+      // From a dropped bar.warp.sync (about a cycle) to a grid barrier over 4 CTAs per SM.
+      CHECK(p["latency_cycles"].get<double>() > 0.5);
+      CHECK(p["latency_cycles"].get<double>() < (op == "grid_sync" || op == "membar_sys" ? 1e6 : 5000));
+    } else {
+      CHECK(p["ops_per_clk_per_sm"].get<double>() > 0);
+      CHECK(p["ops_per_clk_per_sm"].get<double>() < 1100);
+    }
+  }
+  // A shuffle: tens of cycles, and at most a few warp-wide SHFL per clock per SM.
+  for (const auto& p : record["series"]) {
+    if (p["op"] != "shfl_idx") continue;
+    if (p["kind"] == "latency") CHECK(p["latency_cycles"].get<double>() > 5);
+    else CHECK(p["ops_per_clk_per_sm"].get<double>() < 4.5);
+  }
+}
