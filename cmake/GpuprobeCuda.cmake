@@ -7,6 +7,9 @@
 # an `f` cubin on the family: PROBES.md "Build targets"). The list of targets actually built is
 # passed to the code as GPUPROBE_CUDA_TARGETS so the runtime can say which code it lacks.
 
+# This file's directory (the serialisation check's script sits beside it).
+set(_GPUPROBE_CMAKE_DIR "${CMAKE_CURRENT_LIST_DIR}")
+
 function(_gpuprobe_arch_numbers out)
   set(nums "")
   foreach(a IN LISTS CMAKE_CUDA_ARCHITECTURES)
@@ -61,6 +64,13 @@ function(gpuprobe_add_cuda_sources harness probes)
     # Same includes and definitions as the probes it joins (through the harness).
     target_link_libraries(${obj} PRIVATE ${harness})
     target_compile_options(${obj} PRIVATE -Xptxas=-warn-spills,-warn-lmem-usage --resource-usage)
+    # ptxas's wgmma serialisation notes (C7510/C7511/C7517/C7519) fail the build of the unit:
+    # a launcher in front of the compiler (and of ccache, whose cache hits replay them).
+    set(launcher sh "${_GPUPROBE_CMAKE_DIR}/gpuprobe_ptxas_check.sh")
+    if(CMAKE_CUDA_COMPILER_LAUNCHER)
+      list(APPEND launcher ${CMAKE_CUDA_COMPILER_LAUNCHER})
+    endif()
+    set_target_properties(${obj} PROPERTIES CUDA_COMPILER_LAUNCHER "${launcher}")
     # INTERFACE: straight onto the link line of every executable that links the probes. A
     # PRIVATE source of an OBJECT library is not passed on to its consumers (CMake 3.25), and
     # the unit's registration would be dropped (tests/cmake/test_arch_specific.py).

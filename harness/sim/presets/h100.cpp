@@ -113,6 +113,12 @@ Preset make_h100() {
       {.op = "fma_rn_bf16x2", .ops_per_clk_per_sm = 128, .latency_cycles = 6,
        .source = "assumption: as f16x2"},
   });
+  // wgmma (probes/tensor/wgmma_sim.cpp): the GH100 SM's per-clock rates, DER from the SXM's dense
+  // peaks (989 TF FP16 / (132 SMs x 1830 MHz) = 4094, FIGURES §1); the PCIe part's 756 TF over 114
+  // SMs is the same 4096 FLOP/clk/SM at a 1620 MHz tensor clock (DER).
+  for (auto& op : hopper_wgmma_ops("DER D [HPCTECH] H100 SXM 989/494.5/1979 TFLOPS / (132 SMs x "
+                                   "1830 MHz); PCIe 756 TF = 114 x 4096 x 1620 MHz"))
+    p.tensor.push_back(std::move(op));
   // mma.sync (probes/tensor/mma_sim.cpp): 62.9% of the 4096 FLOP/clk/SM tensor peak, the average
   // mma.sync reaches on an H800 PCIe (S [LUO25 §6.2], FIGURES §5a; wgmma gets the rest).
   for (auto& op : mma_sync_ops({.sm = 90, .f16_flops_per_clk_per_sm = 2576, .tf32_ratio = 0.5,

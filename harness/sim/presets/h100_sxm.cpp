@@ -125,6 +125,12 @@ Preset make_h100_sxm() {
       {.op = "fma_rn_bf16x2", .ops_per_clk_per_sm = 128, .latency_cycles = 6,
        .source = "assumption: as f16x2"},
   });
+  // wgmma (probes/tensor/wgmma_sim.cpp): DER D [HPCTECH]/[MLE] dense tensor peaks at the 1830 MHz
+  // tensor spec clock over 132 SMs: FP16/BF16 989 TF -> 4094, TF32 494.5 -> 2047, FP8/INT8 1979
+  // -> 8193 FLOP/clk/SM (4096/2048/8192 = 512 FP16 FMA/clk per tensor core x 4, FIGURES §1).
+  // S [LUO25 §6.2] (H800) measures wgmma above 95% of this peak with zeros, lower with random data.
+  for (auto& op : hopper_wgmma_ops("DER D [HPCTECH] 989/494.5/1979 TFLOPS / (132 SMs x 1830 MHz)"))
+    p.tensor.push_back(std::move(op));
   // mma.sync (probes/tensor/mma_sim.cpp): 62.9% of the 4096 FLOP/clk/SM tensor peak, the average
   // mma.sync reaches on an H800 PCIe (S [LUO25 §6.2], FIGURES §5a; wgmma gets the rest).
   for (auto& op : mma_sync_ops({.sm = 90, .f16_flops_per_clk_per_sm = 2576, .tf32_ratio = 0.5,

@@ -1,6 +1,7 @@
 // One factory per simulator preset; each lives in harness/sim/presets/<name>.cpp and cites the
 // source of every number it sets (keys and confidence tags of docs/FIGURES.md).
 #pragma once
+#include <string>
 #include <vector>
 
 #include "harness/sim/preset.hpp"
@@ -19,6 +20,11 @@ Preset make_l40();
 std::vector<AluOpModel> assumed_alu_ops();
 // `cited` (a preset's own FMA entries, each citing FIGURES) followed by assumed_alu_ops().
 std::vector<AluOpModel> with_assumed_alu_ops(std::vector<AluOpModel> cited);
+
+// The wgmma forms of tensor/wgmma (probes/tensor/wgmma.cuh: f16, bf16, tf32, e4m3, e5m2 and s8
+// at N = 64, 128, 256, SS and RS) on the GH100 SM: f16/bf16 4096, tf32 2048, fp8/s8 8192 dense
+// FLOP/clk/SM (`rate_source` cites them for the preset); latencies are assumptions.
+std::vector<TensorOpModel> hopper_wgmma_ops(const std::string& rate_source);
 
 // The mma.sync forms of tensor/mma (ptx/mma_forms.def) a preset's GPU runs: f16/bf16 (f16 and f32
 // accumulate) at f16_flops_per_clk_per_sm, tf32, s8, s4 and fp8 at the GPU's published ratios to

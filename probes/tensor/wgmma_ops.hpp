@@ -1,0 +1,147 @@
+// The tensor family's wgmma operations (sm_90a): one measurement of an op's latency or
+// throughput (probes/tensor/wgmma.cuh), with the self-check made first. Each backend implements
+// WgmmaOps (wgmma_cuda.cpp, wgmma_sim.cpp) by handing its launcher to run_wgmma, which makes the
+// operands, checks one tile against the host's float64 reference, times the op (and, for
+// latency, the commit/wait baseline) and turns the warpgroups' records into the numbers, so the
+// flow, the arithmetic and the check exist once.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "harness/device.hpp"
+#include "harness/error.hpp"
+#include "harness/launch_config.hpp"
+#include "probes/tensor/tile_reference.hpp"
+#include "probes/tensor/wgmma.cuh"
+
+namespace gpuprobe::probes {
+
+using tensor::WgmmaOp;
+using tensor::WgmmaOpInfo;
+
+// latency: one warpgroup, one wgmma per commit group; throughput: many warpgroups per SM,
+// kWgmmaThroughputPerIteration wgmmas per group.
+enum class WgmmaKind { latency, throughput };
+// What A and B hold while timing: random values of the input format, or zeros (the tensor
+// cores' power and throughput depend on the data; both are recorded). The self-check always
+// uses random operands.
+enum class WgmmaOperands { random, zeros };
+
+// Thrown when this device cannot run one op (the simulator has no model of it): the probe
+// records the op as skipped with the reason and measures the others.
+class WgmmaOpUnavailable : public Error {
+ public:
+  using Error::Error;
+};
+
+const char* wgmma_kind_name(WgmmaKind kind);          // "latency", "throughput"
+const char* wgmma_operands_name(WgmmaOperands o);     // "random", "zeros"
+const WgmmaOpInfo& wgmma_info(WgmmaOp op);
+// Throws a one-line gpuprobe::Error listing the ops when `name` (wgmma_m64n128k16_f16_f32_ss) is
+// unknown.
+WgmmaOp parse_wgmma_op(const std::string& name);
+// gpuprobe_wgmma_f16_f32_n128_ss_lat / _thr; the baseline is gpuprobe_wgmma_baseline_lat.
+std::string wgmma_kernel_name(WgmmaOp op, WgmmaKind kind);
+inline constexpr const char* kWgmmaBaselineKernel = "gpuprobe_wgmma_baseline_lat";
+std::string wgmma_shape(const WgmmaOpInfo& info);      // "m64n128k16"
+
+// The operands of one launch: the logical matrices (A: 64 x K, B: N x K, row-major, K fastest:
+// D = A * B^T) as float64 values, and what the kernel reads: A and B in the shared-memory layout
+// (wgmma_smem_offset) and, for RS forms, A as register fragments (thread-major, 4 words each).
+struct WgmmaOperandData {
+  std::vector<double> a, b;
+  std::vector<uint32_t> a_image, b_image, a_frag;
+};
+// Random values (seeded; tile_random: exact in the input format, |x| <= 4, s8 within +-127);
+// zeros are zeros.
+WgmmaOperandData make_wgmma_operands(const WgmmaOpInfo& info, WgmmaOperands kind, uint64_t seed);
+
+// Where a thread's accumulator element `v` (0 .. N/2-1) sits in D (PTX ISA "wgmma register
+// fragment" for the accumulator; f16 accumulators pack elements 2q and 2q+1 in register q).
+struct TileIndex {
+  uint32_t row, col;
+};
+TileIndex wgmma_d_index(uint32_t thread, uint32_t element);
+// Where element `e` of a thread's RS A fragment sits in A (16-bit: 8 elements, 2 per register;
+// tf32: 4, one per register; 8-bit: 16, 4 per register, low byte first).
+TileIndex wgmma_a_index(const WgmmaOpInfo& info, uint32_t thread, uint32_t element);
+
+// D = A * B^T in float64 (64 x N, row-major): tile_reference (probes/tensor/tile_reference.hpp).
+std::vector<double> wgmma_reference(const WgmmaOpInfo& info, const WgmmaOperandData& data);
+// The tile the kernel stores (thread-major accumulator registers) holding `values` (64 x N):
+// what a correct GPU returns for the reference (the simulator's answer; tests corrupt it).
+std::vector<uint32_t> wgmma_tile_words(const WgmmaOpInfo& info, const std::vector<double>& values);
+// The kernel's stored tile as 64 x N values.
+std::vector<double> wgmma_decode_tile(const WgmmaOpInfo& info, const std::vector<uint32_t>& words);
+
+// The stored tile against the float64 reference with the family's per-precision tolerances
+// (tile_tolerance_rel: f16/bf16/tf32 into f32 1e-4, f16 into f16 4e-3, fp8 1e-3, s8 exact, of
+// the sum of the terms' magnitudes). Inputs are exact in their format, so these bound only the
+// accumulation; a wrong layout or operand gives errors of order 1.
+tensor::TileCheck check_wgmma_tile(const WgmmaOpInfo& info, const WgmmaOperandData& data,
+                                   const std::vector<uint32_t>& words);
+
+struct WgmmaSetup {
+  WgmmaOp op = WgmmaOp::f16_f32_n128_ss;
+  WgmmaKind kind = WgmmaKind::latency;
+  WgmmaOperands operands = WgmmaOperands::random;
+  uint32_t blocks = 1;        // latency: 1; throughput: SMs x blocks per SM (one warpgroup each)
+};
+
+struct WgmmaRun {
+  uint64_t iterations = 1024;
+  uint64_t seed = 1;          // of the random operands (the self-check's and the timed ones)
+};
+
+struct WgmmaResult {
+  // Latency: the warpgroup's cycles per iteration, the baseline kernel's, and their difference.
+  double cycles_per_iteration = 0;
+  double baseline_cycles = 0;
+  double latency_cycles = 0;
+  // Throughput: per SM, the FLOP of its warpgroups over the cycles from its first warpgroup's
+  // start to its last one's end; the median SM, and the lowest and highest.
+  double flops_per_clk_per_sm = 0;
+  double flops_per_clk_per_sm_min = 0;
+  double flops_per_clk_per_sm_max = 0;
+  uint32_t sms = 0;
+  double warpgroups_per_sm = 0;
+  tensor::TileCheck self_check;
+  LaunchRecord launch;        // the timed launch
+};
+
+// One launch as a backend makes it: the kernel (an op's _lat/_thr, or the baseline when
+// `baseline`), `blocks` blocks of one warpgroup, the operands, and whether the tile is stored.
+struct WgmmaLaunch {
+  WgmmaOp op;
+  WgmmaKind kind;
+  bool baseline = false;
+  uint32_t blocks = 1;
+  uint64_t iterations = 1;
+  bool store = false;
+  const WgmmaOperandData* operands = nullptr;
+};
+struct WgmmaLaunchOut {
+  std::vector<tensor::WgmmaGroupOut> groups;   // one per warpgroup
+  std::vector<uint32_t> tile;                  // store: thread-major accumulator registers
+  LaunchRecord launch;
+};
+using WgmmaLauncher = std::function<WgmmaLaunchOut(const WgmmaLaunch&)>;
+
+// The checks every backend makes before launching (the launch shape; the device is sm_90,
+// else WgmmaOpUnavailable). Throws one-line Errors.
+void check_wgmma_fits(const WgmmaSetup& setup, const DeviceInfo& info);
+
+// The whole measurement: self-check launch (random operands, one iteration, tile stored and
+// checked: gpuprobe::Error "self-check failed ..." on a mismatch), the timed launch, the baseline
+// for latency, and the numbers. Every warpgroup must have run, on an SM, with end after start.
+WgmmaResult run_wgmma(const WgmmaSetup& setup, const WgmmaRun& run, const WgmmaLauncher& launch);
+
+class WgmmaOps : public FamilyOps {
+ public:
+  static constexpr const char* kFamily = "tensor.wgmma";
+  virtual WgmmaResult run(const WgmmaSetup& setup, const WgmmaRun& run) = 0;
+};
+
+}  // namespace gpuprobe::probes

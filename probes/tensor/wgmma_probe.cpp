@@ -1,0 +1,161 @@
+// tensor/wgmma: wgmma latency and throughput per form (sm_90a; probes/tensor/wgmma.cuh): for
+// each op of GPUPROBE_WGMMA_OPS (or those asked for), with random operands and with zeros, a
+// latency point (one wgmma per commit group in one warpgroup, minus the commit/wait baseline:
+// cycles) and a throughput point (warpgroups on every SM issuing independent accumulators:
+// FLOP per clock per SM, and FLOP/s at the SM clock measured right after). Every launch is
+// preceded by the self-check of one tile against the host's float64 reference; a mismatch fails
+// the probe. A device without wgmma (not sm_90) or a build without sm_90a code skips the probe
+// with the reason; an op the simulator has no model of is recorded as skipped.
+#include <string>
+#include <vector>
+
+#include "harness/error.hpp"
+#include "harness/points.hpp"
+#include "harness/probe.hpp"
+#include "harness/repeat.hpp"
+#include "probes/tensor/wgmma_ops.hpp"
+
+namespace gpuprobe::probes {
+namespace {
+
+// Spin for the SM clock reading after each point (ns).
+constexpr uint64_t kClockSpinNs = 200'000;
+constexpr uint64_t kMaxIterations = uint64_t{1} << 20;
+constexpr uint64_t kMaxBlocksPerSm = 8;
+
+nlohmann::json self_check_json(const tensor::TileCheck& c) {
+  // The shape tensor/mma records; the wgmma check is one wgmma with C = 0 on random operands.
+  return {{"passed", c.passed},
+          {"max_abs_error", c.max_abs_error},
+          {"tolerance", c.tolerance_rel},
+          {"tolerance_is", "relative to the element's sum of |a*b| terms"},
+          {"elements", c.elements},
+          {"operands", "random"}};
+}
+
+nlohmann::json measure_wgmma(ProbeContext& ctx, const WgmmaSetup& setup, const WgmmaRun& run) {
+  const WgmmaOpInfo& info = wgmma_info(setup.op);
+  nlohmann::json p = {{"path", "wgmma"},
+                      {"shape", wgmma_shape(info)},
+                      {"precision", info.input_name},
+                      {"accumulate", info.acc_name},
+                      {"form", info.rs ? "RS" : "SS"},
+                      {"implementation", "native"}};
+  WgmmaResult first;
+  bool have_first = false;
+  RepeatOutcome outcome;
+  try {
+    outcome = repeat_until_stable(
+        [&] {
+          const WgmmaResult r = ctx.ops<WgmmaOps>().run(setup, run);
+          if (!have_first) first = r, have_first = true;
+          return setup.kind == WgmmaKind::latency ? r.latency_cycles : r.flops_per_clk_per_sm;
+        },
+        ctx.repeat());
+  } catch (const WgmmaOpUnavailable& e) {
+    p["skipped"] = e.what();
+    return p;
+  }
+  const double clock_mhz = ctx.device().measure_sm_clock_mhz(kClockSpinNs);
+  const auto& sum = outcome.summary;
+  p["repeats"] = sum.n;
+  p["converged"] = outcome.converged;
+  p["iterations"] = run.iterations;
+  p["warpgroups_per_sm"] = first.warpgroups_per_sm;
+  p["sms"] = first.sms;
+  p["region_sm_clock_mhz"] = clock_mhz;
+  p["kernel"] = wgmma_kernel_name(setup.op, setup.kind);
+  p["launch"] = to_json(first.launch);
+  p["self_check"] = self_check_json(first.self_check);
+  if (setup.kind == WgmmaKind::latency) {
+    p["latency_cycles"] = sum.median;
+    p["ci95_cycles"] = {sum.median_ci95.lo, sum.median_ci95.hi};
+    p["cycles_per_iteration"] = first.cycles_per_iteration;
+    p["baseline_cycles"] = first.baseline_cycles;
+    p["baseline_kernel"] = kWgmmaBaselineKernel;
+    p["latency_ns"] = clock_mhz > 0 ? nlohmann::json(sum.median / clock_mhz * 1000)
+                                    : nlohmann::json(nullptr);
+  } else {
+    const double sms = ctx.device().info().sm_count;
+    p["wgmmas_per_commit_group"] = tensor::kWgmmaThroughputPerIteration;
+    p["accumulators"] = tensor::wgmma_throughput_accumulators(info);
+    p["flops_per_clk_per_sm"] = sum.median;
+    p["ci95_flops_per_clk_per_sm"] = {sum.median_ci95.lo, sum.median_ci95.hi};
+    p["sm_spread_flops_per_clk"] = {first.flops_per_clk_per_sm_min, first.flops_per_clk_per_sm_max};
+    p["flops_per_s"] = sum.median * sms * clock_mhz * 1e6;
+  }
+  return p;
+}
+
+ProbeSpec wgmma_probe() {
+  using K = ParamSpec::Kind;
+  ProbeSpec p;
+  p.id = "tensor/wgmma";
+  p.summary = "wgmma (sm_90a) latency (cycles) and throughput (FLOP/clk/SM) per form, N and precision";
+  p.needs = ptx::Cap::wgmma;
+  std::vector<std::string> op_choices{"all"};
+  for (const auto& info : tensor::kWgmmaOps) op_choices.push_back(info.name);
+  p.params = {
+      {"op", K::choice, "all", "the op to measure (all: every op of probes/tensor/wgmma.cuh)",
+       op_choices},
+      {"n", K::choice, "all", "only the ops of this N", {"all", "64", "128", "256"}},
+      {"form", K::choice, "both", "SS (A in shared memory), RS (A in registers) or both",
+       {"both", "ss", "rs"}},
+      {"kind", K::choice, "both", "latency, throughput or both", {"both", "latency", "throughput"}},
+      {"operands", K::choice, "both", "random, zeros or both (the self-check always uses random)",
+       {"both", "random", "zeros"}},
+      {"iterations", K::integer, "1024",
+       "loop iterations per launch (1 wgmma each for latency, 8 for throughput)", {},
+       kMaxIterations},
+      {"blocks-per-sm", K::integer, "2",
+       "warpgroups (blocks of 128 threads) per SM of a throughput launch (1 to 8)", {},
+       kMaxBlocksPerSm},
+  };
+  p.run = [](ProbeContext& ctx) {
+    const auto& prm = ctx.params();
+    const uint64_t per_sm = prm.get_u64("blocks-per-sm");
+    if (per_sm == 0 || per_sm > kMaxBlocksPerSm)
+      throw Error("--blocks-per-sm must be 1 to " + std::to_string(kMaxBlocksPerSm));
+    WgmmaRun run;
+    run.iterations = prm.get_u64("iterations");
+    if (run.iterations == 0 || run.iterations > kMaxIterations)
+      throw Error("--iterations must be 1 to " + std::to_string(kMaxIterations));
+    const std::string which = prm.get_text("op");
+    const std::string n = prm.get_text("n");
+    const std::string form = prm.get_text("form");
+    const std::string kinds = prm.get_text("kind");
+    const std::string operands = prm.get_text("operands");
+    const DeviceInfo& device = ctx.device().info();
+    std::vector<PlannedPoint> points;
+    for (const auto& info : tensor::kWgmmaOps) {
+      if (which != "all" && which != info.name) continue;
+      if (n != "all" && n != std::to_string(info.n)) continue;
+      if (form != "both" && form != (info.rs ? "rs" : "ss")) continue;
+      for (WgmmaKind kind : {WgmmaKind::latency, WgmmaKind::throughput}) {
+        if (kinds != "both" && kinds != wgmma_kind_name(kind)) continue;
+        for (WgmmaOperands o : {WgmmaOperands::random, WgmmaOperands::zeros}) {
+          if (operands != "both" && operands != wgmma_operands_name(o)) continue;
+          WgmmaSetup s;
+          s.op = info.op;
+          s.kind = kind;
+          s.operands = o;
+          if (kind == WgmmaKind::throughput)
+            s.blocks = static_cast<uint32_t>(device.sm_count * per_sm);
+          points.push_back({{{"op", info.name},
+                             {"kind", wgmma_kind_name(kind)},
+                             {"operands", wgmma_operands_name(o)}},
+                            [&ctx, s, run] { return measure_wgmma(ctx, s, run); }});
+        }
+      }
+    }
+    if (points.empty())
+      throw Error("no wgmma op matches --op " + which + " --n " + n + " --form " + form);
+    measure_points(ctx, points);
+  };
+  return p;
+}
+
+const ProbeRegistration kRegistration(wgmma_probe);
+
+}  // namespace
+}  // namespace gpuprobe::probes
