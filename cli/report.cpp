@@ -307,6 +307,7 @@ void print_sync(std::ostream& out, const nlohmann::json& sync) {
   for (const auto& [name, why] : skipped.items())
     out << "  " << name << ": not measured: " << (why.is_string() ? why.get<std::string>() : why.dump())
         << "\n";
+}
 
 void print_model(std::ostream& out, const nlohmann::json& model) {
   const nlohmann::json mem = model.value("memory", nlohmann::json::object());
