@@ -11,6 +11,7 @@
 #include "analysis/bandwidth_model.hpp"
 #include "analysis/compute_model.hpp"
 #include "analysis/sync_model.hpp"
+#include "analysis/roofline.hpp"
 #include "harness/error.hpp"
 #include "harness/results.hpp"
 #include "harness/stats.hpp"
@@ -506,6 +507,7 @@ nlohmann::json build_machine_model(const std::vector<nlohmann::json>& runs,
   annotate_dram(mem);
   model["simulated"] = model["device"].value("simulated", false);  // a boolean: read_head
   model["sources"] = sources;
+  add_roofline(model);  // from the compute and bandwidth sections, once they are complete
   return model;
 }
 
@@ -544,6 +546,7 @@ nlohmann::json build_machine_model_from_bandwidth(const nlohmann::json& sweep, c
                        {"rows", sweep.value("input_points", 0)}}};
   model["bandwidth"]["imported"] = {{"source", "imported from " + source + " (gpuprobe analyze --import-csv)"},
                                     {key, sweep}};
+  add_roofline(model);
   return model;
 }
 

@@ -13,6 +13,7 @@
 #include "analysis/csv_import.hpp"
 #include "analysis/machine_model.hpp"
 #include "cli/report.hpp"
+#include "cli/roofline_command.hpp"
 #include "cli/run_commands.hpp"
 #include "harness/error.hpp"
 #include "harness/probe.hpp"
@@ -195,6 +196,9 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
                                        "(memory) or the sweep stopped inside a cache (cache)")
                        ->check(CLI::IsMember({"memory", "cache"}));
 
+  RooflineArgs roofline_args;
+  auto* roofline = add_roofline_subcommand(app, roofline_args);
+
   // A mistyped command ("lst") is named; CLI11 would say a command is missing.
   if (argc > 1 && argv[1][0] != '-') {
     bool known = false;
@@ -202,7 +206,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
       known = known || sub->get_name() == argv[1];
     if (!known) {
       err << "gpuprobe: error: unknown command '" << argv[1]
-          << "' (commands: list, probe, run-all, analyze; see gpuprobe --help)\n";
+          << "' (commands: list, probe, run-all, analyze, roofline; see gpuprobe --help)\n";
       return 2;
     }
   }
@@ -254,6 +258,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
       return cmd_analyze(run_files, csv, clock_mhz, csv_options,
                          first_opt->count() > 0 || ends_opt->count() > 0, sm_count, model_out, out, err);
     }
+    if (*roofline) return cmd_roofline(roofline_args, out, err);
   } catch (const std::exception& e) {
     std::string msg = e.what();
     if (const auto nl = msg.find('\n'); nl != std::string::npos) msg.resize(nl);

@@ -38,5 +38,7 @@ if [ -n "$model" ]; then
   .venv/bin/python analysis/plot_latency.py "$model" --out-prefix "$(dirname "$model")/latency"
   # Bandwidth plots next to the model (machine_model.bandwidth-footprint.png, ...).
   .venv/bin/python analysis/plot_bandwidth.py "$model"
+  # The hierarchical roofline of the model: machine_model.roofline.json, .png and .svg.
+  GPUPROBE_PYTHON=.venv/bin/python "$build_dir/gpuprobe" roofline --model "$model"
 fi
 exit "$status"

@@ -40,7 +40,8 @@ def main():
                      os.path.join("raw", "memory_chase_ca.json"),
                      os.path.join("raw", "bandwidth_dram.json"),
                      "machine_model.bandwidth-footprint.png", "machine_model.bandwidth-inflight.svg",
-                     "machine_model.loaded-latency.png"):
+                     "machine_model.loaded-latency.png", "machine_model.roofline.json",
+                     "machine_model.roofline.png", "machine_model.roofline.svg"):
             check(os.path.isfile(os.path.join(out, name)), f"run-all.sh did not write {name}")
         check("SIMULATED DEVICE" in r.stderr, "no simulated-device banner")
         check(f"wrote {os.path.join(out, 'latency.png')}" in r.stdout, "the plot was not reported")

@@ -1,0 +1,169 @@
+#!/usr/bin/env python3
+"""The hierarchical roofline that `gpuprobe roofline` wrote (PREFIX.roofline.json, docs/SCHEMA.md).
+
+    plot_roofline.py PREFIX.roofline.json [--out-prefix STEM]
+
+Writes STEM.png and STEM.svg (default STEM: the file's path without .json, so
+PREFIX.roofline.png). Log-log: FLOP/s against arithmetic intensity (FLOP/byte). Each compute
+ceiling (per precision, per instruction path) is a horizontal line, each memory ceiling (DRAM,
+L2-far, L2, L1, shared) a slanted line bandwidth x intensity, the ridge points where the memory
+ceilings meet each precision's best ceiling are marked, and each kernel is a labelled point at
+its intensity for every level it gave bytes for (one marker per level, joined). A file of the
+wrong shape gets one line "plot_roofline: error: ..." and exit status 1, never a traceback.
+"""
+import argparse
+import json
+import math
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import plot_common as common  # noqa: E402  (one-line errors, shape checks, atomic PNG/SVG writes)
+
+SCHEMA = "gpuprobe.roofline"
+LEVELS = ["DRAM", "L2-far", "L2", "L1", "shared"]
+LEVEL_MARKERS = {"DRAM": "o", "L2-far": "D", "L2": "s", "L1": "^", "shared": "v"}
+fail, Malformed = common.fail, common.Malformed
+
+
+def positive(value, where):
+    if common.number(value, where) <= 0:
+        raise Malformed(f"{where} is not positive")
+    return float(value)
+
+
+def obj(value, where):
+    return common.expect(value, dict, where)
+
+
+def read(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+    except OSError as e:
+        fail(f"cannot read {path}: {e.strerror}")
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        fail(f"{path} is not valid JSON: {e}")
+    if not isinstance(doc, dict) or doc.get("schema") != SCHEMA or doc.get("schema_version") != 1:
+        fail(f"{path} is not a {SCHEMA} v1 document (gpuprobe roofline writes one)")
+    return doc
+
+
+def ceilings(doc):
+    """(memory [(level, bytes/s)], compute [(precision, path, FLOP/s, best)], kernels)."""
+    roof = obj(doc.get("roofline"), "roofline")
+    memory = obj(roof.get("memory", {}), "roofline.memory")
+    mem = [(lvl, positive(obj(memory[lvl], f"memory.{lvl}").get("bytes_per_s"), f"memory.{lvl}.bytes_per_s"))
+           for lvl in LEVELS if lvl in memory]
+    comp = []
+    for prec, c in obj(roof.get("compute", {}), "roofline.compute").items():
+        obj(c, f"compute.{prec}")
+        if c.get("flops_per_s") is None:
+            continue  # only emulated ops: no ceiling
+        best = c.get("path")
+        for path, p in obj(c.get("paths", {}), f"compute.{prec}.paths").items():
+            flops = positive(obj(p, f"compute.{prec}.paths.{path}").get("flops_per_s"),
+                             f"compute.{prec}.paths.{path}.flops_per_s")
+            comp.append((prec, path, flops, path == best))
+    kernels = doc.get("kernels", [])
+    common.expect(kernels, list, "kernels")
+    points = []
+    for i, k in enumerate(kernels):
+        obj(k, f"kernels[{i}]")
+        achieved = positive(k.get("achieved_flops_per_s"), f"kernels[{i}].achieved_flops_per_s")
+        intensity = obj(k.get("intensity_flop_per_byte", {}), f"kernels[{i}].intensity_flop_per_byte")
+        at = [(lvl, positive(intensity[lvl], f"kernels[{i}].intensity_flop_per_byte.{lvl}"))
+              for lvl in LEVELS if lvl in intensity]
+        points.append((str(k.get("name", f"kernel {i}")), str(k.get("precision", "")), achieved, at,
+                       k.get("percent_of_attainable"), k.get("bound")))
+    return mem, comp, points
+
+
+def tera(v):
+    return f"{v / 1e12:.3g} TFLOP/s" if v >= 1e11 else f"{v / 1e9:.3g} GFLOP/s"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("roofline")
+    parser.add_argument("--out-prefix", default="")
+    args = parser.parse_args()
+    doc = read(args.roofline)
+    stem = args.out_prefix or os.path.splitext(args.roofline)[0]
+    common.output_folder_or_fail(stem)
+    try:
+        mem, comp, kernels = ceilings(doc)
+    except Malformed as e:
+        fail(f"{args.roofline}: {e}")
+    if not mem and not comp:
+        fail(f"{args.roofline}: the model has neither a compute nor a memory ceiling to draw "
+             "(run compute/alu and the bandwidth probes)")
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        fail(f"matplotlib is not installed for {sys.executable} (scripts/setup.sh installs it into .venv)")
+
+    # The intensity range: around every ridge point and kernel, at least 1/64 to 1024 FLOP/byte.
+    xs = [1 / 64, 1024.0]
+    for _, bw in mem:
+        xs += [f / bw for _, _, f, _ in comp]
+    xs += [x for _, _, _, at, _, _ in kernels for _, x in at]
+    x_lo, x_hi = min(xs) / 4, max(xs) * 4
+    peak = max([f for _, _, f, _ in comp] or [bw * x_hi for _, bw in mem])
+
+    fig, ax = plt.subplots(figsize=(9, 6))
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for i, (lvl, bw) in enumerate(mem):
+        top = peak * 1.5
+        ax.plot([x_lo, min(x_hi, top / bw)], [bw * x_lo, min(bw * x_hi, top)], color="0.35",
+                lw=1.2, ls=["-", "--", "-.", ":", (0, (5, 1))][i % 5],
+                label=f"{lvl} {bw / 1e12:.3g} TB/s")
+    for j, (prec, path, flops, best) in enumerate(comp):
+        color = colors[j % len(colors)]
+        ax.axhline(flops, color=color, lw=2.0 if best else 1.0, ls="-" if best else "--",
+                   label=f"{prec} {path} {tera(flops)}")
+        if best:
+            labelled = []
+            for lvl, bw in mem:
+                ridge = flops / bw
+                ax.plot([ridge], [flops], "x", color=color, ms=7, mew=1.5)
+                if all(abs(math.log(ridge / x)) > 0.15 for x in labelled):  # no text on text
+                    labelled.append(ridge)
+                    ax.annotate(f"{ridge:.3g}", (ridge, flops), textcoords="offset points",
+                                xytext=(3, 4), fontsize=7, color=color)
+    for k, (name, prec, achieved, at, percent, bound) in enumerate(kernels):
+        color = colors[(k + len(comp)) % len(colors)]
+        if not at:
+            continue  # no bytes given: no intensity to place it at
+        ax.plot([x for _, x in at], [achieved] * len(at), "-", color=color, lw=0.8)
+        for lvl, x in at:
+            ax.plot([x], [achieved], LEVEL_MARKERS[lvl], color=color, ms=7)
+        text = f"{name} [{prec}]"
+        if isinstance(percent, (int, float)):
+            where = bound.get("name", "?") if isinstance(bound, dict) else "?"
+            text += f": {percent:.0f}% of attainable ({where})"
+        ax.annotate(text, (min(x for _, x in at), achieved), textcoords="offset points",
+                    xytext=(5, -11), fontsize=8, color=color)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(x_lo, x_hi)
+    y_min = min([bw * x_lo for _, bw in mem] + [a for _, _, a, _, _, _ in kernels] + [peak / 1e4])
+    ax.set_ylim(y_min / 2, peak * 3)
+    ax.set_xlabel("arithmetic intensity (FLOP/byte; markers: " +
+                  ", ".join(f"{LEVEL_MARKERS[lvl]} {lvl}" for lvl in LEVELS) + ")")
+    ax.set_ylabel("FLOP/s")
+    device = doc.get("device", {}).get("name", "?") if isinstance(doc.get("device"), dict) else "?"
+    ax.set_title(f"roofline: {device}" + (" (simulated)" if doc.get("simulated") is True and
+                                            "simulated" not in device else ""))
+    ax.grid(True, which="both", alpha=0.25)
+    ax.legend(fontsize=7, loc="lower right")
+    fig.tight_layout()
+    for out in common.save_figure(fig, stem):
+        print(f"wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

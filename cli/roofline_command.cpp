@@ -1,0 +1,268 @@
+#include "cli/roofline_command.hpp"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+
+#include "analysis/roofline.hpp"
+#include "analysis/roofline_kernels.hpp"
+#include "harness/error.hpp"
+#include "harness/results.hpp"
+
+extern char** environ;
+
+namespace gpuprobe {
+namespace {
+
+using json = nlohmann::json;
+
+// "51.2 TFLOP/s", "1.94 TB/s", "912 GB/s": decimal prefixes, 3 significant digits.
+std::string format_rate(double v, const char* unit) {
+  if (!(v > 0)) return "?";
+  static const std::pair<double, const char*> prefixes[] = {{1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}};
+  char buf[48];
+  for (const auto& [scale, p] : prefixes)
+    if (v >= scale) {
+      std::snprintf(buf, sizeof buf, "%.3g %s%s", v / scale, p, unit);
+      return buf;
+    }
+  std::snprintf(buf, sizeof buf, "%.3g %s", v, unit);
+  return buf;
+}
+
+std::string g3(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
+}
+
+// What bounds a kernel, in words: "DRAM", "compute f32 fma".
+std::string bound_words(const json& bound) {
+  if (!bound.is_object()) return "nothing (no ceiling applies)";
+  if (bound["kind"] == "memory") return bound["level"].get<std::string>() + " bandwidth";
+  return "compute " + bound["name"].get<std::string>();
+}
+
+void print_section(std::ostream& out, const json& r) {
+  out << "memory ceilings:\n";
+  if (r["memory"].empty()) out << "  none (the model has no bandwidth)\n";
+  for (const auto& level : analysis::kRooflineLevels) {
+    if (!r["memory"].contains(level)) continue;
+    const auto& m = r["memory"][level];
+    char line[200];
+    std::snprintf(line, sizeof line, "  %-8s %12s  (%s)\n", level.c_str(),
+                  format_rate(m["bytes_per_s"].get<double>(), "B/s").c_str(),
+                  m["source"].get<std::string>().c_str());
+    out << line;
+  }
+  out << "compute ceilings (ridge points: FLOP/byte where each memory ceiling meets it):\n";
+  if (r["compute"].empty()) out << "  none (the model has no FLOP rate)\n";
+  for (auto it = r["compute"].begin(); it != r["compute"].end(); ++it) {
+    const auto& c = it.value();
+    if (c["flops_per_s"].is_number()) {
+      std::string op = c["op"].is_string() ? c["op"].get<std::string>() : "imported";
+      char line[200];
+      std::snprintf(line, sizeof line, "  %-8s %12s  %s (%s)", it.key().c_str(),
+                    format_rate(c["flops_per_s"].get<double>(), "FLOP/s").c_str(),
+                    c["path"].get<std::string>().c_str(), op.c_str());
+      out << line;
+      std::string ridges;
+      for (const auto& level : analysis::kRooflineLevels)
+        if (c["ridge_points"].contains(level))
+          ridges += (ridges.empty() ? "" : ", ") + level + " " +
+                    g3(c["ridge_points"][level]["flop_per_byte"].get<double>());
+      if (!ridges.empty()) out << "  ridge: " << ridges;
+      out << "\n";
+      for (auto p = c["paths"].begin(); p != c["paths"].end(); ++p)
+        if (p.key() != c["path"])
+          out << "           " << format_rate(p.value()["flops_per_s"].get<double>(), "FLOP/s") << "  "
+              << p.key() << " (another path of " << it.key() << ")\n";
+    }
+    if (c.contains("emulated"))
+      for (auto e = c["emulated"].begin(); e != c["emulated"].end(); ++e)
+        out << "  " << it.key() << " " << e.key() << ": "
+            << format_rate(e.value()["flops_per_s"].get<double>(), "FLOP/s") << ", "
+            << e.value()["implementation"].get<std::string>() << ": not a ceiling\n";
+  }
+  for (const auto& m : r["missing"]) out << "missing: " << m.get<std::string>() << "\n";
+}
+
+void print_kernels(std::ostream& out, const json& kernels, const std::string& precision) {
+  if (kernels.empty()) return;
+  out << "kernels (precision " << precision << " unless named):\n";
+  for (const auto& k : kernels) {
+    out << "  " << k["name"].get<std::string>() << " [" << k["precision"].get<std::string>() << "]: achieved "
+        << format_rate(k["achieved_flops_per_s"].get<double>(), "FLOP/s");
+    if (k["attainable_flops_per_s"].is_number())
+      out << ", attainable " << format_rate(k["attainable_flops_per_s"].get<double>(), "FLOP/s") << ", bound by "
+          << bound_words(k["bound"]) << ", " << g3(k["percent_of_attainable"].get<double>())
+          << "% of attainable";
+    else
+      out << ", nothing to compare it with";
+    out << "\n";
+    for (const auto& n : k["notes"]) out << "      " << n.get<std::string>() << "\n";
+  }
+}
+
+// Runs `python script args...`; on failure returns its one-line reason, else "".
+std::string run_plot(const std::string& python, const std::vector<std::string>& args) {
+  int pipe_fds[2];
+  if (::pipe(pipe_fds) != 0) return std::string("cannot make a pipe: ") + std::strerror(errno);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], 2);
+  posix_spawn_file_actions_addclose(&actions, pipe_fds[0]);
+  posix_spawn_file_actions_addclose(&actions, pipe_fds[1]);
+  std::vector<std::string> argv_s = {python};
+  argv_s.insert(argv_s.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : argv_s) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  const int rc = ::posix_spawnp(&pid, python.c_str(), &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(pipe_fds[1]);
+  const std::string not_found = "no Python at '" + python +
+                                "' (set GPUPROBE_PYTHON to a Python with matplotlib, or run scripts/setup.sh)";
+  if (rc != 0) {
+    ::close(pipe_fds[0]);
+    return rc == ENOENT ? not_found : "cannot start " + python + ": " + std::strerror(rc);
+  }
+  std::string err;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(pipe_fds[0], buf, sizeof buf)) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) break;
+    err.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(pipe_fds[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return "";
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 127) return not_found;
+  // The script's own error line (plot_roofline: error: ...), else the last line it printed.
+  std::string line;
+  if (const auto at = err.find("plot_roofline: error: "); at != std::string::npos)
+    line = err.substr(at + std::strlen("plot_roofline: error: "));
+  else if (!err.empty()) {
+    while (!err.empty() && err.back() == '\n') err.pop_back();
+    line = err.substr(err.find_last_of('\n') == std::string::npos ? 0 : err.find_last_of('\n') + 1);
+  } else {
+    line = "the plot script failed (status " + std::to_string(status) + ")";
+  }
+  if (const auto nl = line.find('\n'); nl != std::string::npos) line.resize(nl);
+  return line;
+}
+
+std::string plot_script() {
+  if (const char* s = std::getenv("GPUPROBE_PLOT_ROOFLINE"); s && *s) return s;
+  return std::string(GPUPROBE_SOURCE_DIR) + "/analysis/plot_roofline.py";
+}
+
+}  // namespace
+
+std::string plot_python() {
+  if (const char* p = std::getenv("GPUPROBE_PYTHON"); p && *p) return p;
+  const std::string configured = GPUPROBE_DEFAULT_PYTHON;
+  std::error_code ec;
+  if (!configured.empty() && std::filesystem::exists(configured, ec)) return configured;
+  return "python3";
+}
+
+CLI::App* add_roofline_subcommand(CLI::App& app, RooflineArgs& a) {
+  auto* sub = app.add_subcommand(
+      "roofline", "the model's hierarchical roofline, kernels placed on it, and its plot");
+  sub->add_option("--model", a.model, "machine model JSON (run-all or analyze wrote it)")->required();
+  sub->add_option("--kernel", a.kernels,
+                  "NAME:flops=F,time_s=T[,bytes_hbm=B][,bytes_l2=B][,bytes_l2_far=B][,bytes_l1=B]"
+                  "[,bytes_shared=B][,precision=P][,path=P] (repeatable)");
+  sub->add_option("--kernels-csv", a.kernels_csv,
+                  "CSV with header name,flops,time_s[,bytes_hbm,bytes_l2,bytes_l1,...]");
+  sub->add_option("--ncu-csv", a.ncu_csv,
+                  "Nsight Compute export: ncu --csv --page raw --metrics <docs/ANALYSIS.md list>");
+  sub->add_option("--precision", a.precision,
+                  "precision of kernels that name none (default f32; for --ncu-csv: which FLOPs to "
+                  "count, default the precision with the most)");
+  sub->add_option("--out", a.out_prefix,
+                  "write PREFIX.roofline.json, .png, .svg (default: the model's path without .json)");
+  sub->add_flag("--no-plot", a.no_plot, "write the JSON only, draw nothing");
+  return sub;
+}
+
+int cmd_roofline(const RooflineArgs& a, std::ostream& out, std::ostream& err) {
+  const json model = read_json_file(a.model);
+  if (!model.is_object() || model.value("schema", json()) != kModelSchema)
+    throw Error(a.model + " is not a gpuprobe machine model (schema \"" + kModelSchema + "\")");
+  if (model.value("schema_version", json()) != kModelSchemaVersion)
+    throw Error(a.model + " has model schema version " + model.value("schema_version", json()).dump() +
+                "; this gpuprobe reads version " + std::to_string(kModelSchemaVersion));
+  const std::string precision = analysis::normalize_precision(a.precision.empty() ? "f32" : a.precision);
+
+  // Every input is read before anything is written.
+  std::vector<analysis::RooflineKernel> kernels;
+  std::vector<std::string> notes;
+  for (const auto& spec : a.kernels) kernels.push_back(analysis::parse_kernel_spec(spec));
+  if (!a.kernels_csv.empty())
+    for (auto& k : analysis::read_kernels_csv(a.kernels_csv)) kernels.push_back(std::move(k));
+  if (!a.ncu_csv.empty())
+    for (auto& k : analysis::read_ncu_csv(a.ncu_csv, a.precision.empty() ? "" : precision, notes))
+      kernels.push_back(std::move(k));
+
+  std::string prefix = a.out_prefix;
+  if (prefix.empty()) {
+    prefix = a.model;
+    if (prefix.size() > 5 && prefix.compare(prefix.size() - 5, 5, ".json") == 0) prefix.resize(prefix.size() - 5);
+  }
+  const std::string json_path = prefix + ".roofline.json";
+  if (same_file(json_path, a.model))
+    throw Error("--out " + prefix + " would write " + json_path + " over the model; give another --out");
+  check_output_path(json_path);
+
+  const json section = analysis::roofline_section(model);
+  json classified = json::array();
+  for (const auto& k : kernels) classified.push_back(analysis::classify_kernel(section, k, precision));
+  json doc = {{"schema", "gpuprobe.roofline"},
+              {"schema_version", 1},
+              {"gpuprobe_version", GPUPROBE_VERSION},
+              {"created_utc", utc_timestamp()},
+              {"model", a.model},
+              {"device", model.value("device", json::object())},
+              {"simulated", model.value("simulated", false)},
+              {"default_precision", precision},
+              {"roofline", section},
+              {"kernels", classified},
+              {"notes", notes}};
+
+  const std::string device = doc["device"].is_object() ? doc["device"].value("name", "") : "";
+  out << "roofline of " << a.model << (device.empty() ? "" : " (" + device + ")") << "\n";
+  print_section(out, section);
+  print_kernels(out, classified, precision);
+  for (const auto& n : notes) out << "note: " << n << "\n";
+  write_json_atomically(json_path, doc);
+  out << "wrote " << json_path << "\n";
+  if (a.no_plot) return 0;
+  if (section["memory"].empty() && section["compute"].empty()) {
+    out << "no plot: the model has no ceiling to draw\n";
+    return 0;
+  }
+  const std::string python = plot_python();
+  const std::string why = run_plot(python, {plot_script(), json_path});
+  if (!why.empty()) {
+    err << "gpuprobe: error: the roofline plot was not drawn: " << why << " (" << json_path
+        << " is written)\n";
+    return 1;
+  }
+  out << "wrote " << prefix << ".roofline.png, " << prefix << ".roofline.svg\n";
+  return 0;
+}
+
+}  // namespace gpuprobe

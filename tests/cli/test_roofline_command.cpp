@@ -1,0 +1,161 @@
+// `gpuprobe roofline` run as a process: ceilings and kernels printed, PREFIX.roofline.json
+// written, bad input refused in one line before anything is written, a model without compute or
+// memory ceilings still served, and a missing Python named in one line with the JSON kept.
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+struct Scratch {
+  fs::path dir;
+  Scratch() {
+    static int counter = 0;
+    dir = fs::temp_directory_path() /
+          ("gpuprobe-roofline-cmd-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+  }
+  ~Scratch() {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+  std::string operator/(const std::string& name) const { return (dir / name).string(); }
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+struct Result {
+  int rc = -1;
+  std::string out, err;
+};
+
+Result run(const Scratch& s, const std::string& args, const std::string& env = "") {
+  const std::string cmd = env + " " + std::string(GPUPROBE_EXE) + " " + args + " >" + (s / ".out") +
+                          " 2>" + (s / ".err");
+  const int status = std::system(cmd.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(s / ".out"), slurp(s / ".err")};
+}
+
+json model_with(bool compute, bool memory) {
+  json m = {{"schema", "gpuprobe.machine_model"}, {"schema_version", 1},
+            {"device", {{"name", "Test GPU"}}}, {"simulated", false}};
+  if (compute)
+    m["compute"]["ops"]["fma_rn_f32"] = {{"path", "fma"}, {"precision", "f32"}, {"flops_per_s", 50e12},
+                                         {"implementation", "native"}};
+  if (memory) {
+    m["bandwidth"]["DRAM"]["read"]["concurrency"]["peak_bytes_per_s"] = 2e12;
+    m["bandwidth"]["L2"]["concurrency"]["peak_bytes_per_s"] = 8e12;
+  }
+  return m;
+}
+
+std::string write_model(const Scratch& s, const json& m, const std::string& name = "m.json") {
+  std::ofstream(s / name) << m.dump();
+  return s / name;
+}
+
+}  // namespace
+
+TEST_CASE("roofline command: ceilings, ridge points and every kernel input, into PREFIX.roofline.json",
+          "[cli][roofline]") {
+  Scratch s;
+  const std::string model = write_model(s, model_with(true, true));
+  std::ofstream(s / "k.csv") << "name,flops,time_s,bytes_l2\nl2k,1e12,1,4e12\n";
+  const Result r = run(s, "roofline --model " + model + " --no-plot --kernel 'stream:flops=1e12,bytes_hbm=1e12,time_s=1'" +
+                              " --kernel 'dense:flops=1e12,bytes_hbm=1e9,time_s=0.05' --kernels-csv " + (s / "k.csv") +
+                              " --ncu-csv " + GPUPROBE_TEST_DATA_DIR + "/ncu/roofline_raw.csv");
+  INFO(r.out << r.err);
+  REQUIRE(r.rc == 0);
+  CHECK(r.out.find("DRAM") != std::string::npos);
+  CHECK(r.out.find("50 TFLOP/s  fma (fma_rn_f32)  ridge: DRAM 25, L2 6.25") != std::string::npos);
+  CHECK(r.out.find("stream [f32]: achieved 1 TFLOP/s, attainable 2 TFLOP/s, bound by DRAM bandwidth, 50% of attainable") !=
+        std::string::npos);
+  CHECK(r.out.find("dense [f32]: achieved 20 TFLOP/s, attainable 50 TFLOP/s, bound by compute f32 fma, 40% of attainable") !=
+        std::string::npos);
+  CHECK(r.out.find("l2k [f32]: achieved 1 TFLOP/s, attainable 2 TFLOP/s, bound by L2 bandwidth") != std::string::npos);
+  CHECK(r.out.find("the model has no compute ceiling for f64") != std::string::npos);  // the ncu dgemm
+  CHECK(r.out.find("wrote " + (s / "m.roofline.json")) != std::string::npos);
+  const json doc = json::parse(slurp(s / "m.roofline.json"));
+  CHECK(doc["schema"] == "gpuprobe.roofline");
+  CHECK(doc["kernels"].size() == 6);
+  CHECK(doc["roofline"]["compute"]["f32"]["flops_per_s"] == 50e12);
+  CHECK(doc["kernels"][0]["bound"]["level"] == "DRAM");
+
+  // --out PREFIX and --precision: the ncu launches counted as f32 (one has none: a note).
+  const Result p = run(s, "roofline --model " + model + " --no-plot --precision fp32 --out " + (s / "sub") +
+                              " --ncu-csv " + GPUPROBE_TEST_DATA_DIR + "/ncu/roofline_raw.csv");
+  INFO(p.out << p.err);
+  CHECK(p.rc == 0);
+  CHECK(json::parse(slurp(s / "sub.roofline.json"))["kernels"].size() == 2);
+  CHECK(p.out.find("note: ") != std::string::npos);
+}
+
+TEST_CASE("roofline command: a model without compute or memory ceilings says which are missing",
+          "[cli][roofline]") {
+  Scratch s;
+  Result r = run(s, "roofline --no-plot --model " + write_model(s, model_with(false, true)) +
+                        " --kernel 'k:flops=1e12,bytes_hbm=1e12,time_s=1'");
+  CHECK(r.rc == 0);
+  CHECK(r.out.find("missing: no compute ceiling for any precision") != std::string::npos);
+  CHECK(r.out.find("bound by DRAM bandwidth") != std::string::npos);
+  r = run(s, "roofline --no-plot --model " + write_model(s, model_with(true, false), "c.json") +
+                 " --kernel 'k:flops=1e12,bytes_hbm=1e12,time_s=1'");
+  CHECK(r.rc == 0);
+  CHECK(r.out.find("missing: no memory ceiling for DRAM, L2, L1, shared") != std::string::npos);
+  CHECK(r.out.find("bound by compute f32 fma") != std::string::npos);
+}
+
+TEST_CASE("roofline command: bad input is one line, exit 1, and nothing is written", "[cli][roofline]") {
+  Scratch s;
+  const std::string model = write_model(s, model_with(true, true));
+  std::ofstream(s / "empty.csv") << "";
+  std::ofstream(s / "not_model.json") << R"({"schema": "gpuprobe.run", "schema_version": 1})";
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"--model " + model + " --kernel 'k:flops=x,time_s=1'", "flops = 'x' is not a number"},
+      {"--model " + model + " --kernels-csv " + (s / "empty.csv"), "empty.csv: the file is empty"},
+      {"--model " + model + " --ncu-csv " + (s / "empty.csv"), "empty.csv: the file is empty"},
+      {"--model " + model + " --ncu-csv " + (s / "missing.csv"), "missing.csv: cannot be opened"},
+      {"--model " + model + " --precision 'f 32'", "has a character other than"},
+      {"--model " + (s / "not_model.json"), "is not a gpuprobe machine model"},
+      {"--model " + (s / "absent.json"), "absent.json"},
+  };
+  for (const auto& [args, expected] : bad) {
+    INFO(args);
+    const Result r = run(s, "roofline --no-plot " + args);
+    CHECK(r.rc == 1);
+    CHECK(r.err.rfind("gpuprobe: error: ", 0) == 0);
+    CHECK(r.err.find(expected) != std::string::npos);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK_FALSE(fs::exists(s / "m.roofline.json"));
+  }
+  CHECK(run(s, "roofline --no-plot").rc == 2);  // --model is required: command-line syntax
+}
+
+TEST_CASE("roofline command: no Python for the plot is one line, exit 1, and the JSON is kept",
+          "[cli][roofline]") {
+  Scratch s;
+  const std::string model = write_model(s, model_with(true, true));
+  const Result r = run(s, "roofline --model " + model, "GPUPROBE_PYTHON=" + (s / "no-python"));
+  CHECK(r.rc == 1);
+  CHECK(r.err.rfind("gpuprobe: error: the roofline plot was not drawn: no Python at", 0) == 0);
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  CHECK(fs::exists(s / "m.roofline.json"));
+  CHECK_FALSE(fs::exists(s / "m.roofline.png"));
+}
