@@ -6,36 +6,13 @@
 #include <string>
 #include <vector>
 
+#include "analysis/record_fields.hpp"
 #include "harness/error.hpp"
 
 namespace gpuprobe::analysis {
 namespace {
 
 using json = nlohmann::json;
-
-double number(const json& p, const char* key, const std::string& where) {
-  if (!p.is_object() || !p.contains(key) || !p[key].is_number())
-    throw Error(where + " has no number " + key);
-  return p[key].get<double>();
-}
-
-std::string text(const json& p, const char* key, const std::string& where) {
-  if (!p.is_object() || !p.contains(key) || !p[key].is_string())
-    throw Error(where + " has no text " + key);
-  return p[key].get<std::string>();
-}
-
-// "9.0" -> 90; 0 when absent or unreadable.
-int sm_of(const json& device) {
-  const std::string cc = device.is_object() ? device.value("compute_capability", "") : "";
-  const auto dot = cc.find('.');
-  if (dot == std::string::npos) return 0;
-  try {
-    return std::stoi(cc.substr(0, dot)) * 10 + std::stoi(cc.substr(dot + 1));
-  } catch (const std::exception&) {
-    return 0;
-  }
-}
 
 // The latency sweeps' variables (probes/sync/sync.cuh SyncOpInfo::sweep); the grid's cost grows
 // per CTA (one atomic each on one word), the others' per doubling (a barrier's tree).
@@ -115,7 +92,7 @@ std::string sync_sass_per_op(const std::string& op, int sm) {
 
 void add_sync_from_run(const json& run, json& sync) {
   const json& device = run.contains("device") ? run["device"] : json::object();
-  const int sm = sm_of(device);
+  const int sm = record_sm(device);
   if (!sync.contains("ops")) sync["ops"] = json::object();
   if (!run.contains("series") || !run["series"].is_array())
     throw Error("sync/primitives record has no series");
@@ -124,19 +101,19 @@ void add_sync_from_run(const json& run, json& sync) {
   for (std::size_t i = 0; i < series.size(); ++i) {
     const json& p = series[i];
     const std::string where = "series[" + std::to_string(i) + "]";
-    const std::string op = text(p, "op", where);
+    const std::string op = record_text(p, "op", where);
     if (p.contains("skipped")) {
       sync["skipped"][op] = p["skipped"].is_string() ? p["skipped"].get<std::string>() : "skipped";
       continue;
     }
-    const std::string kind = text(p, "kind", where);
+    const std::string kind = record_text(p, "kind", where);
     json& o = sync["ops"][op];
-    o["ptx"] = text(p, "ptx", where);
-    o["scope"] = text(p, "scope", where);
-    o["unit"] = text(p, "unit", where);
+    o["ptx"] = record_text(p, "ptx", where);
+    o["scope"] = record_text(p, "scope", where);
+    o["unit"] = record_text(p, "unit", where);
     o["sass_per_op"] = sync_sass_per_op(op, sm);
     if (kind == "latency") {
-      const double cycles = number(p, "latency_cycles", where);
+      const double cycles = record_number(p, "latency_cycles", where);
       const json ns = p.contains("latency_ns") ? p["latency_ns"] : json(nullptr);
       const char* variable = nullptr;
       for (const char* v : kSweeps)
@@ -148,15 +125,15 @@ void add_sync_from_run(const json& run, json& sync) {
       }
       o["sweep"]["variable"] = variable;
       o["sweep"]["points"].push_back(
-          {{"x", number(p, variable, where)}, {"latency_cycles", cycles}, {"latency_ns", ns}});
+          {{"x", record_number(p, variable, where)}, {"latency_cycles", cycles}, {"latency_ns", ns}});
       if (std::find(swept.begin(), swept.end(), op) == swept.end()) swept.push_back(op);
     } else if (kind == "throughput") {
-      o["ops_per_clk_per_sm"] = number(p, "ops_per_clk_per_sm", where);
-      o["ops_per_s"] = number(p, "ops_per_s", where);
-      o["clock_mhz"] = number(p, "region_sm_clock_mhz", where);
+      o["ops_per_clk_per_sm"] = record_number(p, "ops_per_clk_per_sm", where);
+      o["ops_per_s"] = record_number(p, "ops_per_s", where);
+      o["clock_mhz"] = record_number(p, "region_sm_clock_mhz", where);
       if (p.contains("bytes_per_clk_per_sm")) {
-        o["bytes_per_clk_per_sm"] = number(p, "bytes_per_clk_per_sm", where);
-        o["bytes_per_s"] = number(p, "bytes_per_s", where);
+        o["bytes_per_clk_per_sm"] = record_number(p, "bytes_per_clk_per_sm", where);
+        o["bytes_per_s"] = record_number(p, "bytes_per_s", where);
       }
     } else {
       throw Error(where + ".kind is '" + kind + "', not latency or throughput");

@@ -1,0 +1,39 @@
+// Reading a run record's points for the model sections (compute, sync, launch...): a named number
+// or text of a point, or a one-line gpuprobe::Error naming where it is missing, and the device's
+// SM number. One copy for every section instead of one per section.
+#pragma once
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/error.hpp"
+
+namespace gpuprobe::analysis {
+
+// p[key] as a number; throws "<where> has no number <key>".
+inline double record_number(const nlohmann::json& p, const char* key, const std::string& where) {
+  if (!p.is_object() || !p.contains(key) || !p[key].is_number())
+    throw Error(where + " has no number " + key);
+  return p[key].get<double>();
+}
+
+// p[key] as text; throws "<where> has no text <key>".
+inline std::string record_text(const nlohmann::json& p, const char* key, const std::string& where) {
+  if (!p.is_object() || !p.contains(key) || !p[key].is_string())
+    throw Error(where + " has no text " + key);
+  return p[key].get<std::string>();
+}
+
+// The record's device compute capability "9.0" as 90; 0 when absent or unreadable.
+inline int record_sm(const nlohmann::json& device) {
+  const std::string cc = device.is_object() ? device.value("compute_capability", "") : "";
+  const auto dot = cc.find('.');
+  if (dot == std::string::npos) return 0;
+  try {
+    return std::stoi(cc.substr(0, dot)) * 10 + std::stoi(cc.substr(dot + 1));
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
+}  // namespace gpuprobe::analysis
