@@ -126,7 +126,7 @@ TEST_CASE("wgmma operand images: the no-swizzle K-major layout, and zeros are ze
   for (double v : z.a) CHECK(v == 0);
 }
 
-TEST_CASE("wgmma self-check: the reference tile passes for every op; a corrupted element fails it",
+TEST_CASE("wgmma self-check: the reference tile passes for every op, a corrupted element fails it",
           "[tensor][wgmma]") {
   for (const auto& info : kWgmmaOps) {
     INFO(info.name);
