@@ -174,6 +174,7 @@ constexpr KindSpec kKinds[] = {
     {CsvCurveKind::footprint_sweep, "footprint_bytes", "bandwidth_bytes_per_s", "footprint_bytes,bandwidth_bytes_per_s"},
     {CsvCurveKind::concurrency_sweep, "bytes_in_flight_per_sm", "bandwidth_bytes_per_s",
      "bytes_in_flight_per_sm,bandwidth_bytes_per_s"},
+    {CsvCurveKind::intensity_sweep, "flop_per_byte", "flop_per_s", "flop_per_byte,flop_per_s[,sm_clock_mhz]"},
 };
 
 const KindSpec& spec(CsvCurveKind kind) {
@@ -223,6 +224,7 @@ std::vector<P> sorted_points(std::vector<Numbered<P>> rows, X x_of, const char* 
 
 constexpr std::size_t kMinLatencyRows = 6;    // what fit_hierarchy needs
 constexpr std::size_t kMinBandwidthRows = 3;  // what fit_footprint_sweep and fit_concurrency_sweep need
+constexpr std::size_t kMinIntensityRows = 4;  // what fit_roofline needs
 
 // The two bandwidth forms: x and bandwidth, both positive; `x_of` reads x back from a point.
 template <class P, class X>
@@ -246,6 +248,7 @@ const char* to_string(CsvCurveKind kind) {
     case CsvCurveKind::latency: return "latency";
     case CsvCurveKind::footprint_sweep: return "footprint sweep";
     case CsvCurveKind::concurrency_sweep: return "concurrency sweep";
+    case CsvCurveKind::intensity_sweep: return "intensity sweep";
   }
   return "?";
 }
@@ -306,6 +309,30 @@ std::vector<ConcurrencyPoint> read_concurrency_csv(const std::string& path) {
   return read_bandwidth_csv<ConcurrencyPoint>(
       path, CsvCurveKind::concurrency_sweep, [](const ConcurrencyPoint& p) { return p.bytes_in_flight_per_sm; },
       false);
+}
+
+std::vector<IntensityPoint> read_intensity_csv(const std::string& path) {
+  const KindSpec& k = spec(CsvCurveKind::intensity_sweep);
+  CsvTable table(path, k.header);
+  const std::size_t col_x = table.column(k.x_column);
+  const std::size_t col_y = table.column(k.y_column);
+  const std::optional<std::size_t> col_clock = table.find_column("sm_clock_mhz");
+  const std::optional<std::size_t> col_bw = table.find_column("bandwidth_bytes_per_s");
+  const std::optional<std::size_t> col_power = table.find_column("power_w");
+  std::vector<Numbered<IntensityPoint>> rows;
+  while (table.next_row()) {
+    Numbered<IntensityPoint> row;
+    row.line = table.line();
+    row.point.flop_per_byte = table.positive(col_x);
+    row.point.flop_per_s = table.positive(col_y);
+    if (col_clock) row.point.sm_clock_mhz = table.positive(*col_clock);
+    if (col_bw) row.point.bytes_per_s = table.positive(*col_bw);
+    if (col_power) row.point.power_w = table.number(*col_power);
+    rows.push_back(row);
+  }
+  // Repeats of an intensity are allowed (devices, repetitions: the fit takes their median).
+  return sorted_points(std::move(rows), [](const IntensityPoint& p) { return p.flop_per_byte; }, k.x_column,
+                       kMinIntensityRows, false, path, table.line());
 }
 
 Curve read_gpubenches_latency(const std::string& path) {

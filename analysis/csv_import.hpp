@@ -7,6 +7,7 @@
 
 #include "analysis/bandwidth_fit.hpp"
 #include "analysis/curve.hpp"
+#include "analysis/roofline_fit.hpp"
 
 namespace gpuprobe::analysis {
 
@@ -22,12 +23,13 @@ enum class CsvCurveKind {
   latency,            // footprint_bytes,latency_cycles[,latency_ns]   -> read_latency_csv
   footprint_sweep,    // footprint_bytes,bandwidth_bytes_per_s         -> read_footprint_csv
   concurrency_sweep,  // bytes_in_flight_per_sm,bandwidth_bytes_per_s  -> read_concurrency_csv
+  intensity_sweep,    // flop_per_byte,flop_per_s[,sm_clock_mhz]       -> read_intensity_csv
 };
 
 // The kind whose columns the header holds (only the header is read). A header with the columns
 // of no kind, or of more than one, throws "path:line: ..." listing the accepted headers.
 CsvCurveKind csv_curve_kind(const std::string& path);
-// "latency", "footprint sweep", "concurrency sweep".
+// "latency", "footprint sweep", "concurrency sweep", "intensity sweep".
 const char* to_string(CsvCurveKind kind);
 
 // Latency against footprint:
@@ -52,6 +54,17 @@ std::vector<FootprintPoint> read_footprint_csv(const std::string& path);
 // of a sweep with the same bytes in flight: the model takes their median, as it does for a run).
 // At least 3 rows.
 std::vector<ConcurrencyPoint> read_concurrency_csv(const std::string& path);
+
+// Performance against arithmetic intensity (an intensity sweep, for fit_roofline):
+//   flop_per_byte          (required, > 0)
+//   flop_per_s             (required, > 0; the whole device)
+//   sm_clock_mhz           (optional, > 0: the SM clock of that line; the compute ceiling is then
+//                           fitted per clock)
+//   bandwidth_bytes_per_s  (optional, > 0: bytes/s measured on that line; else flop_per_s /
+//                           flop_per_byte)
+//   power_w                (optional, >= 0; 0 = unknown; only its range is reported)
+// Rows come back sorted by intensity (stably); repeats of an intensity are allowed. At least 4.
+std::vector<IntensityPoint> read_intensity_csv(const std::string& path);
 
 // The text output of te42kyfo/gpu-benches gpu-latency: a first line "clock: <MHz samples...>",
 // then rows "iters clock_MHz footprint_KiB dt_ms*1000 cycles_per_load" (the 2024 files), or the

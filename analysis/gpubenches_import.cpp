@@ -276,6 +276,60 @@ GpuBenchesStridesFile read_gpubenches_strides(const std::string& path) {
   return file;
 }
 
+std::vector<GpuBenchesRooflineRow> read_gpubenches_roofline(const std::string& path) {
+  std::ifstream in = open_or_fail(path);
+  std::vector<GpuBenchesRooflineRow> rows;
+  std::string raw;
+  std::size_t line = 0;
+  static const std::vector<std::string> kUnits = {"", "blocks", "its", "Fl/B", "GB/s", "GF/s", "Mhz", "W", "\xC2\xB0" "C"};
+  while (std::getline(in, raw)) {
+    ++line;
+    const auto t = tokens_of(raw);
+    if (t.empty()) continue;
+    // The preamble some runs print: one whole number per line, and the build's last line.
+    const bool preamble_line = (t.size() == 1 && t[0].find_first_not_of("0123456789") == std::string::npos) ||
+                               (t.front() == "--" && t.back() == "--");
+    if (preamble_line) {
+      if (!rows.empty()) fail(path, line, "'" + raw + "' between data rows: expected 'device blocks its Fl/B GB/s GF/s Mhz W C'");
+      continue;
+    }
+    const auto q = quantities(t, path, line);
+    if (q.size() != kUnits.size())
+      fail(path, line, "expected 9 values (device blocks its Fl/B GB/s GF/s Mhz W degC), got " +
+                           std::to_string(q.size()));
+    for (std::size_t i = 0; i < q.size(); ++i) {
+      if (q[i].unit != kUnits[i])
+        fail(path, line, "column " + std::to_string(i + 1) + ": expected unit '" + kUnits[i] + "', got '" +
+                             q[i].unit + "'");
+      if (q[i].value < 0) fail(path, line, "column " + std::to_string(i + 1) + " is negative");
+    }
+    for (std::size_t i : {0, 1, 2})
+      if (q[i].value != std::floor(q[i].value)) fail(path, line, "device, blocks and its must be whole numbers");
+    GpuBenchesRooflineRow r;
+    r.device = static_cast<int>(q[0].value);
+    r.blocks = static_cast<int>(q[1].value);
+    r.iterations = static_cast<int>(q[2].value);
+    r.flop_per_byte = q[3].value;
+    r.bytes_per_s = q[4].value * kGBps;
+    r.flop_per_s = q[5].value * 1e9;
+    r.sm_clock_mhz = q[6].value;
+    r.watts = q[7].value;
+    r.temperature_c = q[8].value;
+    if (!(r.flop_per_byte > 0) || !(r.bytes_per_s > 0) || !(r.flop_per_s > 0) || !(r.sm_clock_mhz > 0))
+      fail(path, line, "Fl/B, GB/s, GF/s and Mhz must be positive");
+    rows.push_back(r);
+  }
+  if (rows.empty()) fail(path, std::max<std::size_t>(line, 1), "no data rows");
+  return rows;
+}
+
+std::vector<IntensityPoint> intensity_points(const std::vector<GpuBenchesRooflineRow>& rows, int device) {
+  std::vector<IntensityPoint> p;
+  for (const auto& r : rows)
+    if (device < 0 || r.device == device) p.push_back({r.flop_per_byte, r.flop_per_s, r.bytes_per_s, r.sm_clock_mhz, r.watts});
+  return p;
+}
+
 std::vector<FootprintPoint> footprint_points(const GpuBenchesCacheFile& file) {
   std::vector<FootprintPoint> p;
   for (const auto& r : file.rows) p.push_back({r.footprint_bytes, r.bandwidth_bytes_per_s});

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "analysis/bandwidth_fit.hpp"
+#include "analysis/roofline_fit.hpp"
 
 namespace gpuprobe::analysis {
 
@@ -82,6 +83,24 @@ struct GpuBenchesStridesFile {
 };
 GpuBenchesStridesFile read_gpubenches_strides(const std::string& path);
 
+// gpu-roofline: an FP32 FMA/load intensity sweep, one line per device and configuration:
+// "device blocks blocks its its flop_per_byte Fl/B GB/s GB/s GF/s GF/s MHz Mhz W W degC°C"
+// (values glued to or followed by their units). Before the first row a file may hold a preamble
+// of lines that are one whole number each (the sweep's iteration counts and device count the run
+// printed) and a "-- Finished Building --" line; both are skipped there and rejected later.
+struct GpuBenchesRooflineRow {
+  int device = 0;                    // the GPU of a multi-GPU node the line came from
+  int blocks = 0;
+  int iterations = 0;                // inner FMA iterations per load
+  double flop_per_byte = 0;
+  double bytes_per_s = 0;
+  double flop_per_s = 0;
+  double sm_clock_mhz = 0;           // as recorded on the line (NVML)
+  double watts = 0;
+  double temperature_c = 0;
+};
+std::vector<GpuBenchesRooflineRow> read_gpubenches_roofline(const std::string& path);
+
 // --- conversions to the fits' inputs ----------------------------------------------------------
 std::vector<FootprintPoint> footprint_points(const GpuBenchesCacheFile& file);
 std::vector<FootprintPoint> footprint_points(const std::vector<GpuBenchesL2Row>& rows);
@@ -92,6 +111,9 @@ std::vector<FootprintPoint> footprint_points(const std::vector<GpuBenchesL2Row>&
 std::vector<ConcurrencyPoint> concurrency_points(const GpuBenchesStreamFile& file,
                                                  const std::string& kernel,
                                                  double bytes_per_thread_in_flight);
+// The rows (of one device when device >= 0, of all when -1) as roofline-fit points, each with its
+// recorded clock.
+std::vector<IntensityPoint> intensity_points(const std::vector<GpuBenchesRooflineRow>& rows, int device = -1);
 // The rows of one element type in mode "stride", as stride points.
 std::vector<StridePoint> stride_points(const GpuBenchesStridesFile& file, int word_bytes);
 

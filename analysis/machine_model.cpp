@@ -550,4 +550,17 @@ nlohmann::json build_machine_model_from_bandwidth(const nlohmann::json& sweep, c
   return model;
 }
 
+nlohmann::json build_machine_model_from_intensity(const nlohmann::json& imported, const std::string& source,
+                                                  int sm_count) {
+  nlohmann::json model = model_skeleton();
+  model["device"] = {{"name", "imported curve: " + std::filesystem::path(source).filename().string()},
+                     {"simulated", false}};
+  if (sm_count > 0) model["device"]["sm_count"] = sm_count;
+  model["simulated"] = false;
+  model["sources"] = {{{"file", source}, {"probe", "import-csv"}, {"curve", "intensity_sweep"},
+                       {"rows", imported.value("points", 0)}}};
+  model["compute"] = {{"imported", imported}};
+  return model;
+}
+
 }  // namespace gpuprobe::analysis

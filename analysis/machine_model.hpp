@@ -39,6 +39,11 @@ nlohmann::json build_machine_model_from_curve(const Curve& curve, const std::str
 nlohmann::json build_machine_model_from_bandwidth(const nlohmann::json& sweep, const std::string& key,
                                                   const std::string& source, int sm_count);
 
+// Builds the model from one imported intensity sweep: `imported` (analysis/roofline_fit.hpp
+// to_json) becomes compute.imported; sm_count > 0 is recorded as device.sm_count.
+nlohmann::json build_machine_model_from_intensity(const nlohmann::json& imported, const std::string& source,
+                                                  int sm_count);
+
 // memory/chase --sm all: per SM its near- and far-L2 latency, with min/median/max/spread and
 // the fastest and slowest SM.
 nlohmann::json sm_map_from_run(const nlohmann::json& run);

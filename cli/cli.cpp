@@ -12,6 +12,7 @@
 #include "analysis/bandwidth_model.hpp"
 #include "analysis/csv_import.hpp"
 #include "analysis/machine_model.hpp"
+#include "analysis/roofline_fit.hpp"
 #include "cli/report.hpp"
 #include "cli/roofline_command.hpp"
 #include "cli/run_commands.hpp"
@@ -51,8 +52,28 @@ InputOutcomes input_outcomes(const nlohmann::json& model) {
   return o;
 }
 
+// An intensity sweep: the roofline fit (analysis/roofline_fit.hpp) as compute.imported.
+nlohmann::json import_intensity_sweep(const std::string& csv, double clock_mhz, bool csv_options_given, int sm_count) {
+  if (csv_options_given)
+    throw Error("--first-level and --ends-in name the levels of a latency curve or a footprint sweep; " + csv +
+                " holds an intensity sweep");
+  const auto points = analysis::read_intensity_csv(csv);
+  if (sm_count > 0 && clock_mhz == 0 && points.front().sm_clock_mhz == 0)
+    throw Error("--sm-count with an intensity sweep is for FLOP/clk/SM: give --clock-mhz or an sm_clock_mhz column");
+  analysis::RooflineFitOptions options;
+  options.clock_mhz = clock_mhz;
+  options.sm_count = sm_count;
+  analysis::RooflineFit fit;
+  try {
+    fit = analysis::fit_roofline(points, options);
+  } catch (const Error& e) {
+    throw Error(csv + ": " + e.what());
+  }
+  return analysis::build_machine_model_from_intensity(analysis::to_json(fit, csv), csv, sm_count);
+}
+
 // An imported curve (analysis/csv_import.hpp), its kind told by its header: a latency curve, a
-// footprint sweep or a concurrency sweep.
+// footprint sweep, a concurrency sweep or an intensity sweep.
 nlohmann::json import_csv(const std::string& csv, double clock_mhz,
                           const analysis::HierarchyFitOptions& csv_options, bool csv_options_given,
                           int sm_count) {
@@ -62,6 +83,7 @@ nlohmann::json import_csv(const std::string& csv, double clock_mhz,
     return analysis::build_machine_model_from_curve(analysis::read_latency_csv(csv, clock_mhz), csv,
                                                     csv_options);
   }
+  if (kind == analysis::CsvCurveKind::intensity_sweep) return import_intensity_sweep(csv, clock_mhz, csv_options_given, sm_count);
   if (clock_mhz > 0 && sm_count == 0)
     throw Error("--clock-mhz with a bandwidth curve is for bytes/clk/SM: give --sm-count N as well");
   if (kind == analysis::CsvCurveKind::concurrency_sweep && csv_options_given)
@@ -176,14 +198,14 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   analyze->add_option("--import-csv", csv,
                       "curve from any tool, its kind told by the header: footprint_bytes,latency_cycles"
                       "[,latency_ns] or footprint_bytes,bandwidth_bytes_per_s or "
-                      "bytes_in_flight_per_sm,bandwidth_bytes_per_s");
+                      "bytes_in_flight_per_sm,bandwidth_bytes_per_s or flop_per_byte,flop_per_s[,sm_clock_mhz]");
   analyze->add_option("--clock-mhz", clock_mhz,
                       "SM clock of the imported curve (latency: for ns; bandwidth, with --sm-count: "
-                      "for bytes/clk/SM)");
+                      "for bytes/clk/SM; intensity sweep without a clock column: for FLOP/clk)");
   int sm_count = 0;
   analyze->add_option("--sm-count", sm_count,
-                      "imported bandwidth curve: the device's SM count (for bytes/clk/SM and a "
-                      "concurrency sweep's loaded-latency model)")
+                      "imported bandwidth curve or intensity sweep: the device's SM count (for "
+                      "bytes/clk/SM, FLOP/clk/SM and a concurrency sweep's loaded-latency model)")
       ->check(CLI::Range(1, 65536));
   analyze->add_option("--out", model_out, "machine model JSON to write");
   std::string first_level = "L1", ends_in = "memory";

@@ -250,10 +250,70 @@ void print_bandwidth(std::ostream& out, const nlohmann::json& bandwidth) {
   }
 }
 
+// compute.imported: the roofline fit of an intensity sweep (analysis/roofline_fit.hpp).
+void print_imported_compute(std::ostream& out, const nlohmann::json& im) {
+  const auto num = [&](const char* key) { return im.contains(key) && im[key].is_number() ? im[key].get<double>() : NAN; };
+  char buf[320];
+  out << "compute ceilings from an intensity sweep (" << im.value("file", "?") << "):\n";
+  const double bw = num("bandwidth_bytes_per_s"), flops = num("flops_per_s");
+  std::snprintf(buf, sizeof buf, "  bandwidth    %s\n",
+                std::isnan(bw) ? "not reached (the sweep never was memory-bound)" : (format_bandwidth(bw)).c_str());
+  out << buf;
+  if (std::isnan(flops)) {
+    out << "  compute      not reached (the sweep never was compute-bound)\n";
+  } else {
+    std::string clk;
+    if (im.contains("clock_mhz") && im["clock_mhz"].is_object()) {
+      std::snprintf(buf, sizeof buf, " at %.0f MHz (%.0f FLOP/clk", im["clock_mhz"].value("stated", 0.0),
+                    num("flops_per_clk"));
+      clk = buf;
+      if (!std::isnan(num("flops_per_clk_per_sm"))) {
+        std::snprintf(buf, sizeof buf, ", %.1f per SM", num("flops_per_clk_per_sm"));
+        clk += buf;
+      }
+      clk += ")";
+    }
+    std::snprintf(buf, sizeof buf, "  compute      %.2f TFLOP/s%s\n", flops / 1e12, clk.c_str());
+    out << buf;
+  }
+  if (!std::isnan(num("ridge_flop_per_byte"))) {
+    std::snprintf(buf, sizeof buf, "  ridge        %.1f FLOP/B  (confidence %.2f)\n", num("ridge_flop_per_byte"),
+                  num("confidence"));
+    out << buf;
+  }
+  for (const auto& n : im.value("notes", nlohmann::json::array()))
+    if (n.is_string()) out << "  note: " << n.get<std::string>() << "\n";
+}
+
+// One tensor-core form of the compute section: path and precisions, latency, FLOP/clk/SM and
+// TFLOP/s with random operands (zeros in brackets), then % of the dense peak or "emulated".
+void print_tensor_op(std::ostream& out, const std::string& name, const nlohmann::json& op) {
+  const nlohmann::json zeros = op.value("zeros", nlohmann::json::object());
+  char buf[320];
+  std::snprintf(buf, sizeof buf, "  %-22s %s %s->%s %6.1f cycles  %7.0f FLOP/clk/SM  %7.1f TFLOP/s (zeros %.1f)",
+                name.c_str(), op.value("path", "?").c_str(), op.value("precision", "?").c_str(),
+                op.value("accumulate", "?").c_str(), op.value("latency_cycles", NAN),
+                op.value("flops_per_clk_per_sm", NAN), op.value("flops_per_s", NAN) / 1e12,
+                zeros.value("flops_per_s", NAN) / 1e12);
+  out << buf;
+  const std::string impl = op.value("implementation", "native");
+  if (impl != "native") {
+    out << "  " << impl;
+  } else if (op.contains("percent_of_peak") && op["percent_of_peak"].is_number() && op.contains("peak")) {
+    std::snprintf(buf, sizeof buf, "  %.1f%% of %s's %.0f TFLOP/s %s", op["percent_of_peak"].get<double>(),
+                  op["peak"].value("gpu", "?").c_str(), op["peak"].value("flops_per_s", 0.0) / 1e12,
+                  op.value("precision", "?").c_str());
+    out << buf;
+  }
+  out << "\n";
+}
+
 void print_compute(std::ostream& out, const nlohmann::json& compute) {
-  out << "compute (latency of one dependent chain; rate over all SMs at the measured clock):\n";
+  if (compute.contains("imported") && compute["imported"].is_object()) print_imported_compute(out, compute["imported"]);
   const nlohmann::json ops = compute.value("ops", nlohmann::json::object());
   const nlohmann::json skipped = compute.value("skipped", nlohmann::json::object());
+  if (ops.empty() && skipped.empty() && compute.contains("imported")) return;
+  out << "compute (latency of one dependent chain; rate over all SMs at the measured clock):\n";
   for (const auto& [name, op] : ops.items()) {
     if (!op.is_object()) continue;
     char buf[240];

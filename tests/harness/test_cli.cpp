@@ -641,3 +641,43 @@ TEST_CASE("analyze --import-csv: bad headers and options get one line", "[cli]")
   expect_error((d / "cc.csv").string() + " --sm-count 0", "--sm-count", 2);
   expect_error((d / "cc.csv").string() + " --sm-count many", "--sm-count", 2);
 }
+
+TEST_CASE("analyze --import-csv fits an intensity sweep into compute.imported", "[cli]") {
+  const auto d = scratch_dir();
+  {
+    // Roofline: 1.5 TB/s, 20000 FLOP/clk; past the ridge the clock falls from 1500 to 1200 MHz.
+    std::ofstream f(d / "roofline.csv");
+    f << "flop_per_byte,flop_per_s,sm_clock_mhz\n";
+    for (int i = 0; i < 36; ++i) {
+      const double x = 0.25 * std::pow(2.0, i / 4.0);
+      const double clock = x > 20 ? 1200 : 1500;
+      f << x << "," << std::min(x * 1.5e12, 20000 * clock * 1e6) * (1 + (i % 3) * 0.002) << "," << clock << "\n";
+    }
+  }
+  auto r = run("analyze --import-csv " + (d / "roofline.csv").string() + " --sm-count 100 --out " +
+               (d / "m.json").string());
+  REQUIRE(r.rc == 0);
+  CHECK(r.out.find("compute ceilings from an intensity sweep") != std::string::npos);
+  CHECK(r.out.find("note: throttled") != std::string::npos);
+  const auto m = nlohmann::json::parse(slurp(d / "m.json"));
+  CHECK(m["sources"][0]["curve"] == "intensity_sweep");
+  CHECK(m["device"]["sm_count"] == 100);
+  const auto& c = m["compute"]["imported"];
+  CHECK(c["kind"] == "intensity_sweep");
+  CHECK(c["bandwidth_bytes_per_s"].get<double>() == Approx(1.5e12).epsilon(0.01));
+  CHECK(c["flops_per_clk"].get<double>() == Approx(20000).epsilon(0.01));
+  CHECK(c["flops_per_clk_per_sm"].get<double>() == Approx(200).epsilon(0.01));
+  CHECK(c["clock_mhz"]["stated"] == 1200);
+  CHECK(c["flops_per_s"].get<double>() == Approx(20000 * 1.2e9).epsilon(0.01));
+  CHECK(c["throttled"] == true);
+
+  std::ofstream(d / "bad.csv") << "flop_per_byte,flop_per_s\n1,1e12\n2,2e12\n";
+  r = run("analyze --import-csv " + (d / "bad.csv").string() + " --out " + (d / "b.json").string());
+  CHECK(r.rc == 1);
+  CHECK(lines(r.err) == 1);
+  CHECK(r.err.find("bad.csv:3: too few rows: 2 (need at least 4)") != std::string::npos);
+  r = run("analyze --import-csv " + (d / "bad.csv").string() + " --first-level L2 --out " + (d / "b.json").string());
+  CHECK(r.rc == 1);
+  CHECK(r.err.find("holds an intensity sweep") != std::string::npos);
+  CHECK_FALSE(fs::exists(d / "b.json"));
+}
