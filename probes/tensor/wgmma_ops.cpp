@@ -101,6 +101,26 @@ std::string wgmma_shape(const WgmmaOpInfo& info) {
   return "m64n" + std::to_string(info.n) + "k" + std::to_string(info.k);
 }
 
+std::string wgmma_ptx(const WgmmaOpInfo& info) {
+  return "wgmma.mma_async.sync.aligned." + wgmma_shape(info) + "." + info.acc_name + "." +
+         info.input_name + "." + info.input_name + (info.rs ? " (A from registers)" : "");
+}
+
+std::string wgmma_sass(const WgmmaOpInfo& info) {
+  const std::string shape = ".64x" + std::to_string(info.n) + "x" + std::to_string(info.k);
+  switch (info.input) {
+    case WgmmaType::f16: return "HGMMA" + shape + (info.acc == WgmmaType::f16 ? ".F16" : ".F32");
+    case WgmmaType::bf16: return "HGMMA" + shape + ".F32.BF16";
+    case WgmmaType::tf32: return "HGMMA" + shape + ".F32.TF32";
+    case WgmmaType::e4m3: return "QGMMA" + shape + ".F32.E4M3.E4M3";
+    case WgmmaType::e5m2: return "QGMMA" + shape + ".F32.E5M2.E5M2";
+    case WgmmaType::s8: return "IGMMA" + shape + ".S8.S8";
+    case WgmmaType::f32:
+    case WgmmaType::s32: break;
+  }
+  return "unknown";
+}
+
 TileIndex wgmma_d_index(uint32_t thread, uint32_t v) {
   const uint32_t warp = thread / 32, lane = thread % 32;
   return {16 * warp + lane / 4 + 8 * ((v / 2) % 2), 8 * (v / 4) + 2 * (lane % 4) + v % 2};

@@ -46,6 +46,11 @@ WgmmaOp parse_wgmma_op(const std::string& name);
 std::string wgmma_kernel_name(WgmmaOp op, WgmmaKind kind);
 inline constexpr const char* kWgmmaBaselineKernel = "gpuprobe_wgmma_baseline_lat";
 std::string wgmma_shape(const WgmmaOpInfo& info);      // "m64n128k16"
+// "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16", with " (A from registers)" for RS.
+std::string wgmma_ptx(const WgmmaOpInfo& info);
+// The SASS one wgmma becomes on sm_90a (tests/probes/test_sass_tensor_wgmma.py asserts it):
+// "HGMMA.64x128x16.F32", "HGMMA.64x128x16.F32.BF16", "QGMMA.64x128x32.F32.E4M3.E4M3", ...
+std::string wgmma_sass(const WgmmaOpInfo& info);
 
 // The operands of one launch: the logical matrices (A: 64 x K, B: N x K, row-major, K fastest:
 // D = A * B^T) as float64 values, and what the kernel reads: A and B in the shared-memory layout

@@ -35,12 +35,14 @@ nlohmann::json self_check_json(const tensor::TileCheck& c) {
 
 nlohmann::json measure_wgmma(ProbeContext& ctx, const WgmmaSetup& setup, const WgmmaRun& run) {
   const WgmmaOpInfo& info = wgmma_info(setup.op);
-  nlohmann::json p = {{"path", "wgmma"},
+  nlohmann::json p = {{"ptx", wgmma_ptx(info)},
+                      {"path", "wgmma"},
                       {"shape", wgmma_shape(info)},
                       {"precision", info.input_name},
                       {"accumulate", info.acc_name},
                       {"form", info.rs ? "RS" : "SS"},
-                      {"implementation", "native"}};
+                      {"implementation", "native"},
+                      {"sass_per_op", "1 " + wgmma_sass(info)}};
   WgmmaResult first;
   bool have_first = false;
   RepeatOutcome outcome;
