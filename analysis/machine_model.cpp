@@ -560,6 +560,7 @@ nlohmann::json build_machine_model_from_intensity(const nlohmann::json& imported
   model["sources"] = {{{"file", source}, {"probe", "import-csv"}, {"curve", "intensity_sweep"},
                        {"rows", imported.value("points", 0)}}};
   model["compute"] = {{"imported", imported}};
+  add_roofline(model);  // the sweep's FP32 and DRAM ceilings, so `gpuprobe roofline` reads them as is
   return model;
 }
 

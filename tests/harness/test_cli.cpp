@@ -292,7 +292,7 @@ TEST_CASE("run-all writes every raw record and the machine model", "[cli]") {
   }
   const auto m = nlohmann::json::parse(slurp(d / "v100" / "machine_model.json"));
   CHECK(m["simulated"] == true);
-  CHECK(m["sources"].size() == 15);
+  CHECK(m["sources"].size() == 16);
   CHECK(m["sync"]["ops"].contains("bar_sync"));
   CHECK(r.out.find("sync (latency of one dependent op") != std::string::npos);
   for (const char* level : {"L1", "shared", "L2", "DRAM"}) CHECK(m["bandwidth"].contains(level));
@@ -670,6 +670,11 @@ TEST_CASE("analyze --import-csv fits an intensity sweep into compute.imported", 
   CHECK(c["clock_mhz"]["stated"] == 1200);
   CHECK(c["flops_per_s"].get<double>() == Approx(20000 * 1.2e9).epsilon(0.01));
   CHECK(c["throttled"] == true);
+  // The model's roofline takes the sweep's ceilings, saying where they came from.
+  REQUIRE(m.contains("roofline"));
+  CHECK(m["roofline"]["compute"]["f32"]["flops_per_s"].get<double>() == Approx(c["flops_per_s"].get<double>()));
+  CHECK(m["roofline"]["compute"]["f32"]["source"].get<std::string>().find("compute.imported") != std::string::npos);
+  CHECK(m["roofline"]["memory"]["DRAM"]["bytes_per_s"].get<double>() == Approx(1.5e12).epsilon(0.01));
 
   std::ofstream(d / "bad.csv") << "flop_per_byte,flop_per_s\n1,1e12\n2,2e12\n";
   r = run("analyze --import-csv " + (d / "bad.csv").string() + " --out " + (d / "b.json").string());
