@@ -129,6 +129,11 @@ class CsvTable {
     if (*v < 0) fail(path_, line_no_, "column '" + header_[c] + "': " + std::string(fields_[c]) + " is negative");
     return *v;
   }
+  // Column c of the current row as text, not empty.
+  std::string text(std::size_t c) const {
+    if (fields_[c].empty()) fail(path_, line_no_, "column '" + header_[c] + "' is empty");
+    return std::string(fields_[c]);
+  }
   // Column c of the current row: a finite number above 0.
   double positive(std::size_t c) const {
     const double v = number(c);
@@ -175,6 +180,7 @@ constexpr KindSpec kKinds[] = {
     {CsvCurveKind::concurrency_sweep, "bytes_in_flight_per_sm", "bandwidth_bytes_per_s",
      "bytes_in_flight_per_sm,bandwidth_bytes_per_s"},
     {CsvCurveKind::intensity_sweep, "flop_per_byte", "flop_per_s", "flop_per_byte,flop_per_s[,sm_clock_mhz]"},
+    {CsvCurveKind::small_kernels, "bytes", "time_s", "bytes,time_s,method"},
 };
 
 const KindSpec& spec(CsvCurveKind kind) {
@@ -248,6 +254,7 @@ const char* to_string(CsvCurveKind kind) {
     case CsvCurveKind::latency: return "latency";
     case CsvCurveKind::footprint_sweep: return "footprint sweep";
     case CsvCurveKind::concurrency_sweep: return "concurrency sweep";
+    case CsvCurveKind::small_kernels: return "small kernels";
     case CsvCurveKind::intensity_sweep: return "intensity sweep";
   }
   return "?";
@@ -333,6 +340,30 @@ std::vector<IntensityPoint> read_intensity_csv(const std::string& path) {
   // Repeats of an intensity are allowed (devices, repetitions: the fit takes their median).
   return sorted_points(std::move(rows), [](const IntensityPoint& p) { return p.flop_per_byte; }, k.x_column,
                        kMinIntensityRows, false, path, table.line());
+}
+
+std::vector<std::pair<std::string, std::vector<SmallKernelPoint>>> read_small_kernels_csv(
+    const std::string& path) {
+  const KindSpec& k = spec(CsvCurveKind::small_kernels);
+  CsvTable table(path, k.header);
+  const std::size_t col_bytes = table.column(k.x_column);
+  const std::size_t col_time = table.column(k.y_column);
+  const std::size_t col_method = table.column("method");
+  std::vector<std::pair<std::string, std::vector<SmallKernelPoint>>> methods;
+  while (table.next_row()) {
+    const double bytes = table.positive(col_bytes);
+    const double time_s = table.positive(col_time);
+    const std::string method = table.text(col_method);
+    auto it = std::find_if(methods.begin(), methods.end(), [&](const auto& m) { return m.first == method; });
+    if (it == methods.end()) it = methods.insert(methods.end(), {method, {}});
+    it->second.push_back({bytes, time_s});
+  }
+  if (methods.empty()) fail(path, table.line(), "too few rows: 0 (need at least 3 per method)");
+  for (const auto& [method, points] : methods)
+    if (points.size() < kMinBandwidthRows)
+      fail(path, table.line(), "method '" + method + "' has " + std::to_string(points.size()) +
+                                   " rows (need at least 3)");
+  return methods;
 }
 
 Curve read_gpubenches_latency(const std::string& path) {

@@ -3,10 +3,12 @@
 // is told by the file's header; one table reader (csv_import.cpp) parses all three.
 #pragma once
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis/bandwidth_fit.hpp"
 #include "analysis/curve.hpp"
+#include "analysis/launch_model.hpp"
 #include "analysis/roofline_fit.hpp"
 
 namespace gpuprobe::analysis {
@@ -24,6 +26,7 @@ enum class CsvCurveKind {
   footprint_sweep,    // footprint_bytes,bandwidth_bytes_per_s         -> read_footprint_csv
   concurrency_sweep,  // bytes_in_flight_per_sm,bandwidth_bytes_per_s  -> read_concurrency_csv
   intensity_sweep,    // flop_per_byte,flop_per_s[,sm_clock_mhz]       -> read_intensity_csv
+  small_kernels,      // bytes,time_s,method                           -> read_small_kernels_csv
 };
 
 // The kind whose columns the header holds (only the header is read). A header with the columns
@@ -65,6 +68,14 @@ std::vector<ConcurrencyPoint> read_concurrency_csv(const std::string& path);
 //   power_w                (optional, >= 0; 0 = unknown; only its range is reported)
 // Rows come back sorted by intensity (stably); repeats of an intensity are allowed. At least 4.
 std::vector<IntensityPoint> read_intensity_csv(const std::string& path);
+
+// Small-kernel sweeps (a kernel moving `bytes` per iteration run many times; analysis/launch_model.hpp):
+//   bytes   (required, > 0): bytes moved per iteration
+//   time_s  (required, > 0): seconds per iteration
+//   method  (required, text): how the iterations ran (stream, graph, gsync, pt or any name)
+// One curve per method, in the order the methods first appear, each with at least 3 rows.
+std::vector<std::pair<std::string, std::vector<SmallKernelPoint>>> read_small_kernels_csv(
+    const std::string& path);
 
 // The text output of te42kyfo/gpu-benches gpu-latency: a first line "clock: <MHz samples...>",
 // then rows "iters clock_MHz footprint_KiB dt_ms*1000 cycles_per_load" (the 2024 files), or the

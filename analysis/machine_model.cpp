@@ -10,6 +10,7 @@
 
 #include "analysis/bandwidth_model.hpp"
 #include "analysis/compute_model.hpp"
+#include "analysis/launch_model.hpp"
 #include "analysis/sync_model.hpp"
 #include "analysis/roofline.hpp"
 #include "harness/error.hpp"
@@ -487,6 +488,14 @@ nlohmann::json build_machine_model(const std::vector<nlohmann::json>& runs,
         model["sync"]["errors"][probe] = e.what();
         failed = e.what();
       }
+    } else if (probe.rfind("launch/", 0) == 0) {
+      if (!model.contains("launch")) model["launch"] = nlohmann::json::object();
+      try {
+        add_launch_from_run(run, model["launch"]);
+      } catch (const std::exception& e) {
+        model["launch"]["errors"][probe] = e.what();
+        failed = e.what();
+      }
     } else {
       failed = "gpuprobe has no analysis for probe '" + printable(probe) + "'";
     }
@@ -532,6 +541,28 @@ nlohmann::json build_machine_model_from_curve(const Curve& curve, const std::str
   model["memory"]["rejected"] = j["rejected"];
   model["memory"]["levels_from"] = "import-csv";
   model["memory"]["paths"]["imported"] = j;
+  return model;
+}
+
+nlohmann::json build_machine_model_from_small_kernels(
+    const std::vector<std::pair<std::string, std::vector<SmallKernelPoint>>>& methods,
+    const std::string& source) {
+  nlohmann::json model = model_skeleton();
+  model["device"] = {{"name", "imported curve: " + std::filesystem::path(source).filename().string()},
+                     {"simulated", false}};
+  model["simulated"] = false;
+  std::size_t rows = 0;
+  nlohmann::json& small = model["launch"]["small_kernels"];
+  for (const auto& [method, points] : methods) {
+    rows += points.size();
+    try {
+      small[method] = to_json(fit_small_kernels(points));
+    } catch (const Error& e) {
+      throw Error(source + ": method '" + method + "': " + e.what());
+    }
+  }
+  model["launch"]["source"] = "imported from " + source + " (gpuprobe analyze --import-csv)";
+  model["sources"] = {{{"file", source}, {"probe", "import-csv"}, {"curve", "small_kernels"}, {"rows", rows}}};
   return model;
 }
 

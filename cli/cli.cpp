@@ -78,6 +78,13 @@ nlohmann::json import_csv(const std::string& csv, double clock_mhz,
                           const analysis::HierarchyFitOptions& csv_options, bool csv_options_given,
                           int sm_count) {
   const analysis::CsvCurveKind kind = analysis::csv_curve_kind(csv);
+  if (kind == analysis::CsvCurveKind::small_kernels) {
+    // Per method T = a + V/b (analysis/launch_model.hpp): no clock, SM count or levels.
+    if (clock_mhz > 0 || sm_count > 0 || csv_options_given)
+      throw Error("--clock-mhz, --sm-count, --first-level and --ends-in do not apply to small-kernel curves (" +
+                  csv + ")");
+    return analysis::build_machine_model_from_small_kernels(analysis::read_small_kernels_csv(csv), csv);
+  }
   if (kind == analysis::CsvCurveKind::latency) {
     if (sm_count > 0) throw Error("--sm-count applies to bandwidth curves; " + csv + " holds a latency curve");
     return analysis::build_machine_model_from_curve(analysis::read_latency_csv(csv, clock_mhz), csv,
@@ -198,7 +205,8 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   analyze->add_option("--import-csv", csv,
                       "curve from any tool, its kind told by the header: footprint_bytes,latency_cycles"
                       "[,latency_ns] or footprint_bytes,bandwidth_bytes_per_s or "
-                      "bytes_in_flight_per_sm,bandwidth_bytes_per_s or flop_per_byte,flop_per_s[,sm_clock_mhz]");
+                      "bytes_in_flight_per_sm,bandwidth_bytes_per_s or flop_per_byte,flop_per_s[,sm_clock_mhz] "
+                      "or bytes,time_s,method (small kernels: T = a + V/b per method)");
   analyze->add_option("--clock-mhz", clock_mhz,
                       "SM clock of the imported curve (latency: for ns; bandwidth, with --sm-count: "
                       "for bytes/clk/SM; intensity sweep without a clock column: for FLOP/clk)");

@@ -254,7 +254,7 @@ CsvCurveKind kind_of(const std::string& text) {
 const char* const kAccepted =
     "footprint_bytes,latency_cycles[,latency_ns] (latency) or footprint_bytes,bandwidth_bytes_per_s "
     "(footprint sweep) or bytes_in_flight_per_sm,bandwidth_bytes_per_s (concurrency sweep) or "
-    "flop_per_byte,flop_per_s[,sm_clock_mhz] (intensity sweep)";
+    "flop_per_byte,flop_per_s[,sm_clock_mhz] (intensity sweep) or bytes,time_s,method (small kernels)";
 
 }  // namespace
 
