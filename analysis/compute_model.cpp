@@ -1,6 +1,7 @@
 #include "analysis/compute_model.hpp"
 
 #include <cmath>
+#include <optional>
 #include <string>
 
 #include "analysis/datasheet.hpp"
@@ -60,13 +61,68 @@ std::string compute_sass_per_op(const std::string& op, int sm) {
   return "unknown";
 }
 
+namespace {
+
+// A tensor probe's record (tensor/mma, and the other tensor probes writing the same point fields):
+// per op, the random-operand latency and rate at the op's top level, the zero-operand run under
+// `zeros`, the self-check, and % of the published dense peak for the native forms only.
+void add_tensor_points(const json& run, json& compute, const std::optional<DatasheetPeak>& sheet) {
+  const json& series = run["series"];
+  for (std::size_t i = 0; i < series.size(); ++i) {
+    const json& p = series[i];
+    const std::string where = "series[" + std::to_string(i) + "]";
+    const std::string op = text(p, "op", where);
+    if (p.contains("skipped")) {
+      if (!compute["ops"].contains(op))
+        compute["skipped"][op] = p["skipped"].is_string() ? p["skipped"].get<std::string>() : "skipped";
+      continue;
+    }
+    if (compute.contains("skipped")) compute["skipped"].erase(op);
+    const std::string kind = text(p, "kind", where);
+    const bool zeros = p.value("operands", "random") == "zeros";
+    json& o = compute["ops"][op];
+    o["ptx"] = text(p, "ptx", where);
+    o["path"] = text(p, "path", where);
+    o["precision"] = text(p, "precision", where);
+    o["accumulate"] = text(p, "accumulate", where);
+    o["implementation"] = text(p, "implementation", where);
+    if (p.contains("shape")) o["shape"] = p["shape"];
+    if (p.contains("sass_per_op")) o["sass_per_op"] = p["sass_per_op"];
+    if (p.contains("self_check")) o["self_check"] = p["self_check"];
+    json& into = zeros ? o["zeros"] : o;
+    if (kind == "latency") {
+      into["latency_cycles"] = number(p, "latency_cycles", where);
+      if (p.contains("latency_ns")) into["latency_ns"] = p["latency_ns"];
+    } else if (kind == "throughput") {
+      const double flops = number(p, "flops_per_s", where);
+      into["flops_per_clk_per_sm"] = number(p, "flops_per_clk_per_sm", where);
+      into["flops_per_s"] = flops;
+      into["clock_mhz"] = number(p, "region_sm_clock_mhz", where);
+      // Emulated forms run on other instructions: a tensor-core peak does not apply to them.
+      const double peak = sheet && o["implementation"] == "native"
+                              ? tensor_peak_flops_per_s(*sheet, o["precision"].get<std::string>())
+                              : 0;
+      if (peak > 0) {
+        into["percent_of_peak"] = 100.0 * flops / peak;
+        if (!zeros)
+          o["peak"] = {{"gpu", sheet->gpu}, {"flops_per_s", peak}, {"source", sheet->tensor_source}};
+      }
+    } else {
+      throw Error(where + ".kind is '" + kind + "', not latency or throughput");
+    }
+  }
+}
+
+}  // namespace
+
 void add_compute_from_run(const json& run, json& compute) {
   const json& device = run.contains("device") ? run["device"] : json::object();
   const int sm = sm_of(device);
   const auto sheet = datasheet_for(device.is_object() ? device.value("name", "") : "");
   if (!compute.contains("ops")) compute["ops"] = json::object();
   if (!run.contains("series") || !run["series"].is_array())
-    throw Error("compute/alu record has no series");
+    throw Error(run.value("probe", std::string("compute/alu")) + " record has no series");
+  if (run.value("probe", std::string()).rfind("tensor/", 0) == 0) return add_tensor_points(run, compute, sheet);
   const json& series = run["series"];
   for (std::size_t i = 0; i < series.size(); ++i) {
     const json& p = series[i];

@@ -11,6 +11,9 @@
 namespace gpuprobe::analysis {
 
 // Adds what the run measured to `compute` (an object: {"ops": {op: ...}, "skipped": {op: why}}).
+// A tensor probe's record (tensor/mma: the mma.sync forms) adds its forms the same way, with
+// path, precision, accumulate, implementation, FLOP rates, the zero-operand run under `zeros` and
+// % of the datasheet's dense tensor peak (tensor_peak_flops_per_s) for native forms only.
 // Throws gpuprobe::Error (one line) when a point lacks what the section needs.
 void add_compute_from_run(const nlohmann::json& run, nlohmann::json& compute);
 

@@ -472,7 +472,8 @@ nlohmann::json build_machine_model(const std::vector<nlohmann::json>& runs,
         model["bandwidth"]["errors"][probe] = e.what();
         failed = e.what();
       }
-    } else if (probe.rfind("compute/", 0) == 0) {
+    } else if (probe.rfind("compute/", 0) == 0 || probe.rfind("tensor/", 0) == 0) {
+      // CUDA-core ops and tensor-core forms share the compute section (one op table).
       if (!model.contains("compute")) model["compute"] = nlohmann::json::object();
       try {
         add_compute_from_run(run, model["compute"]);

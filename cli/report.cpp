@@ -316,6 +316,10 @@ void print_compute(std::ostream& out, const nlohmann::json& compute) {
   out << "compute (latency of one dependent chain; rate over all SMs at the measured clock):\n";
   for (const auto& [name, op] : ops.items()) {
     if (!op.is_object()) continue;
+    if (op.contains("accumulate")) {  // a tensor-core form (tensor/mma): FLOP rates
+      print_tensor_op(out, name, op);
+      continue;
+    }
     char buf[240];
     std::snprintf(buf, sizeof buf, "  %-22s %6.1f cycles  %7.1f ops/clk/SM  %8.3g ops/s%s", name.c_str(),
                   op.value("latency_cycles", NAN), op.value("ops_per_clk_per_sm", NAN),

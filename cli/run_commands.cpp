@@ -109,6 +109,7 @@ std::vector<PlannedRun> run_all_plan() {
           {"bandwidth/loaded_latency", {{"level", "l2"}}, "bandwidth_loaded_latency_l2.json"},
           {"bandwidth/loaded_latency", {{"level", "dram"}}, "bandwidth_loaded_latency_dram.json"},
           {"compute/alu", {}, "compute_alu.json"},
+          {"tensor/mma", {}, "tensor_mma.json"},
           {"tensor/wgmma", {}, "tensor_wgmma.json"},
           {"sync/primitives", {}, "sync_primitives.json"}};
 }

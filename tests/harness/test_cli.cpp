@@ -284,7 +284,7 @@ TEST_CASE("run-all writes every raw record and the machine model", "[cli]") {
                         "memory_chase_nc", "memory_chase_shared", "memory_stride",
                         "memory_tlb", "bandwidth_l1", "bandwidth_shared", "bandwidth_l2",
                         "bandwidth_dram", "bandwidth_loaded_latency_l2",
-                        "bandwidth_loaded_latency_dram", "compute_alu", "sync_primitives"}) {
+                        "bandwidth_loaded_latency_dram", "compute_alu", "tensor_mma", "sync_primitives"}) {
     INFO(f);
     const auto rec = nlohmann::json::parse(slurp(d / "v100" / "raw" / (std::string(f) + ".json")));
     CHECK(rec["status"] == "ok");
@@ -292,7 +292,7 @@ TEST_CASE("run-all writes every raw record and the machine model", "[cli]") {
   }
   const auto m = nlohmann::json::parse(slurp(d / "v100" / "machine_model.json"));
   CHECK(m["simulated"] == true);
-  CHECK(m["sources"].size() == 16);
+  CHECK(m["sources"].size() == 17);
   CHECK(m["sync"]["ops"].contains("bar_sync"));
   CHECK(r.out.find("sync (latency of one dependent op") != std::string::npos);
   for (const char* level : {"L1", "shared", "L2", "DRAM"}) CHECK(m["bandwidth"].contains(level));

@@ -9,6 +9,8 @@
 #include <sstream>
 #include <string>
 
+#include "analysis/datasheet.hpp"
+#include "analysis/machine_model.hpp"
 #include "harness/error.hpp"
 #include "harness/probe.hpp"
 #include "harness/sim/preset.hpp"
@@ -256,4 +258,47 @@ TEST_CASE("tensor/mma refuses bad parameters in one line", "[tensor]") {
   CHECK_THROWS_WITH(run(*dev, {{"block-threads", "48"}}), Catch::Contains("--block-threads"));
   CHECK_THROWS_WITH(run(*dev, {{"blocks-per-sm", "0"}}), Catch::Contains("--blocks-per-sm"));
   CHECK_THROWS_AS(probes::parse_mma_op("mma_m1n1k1_f16_f32"), Error);
+}
+
+TEST_CASE("tensor/mma in the machine model: compute.ops per form with its zero-operand run, % of the "
+          "dense peak for native forms only, skipped forms named", "[tensor][model]") {
+  for (const char* name : {"h100-sxm", "a100"}) {
+    INFO(name);
+    const sim::Preset& preset = sim::find_preset(name);
+    auto dev = sim::make_sim_device(preset);
+    const auto rec = run(*dev, {{"iterations", "64"}});
+    REQUIRE(rec["status"] == "ok");
+    const auto model = analysis::build_machine_model({rec}, {"tensor_mma.json"});
+    REQUIRE(model.contains("compute"));
+    const auto& compute = model["compute"];
+    CHECK_FALSE(compute.contains("errors"));
+    const auto sheet = analysis::datasheet_for(preset.info.name);
+    REQUIRE(sheet);
+    for (const auto& m : preset.tensor) {
+      if (m.op.rfind("mma_", 0) != 0) continue;
+      INFO(m.op);
+      REQUIRE(compute["ops"].contains(m.op));
+      const auto& o = compute["ops"][m.op];
+      CHECK(o["path"] == "mma.sync");
+      CHECK(o["flops_per_clk_per_sm"].get<double>() == Approx(m.flops_per_clk_per_sm).epsilon(0.02));
+      CHECK(o["zeros"]["flops_per_clk_per_sm"].get<double>() == Approx(m.flops_per_clk_per_sm).epsilon(0.02));
+      CHECK(o["zeros"]["clock_mhz"].get<double>() > 0);
+      const double flops_per_s = m.flops_per_clk_per_sm * preset.info.sm_count * preset.info.rated_sm_clock_mhz * 1e6;
+      CHECK(o["flops_per_s"].get<double>() == Approx(flops_per_s).epsilon(0.02));
+      CHECK(o["self_check"]["passed"] == true);
+      const double peak = analysis::tensor_peak_flops_per_s(*sheet, o["precision"].get<std::string>());
+      if (m.emulated || peak == 0) {
+        CHECK_FALSE(o.contains("percent_of_peak"));
+        CHECK(o["implementation"].get<std::string>() != "native");
+      } else {
+        CHECK(o["implementation"] == "native");
+        CHECK(o["percent_of_peak"].get<double>() == Approx(100.0 * flops_per_s / peak).epsilon(0.02));
+      }
+    }
+    // The A100 lacks fp8 and the sm_90 f64 shape: named with the reason.
+    if (std::string(name) == "a100") {
+      CHECK(compute["skipped"].contains("mma_m16n8k32_e4m3_f32"));
+      CHECK(compute["skipped"].contains("mma_m16n8k16_f64_f64"));
+    }
+  }
 }

@@ -1,0 +1,50 @@
+// GPU smoke test of tensor/mma: on a machine with a GPU, every mma.sync form the GPU has runs for
+// real, each checking one tile against the host's float64 reference first, and the rates land in
+// the ranges any supported GPU shows; without a GPU the test only checks that the CUDA operations
+// are registered exactly when the build has CUDA. ctest -R gpu-smoke
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <sstream>
+
+#include "harness/ops.hpp"
+#include "harness/probe.hpp"
+#include "probes/tensor/mma_ops.hpp"
+
+using namespace gpuprobe;
+
+TEST_CASE("gpu-smoke: tensor/mma runs every form on the GPU with its tile self-check",
+          "[gpu-smoke][tensor]") {
+  bool cuda_ops = false;
+  for (const auto& e : ops_registry())
+    cuda_ops = cuda_ops || (e.family == probes::MmaOps::kFamily && e.backend == "cuda");
+  CHECK(cuda_ops == static_cast<bool>(GPUPROBE_WITH_CUDA));
+  if (!(GPUPROBE_WITH_CUDA && std::filesystem::exists("/dev/nvidia0"))) return;
+  auto dev = open_device("cuda:0");
+  const ProbeSpec& probe = find_probe("tensor/mma");
+  std::ostringstream log;
+  const auto record = run_probe(*dev, probe, Params::parse(probe.params, {{"iterations", "64"}}),
+                                RepeatPolicy{}, "", log);
+  REQUIRE(record["status"] == "ok");
+  const int sm = dev->info().cc.sm();
+  for (const auto& p : record["series"]) {
+    INFO(p.dump());
+    const std::string op = p["op"];
+    if (p.contains("skipped")) {
+      // Only the forms this GPU lacks.
+      CHECK(probes::mma_info(probes::parse_mma_op(op)).min_sm > sm);
+      continue;
+    }
+    CHECK(p["self_check"]["passed"] == true);
+    CHECK(p["launch"]["local_bytes_per_thread"] == 0);
+    CHECK(p["implementation"] == probes::mma_implementation(probes::parse_mma_op(op), sm));
+    if (p["kind"] == "latency") {
+      CHECK(p["latency_cycles"].get<double>() > 4);
+      CHECK(p["latency_cycles"].get<double>() < 2000);  // emulated s4: a subroutine per mma
+    } else {
+      // From Ada's FP64 tensor path to Hopper's s8 (8192 FLOP/clk/SM at its dense peak).
+      CHECK(p["flops_per_clk_per_sm"].get<double>() > 1);
+      CHECK(p["flops_per_clk_per_sm"].get<double>() <= 8192 * 1.05);
+    }
+  }
+}

@@ -1,0 +1,257 @@
+#!/usr/bin/env python3
+"""SASS assertions for the mma.sync kernels (probes/tensor/mma.cu).
+
+Targets: every target the build ships (tests/sass_tools.py TARGETS). Forms come from
+ptx/mma_forms.def; each has a tile kernel (one mma), a latency kernel (one accumulator, 32 dependent
+mmas per loop iteration) and a throughput kernel (8 accumulators x 4 mmas). For every kernel on
+every target:
+  * no LDL/STL (local memory); no CALL except where ptxas emulates s4 with a subroutine;
+  * a form the target lacks (min_sm in the .def above the target) traps, with no loop and no MMA;
+  * otherwise the tile kernel holds the instructions of exactly one mma, and the hot loop (the
+    innermost loop holding them) is straight-line code with exactly the expected instructions per
+    iteration (EXPECTED below, per target, from PTX_NOTES.md sections 2.1 and 9): one HMMA.1688 /
+    HMMA.16816 (.F16, .F32, .F32.BF16, .F32.TF32), IMMA.16832.S8, IMMA.16864.S4, DMMA.884 /
+    DMMA.8x8x4 / DMMA.16x8x16 or QMMA.16832 per mma where native; eight DMMA.8x8x4 per m16n8k16
+    f64 mma on sm_100/120; where emulated, two HMMA.16816.F32 per fp8 mma (sm_90/100) and one CALL
+    per s4 mma (sm_90+), which is what probes/tensor/mma_ops.cpp mma_implementation reports;
+  * no memory instruction and no other tensor instruction in the hot loop, and for native forms
+    at most OTHER_BUDGET other instructions (loop control) and MOVE_BUDGET_PER_MMA register moves
+    per mma (ptxas shuffles the f64 forms' register pairs); NOPs and never-executed fillers
+    (`@!UPT UIADD3 URZ...`, which pad dependent mma chains on sm_80-89) are not counted.
+Self-test (sm_90): the control kernel passes; a chain whose accumulator is dead (ptxas deletes
+it), an fp8 chain without the accumulator feedback (ptxas hoists the loop-invariant product: fewer
+HMMA in the loop) and a throughput kernel two mmas short (3 chains of 10) each fail the count check.
+Prints `sass_tensor: N passed, M failed`.
+"""
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from cuda_tools import test_args  # noqa: E402
+from sass_tools import (CONTROL_OPS, MEMORY_OPS, TARGETS, Checker, check_mutations,  # noqa: E402
+                        disassemble, lines, loops, parse_sass, print_summary, start)
+
+LOG = "sass_tensor"
+SOURCES = {"mma": os.path.join("probes", "tensor", "mma.cu")}
+MMAS_PER_ITERATION = 32
+TENSOR = {"HMMA", "IMMA", "DMMA", "QMMA", "OMMA", "BMMA", "HGMMA", "UTCHMMA"}
+OTHER_BUDGET = 16
+# Register moves per mma (the largest seen: sm_90 m16n8k16 f64 throughput, about 3 per DMMA).
+MOVE_BUDGET_PER_MMA = 4
+MUTANT_ARCH = "sm_90"
+
+
+def arch_number(arch):
+    return int(re.match(r"sm_(\d+)", arch).group(1))
+
+
+def forms(source_dir):
+    """[(id, min_sm)] from ptx/mma_forms.def."""
+    path = os.path.join(source_dir, "ptx", "mma_forms.def")
+    found = re.findall(r"^GPUPROBE_MMA_FORM\((\w+),[^)]*?,\s*(\d+),\s*\"", open(path, encoding="utf-8").read(), re.M)
+    if not found:
+        raise SystemExit(f"{LOG}: no GPUPROBE_MMA_FORM lines in {path}")
+    return [(name, int(sm)) for name, sm in found]
+
+
+def mods(i):
+    return set(i["modifiers"])
+
+
+# Instruction classes: name -> predicate.
+CLASSES = {
+    "HMMA.1688.F32": lambda i: i["opcode"] == "HMMA" and {"1688", "F32"} <= mods(i) and "TF32" not in mods(i),
+    "HMMA.1688.F32.TF32": lambda i: i["opcode"] == "HMMA" and {"1688", "F32", "TF32"} <= mods(i),
+    "HMMA.16816.F16": lambda i: i["opcode"] == "HMMA" and {"16816", "F16"} <= mods(i),
+    "HMMA.16816.F32": lambda i: i["opcode"] == "HMMA" and {"16816", "F32"} <= mods(i) and "BF16" not in mods(i),
+    "HMMA.16816.F32.BF16": lambda i: i["opcode"] == "HMMA" and {"16816", "F32", "BF16"} <= mods(i),
+    "IMMA.16832.S8": lambda i: i["opcode"] == "IMMA" and {"16832", "S8"} <= mods(i),
+    "IMMA.16864.S4": lambda i: i["opcode"] == "IMMA" and {"16864", "S4"} <= mods(i),
+    "DMMA.884": lambda i: i["opcode"] == "DMMA" and "884" in mods(i),
+    "DMMA.8x8x4": lambda i: i["opcode"] == "DMMA" and "8x8x4" in mods(i),
+    "DMMA.16x8x16": lambda i: i["opcode"] == "DMMA" and "16x8x16" in mods(i),
+    "QMMA.E4M3": lambda i: i["opcode"] == "QMMA" and "16832" in mods(i) and "E4M3" in mods(i),
+    "QMMA.E5M2": lambda i: i["opcode"] == "QMMA" and "16832" in mods(i) and "E5M2" in mods(i),
+    "CALL": lambda i: i["opcode"] == "CALL",
+}
+
+
+def expected(form, arch):
+    """({class: count per mma}, emulated) on `arch`."""
+    sm = arch_number(arch)
+    fp8_native = sm == 89 or sm >= 120
+    table = {
+        "m16n8k8_f16_f32": {"HMMA.1688.F32": 1},
+        "m16n8k16_f16_f16": {"HMMA.16816.F16": 1},
+        "m16n8k16_f16_f32": {"HMMA.16816.F32": 1},
+        "m16n8k16_bf16_f32": {"HMMA.16816.F32.BF16": 1},
+        "m16n8k8_tf32_f32": {"HMMA.1688.F32.TF32": 1},
+        "m8n8k4_f64_f64": {"DMMA.8x8x4" if sm >= 90 else "DMMA.884": 1},
+        "m16n8k16_f64_f64": {"DMMA.16x8x16": 1} if sm == 90 else {"DMMA.8x8x4": 8},
+        "m16n8k32_s8_s32": {"IMMA.16832.S8": 1},
+        "m16n8k64_s4_s32": {"IMMA.16864.S4": 1} if sm < 90 else {"CALL": 1},
+        "m16n8k32_e4m3_f32": {"QMMA.E4M3": 1} if fp8_native else {"HMMA.16816.F32": 2},
+        "m16n8k32_e5m2_f32": {"QMMA.E5M2": 1} if fp8_native else {"HMMA.16816.F32": 2},
+    }
+    if form not in table:
+        raise SystemExit(f"{LOG}: no SASS expectation for form {form}: add one to expected()")
+    emulated = (form == "m16n8k64_s4_s32" and sm >= 90) or (form.startswith("m16n8k32_e") and not fp8_native)
+    return table[form], emulated
+
+
+def is_move(ins):
+    """MOV, or IMAD.MOV / IMAD.U32 d, RZ, RZ, x: a register move, not arithmetic."""
+    return ins["opcode"] == "MOV" or (ins["opcode"] == "IMAD" and (
+        "MOV" in ins["modifiers"] or ins["operands"][1:3] == ["RZ", "RZ"]))
+
+
+def is_filler(ins):
+    """NOP, or an instruction under an always-false predicate (@!PT, @!UPT): never executes."""
+    return ins["opcode"] == "NOP" or ins["predicate"] in {"@!PT", "@!UPT"}
+
+
+def classify(ins, counts):
+    for name in counts:
+        if CLASSES[name](ins):
+            return name
+    return None
+
+
+def check_kernel(checker, where, instructions, per_mma, mmas, emulated):
+    """Every assertion on one kernel; per_mma None: the kernel must trap. mmas: per loop iteration
+    (0: the tile kernel, one mma and no loop)."""
+    calls_allowed = per_mma is not None and "CALL" in per_mma
+    bad = [i for i in instructions if i["opcode"] in {"LDL", "STL"} or (i["opcode"] == "CALL" and not calls_allowed)]
+    checker.check(not bad, f"{where}: no local memory, no calls", lines(bad), "hygiene")
+    if per_mma is None:
+        heavy = [i for i in instructions if i["opcode"] in TENSOR]
+        checker.check(any(i["opcode"] == "BPT" for i in instructions) and not loops(instructions)
+                      and not heavy, f"{where}: traps, with no loop, where the form does not exist",
+                      lines(heavy), "trap")
+        return
+    if mmas == 0:
+        for name, n in per_mma.items():
+            got = [i for i in instructions if CLASSES[name](i)]
+            checker.check(len(got) == n, f"{where}: {n} {name} for the one mma", f"found {len(got)}", "count")
+        return
+    holding = [(a, b) for a, b in loops(instructions)
+               if any(classify(instructions[k], per_mma) for k in range(a, b + 1))]
+    if not checker.check(bool(holding), f"{where}: a loop holds the form's instructions",
+                         "no loop holds " + ", ".join(per_mma), "count"):
+        return
+    first, last = min(holding, key=lambda ab: ab[1] - ab[0])
+    body = instructions[first:last + 1]
+    inner_control = [i for i in body[:-1] if i["opcode"] in CONTROL_OPS and i["opcode"] != "CALL"]
+    checker.check(not inner_control, f"{where}: the hot loop is straight-line code", lines(inner_control), "loop")
+    for name, n in per_mma.items():
+        got = [i for i in body if CLASSES[name](i)]
+        want = n * mmas
+        checker.check(len(got) == want, f"{where}: {want} {name} per hot-loop iteration", f"found {len(got)}",
+                      "count")
+    rest = [i for i in body if classify(i, per_mma) is None and i["opcode"] not in CONTROL_OPS
+            and not is_filler(i)]
+    memory = [i for i in rest if i["opcode"] in MEMORY_OPS and not (
+        i["opcode"] in {"ULDC", "LDC", "LDCU"} and re.fullmatch(r"c\[0x0\]\[0x[0-9a-f]+\]", i["operands"][-1]))]
+    checker.check(not memory, f"{where}: no memory instruction in the hot loop", lines(memory), "heavy")
+    other_tensor = [i for i in rest if i["opcode"] in TENSOR]
+    checker.check(not other_tensor, f"{where}: no other tensor instruction in the hot loop",
+                  lines(other_tensor), "heavy")
+    if not emulated:
+        moves = [i for i in rest if is_move(i)]
+        others = [i for i in rest if not is_move(i)]
+        checker.check(len(others) <= OTHER_BUDGET, f"{where}: at most {OTHER_BUDGET} other instructions "
+                      "per hot-loop iteration", f"found {len(others)}: " + lines(others), "heavy")
+        checker.check(len(moves) <= MOVE_BUDGET_PER_MMA * mmas, f"{where}: at most "
+                      f"{MOVE_BUDGET_PER_MMA * mmas} register moves per hot-loop iteration",
+                      f"found {len(moves)}", "heavy")
+
+
+def check_arch(checker, arch, functions, form_list):
+    mma = functions.get("mma", {})
+    names = set()
+    sm = arch_number(arch)
+    for form, min_sm in form_list:
+        per_mma, emulated = expected(form, arch)
+        if sm < min_sm:
+            per_mma = None
+        for kind, mmas in (("tile", 0), ("lat", MMAS_PER_ITERATION), ("thr", MMAS_PER_ITERATION)):
+            name = f"gpuprobe_mma_{form}_{kind}"
+            names.add(name)
+            if checker.check(name in mma, f"{arch} {name}: kernel present"):
+                check_kernel(checker, f"{arch} {name}", mma[name], per_mma, mmas, emulated)
+    unknown = sorted(set(mma) - names)
+    checker.check(not unknown, f"{arch}: every tensor kernel is a table form", ", ".join(unknown))
+
+
+MUTANT_SOURCE = r"""
+#include "probes/tensor/mma.cu"
+namespace d = gpuprobe::probes::tensor::device;
+namespace t = gpuprobe::probes::tensor;
+namespace gpuprobe::probes::tensor::device {
+// fp8 on sm_90 without the accumulator feedback: ptxas hoists the loop-invariant product.
+struct mutant_fp8_unfed : m16n8k32_e4m3_f32 {
+  static constexpr bool kEmulated = false;
+};
+}
+extern "C" __global__ void gpuprobe_mutant_control(t::MmaArgs a, t::MmaWarpOut* out) {
+  d::run_chains<d::m16n8k16_f16_f32, 8>(a, out);
+}
+// The accumulator is never used: ptxas deletes the chain.
+extern "C" __global__ void gpuprobe_mutant_dead(t::MmaArgs a, t::MmaWarpOut* out) {
+  float acc[4] = {0, 0, 0, 0};
+  const uint32_t av[4] = {a.lanes[0].a[0], a.lanes[0].a[1], a.lanes[0].a[2], a.lanes[0].a[3]};
+  const uint32_t bv[2] = {a.lanes[0].b[0], a.lanes[0].b[1]};
+  const uint64_t t0 = clock64();
+#pragma unroll 1
+  for (uint64_t i = a.iterations; i != 0; --i) {
+#pragma unroll
+    for (int u = 0; u < 32; ++u) gpuprobe::ptx::mma_sync_aligned_m16n8k16_row_col_f32_f16_f16_f32(acc, av, bv);
+  }
+  out[0].start_cycles = t0;
+  out[0].end_cycles = clock64();
+}
+extern "C" __global__ void gpuprobe_mutant_unfed(t::MmaArgs a, t::MmaWarpOut* out) {
+  d::run_chains<d::mutant_fp8_unfed, 8>(a, out);
+}
+// 3 chains of 10 mmas: 30 per iteration.
+extern "C" __global__ void gpuprobe_mutant_short(t::MmaArgs a, t::MmaWarpOut* out) {
+  d::run_chains<d::m16n8k16_f16_f32, 3>(a, out);
+}
+"""
+# (label, kernel, expected counts per mma it claims, emulated, the check that must catch it).
+MUTANTS = [("control", "gpuprobe_mutant_control", {"HMMA.16816.F32": 1}, False, None),
+           ("dead accumulator", "gpuprobe_mutant_dead", {"HMMA.16816.F32": 1}, False, "count"),
+           ("fp8 without the accumulator feedback (hoisted product)", "gpuprobe_mutant_unfed",
+            {"HMMA.16816.F32": 2}, True, "count"),
+           ("two mmas short (3 chains of 10)", "gpuprobe_mutant_short", {"HMMA.16816.F32": 1}, False,
+            "count")]
+
+
+def check_mutants(checker, sass):
+    functions = next(iter(parse_sass(sass, MUTANT_ARCH).values()), {})
+    check_mutations(checker, functions, [(label, kernel, kind) for label, kernel, _, _, kind in MUTANTS],
+                    lambda probe, where, ins, i: check_kernel(probe, where, ins, MUTANTS[i][2],
+                                                              MMAS_PER_ITERATION, MUTANTS[i][3]),
+                    MUTANT_ARCH, LOG)
+
+
+def main():
+    args = test_args(__doc__.splitlines()[0])
+    form_list = forms(args.source_dir)
+    cuobjdump, status = start(args, LOG, sys.executable)
+    if cuobjdump is None:
+        return status
+    checker = Checker()
+    per_arch, origins, extra = disassemble(args, SOURCES, checker, cuobjdump,
+                                           {"mutants": (MUTANT_SOURCE, MUTANT_ARCH)}, LOG)
+    for arch in TARGETS:
+        print(f"{LOG}: {arch} from {'+'.join(sorted(origins[arch])) or 'nowhere'}")
+        check_arch(checker, arch, per_arch[arch], form_list)
+    if extra["mutants"] is not None:
+        check_mutants(checker, extra["mutants"])
+    return print_summary(checker, LOG)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
