@@ -41,17 +41,9 @@ int sm_count_of_current_device() {
   return count;
 }
 
-LaunchRecord launch(const void* kernel, const char* name, LaunchConfig config, void** args,
-                    SmPinning* pinning, cudaStream_t stream, bool synchronize) {
+PreparedLaunch::PreparedLaunch(const void* kernel, const char* name, LaunchConfig config)
+    : kernel_(kernel) {
   const int device = current_device();
-  if (config.pinned_sm != kAnySm) {
-    if (pinning == nullptr || pinning->sm() != config.pinned_sm)
-      throw Error(std::string("internal: pinned launch of ") + name + " without its SmPinning");
-    if (config.cooperative)
-      throw Error(std::string(name) + ": a cooperative launch cannot be pinned to one SM");
-    config.grid = Dim3{kPinBlocksPerSm * static_cast<uint32_t>(sm_count_of_current_device()), 1, 1};
-    pinning->reset();
-  }
 
   cudaFuncAttributes attributes{};
   GPUPROBE_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
@@ -88,36 +80,59 @@ LaunchRecord launch(const void* kernel, const char* name, LaunchConfig config, v
                   std::to_string(resident) + " that can be resident at once");
   }
 
-  std::vector<cudaLaunchAttribute> attrs;
   if (config.cluster.x != 0) {
     cudaLaunchAttribute a{};
     a.id = cudaLaunchAttributeClusterDimension;
     a.val.clusterDim.x = config.cluster.x;
     a.val.clusterDim.y = config.cluster.y;
     a.val.clusterDim.z = config.cluster.z;
-    attrs.push_back(a);
+    attrs_.push_back(a);
   }
   if (config.cooperative) {
     cudaLaunchAttribute a{};
     a.id = cudaLaunchAttributeCooperative;
     a.val.cooperative = 1;
-    attrs.push_back(a);
+    attrs_.push_back(a);
   }
   if (config.programmatic_dependent_launch) {
     cudaLaunchAttribute a{};
     a.id = cudaLaunchAttributeProgrammaticStreamSerialization;
     a.val.programmaticStreamSerializationAllowed = 1;
-    attrs.push_back(a);
+    attrs_.push_back(a);
   }
 
+  record_.kernel = name;
+  record_.config = config;
+  record_.registers_per_thread = attributes.numRegs;
+  record_.local_bytes_per_thread = attributes.localSizeBytes;
+  record_.static_smem_bytes = attributes.sharedSizeBytes;
+}
+
+void PreparedLaunch::enqueue(void** args, cudaStream_t stream) const {
+  const LaunchConfig& config = record_.config;
   cudaLaunchConfig_t launch_config{};
   launch_config.gridDim = dim3(config.grid.x, config.grid.y, config.grid.z);
   launch_config.blockDim = dim3(config.block.x, config.block.y, config.block.z);
   launch_config.dynamicSmemBytes = static_cast<size_t>(config.dynamic_smem_bytes);
   launch_config.stream = stream;
-  launch_config.attrs = attrs.empty() ? nullptr : attrs.data();
-  launch_config.numAttrs = static_cast<unsigned>(attrs.size());
-  GPUPROBE_CUDA_CHECK(cudaLaunchKernelExC(&launch_config, kernel, args));
+  // The runtime takes the attributes by pointer to non-const.
+  launch_config.attrs = attrs_.empty() ? nullptr : const_cast<cudaLaunchAttribute*>(attrs_.data());
+  launch_config.numAttrs = static_cast<unsigned>(attrs_.size());
+  GPUPROBE_CUDA_CHECK(cudaLaunchKernelExC(&launch_config, kernel_, args));
+}
+
+LaunchRecord launch(const void* kernel, const char* name, LaunchConfig config, void** args,
+                    SmPinning* pinning, cudaStream_t stream, bool synchronize) {
+  if (config.pinned_sm != kAnySm) {
+    if (pinning == nullptr || pinning->sm() != config.pinned_sm)
+      throw Error(std::string("internal: pinned launch of ") + name + " without its SmPinning");
+    if (config.cooperative)
+      throw Error(std::string(name) + ": a cooperative launch cannot be pinned to one SM");
+    config.grid = Dim3{kPinBlocksPerSm * static_cast<uint32_t>(sm_count_of_current_device()), 1, 1};
+    pinning->reset();
+  }
+  const PreparedLaunch prepared(kernel, name, config);
+  prepared.enqueue(args, stream);
   if (synchronize) {
     const cudaError_t status = cudaStreamSynchronize(stream);
     if (status != cudaSuccess)
@@ -128,14 +143,7 @@ LaunchRecord launch(const void* kernel, const char* name, LaunchConfig config, v
                   "-block pinned launch ran on SM " + std::to_string(config.pinned_sm) +
                   " (is it disabled, or outside this MIG instance?)");
   }
-
-  LaunchRecord record;
-  record.kernel = name;
-  record.config = config;
-  record.registers_per_thread = attributes.numRegs;
-  record.local_bytes_per_thread = attributes.localSizeBytes;
-  record.static_smem_bytes = attributes.sharedSizeBytes;
-  return record;
+  return prepared.record();
 }
 
 }  // namespace gpuprobe::cuda

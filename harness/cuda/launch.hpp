@@ -8,6 +8,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <vector>
 
 #include "harness/cuda/check.hpp"
 #include "harness/cuda/pin.cuh"
@@ -28,6 +29,25 @@ class SmPinning {
  private:
   int sm_;
   DeviceArray<uint32_t> word_;
+};
+
+// A launch checked once and enqueued many times: everything launch() does before
+// cudaLaunchKernelExC (the kernel's attributes, the shared-memory opt-in and carve-out, the
+// occupancy check of a cooperative grid, the launch attributes) happens in the constructor, so a
+// loop that times the enqueue itself (probes/launch, bench/bench_launch.cpp) measures the
+// runtime's cost, not the checks. A pinned launch goes through launch() (its claim word is
+// reset per launch).
+class PreparedLaunch {
+ public:
+  PreparedLaunch(const void* kernel, const char* name, LaunchConfig config);
+  // One checked cudaLaunchKernelExC on `stream` (also inside a stream capture); no wait.
+  void enqueue(void** args, cudaStream_t stream) const;
+  const LaunchRecord& record() const { return record_; }
+
+ private:
+  const void* kernel_;
+  std::vector<cudaLaunchAttribute> attrs_;
+  LaunchRecord record_;
 };
 
 // Launches kernel(args) on `stream` and, when `synchronize`, waits and checks its completion.
