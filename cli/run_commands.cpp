@@ -110,6 +110,7 @@ std::vector<PlannedRun> run_all_plan() {
           {"bandwidth/loaded_latency", {{"level", "dram"}}, "bandwidth_loaded_latency_dram.json"},
           {"compute/alu", {}, "compute_alu.json"},
           {"tensor/mma", {}, "tensor_mma.json"},
+          {"tensor/tcgen05", {}, "tensor_tcgen05.json"},
           {"tensor/wgmma", {}, "tensor_wgmma.json"},
           {"sync/primitives", {}, "sync_primitives.json"}};
 }

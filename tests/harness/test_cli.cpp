@@ -290,9 +290,13 @@ TEST_CASE("run-all writes every raw record and the machine model", "[cli]") {
     CHECK(rec["status"] == "ok");
     CHECK(rec["series"].size() > 3);
   }
+  // tcgen05 is sm_100a only: the V100's record says why it was skipped.
+  const auto tcgen05 = nlohmann::json::parse(slurp(d / "v100" / "raw" / "tensor_tcgen05.json"));
+  CHECK(tcgen05["status"] == "skipped");
+  CHECK(tcgen05["skip_reason"].get<std::string>().find("tcgen05") != std::string::npos);
   const auto m = nlohmann::json::parse(slurp(d / "v100" / "machine_model.json"));
   CHECK(m["simulated"] == true);
-  CHECK(m["sources"].size() == 17);
+  CHECK(m["sources"].size() == 18);
   CHECK(m["sync"]["ops"].contains("bar_sync"));
   CHECK(r.out.find("sync (latency of one dependent op") != std::string::npos);
   for (const char* level : {"L1", "shared", "L2", "DRAM"}) CHECK(m["bandwidth"].contains(level));

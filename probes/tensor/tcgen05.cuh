@@ -1,0 +1,185 @@
+// The contract between the tcgen05 kernels (tcgen05.sm100a.cu, sm_100a only) and their host side
+// (tcgen05_ops.cpp, tcgen05_cuda.cpp, tcgen05_sim.cpp): the op table, the kernel arguments, the
+// operand layouts and what every CTA reports. Plain C++ that nvcc, NVRTC and g++ all compile.
+//
+// Per op of GPUPROBE_TCGEN05_OPS two kernels, 128 threads (4 warps: the 128 TMEM lanes) per CTA,
+// clusters of 2 CTAs for cta_group::2:
+//   gpuprobe_tcgen05_<op>_lat   per iteration: ONE tcgen05.mma, tcgen05.commit to an mbarrier,
+//                               wait on it (one CTA, or one cluster of 2)
+//   gpuprobe_tcgen05_<op>_thr   per iteration: kTcgen05ThroughputPerIteration MMAs round robin
+//                               over tcgen05_accumulators(op) TMEM accumulators, one commit; the
+//                               previous iteration's commit is waited for (one CTA per SM)
+// and per cta_group one kernel:
+//   gpuprobe_tcgen05_baseline_cg<1|2>_lat   the latency loop without the MMA (commit, wait):
+//                               subtracted from a latency kernel's cycles per iteration
+// One thread issues: thread 0 of the CTA (of the even CTA of the pair for cta_group::2). A and B
+// sit in shared memory in the no-swizzle K-major layout (tcgen05_smem_offset), copied from the
+// host's images; TS forms take A from TMEM (columns kTcgen05ACol.., lane = row), stored there
+// by the CTA's own threads from the host's words. The accumulator is 32-bit (f32 or s32): row r
+// of a CTA's D in TMEM lane r, column c in TMEM column c (M = 128 per CTA: the lane = row layout
+// of the PTX ISA's "Matrix fragments for tcgen05.mma" for M = 128, and per CTA for M = 256).
+// cta_group::2 (M = 256): the even CTA holds rows 0-127 of A and rows 0..N/2-1 of B (N x K,
+// K-major), the odd CTA the others; each CTA's TMEM holds its 128 rows of D, all N columns.
+#pragma once
+#include "ptx/capability.hpp"
+#include "ptx/types.cuh"
+
+namespace gpuprobe::probes::tensor {
+
+// X(input, accumulator, kind, N, K, form, cta_group).
+#define GPUPROBE_TCGEN05_INPUTS(X, n, form, cg)                                                    \
+  X(f16, f32, f16, n, 16, form, cg) X(bf16, f32, f16, n, 16, form, cg)                             \
+  X(tf32, f32, tf32, n, 8, form, cg) X(e4m3, f32, f8f6f4, n, 32, form, cg)                         \
+  X(s8, s32, i8, n, 32, form, cg)
+#define GPUPROBE_TCGEN05_FORMS(X, cg)                                                              \
+  GPUPROBE_TCGEN05_INPUTS(X, 64, ss, cg) GPUPROBE_TCGEN05_INPUTS(X, 256, ss, cg)                   \
+  GPUPROBE_TCGEN05_INPUTS(X, 64, ts, cg) GPUPROBE_TCGEN05_INPUTS(X, 256, ts, cg)
+// Every op: each input at N = 64 and 256, SS and TS, cta_group::1 (M = 128) and ::2 (M = 256).
+#define GPUPROBE_TCGEN05_OPS(X) GPUPROBE_TCGEN05_FORMS(X, 1) GPUPROBE_TCGEN05_FORMS(X, 2)
+
+// Enum names: bf16_f32_n256_ss_cg1.
+enum class Tcgen05Op {
+#define GPUPROBE_TCGEN05_ENUM(in, acc, kind, n, k, form, cg) in##_##acc##_n##n##_##form##_cg##cg,
+  GPUPROBE_TCGEN05_OPS(GPUPROBE_TCGEN05_ENUM)
+#undef GPUPROBE_TCGEN05_ENUM
+};
+
+enum class Tcgen05Type { f16, bf16, tf32, e4m3, s8, f32, s32 };
+
+constexpr uint32_t kTcgen05Threads = 128;          // 4 warps: TMEM lanes 0-127
+constexpr uint32_t kTcgen05RowsPerCta = 128;       // M per CTA (M = 128 x cta_group)
+constexpr uint32_t kTcgen05MaxN = 256;
+constexpr uint32_t kTcgen05RowBytes = 32;          // K x element bytes: the same for every input
+constexpr uint32_t kTcgen05AWords = kTcgen05RowBytes / 4;   // TS: A words per row (TMEM columns)
+// MMAs per throughput iteration (one commit): a multiple of every accumulator count.
+constexpr uint32_t kTcgen05ThroughputPerIteration = 8;
+// Shared-memory layout of A (128 x 32 bytes) and B (rows x 32 bytes), no swizzle, K-major:
+// core matrices of 8 rows x 16 bytes (128 contiguous bytes); the two core matrices of a row
+// block (K bytes 0-15, 16-31) are kTcgen05LboBytes apart (leading-dimension byte offset), row
+// blocks kTcgen05SboBytes apart (stride-dimension byte offset).
+constexpr uint32_t kTcgen05LboBytes = 128;
+constexpr uint32_t kTcgen05SboBytes = 256;
+constexpr uint32_t kTcgen05AImageBytes = kTcgen05RowsPerCta * kTcgen05RowBytes;
+constexpr uint32_t kTcgen05MaxBImageBytes = kTcgen05MaxN * kTcgen05RowBytes;
+
+// Byte offset of (row, byte within the row's 32 K bytes) in one CTA's operand image.
+GPUPROBE_HD constexpr uint32_t tcgen05_smem_offset(uint32_t row, uint32_t k_byte) {
+  return (row / 8) * kTcgen05SboBytes + (k_byte / 16) * kTcgen05LboBytes + (row % 8) * 16 +
+         k_byte % 16;
+}
+
+struct Tcgen05OpInfo {
+  Tcgen05Op op;
+  const char* name;        // tcgen05_m128n256k16_bf16_f32_ss_cg1: the record's op, the preset key
+  const char* input_name;  // "f16", "bf16", "tf32", "e4m3", "s8"
+  const char* acc_name;    // "f32", "s32"
+  const char* kind_name;   // "f16", "tf32", "f8f6f4", "i8": the PTX .kind
+  Tcgen05Type input;
+  Tcgen05Type acc;
+  uint32_t n;
+  uint32_t k;
+  bool ts;                 // A from TMEM
+  uint32_t cta_group;      // 1 or 2
+};
+
+// M of one MMA as text, per cta_group.
+#define GPUPROBE_TCGEN05_M_1 "128"
+#define GPUPROBE_TCGEN05_M_2 "256"
+#define GPUPROBE_TCGEN05_INFO(in, acc, kind, n, k, form, cg)                                       \
+  {Tcgen05Op::in##_##acc##_n##n##_##form##_cg##cg,                                                 \
+   "tcgen05_m" GPUPROBE_TCGEN05_M_##cg "n" #n "k" #k "_" #in "_" #acc "_" #form "_cg" #cg,                          \
+   #in, #acc, #kind, Tcgen05Type::in, Tcgen05Type::acc, n, k, #form[0] == 't', cg},
+inline constexpr Tcgen05OpInfo kTcgen05Ops[] = {GPUPROBE_TCGEN05_OPS(GPUPROBE_TCGEN05_INFO)};
+#undef GPUPROBE_TCGEN05_INFO
+inline constexpr unsigned kTcgen05OpCount = sizeof(kTcgen05Ops) / sizeof(kTcgen05Ops[0]);
+
+GPUPROBE_HD constexpr const Tcgen05OpInfo& tcgen05_op_info(Tcgen05Op op) {
+  return kTcgen05Ops[static_cast<unsigned>(op)];
+}
+// M of one MMA: 128 per CTA of the group.
+GPUPROBE_HD constexpr uint32_t tcgen05_m(const Tcgen05OpInfo& info) {
+  return kTcgen05RowsPerCta * info.cta_group;
+}
+// B rows (N) each CTA holds: N, or N/2 with cta_group::2.
+GPUPROBE_HD constexpr uint32_t tcgen05_b_rows(const Tcgen05OpInfo& info) {
+  return info.n / info.cta_group;
+}
+// Dense FLOP of one MMA: 2 M N K (integer: 2 per multiply-add), over the whole CTA group.
+GPUPROBE_HD constexpr uint64_t tcgen05_flops(const Tcgen05OpInfo& info) {
+  return 2ull * tcgen05_m(info) * info.n * info.k;
+}
+// TMEM accumulators of a throughput kernel: two while both fit beside A, else one (the tensor
+// core pipelines MMAs into one accumulator as a GEMM's K loop does).
+GPUPROBE_HD constexpr uint32_t tcgen05_accumulators(const Tcgen05OpInfo& info, bool throughput) {
+  return throughput && info.n <= 128 ? 2 : 1;
+}
+// TS: the TMEM column of A, right after the accumulators.
+GPUPROBE_HD constexpr uint32_t tcgen05_a_column(const Tcgen05OpInfo& info, bool throughput) {
+  return tcgen05_accumulators(info, throughput) * info.n;
+}
+// TMEM columns to allocate: a power of two, 32 to 512, holding the accumulators and A.
+GPUPROBE_HD constexpr uint32_t tcgen05_tmem_columns(const Tcgen05OpInfo& info, bool throughput) {
+  const uint32_t need = tcgen05_a_column(info, throughput) + (info.ts ? kTcgen05AWords : 0);
+  uint32_t cols = 32;
+  while (cols < need) cols *= 2;
+  return cols;
+}
+
+// The 32-bit instruction descriptor of kind::f16/tf32/f8f6f4/i8 (PTX ISA "Instruction descriptor
+// format"; PTX_NOTES.md section 2.3): [4,6) D format (1 F32, 2 S32), [7,10) A format, [10,13)
+// B format (f16 kind: 0 F16, 1 BF16; tf32 kind: 2 TF32; f8f6f4: 0 E4M3; i8: 1 S8), [13]/[14]
+// negate A/B 0, [15]/[16] A/B major 0 (K-major), [17,23) N >> 3, [24,29) M >> 4.
+GPUPROBE_HD constexpr uint32_t tcgen05_idesc(const Tcgen05OpInfo& info) {
+  uint32_t d_format = info.acc == Tcgen05Type::s32 ? 2 : 1;
+  uint32_t ab_format = 0;
+  switch (info.input) {
+    case Tcgen05Type::bf16: ab_format = 1; break;
+    case Tcgen05Type::tf32: ab_format = 2; break;
+    case Tcgen05Type::s8: ab_format = 1; break;
+    default: ab_format = 0; break;
+  }
+  return (d_format << 4) | (ab_format << 7) | (ab_format << 10) | ((info.n >> 3) << 17) |
+         ((tcgen05_m(info) >> 4) << 24);
+}
+
+// The 64-bit shared-memory descriptor of tcgen05 (PTX ISA "Shared memory descriptor"), no
+// swizzle: [0,14) start address >> 4, [16,30) LBO >> 4, [32,46) SBO >> 4, [46,48) version 1
+// (mandatory on sm_100), [49,52) base offset 0, [52] LBO mode 0, [61,64) layout 0 (none).
+GPUPROBE_HD constexpr uint64_t tcgen05_smem_desc(uint32_t smem_addr) {
+  return uint64_t((smem_addr & 0x3FFFF) >> 4) | (uint64_t(kTcgen05LboBytes >> 4) << 16) |
+         (uint64_t(kTcgen05SboBytes >> 4) << 32) | (uint64_t{1} << 46);
+}
+
+namespace detail {
+GPUPROBE_HD constexpr bool tcgen05_table_in_enum_order() {
+  for (unsigned i = 0; i < kTcgen05OpCount; ++i)
+    if (static_cast<unsigned>(kTcgen05Ops[i].op) != i) return false;
+  return true;
+}
+static_assert(tcgen05_table_in_enum_order(), "kTcgen05Ops must list the Tcgen05Op values in order");
+static_assert(kTcgen05ThroughputPerIteration % 2 == 0, "a multiple of every accumulator count");
+}  // namespace detail
+
+// Kernel arguments. Word images are per CTA of the group, the even CTA's first.
+struct Tcgen05Args {
+  const uint32_t* a_image;   // cta_group x kTcgen05AImageBytes: A in the shared-memory layout
+  const uint32_t* b_image;   // cta_group x b_rows x 32 bytes: B (N x K) in the same layout
+  const uint32_t* a_tmem;    // TS: cta_group x 128 rows x kTcgen05AWords words (row-major)
+  uint32_t* tile;            // store: cta_group x 128 rows x N words of D (row-major)
+  uint64_t iterations;
+  uint64_t zero;             // a runtime 0: the closing clock read depends on the last wait
+  uint32_t store;            // non-zero: D is read from TMEM and stored to `tile`
+};
+
+// What thread 0 of each CTA writes. The issuing CTA's cycles bracket its loop; the peer CTA of
+// a pair (leader 0) reports only its SM.
+struct Tcgen05CtaOut {
+  uint64_t start_cycles;
+  uint64_t end_cycles;
+  uint32_t smid;
+  uint32_t ran;              // 1 once the CTA finished
+  uint32_t leader;           // 1: this CTA issued the MMAs and timed them
+  uint32_t pad;
+};
+
+}  // namespace gpuprobe::probes::tensor

@@ -1,0 +1,330 @@
+// The tensor family's tcgen05 probe (probes/tensor/tcgen05_*.cpp) on the simulated device and its
+// host-side contract: the instruction and shared-memory descriptors (bit layout of the PTX ISA),
+// the operand images (no-swizzle K-major, the cta_group::2 split of A and B between the CTAs, A's
+// TMEM words), the self-check (a correct tile passes, a corrupted or misplaced one fails the
+// measurement loudly, before any timing), the cta_group::2 accounting per SM, the skip on
+// devices other than sm_100, and tensor/tcgen05 recovering a preset's tcgen05 table within 2%.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "analysis/compute_model.hpp"
+#include "harness/error.hpp"
+#include "harness/probe.hpp"
+#include "harness/sim/sim_device.hpp"
+#include "probes/tensor/tcgen05_ops.hpp"
+
+using namespace gpuprobe;
+using probes::Tcgen05Kind;
+using probes::Tcgen05Op;
+using probes::Tcgen05Operands;
+using probes::tensor::kTcgen05Ops;
+
+namespace {
+
+nlohmann::json run(Device& device, std::map<std::string, std::string> params) {
+  const ProbeSpec& probe = find_probe("tensor/tcgen05");
+  std::ostringstream log;
+  return run_probe(device, probe, Params::parse(probe.params, params), RepeatPolicy{}, "", log);
+}
+
+// A launcher standing in for a GPU: every CTA ran, the issuing ones (even CTAs of a pair) for
+// iterations x 100 cycles (20 for the baseline) on SM (cta mod 4); a stored tile is the reference,
+// passed through `corrupt` first.
+probes::Tcgen05Launcher fake_gpu(std::function<void(std::vector<uint32_t>&)> corrupt) {
+  return [corrupt](const probes::Tcgen05Launch& l) {
+    const auto& info = probes::tcgen05_info(l.op);
+    probes::Tcgen05LaunchOut o;
+    o.ctas.resize(l.ctas);
+    for (uint32_t c = 0; c < l.ctas; ++c) {
+      auto& w = o.ctas[c];
+      w.leader = c % info.cta_group == 0;
+      w.start_cycles = w.leader ? 1000 : 0;
+      w.end_cycles = w.leader ? 1000 + l.iterations * (l.baseline ? 20 : 100) : 0;
+      w.smid = c % 4;
+      w.ran = 1;
+    }
+    if (l.store) {
+      o.tile = probes::tcgen05_tile_words(info, probes::tcgen05_reference(info, *l.operands));
+      corrupt(o.tile);
+    }
+    return o;
+  };
+}
+
+// A B200-like preset (compute capability 10.0) with a model of every tcgen05 op: rates and
+// latencies made up for the closed loop (not figures).
+sim::Preset test_preset() {
+  sim::Preset p = sim::find_preset("h100");
+  p.name = "tcgen05-test";
+  p.info.cc = {10, 0};
+  p.info.sm_count = 148;
+  p.tensor.clear();
+  for (const auto& info : kTcgen05Ops)
+    p.tensor.push_back({info.name, 4096.0 * (info.k / 8) * (info.n == 64 ? 0.75 : 1.0),
+                        150.0 + info.n / 4 - (info.ts ? 20 : 0), false, "test"});
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("tcgen05 op table: names, shapes and FLOP per MMA", "[tensor][tcgen05]") {
+  const auto& bf16 = probes::tcgen05_info(Tcgen05Op::bf16_f32_n256_ss_cg1);
+  CHECK(std::string(bf16.name) == "tcgen05_m128n256k16_bf16_f32_ss_cg1");
+  CHECK(probes::tcgen05_shape(bf16) == "m128n256k16");
+  CHECK(probes::tensor::tcgen05_flops(bf16) == 2ull * 128 * 256 * 16);
+  const auto& e4m3 = probes::tcgen05_info(Tcgen05Op::e4m3_f32_n64_ts_cg2);
+  CHECK(std::string(e4m3.name) == "tcgen05_m256n64k32_e4m3_f32_ts_cg2");
+  CHECK(std::string(e4m3.kind_name) == "f8f6f4");
+  CHECK(probes::tensor::tcgen05_b_rows(e4m3) == 32);
+  CHECK(probes::tcgen05_kernel_name(e4m3.op, Tcgen05Kind::throughput) ==
+        "gpuprobe_tcgen05_e4m3_f32_n64_ts_cg2_thr");
+  CHECK(probes::tcgen05_baseline_kernel(2) == "gpuprobe_tcgen05_baseline_cg2_lat");
+  std::set<std::string> names;
+  for (const auto& info : kTcgen05Ops) {
+    names.insert(info.name);
+    CHECK(probes::parse_tcgen05_op(info.name) == info.op);
+    // Every input row is 32 bytes: K x element size.
+    CHECK(info.k * probes::tensor::tile_elem_bits(probes::tcgen05_tile_elem(info.input)) / 8 == 32);
+    // TMEM: a power of two from 32 to 512 columns, holding the accumulators and TS's A.
+    for (bool thr : {false, true}) {
+      const uint32_t cols = probes::tensor::tcgen05_tmem_columns(info, thr);
+      CHECK((cols & (cols - 1)) == 0);
+      CHECK(cols >= 32);
+      CHECK(cols <= 512);
+      CHECK(cols >= probes::tensor::tcgen05_a_column(info, thr) + (info.ts ? 8 : 0));
+    }
+  }
+  CHECK(names.size() == probes::tensor::kTcgen05OpCount);
+  CHECK(probes::tensor::kTcgen05OpCount == 40);
+}
+
+TEST_CASE("tcgen05 descriptors: the PTX ISA's instruction and shared-memory descriptor bits",
+          "[tensor][tcgen05]") {
+  using probes::tensor::tcgen05_idesc;
+  // bf16 x bf16 -> f32, M 128, N 256: D format 1 at bit 4, A/B format 1 at bits 7 and 10,
+  // N >> 3 = 32 at bit 17, M >> 4 = 8 at bit 24.
+  CHECK(tcgen05_idesc(probes::tcgen05_info(Tcgen05Op::bf16_f32_n256_ss_cg1)) ==
+        ((1u << 4) | (1u << 7) | (1u << 10) | (32u << 17) | (8u << 24)));
+  // f16, N 64, M 256 (cta_group::2): formats 0, M >> 4 = 16.
+  CHECK(tcgen05_idesc(probes::tcgen05_info(Tcgen05Op::f16_f32_n64_ts_cg2)) ==
+        ((1u << 4) | (8u << 17) | (16u << 24)));
+  // tf32: format 2; s8 into s32: D format 2, A/B format 1 (signed); e4m3: format 0.
+  CHECK(tcgen05_idesc(probes::tcgen05_info(Tcgen05Op::tf32_f32_n64_ss_cg1)) ==
+        ((1u << 4) | (2u << 7) | (2u << 10) | (8u << 17) | (8u << 24)));
+  CHECK(tcgen05_idesc(probes::tcgen05_info(Tcgen05Op::s8_s32_n256_ss_cg1)) ==
+        ((2u << 4) | (1u << 7) | (1u << 10) | (32u << 17) | (8u << 24)));
+  CHECK(tcgen05_idesc(probes::tcgen05_info(Tcgen05Op::e4m3_f32_n256_ss_cg1)) ==
+        ((1u << 4) | (32u << 17) | (8u << 24)));
+  // Shared-memory descriptor: address >> 4, LBO 128 >> 4 at bit 16, SBO 256 >> 4 at bit 32, the
+  // sm_100 version 1 at bit 46, no swizzle.
+  const uint64_t d = probes::tensor::tcgen05_smem_desc(0x1200);
+  CHECK((d & 0x3fff) == 0x120);
+  CHECK(((d >> 16) & 0x3fff) == 8);
+  CHECK(((d >> 32) & 0x3fff) == 16);
+  CHECK(((d >> 46) & 3) == 1);
+  CHECK((d >> 61) == 0);
+}
+
+TEST_CASE("tcgen05 operand images: K-major core matrices, the cta_group::2 split, A's TMEM words",
+          "[tensor][tcgen05]") {
+  using probes::tensor::tcgen05_smem_offset;
+  CHECK(tcgen05_smem_offset(1, 0) == 16);
+  CHECK(tcgen05_smem_offset(0, 16) == 128);
+  CHECK(tcgen05_smem_offset(8, 0) == 256);
+  CHECK(tcgen05_smem_offset(127, 31) == 4095);
+  auto byte_at = [](const std::vector<uint32_t>& w, size_t b) { return (w[b / 4] >> (8 * (b % 4))) & 0xff; };
+  // s8 (1 byte per element) makes every element one byte of the images.
+  const auto& info = probes::tcgen05_info(Tcgen05Op::s8_s32_n64_ts_cg2);
+  const auto d = probes::make_tcgen05_operands(info, Tcgen05Operands::random, 5);
+  REQUIRE(d.a.size() == 256 * 32);
+  REQUIRE(d.b.size() == 32 * 64);
+  REQUIRE(d.a_image.size() == 2 * 4096 / 4);
+  REQUIRE(d.b_image.size() == 2 * 32 * 32 / 4);
+  REQUIRE(d.a_tmem.size() == 256 * 8);
+  auto s8 = [](uint32_t byte) { return double(static_cast<int8_t>(byte)); };
+  // A[200][17]: CTA 1, row 72, byte 17.
+  CHECK(s8(byte_at(d.a_image, 4096 + tcgen05_smem_offset(72, 17))) == d.a[200 * 32 + 17]);
+  // B (K x N) element k = 5, n = 40: CTA 1 holds columns 32-63 as its rows 0-31.
+  CHECK(s8(byte_at(d.b_image, 32 * 32 + tcgen05_smem_offset(8, 5))) == d.b[5 * 64 + 40]);
+  CHECK(s8(byte_at(d.b_image, tcgen05_smem_offset(3, 30))) == d.b[30 * 64 + 3]);
+  // TMEM words: row-major, 32 bytes per row, low byte first.
+  CHECK(s8(byte_at(d.a_tmem, 200 * 32 + 17)) == d.a[200 * 32 + 17]);
+  const auto z = probes::make_tcgen05_operands(info, Tcgen05Operands::zeros, 5);
+  for (uint32_t w : z.a_image) CHECK(w == 0);
+  for (double v : z.b) CHECK(v == 0);
+}
+
+TEST_CASE("tcgen05 self-check: the reference tile passes for every op; a corrupted one fails",
+          "[tensor][tcgen05]") {
+  for (const auto& info : kTcgen05Ops) {
+    INFO(info.name);
+    const auto d = probes::make_tcgen05_operands(info, Tcgen05Operands::random, 3);
+    const auto ref = probes::tcgen05_reference(info, d);
+    const auto words = probes::tcgen05_tile_words(info, ref);
+    const auto good = probes::check_tcgen05_tile(info, d, words);
+    CHECK(good.passed);
+    CHECK(good.elements == probes::tensor::tcgen05_m(info) * info.n);
+    auto values = ref;
+    values[37 * info.n + info.n - 3] += 1000;
+    const auto caught = probes::check_tcgen05_tile(info, d, probes::tcgen05_tile_words(info, values));
+    CHECK_FALSE(caught.passed);
+    CHECK(caught.why.find("D[37][") != std::string::npos);
+    // Two rows swapped (a wrong TMEM lane mapping) fail too.
+    auto swapped = words;
+    for (uint32_t c = 0; c < info.n; ++c) std::swap(swapped[c], swapped[info.n + c]);
+    CHECK_FALSE(probes::check_tcgen05_tile(info, d, swapped).passed);
+  }
+}
+
+TEST_CASE("tcgen05 measurement: a corrupted tile fails it before any timing; the baseline is subtracted",
+          "[tensor][tcgen05]") {
+  probes::Tcgen05Setup s;
+  s.op = Tcgen05Op::f16_f32_n256_ts_cg2;
+  s.ctas = 2;
+  probes::Tcgen05Run r;
+  r.iterations = 16;
+  const auto ok = probes::run_tcgen05(s, r, fake_gpu([](std::vector<uint32_t>&) {}));
+  CHECK(ok.self_check.passed);
+  CHECK(ok.cycles_per_iteration == Approx(100));
+  CHECK(ok.baseline_cycles == Approx(20));
+  CHECK(ok.latency_cycles == Approx(80));
+  int timed = 0;
+  auto corrupting = fake_gpu([](std::vector<uint32_t>& t) { t[130 * 256 + 7] ^= 0x40000000; });
+  auto counting = [&](const probes::Tcgen05Launch& l) {
+    if (!l.store) ++timed;
+    return corrupting(l);
+  };
+  CHECK_THROWS_WITH(probes::run_tcgen05(s, r, counting),
+                    Catch::Contains("self-check failed") &&
+                        Catch::Contains("tcgen05_m256n256k16_f16_f32_ts_cg2") &&
+                        Catch::Contains("D[130][7]"));
+  CHECK(timed == 0);
+  // cta_group::2 throughput: 8 CTAs = 4 pairs, leaders on SMs 0 and 2 (two each); each SM is
+  // credited half of every MMA: 2 CTAs x 16 x 8 x (2 x 256 x 256 x 16) / 2 over 1600 cycles.
+  s.kind = Tcgen05Kind::throughput;
+  s.ctas = 8;
+  const auto thr = probes::run_tcgen05(s, r, fake_gpu([](std::vector<uint32_t>&) {}));
+  CHECK(thr.flops_per_clk_per_sm == Approx(2.0 * 16 * 8 * (2.0 * 256 * 256 * 16) / 2 / 1600));
+  CHECK(thr.sms == 4);
+  // A CTA that never ran fails; so does a peer CTA claiming to have issued.
+  auto lost = [&](const probes::Tcgen05Launch& l) {
+    auto o = fake_gpu([](std::vector<uint32_t>&) {})(l);
+    if (!l.store) o.ctas[3].ran = 0;
+    return o;
+  };
+  CHECK_THROWS_WITH(probes::run_tcgen05(s, r, lost), Catch::Contains("did not run"));
+  auto confused = [&](const probes::Tcgen05Launch& l) {
+    auto o = fake_gpu([](std::vector<uint32_t>&) {})(l);
+    o.ctas[1].leader = 1;
+    return o;
+  };
+  CHECK_THROWS_WITH(probes::run_tcgen05(s, r, confused), Catch::Contains("issuing role"));
+}
+
+TEST_CASE("tensor/tcgen05 recovers a preset's tcgen05 table within 2%, with both operand kinds",
+          "[tensor][tcgen05]") {
+  std::vector<sim::Preset> presets{test_preset()};
+  for (const auto& preset : sim::presets())
+    if (std::any_of(preset.tensor.begin(), preset.tensor.end(),
+                    [](const auto& m) { return m.op.rfind("tcgen05_", 0) == 0; }))
+      presets.push_back(preset);
+  std::set<std::string> covered;
+  for (const auto& preset : presets) {
+    covered.insert(preset.name);
+    INFO(preset.name);
+    auto device = sim::make_sim_device(preset);
+    const auto record = run(*device, {{"iterations", "64"}});
+    REQUIRE(record["status"] == "ok");
+    REQUIRE(record["series"].size() == 4 * probes::tensor::kTcgen05OpCount);
+    uint32_t measured = 0, zeros = 0;
+    for (const auto& p : record["series"]) {
+      INFO(p.dump());
+      const auto m = std::find_if(preset.tensor.begin(), preset.tensor.end(),
+                                  [&](const sim::TensorOpModel& x) { return x.op == p["op"]; });
+      if (m == preset.tensor.end()) {
+        CHECK(p["skipped"].get<std::string>().find("no model") != std::string::npos);
+        continue;
+      }
+      ++measured;
+      zeros += p["operands"] == "zeros";
+      const auto& info = probes::tcgen05_info(probes::parse_tcgen05_op(p["op"]));
+      CHECK(p["path"] == "tcgen05");
+      CHECK(p["implementation"] == "native");
+      CHECK(p["shape"] == probes::tcgen05_shape(info));
+      CHECK(p["form"] == (info.ts ? "TS" : "SS"));
+      CHECK(p["cta_group"] == info.cta_group);
+      CHECK(p["self_check"]["passed"] == true);
+      CHECK(p["self_check"]["elements"] == probes::tensor::tcgen05_m(info) * info.n);
+      CHECK(p["region_sm_clock_mhz"].get<double>() > 0);
+      if (p["kind"] == "throughput") {
+        CHECK(p["flops_per_clk_per_sm"].get<double>() == Approx(m->flops_per_clk_per_sm).epsilon(0.02));
+        CHECK(p["flops_per_s"].get<double>() ==
+              Approx(p["flops_per_clk_per_sm"].get<double>() * preset.info.sm_count *
+                     p["region_sm_clock_mhz"].get<double>() * 1e6).epsilon(1e-9));
+        CHECK(p["ctas"] == preset.info.sm_count / info.cta_group * info.cta_group);
+      } else {
+        CHECK(p["latency_cycles"].get<double>() == Approx(m->latency_cycles).epsilon(0.02));
+        CHECK(p["baseline_cycles"].get<double>() > 0);
+        CHECK(p["ctas"] == info.cta_group);
+      }
+    }
+    CHECK(measured > 0);
+    CHECK(zeros == measured / 2);
+    if (preset.name == "tcgen05-test") CHECK(measured == 4 * probes::tensor::kTcgen05OpCount);
+  }
+}
+
+TEST_CASE("tensor/tcgen05 is skipped with the reason on devices other than sm_100", "[tensor][tcgen05]") {
+  for (const auto& preset : sim::presets()) {
+    if (preset.info.cc.sm() == 100) continue;
+    INFO(preset.name);
+    auto device = sim::make_sim_device(preset);
+    const auto record = run(*device, {{"n", "64"}, {"kind", "latency"}});
+    CHECK(record["status"] == "skipped");
+    CHECK(record["skip_reason"].get<std::string>().find("sm_100a") != std::string::npos);
+  }
+  // A compute capability with tcgen05 that the sm_100a kernels cannot run on: each op is skipped.
+  sim::Preset p = test_preset();
+  p.info.cc = {10, 3};
+  auto device = sim::make_sim_device(p);
+  const auto record = run(*device, {{"op", "tcgen05_m128n64k16_f16_f32_ss_cg1"}, {"kind", "latency"}});
+  REQUIRE(record["series"].size() == 2);
+  for (const auto& pt : record["series"])
+    CHECK(pt["skipped"].get<std::string>().find("compute capability 10.0 only") != std::string::npos);
+}
+
+TEST_CASE("tensor/tcgen05 refuses bad parameters in one line", "[tensor][tcgen05]") {
+  auto device = sim::make_sim_device(test_preset());
+  const ProbeSpec& probe = find_probe("tensor/tcgen05");
+  CHECK_THROWS_WITH(Params::parse(probe.params, {{"op", "tcgen05"}}),
+                    Catch::Contains("tcgen05_m128n64k16_f16_f32_ss_cg1"));
+  CHECK_THROWS(Params::parse(probe.params, {{"cta-group", "3"}}));
+  CHECK_THROWS_WITH(run(*device, {{"iterations", "0"}}), Catch::Contains("--iterations"));
+  CHECK_THROWS_WITH(run(*device, {{"op", "tcgen05_m128n64k16_f16_f32_ss_cg1"}, {"cta-group", "2"}}),
+                    Catch::Contains("no tcgen05 op matches"));
+  CHECK_THROWS_WITH(probes::parse_tcgen05_op("tcgen05_m64n64k16_f16_f32_ss_cg1"),
+                    Catch::Contains("unknown tcgen05 op"));
+}
+
+TEST_CASE("tensor/tcgen05 records land in the machine model's compute section", "[tensor][tcgen05]") {
+  auto device = sim::make_sim_device(test_preset());
+  const std::string op = "tcgen05_m256n256k32_e4m3_f32_ss_cg2";
+  const auto record = run(*device, {{"op", op}, {"iterations", "32"}});
+  REQUIRE(record["status"] == "ok");
+  nlohmann::json compute;
+  analysis::add_compute_from_run(record, compute);
+  INFO(compute.dump());
+  const auto& o = compute["ops"][op];
+  CHECK(o["path"] == "tcgen05");
+  CHECK(o["precision"] == "e4m3");
+  CHECK(o["shape"] == "m256n256k32");
+  CHECK(o["self_check"]["passed"] == true);
+  CHECK(o["latency_cycles"].get<double>() > 0);
+  CHECK(o["flops_per_clk_per_sm"].get<double>() == Approx(4096.0 * 4).epsilon(0.02));
+  CHECK(o["zeros"]["flops_per_clk_per_sm"].get<double>() > 0);
+  CHECK(o["ptx"].get<std::string>().find("tcgen05.mma.cta_group::2.kind::f8f6f4") == 0);
+}
