@@ -222,6 +222,14 @@ def disassemble(args, sources, checker, cuobjdump, extra=None, log="sass"):
     extra = extra or {}
     # --cuda-targets may come as "sm_75,...,compute_120" or as the raw -D definition.
     built = set(re.findall(r"\b(sm_\d+[af]?)\b", args.cuda_targets))
+    # What each source's build object holds: a generic file only the plain targets (an sm_90a
+    # unit elsewhere in the build puts sm_90a into --cuda-targets, not into its object), an
+    # arch-specific <name>.sm90a.cu only its own target.
+    built_for = {}
+    for key, rel in sources.items():
+        own = re.search(r"\.sm(\d+[af])\.cu$", rel)
+        built_for[key] = ({f"sm_{own.group(1)}"} & built if own else
+                          {t for t in built if not re.search(r"\d[af]$", t)})
     objects = {}
     for key, rel in sources.items():
         obj, stale = build_object(args.build_dir, args.source_dir, rel)
@@ -262,7 +270,7 @@ def disassemble(args, sources, checker, cuobjdump, extra=None, log="sass"):
             if objects[key]:
                 jobs[(key, None)] = pool.submit(dump, objects[key], "build")
             for arch in TARGETS:
-                if not (objects[key] and arch in built) and have_nvcc:
+                if not (objects[key] and arch in built_for[key]) and have_nvcc:
                     jobs[(key, arch)] = pool.submit(compile_and_dump,
                                                     os.path.join(args.source_dir, rel), arch, rel)
         extra_jobs = {name: pool.submit(compile_extra, name, text, arch)
@@ -277,7 +285,7 @@ def disassemble(args, sources, checker, cuobjdump, extra=None, log="sass"):
                 continue
             parsed = parse_sass(text, arch)
             for target in TARGETS:
-                if (arch is None and target in built) or target == arch:
+                if (arch is None and target in built_for[key]) or target == arch:
                     checker.check(target in parsed, f"{target}: SASS for {sources[key]} in the "
                                   f"{origin} output")
                     per_arch[target][key] = parsed.get(target, {})
