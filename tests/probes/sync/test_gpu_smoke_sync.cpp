@@ -30,12 +30,10 @@ TEST_CASE("gpu-smoke: sync/primitives runs every op on the GPU with its self-che
   for (const auto& p : record["series"]) {
     INFO(p.dump());
     const std::string op = p["op"];
-    if (p.contains("skipped")) {
-      // Only what this GPU lacks: redux and mbarrier before sm_80, the sm_90 forms before sm_90.
-      const bool sm80 = op == "redux_add" || op == "redux_min" || op == "mbarrier_test_wait";
-      CHECK((sm80 ? sm < 80 : sm < 90));
-      continue;
-    }
+    const auto& info = probes::sync_info(probes::parse_sync_op(op));
+    // Only what this GPU lacks (redux and mbarrier before sm_80, the sm_90 forms before sm_90).
+    CHECK(p.contains("skipped") == (info.needs_cap && !ptx::device_has(info.cap, sm)));
+    if (p.contains("skipped")) continue;
     CHECK(p["self_check"] == "passed");
     CHECK(p["launch"]["local_bytes_per_thread"] == 0);
     if (p["kind"] == "latency") {
