@@ -198,6 +198,9 @@ ProbeSpec sync_probe() {
         points.push_back({axes, [&ctx, s, run] { return measure_sync(ctx, s, run); }});
       }
     }
+    if (points.empty())
+      throw Error("--op " + which + " --kind " + kinds +
+                  " measures nothing: the grid barrier has no rate (a grid holds one barrier)");
     measure_points(ctx, points);
   };
   return p;

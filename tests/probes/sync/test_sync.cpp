@@ -212,4 +212,6 @@ TEST_CASE("sync/primitives refuses bad parameters in one line", "[sync]") {
   CHECK_THROWS_WITH(run_probe(*device, probe, Params::parse(probe.params, {{"block-threads", "48"}}),
                               RepeatPolicy{}, "", log),
                     Catch::Contains("--block-threads must be a multiple of 32"));
+  CHECK_THROWS_WITH(run(*device, {{"op", "grid_sync"}, {"kind", "throughput"}}),
+                    Catch::Contains("the grid barrier has no rate"));
 }
