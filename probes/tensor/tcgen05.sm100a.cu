@@ -61,8 +61,8 @@ __device__ __forceinline__ uint32_t setup(const Tcgen05Args& a, Smem& s, uint32_
   const uint32_t rank = cta_rank<kCg>();
   const uint32_t* a_src = a.a_image + rank * (kTcgen05AImageBytes / 4);
   const uint32_t* b_src = a.b_image + rank * (b_rows * kTcgen05RowBytes / 4);
-  for (uint32_t i = threadIdx.x; i < kTcgen05AImageBytes / 4; i += blockDim.x) s.a[i] = a_src[i];
-  for (uint32_t i = threadIdx.x; i < b_rows * kTcgen05RowBytes / 4; i += blockDim.x) s.b[i] = b_src[i];
+  for (uint32_t i = threadIdx.x; i < kTcgen05AImageBytes / 4; i += kTcgen05Threads) s.a[i] = a_src[i];
+  for (uint32_t i = threadIdx.x; i < b_rows * kTcgen05RowBytes / 4; i += kTcgen05Threads) s.b[i] = b_src[i];
   if (threadIdx.x == 0) {
     ptx::mbarrier_init_shared_b64(smem_addr(&s.bar[0]), 1);
     ptx::mbarrier_init_shared_b64(smem_addr(&s.bar[1]), 1);

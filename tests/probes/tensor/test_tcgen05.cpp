@@ -158,7 +158,7 @@ TEST_CASE("tcgen05 operand images: K-major core matrices, the cta_group::2 split
   for (double v : z.b) CHECK(v == 0);
 }
 
-TEST_CASE("tcgen05 self-check: the reference tile passes for every op; a corrupted one fails",
+TEST_CASE("tcgen05 self-check: the reference tile passes for every op, a corrupted one fails",
           "[tensor][tcgen05]") {
   for (const auto& info : kTcgen05Ops) {
     INFO(info.name);
@@ -180,7 +180,7 @@ TEST_CASE("tcgen05 self-check: the reference tile passes for every op; a corrupt
   }
 }
 
-TEST_CASE("tcgen05 measurement: a corrupted tile fails it before any timing; the baseline is subtracted",
+TEST_CASE("tcgen05 measurement: a corrupted tile fails it before any timing, the baseline is subtracted",
           "[tensor][tcgen05]") {
   probes::Tcgen05Setup s;
   s.op = Tcgen05Op::f16_f32_n256_ts_cg2;
