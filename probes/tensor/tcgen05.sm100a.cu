@@ -70,6 +70,11 @@ __device__ __forceinline__ uint32_t setup(const Tcgen05Args& a, Smem& s, uint32_
   }
   // The generic-proxy stores become visible to the tensor core's (async proxy) reads.
   ptx::fence_proxy_async_shared_cta();
+  // cta_group::2: both CTAs of the pair are running before their warps 0 allocate together.
+  if constexpr (kCg == 2) {
+    ptx::barrier_cluster_arrive_release_aligned();
+    ptx::barrier_cluster_wait_acquire_aligned();
+  }
   if (threadIdx.x / 32 == 0) {
     ptx::tcgen05_alloc<kCg>(smem_addr(&s.tmem), cols);
     ptx::tcgen05_relinquish_alloc_permit<kCg>();
@@ -128,6 +133,11 @@ __device__ __forceinline__ void finish(const Tcgen05Args& a, Tcgen05CtaOut* out,
   // Both CTAs are done with their TMEM before either frees it.
   group_sync<kCg>();
   if (threadIdx.x / 32 == 0) ptx::tcgen05_dealloc<kCg>(tmem, cols);
+  // cta_group::2: neither CTA exits while the pair's deallocation may still reach it.
+  if constexpr (kCg == 2) {
+    ptx::barrier_cluster_arrive_release_aligned();
+    ptx::barrier_cluster_wait_acquire_aligned();
+  }
 }
 
 // Latency: one MMA, commit, wait, per iteration. `mma(d_tmem, a_operand, b_desc, accumulate)`.
