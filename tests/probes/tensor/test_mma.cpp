@@ -139,7 +139,7 @@ TEST_CASE("mma fragments: every element of A, B and C has exactly one lane and r
   CHECK(c == 1);
 }
 
-TEST_CASE("mma self-check: the host's tile passes; a corrupted fragment or a swapped layout fails",
+TEST_CASE("mma self-check: the host's tile passes, a corrupted fragment or a swapped layout fails",
           "[tensor]") {
   for (const auto& info : probes::tensor::kMmaOps) {
     INFO(info.name);
@@ -190,7 +190,7 @@ TEST_CASE("mma presets: every table form is a known op, its emulated flag matche
   }
 }
 
-TEST_CASE("tensor/mma on sim:a100: every form the A100 has, random and zeros, self-checked; fp8 and "
+TEST_CASE("tensor/mma on sim:a100: every form the A100 has, random and zeros, self-checked, fp8 and "
           "sm_90 shapes skipped with the reason", "[tensor]") {
   auto dev = sim::make_sim_device(sim::find_preset("a100"));
   const auto rec = run(*dev, {{"iterations", "64"}});
