@@ -19,6 +19,7 @@
 #include "harness/error.hpp"
 #include "harness/probe.hpp"
 #include "harness/results.hpp"
+#include "harness/sim/preset.hpp"
 
 namespace gpuprobe {
 namespace {
@@ -168,8 +169,10 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   CLI::App app{"gpuprobe: measure a GPU's microarchitecture and fit a machine model"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("gpuprobe ") + GPUPROBE_VERSION);
+  std::string preset_names;  // from the preset list itself, so that the help cannot fall behind
+  for (const auto& preset : sim::presets()) preset_names += (preset_names.empty() ? "" : ", ") + preset.name;
   const std::string device_help =
-      "cuda, cuda:N, sim:<preset> (v100, a100, h100, h100-sxm, l40) or auto (GPU, else sim:h100)";
+      "cuda, cuda:N, sim:<preset> (" + preset_names + ") or auto (GPU, else sim:h100)";
 
   auto* list = app.add_subcommand("list", "list the probes and their parameters");
 

@@ -61,7 +61,8 @@ const std::vector<Preset>& presets() {
   static const std::vector<Preset> all = [] {
     std::vector<Preset> list{presets_detail::make_v100(), presets_detail::make_a100(),
                              presets_detail::make_h100(), presets_detail::make_h100_sxm(),
-                             presets_detail::make_l40()};
+                             presets_detail::make_l40(), presets_detail::make_h200(),
+                             presets_detail::make_b200(), presets_detail::make_rtx5090()};
     for (const auto& preset : list) validate(preset);
     return list;
   }();
@@ -72,6 +73,8 @@ const Preset& find_preset(std::string_view name) {
   static const std::pair<std::string_view, std::string_view> kAliases[] = {
       {"v100-pcie", "v100"}, {"v100_pcie", "v100"}, {"a100-40gb", "a100"},
       {"a100_40", "a100"},   {"h100-pcie", "h100"}, {"h100_pcie", "h100"}, {"h100_sxm", "h100-sxm"},
+      {"h200-sxm", "h200"},  {"h200_sxm", "h200"},   {"b200-sxm", "b200"},  {"b200_sxm", "b200"},
+      {"rtx-5090", "rtx5090"}, {"rtx_5090", "rtx5090"}, {"5090", "rtx5090"},
   };
   std::string key = lower(name);
   for (const auto& [alias, target] : kAliases)

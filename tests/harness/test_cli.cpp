@@ -15,6 +15,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/sim/preset.hpp"
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -368,6 +370,8 @@ TEST_CASE("help and version exit 0 on stdout", "[cli]") {
 
 TEST_CASE("probe ID --help lists that probe's parameters", "[cli]") {
   for (const char* args : {"probe memory/chase --help", "probe --help memory/chase"}) {
+  // --device names every simulator preset (the help builds the list from the presets).
+  for (const auto& preset : gpuprobe::sim::presets()) CHECK(r.out.find(preset.name) != std::string::npos);
     INFO(args);
     const auto r = run(args);
     CHECK(r.rc == 0);

@@ -13,6 +13,9 @@ Preset make_a100();
 Preset make_h100();
 Preset make_h100_sxm();
 Preset make_l40();
+Preset make_h200();
+Preset make_b200();
+Preset make_rtx5090();
 
 // The CUDA-core ops (compute/alu) no FIGURES source gives a rate or latency for on any preset:
 // IMAD, IADD3, the MUFU functions and the conversions, assumed alike from sm_80 on (the V100

@@ -35,6 +35,12 @@ struct RealCurve {
   int sm = -1;               // the SM that walked; -1: not known (no per-SM distance)
 };
 
+// The presets whose latencies come from FIGURES §2 values of a sibling or proxy GPU, with no
+// pointer-chase curve of their own GPU in the repository: nothing to walk them against.
+bool cites_a_curve(const std::string& preset) {
+  return preset != "h200" && preset != "b200" && preset != "rtx5090";
+}
+
 RealCurve real_curve(const std::string& preset) {
   RealCurve curve;
   if (preset == "h100-sxm") {  // [GP26], memory/chase on SM 0
@@ -131,6 +137,7 @@ double knee_octaves(const std::vector<RealPoint>& points, double low, double hig
 TEST_CASE("presets vs real curves: plateaus within 4% of the curve each preset cites",
           "[sim][real]") {
   for (const sim::Preset& preset : sim::presets()) {
+    if (!cites_a_curve(preset.name)) continue;
     SECTION(preset.name) {
       const RealCurve real = real_curve(preset.name);
       sim::SimDevice device(preset, 11);
