@@ -373,6 +373,60 @@ void print_sync(std::ostream& out, const nlohmann::json& sync) {
         << "\n";
 }
 
+// launch (analysis/launch_model.hpp): measured costs in us, the fits with their intervals.
+void print_launch(std::ostream& out, const nlohmann::json& launch) {
+  char buf[320];
+  const auto us = [](const nlohmann::json& j, const char* key) {
+    return j.contains(key) && j[key].is_number() ? j[key].get<double>() / 1000.0 : NAN;
+  };
+  out << "launch (us; 95% intervals in brackets):\n";
+  const nlohmann::json overhead = launch.value("overhead", nlohmann::json::object());
+  for (const auto& [name, m] : overhead.items()) {
+    if (!m.is_object()) continue;
+    std::snprintf(buf, sizeof buf, "  %-16s %8.2f\n", name.c_str(), us(m, "ns"));
+    out << buf;
+  }
+  const nlohmann::json graph = launch.value("graph", nlohmann::json::object());
+  for (const auto& [name, f] : graph.items()) {
+    if (!f.is_object()) continue;
+    if (f.contains("error")) {
+      out << "  graph " << name << ": no fit: " << f["error"].get<std::string>() << "\n";
+    } else if (f.contains("per_node_ns")) {
+      std::snprintf(buf, sizeof buf, "  graph %-10s %8.2f per graph + %.3f per node  (confidence %.2f)\n",
+                    name.c_str(), us(f, "per_graph_ns"), us(f, "per_node_ns"), f.value("confidence", 0.0));
+      out << buf;
+    } else {
+      std::snprintf(buf, sizeof buf, "  graph %-10s %8.2f\n", name.c_str(), us(f, "ns"));
+      out << buf;
+    }
+  }
+  const nlohmann::json small = launch.value("small_kernels", nlohmann::json::object());
+  if (!small.empty()) out << "  small kernels, T = a + V/b:\n";
+  for (const auto& [method, f] : small.items()) {
+    if (!f.is_object()) continue;
+    if (f.contains("error")) {
+      out << "    " << method << ": no fit: " << f["error"].get<std::string>() << "\n";
+      continue;
+    }
+    const auto ci = f.value("ci95_overhead_ns", nlohmann::json::array());
+    const double lo = ci.size() == 2 && ci[0].is_number() ? ci[0].get<double>() / 1000 : NAN;
+    const double hi = ci.size() == 2 && ci[1].is_number() ? ci[1].get<double>() / 1000 : NAN;
+    const std::string b = f.contains("bytes_per_s") && f["bytes_per_s"].is_number()
+                              ? format_bandwidth(f["bytes_per_s"].get<double>())
+                              : std::string("unresolved");
+    std::snprintf(buf, sizeof buf, "    %-8s a %.2f [%.2f, %.2f]  b %s  (%zu points, confidence %.2f)\n",
+                  method.c_str(), us(f, "overhead_ns"), lo, hi, b.c_str(), f.value("points", std::size_t{0}),
+                  f.value("confidence", 0.0));
+    out << buf;
+  }
+  const nlohmann::json skipped = launch.value("skipped", nlohmann::json::object());
+  for (const auto& [name, why] : skipped.items())
+    out << "  " << name << ": not measured: " << (why.is_string() ? why.get<std::string>() : why.dump()) << "\n";
+  const nlohmann::json errors = launch.value("errors", nlohmann::json::object());
+  for (const auto& [probe, why] : errors.items())
+    out << "  " << probe << ": no result: " << (why.is_string() ? why.get<std::string>() : why.dump()) << "\n";
+}
+
 void print_model(std::ostream& out, const nlohmann::json& model) {
   const nlohmann::json mem = model.value("memory", nlohmann::json::object());
   std::size_t printed = 0;
@@ -386,6 +440,7 @@ void print_model(std::ostream& out, const nlohmann::json& model) {
   if (model.contains("compute") && model["compute"].is_object())
     print_compute(out, model["compute"]), ++printed;
   if (model.contains("sync") && model["sync"].is_object()) print_sync(out, model["sync"]), ++printed;
+  if (model.contains("launch") && model["launch"].is_object()) print_launch(out, model["launch"]), ++printed;
   if (printed == 0) out << "the model holds no result: no run record measured anything\n";
 }
 

@@ -112,7 +112,10 @@ std::vector<PlannedRun> run_all_plan() {
           {"tensor/mma", {}, "tensor_mma.json"},
           {"tensor/tcgen05", {}, "tensor_tcgen05.json"},
           {"tensor/wgmma", {}, "tensor_wgmma.json"},
-          {"sync/primitives", {}, "sync_primitives.json"}};
+          {"sync/primitives", {}, "sync_primitives.json"},
+          {"launch/overhead", {}, "launch_overhead.json"},
+          {"launch/graph", {}, "launch_graph.json"},
+          {"launch/small_kernels", {}, "launch_small_kernels.json"}};
 }
 
 RepeatPolicy repeat_policy(double max_seconds_per_point) {

@@ -286,7 +286,8 @@ TEST_CASE("run-all writes every raw record and the machine model", "[cli]") {
                         "memory_chase_nc", "memory_chase_shared", "memory_stride",
                         "memory_tlb", "bandwidth_l1", "bandwidth_shared", "bandwidth_l2",
                         "bandwidth_dram", "bandwidth_loaded_latency_l2",
-                        "bandwidth_loaded_latency_dram", "compute_alu", "tensor_mma", "sync_primitives"}) {
+                        "bandwidth_loaded_latency_dram", "compute_alu", "tensor_mma", "sync_primitives",
+                        "launch_overhead", "launch_graph", "launch_small_kernels"}) {
     INFO(f);
     const auto rec = nlohmann::json::parse(slurp(d / "v100" / "raw" / (std::string(f) + ".json")));
     CHECK(rec["status"] == "ok");
@@ -298,7 +299,9 @@ TEST_CASE("run-all writes every raw record and the machine model", "[cli]") {
   CHECK(tcgen05["skip_reason"].get<std::string>().find("tcgen05") != std::string::npos);
   const auto m = nlohmann::json::parse(slurp(d / "v100" / "machine_model.json"));
   CHECK(m["simulated"] == true);
-  CHECK(m["sources"].size() == 18);
+  CHECK(m["sources"].size() == 21);
+  CHECK(m["launch"]["small_kernels"].contains("stream"));
+  CHECK(r.out.find("launch (us;") != std::string::npos);
   CHECK(m["sync"]["ops"].contains("bar_sync"));
   CHECK(r.out.find("sync (latency of one dependent op") != std::string::npos);
   for (const char* level : {"L1", "shared", "L2", "DRAM"}) CHECK(m["bandwidth"].contains(level));
@@ -367,11 +370,11 @@ TEST_CASE("help and version exit 0 on stdout", "[cli]") {
   CHECK(r.rc == 0);
   CHECK(r.out.find("gpuprobe 0.1.0") == 0);
 }
+  // --device names every simulator preset (the help builds the list from the presets).
+  for (const auto& preset : gpuprobe::sim::presets()) CHECK(r.out.find(preset.name) != std::string::npos);
 
 TEST_CASE("probe ID --help lists that probe's parameters", "[cli]") {
   for (const char* args : {"probe memory/chase --help", "probe --help memory/chase"}) {
-  // --device names every simulator preset (the help builds the list from the presets).
-  for (const auto& preset : gpuprobe::sim::presets()) CHECK(r.out.find(preset.name) != std::string::npos);
     INFO(args);
     const auto r = run(args);
     CHECK(r.rc == 0);

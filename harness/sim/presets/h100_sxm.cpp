@@ -2,6 +2,7 @@
 // results/nvidia-h100-80gb-hbm3/ (machine_model.json, raw/*.json; key [GP26] in docs/FIGURES.md).
 // Every number cites that run (M [GP26]), docs/FIGURES.md, or says that it is an assumption.
 #include "harness/sim/presets/presets.hpp"
+#include "harness/sim/presets/launch_costs.hpp"
 #include "harness/sim/presets/sync_costs.hpp"
 
 namespace gpuprobe::sim::presets_detail {
@@ -26,6 +27,7 @@ Preset make_h100_sxm() {
   p.info.uuid = "sim-h100-sxm";
   p.info.simulated = true;
   p.info.sim_preset = p.name;
+  p.launch = launch_costs_h100();          // FIGURES §7/§6, cited per field in presets/launch_costs.cpp
 
   p.caches = {
       {.name = "L1",

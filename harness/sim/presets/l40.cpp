@@ -2,6 +2,7 @@
 // Every number cites docs/FIGURES.md (source key, confidence tag M/P/S/D/DER) or says that it is
 // an assumption. Plateau values are medians read off [GB24] l40.txt.
 #include "harness/sim/presets/presets.hpp"
+#include "harness/sim/presets/launch_costs.hpp"
 #include "harness/sim/presets/sync_costs.hpp"
 
 namespace gpuprobe::sim::presets_detail {
@@ -26,6 +27,7 @@ Preset make_l40() {
   p.info.uuid = "sim-l40";
   p.info.simulated = true;
   p.info.sim_preset = p.name;
+  p.launch = launch_costs_l40();          // FIGURES §7/§6, cited per field in presets/launch_costs.cpp
 
   p.caches = {
       {.name = "L1",

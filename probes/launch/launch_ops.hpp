@@ -1,0 +1,106 @@
+// The launch family's operations (probes/launch/launch.cuh: the kernels): what one launch, one
+// CUDA graph and the ways of running many small kernels cost. Each backend implements LaunchOps
+// (launch_cuda.cpp, launch_sim.cpp); a probe gets it with ctx.ops<LaunchOps>(). Both backends hand
+// what they timed and what the kernels recorded (a LaunchSample) to summarize_launch_sample, which
+// turns it into the number and makes the self-check (every kernel and every graph node counted,
+// every stamp written, SCALE's output right), so the arithmetic and the check exist once.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "harness/device.hpp"
+#include "harness/error.hpp"
+#include "harness/launch_config.hpp"
+#include "probes/launch/launch.cuh"
+
+namespace gpuprobe::probes {
+
+// Empty-kernel launches (PTX_NOTES.md 6.1):
+//   host_enqueue      host time of one launch call, no wait (steady_clock around N launches)
+//   round_trip        launch + cudaStreamSynchronize, per launch
+//   back_to_back      GPU time per kernel of N launches queued behind a spin kernel (events)
+//   gap               %globaltimer from one kernel's end to the next one's start, N in a row
+//   pdl_serialized    from a primary's end to its secondary's start, no PDL attribute
+//   pdl_overlapped    the same with programmatic dependent launch (sm_90+): negative = overlap
+enum class OverheadMeasure { host_enqueue, round_trip, back_to_back, gap, pdl_serialized, pdl_overlapped };
+// CUDA graphs of n empty (stamping) kernel nodes in a chain:
+//   instantiate       host time of cudaGraphInstantiate
+//   update            host time of cudaGraphExecUpdate with a graph of the same shape
+//   launch            GPU time per cudaGraphLaunch of an uploaded graph (events, N in a row)
+//   device_launch     from a kernel's cudaGraphLaunch (fire and forget) to the child's start
+enum class GraphMeasure { instantiate, update, launch, device_launch };
+// Many SCALE passes of V bytes (gpu-benches gpu-small-kernels):
+//   stream   one launch per pass; graph: the passes captured into one graph; gsync: one
+//   cooperative kernel with grid.sync() between passes; pt: persistent threads with an
+//   atomic-flag barrier (launched cooperatively, so the harness checks they are co-resident)
+enum class SmallKernelMethod { stream, graph, gsync, pt };
+
+const char* to_string(OverheadMeasure m);
+const char* to_string(GraphMeasure m);
+const char* to_string(SmallKernelMethod m);
+
+// Thrown when this device cannot make one measurement (PDL before sm_90; the simulator has no
+// model): the probe records the point as skipped with the reason and measures the others.
+class LaunchUnavailable : public Error {
+ public:
+  using Error::Error;
+};
+
+// How the number comes out of a sample.
+enum class SampleRule {
+  per_unit,       // elapsed_ns / units
+  gap,            // median of stamps[k+1].start - stamps[k].end
+  pair_gap,       // median of stamps[2k+1].start - stamps[2k].end (primary, secondary)
+  pair_start,     // median of stamps[2k+1].start - stamps[2k].start (launcher, child)
+};
+
+// What one backend call timed and what its kernels recorded.
+struct LaunchSample {
+  std::string kernel;                 // for messages: the kernel timed
+  SampleRule rule = SampleRule::per_unit;
+  uint64_t units = 0;                 // launches, graphs, instantiations, updates or passes
+  double elapsed_ns = 0;              // per_unit: over all units
+  std::vector<launch::LaunchStamp> stamps;
+  // The kernels' counters and what they must read: every kernel (every graph node) and every
+  // SCALE pass counted exactly once.
+  uint64_t launches_counted = 0, launches_expected = 0;
+  uint64_t iterations_counted = 0, iterations_expected = 0;
+  // SCALE's output, sampled, and the value every element must hold.
+  std::vector<double> scale_out;
+  double scale_expected = 0;
+  LaunchRecord launch;
+};
+
+struct LaunchMeasurement {
+  double ns = 0;                      // per launch, graph, instantiation, update or pass
+  uint64_t units = 0;
+  std::vector<double> per_unit_ns;    // stamp rules: each gap or latency
+  LaunchRecord launch;
+};
+
+// The checks and the arithmetic every backend shares; throws gpuprobe::Error "self-check failed:
+// ..." naming the kernel when a counter, a stamp or SCALE's output is wrong.
+LaunchMeasurement summarize_launch_sample(const LaunchSample& sample);
+
+// Refuses what the device cannot run: PDL below sm_90 (LaunchUnavailable).
+void check_overhead_fits(OverheadMeasure m, const DeviceInfo& info);
+
+// The SCALE problem of a small-kernel point: doubles per pass (V / 16, at least 1).
+uint64_t scale_elements(uint64_t bytes);
+// SCALE's input (element i) and factor: the output is scale x input, exact in binary64.
+constexpr double kScaleInput = 1.5;
+constexpr double kScaleFactor = 3.0;
+
+class LaunchOps : public FamilyOps {
+ public:
+  static constexpr const char* kFamily = "launch";
+  // count: launches (pairs for PDL) per sample.
+  virtual LaunchMeasurement overhead(OverheadMeasure m, uint32_t count) = 0;
+  // nodes: the graph's kernel nodes; count: graphs instantiated, updated or launched.
+  virtual LaunchMeasurement graph(GraphMeasure m, uint32_t nodes, uint32_t count) = 0;
+  // bytes per pass (V), passes per sample.
+  virtual LaunchMeasurement small_kernel(SmallKernelMethod m, uint64_t bytes, uint32_t iterations) = 0;
+};
+
+}  // namespace gpuprobe::probes

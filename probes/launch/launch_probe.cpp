@@ -1,0 +1,168 @@
+// launch/*: what launching costs (probes/launch/launch_ops.hpp names each measure):
+//   launch/overhead        empty-kernel launches: host enqueue, round trip, back to back, the
+//                          kernel-to-kernel gap (%globaltimer), PDL's gap without and with the
+//                          attribute (sm_90+)
+//   launch/graph           graphs of n nodes: instantiate, update and launch against n (the model
+//                          fits t = a + b*n), and a device-side graph launch
+//   launch/small_kernels   SCALE passes of V bytes as stream launches, one graph, a persistent
+//                          grid.sync kernel and persistent threads (the model fits T = a + V/b)
+// Each point repeats its sample until stable (harness/repeat.hpp) and every sample passes the
+// shared self-check (every kernel and graph node counted, stamps written, SCALE's output right).
+// A measure the device cannot make is recorded as skipped with the reason.
+#include <string>
+#include <vector>
+
+#include "harness/error.hpp"
+#include "harness/points.hpp"
+#include "harness/probe.hpp"
+#include "harness/repeat.hpp"
+#include "probes/launch/launch_ops.hpp"
+
+namespace gpuprobe::probes {
+namespace {
+
+constexpr uint64_t kMaxCount = 100'000;
+constexpr uint64_t kMaxNodes = 4096;
+constexpr uint64_t kMaxListEntries = 64;
+constexpr uint64_t kMaxSmallKernelBytes = uint64_t{1} << 30;
+
+// Repeats `sample` until stable; the point's numbers, or {"skipped": why}.
+template <class F>
+nlohmann::json measure(ProbeContext& ctx, F&& sample) {
+  LaunchMeasurement first;
+  bool have_first = false;
+  RepeatOutcome outcome;
+  try {
+    outcome = repeat_until_stable(
+        [&] {
+          const LaunchMeasurement m = sample();
+          if (!have_first) first = m, have_first = true;
+          return m.ns;
+        },
+        ctx.repeat());
+  } catch (const LaunchUnavailable& e) {
+    return {{"skipped", e.what()}};
+  }
+  const auto& sum = outcome.summary;
+  return {{"ns", sum.median},
+          {"ci95_ns", {sum.median_ci95.lo, sum.median_ci95.hi}},
+          {"repeats", sum.n},
+          {"converged", outcome.converged},
+          {"units_per_sample", first.units},
+          {"kernel", first.launch.kernel},
+          {"launch", to_json(first.launch)},
+          {"self_check", "passed"}};
+}
+
+std::vector<uint64_t> bounded_list(const Params& prm, const char* name, uint64_t lo, uint64_t hi) {
+  const auto values = prm.get_u64_list(name);
+  for (uint64_t v : values)
+    if (v < lo || v > hi)
+      throw Error(std::string("--") + name + " entries must be " + std::to_string(lo) + " to " +
+                  std::to_string(hi) + ", got " + std::to_string(v));
+  if (values.empty()) throw Error(std::string("--") + name + " needs at least one entry");
+  return values;
+}
+
+uint32_t bounded_count(const Params& prm, const char* name, uint64_t lo) {
+  const uint64_t v = prm.get_u64(name);
+  if (v < lo || v > kMaxCount)
+    throw Error(std::string("--") + name + " must be " + std::to_string(lo) + " to " + std::to_string(kMaxCount));
+  return static_cast<uint32_t>(v);
+}
+
+ProbeSpec overhead_probe() {
+  using K = ParamSpec::Kind;
+  ProbeSpec p;
+  p.id = "launch/overhead";
+  p.summary = "empty-kernel launch: host enqueue, round trip, back to back, kernel gap, PDL (ns)";
+  p.params = {
+      {"launches", K::integer, "200", "launches (PDL: pairs) per sample", {}, kMaxCount},
+  };
+  p.run = [](ProbeContext& ctx) {
+    const uint32_t count = bounded_count(ctx.params(), "launches", 2);
+    std::vector<PlannedPoint> points;
+    for (OverheadMeasure m : {OverheadMeasure::host_enqueue, OverheadMeasure::round_trip,
+                              OverheadMeasure::back_to_back, OverheadMeasure::gap,
+                              OverheadMeasure::pdl_serialized, OverheadMeasure::pdl_overlapped}) {
+      points.push_back({{{"measure", to_string(m)}}, [&ctx, m, count] {
+                          return measure(ctx, [&] { return ctx.ops<LaunchOps>().overhead(m, count); });
+                        }});
+    }
+    measure_points(ctx, points);
+  };
+  return p;
+}
+
+ProbeSpec graph_probe() {
+  using K = ParamSpec::Kind;
+  ProbeSpec p;
+  p.id = "launch/graph";
+  p.summary = "CUDA graphs: instantiate, update and launch against node count; device-side launch (ns)";
+  p.params = {
+      {"nodes", K::list, "1,2,4,8,16,32,64,128", "graph sizes (kernel nodes in a chain), 1 to 4096 each",
+       {}, kMaxListEntries},
+      {"graphs", K::integer, "20", "graphs instantiated, updated or launched per sample", {}, kMaxCount},
+  };
+  p.run = [](ProbeContext& ctx) {
+    const auto nodes = bounded_list(ctx.params(), "nodes", 1, kMaxNodes);
+    const uint32_t count = bounded_count(ctx.params(), "graphs", 1);
+    std::vector<PlannedPoint> points;
+    for (GraphMeasure m : {GraphMeasure::instantiate, GraphMeasure::update, GraphMeasure::launch}) {
+      for (uint64_t n : nodes) {
+        const auto nn = static_cast<uint32_t>(n);
+        points.push_back({{{"measure", to_string(m)}, {"nodes", n}}, [&ctx, m, nn, count] {
+                            return measure(ctx, [&] { return ctx.ops<LaunchOps>().graph(m, nn, count); });
+                          }});
+      }
+    }
+    points.push_back({{{"measure", "device_launch"}}, [&ctx, count] {
+                        return measure(ctx, [&] {
+                          return ctx.ops<LaunchOps>().graph(GraphMeasure::device_launch, 1, count);
+                        });
+                      }});
+    measure_points(ctx, points);
+  };
+  return p;
+}
+
+ProbeSpec small_kernels_probe() {
+  using K = ParamSpec::Kind;
+  ProbeSpec p;
+  p.id = "launch/small_kernels";
+  p.summary = "SCALE passes as stream launches, one graph, grid.sync and persistent threads (ns per pass)";
+  p.params = {
+      {"bytes", K::list, "64K,80K,96K,112K,128K,160K,192K,224K,256K",
+       "bytes moved per pass (16 per element; the fit uses up to 4x the smallest), 16 to 1 GiB each", {},
+       kMaxListEntries},
+      {"iterations", K::integer, "1000", "passes per sample", {}, kMaxCount},
+      {"method", K::choice, "all", "stream, graph, gsync, pt or all", {"all", "stream", "graph", "gsync", "pt"}},
+  };
+  p.run = [](ProbeContext& ctx) {
+    const auto sizes = bounded_list(ctx.params(), "bytes", launch::kScaleBytesPerElement, kMaxSmallKernelBytes);
+    const uint32_t iterations = bounded_count(ctx.params(), "iterations", 1);
+    const std::string which = ctx.params().get_text("method");
+    std::vector<PlannedPoint> points;
+    for (SmallKernelMethod m : {SmallKernelMethod::stream, SmallKernelMethod::graph, SmallKernelMethod::gsync,
+                                SmallKernelMethod::pt}) {
+      if (which != "all" && which != to_string(m)) continue;
+      for (uint64_t bytes : sizes) {
+        const uint64_t moved = scale_elements(bytes) * launch::kScaleBytesPerElement;
+        points.push_back({{{"method", to_string(m)}, {"bytes", moved}}, [&ctx, m, moved, iterations] {
+                            return measure(ctx, [&] {
+                              return ctx.ops<LaunchOps>().small_kernel(m, moved, iterations);
+                            });
+                          }});
+      }
+    }
+    measure_points(ctx, points);
+  };
+  return p;
+}
+
+const ProbeRegistration kOverhead(overhead_probe);
+const ProbeRegistration kGraph(graph_probe);
+const ProbeRegistration kSmallKernels(small_kernels_probe);
+
+}  // namespace
+}  // namespace gpuprobe::probes

@@ -1,0 +1,32 @@
+// Programmatic dependent launch (PTX_NOTES.md section 6.1): griddepcontrol, PTX ISA 7.8, sm_90+
+// (rejected on sm_80). The wrappers exist only on passes that have it
+// (GPUPROBE_PTX_HAS_GRIDDEPCONTROL); a kernel that needs them traps on the others, and the host
+// refuses a device below kGriddepcontrolMinSm before launching it.
+#pragma once
+#include "ptx/types.cuh"
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define GPUPROBE_PTX_HAS_GRIDDEPCONTROL 1
+#else
+#define GPUPROBE_PTX_HAS_GRIDDEPCONTROL 0
+#endif
+
+namespace gpuprobe::ptx {
+
+// The first SM number with griddepcontrol (host and device).
+constexpr int kGriddepcontrolMinSm = 90;
+
+#if GPUPROBE_PTX_HAS_GRIDDEPCONTROL
+// PTX: griddepcontrol.launch_dependents; PTX ISA 7.8; sm_90+. SASS: PREEXIT (PTX_NOTES.md 6.1)
+// Lets the dependent grid of a programmatic launch start before this grid ends.
+__device__ __forceinline__ void griddepcontrol_launch_dependents() {
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+}
+// PTX: griddepcontrol.wait; PTX ISA 7.8; sm_90+. SASS: ACQBULK (PTX_NOTES.md 6.1)
+// Waits until the grids this one depends on have completed and their memory is visible.
+__device__ __forceinline__ void griddepcontrol_wait() {
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+}
+#endif
+
+}  // namespace gpuprobe::ptx
