@@ -41,9 +41,18 @@ const Entry kTable[] = {
     {"a40", {"A40", 696e9, "FIGURES §1 D [A40-DS via ecer]", 37.4e12, 0, "FIGURES §1 D [A40-DS via ecer]",
                    {{"tf32", 74.8e12}, {"f16", 149.7e12}, {"bf16", 149.7e12}, {"s8", 299.3e12}, {"s4", 598.7e12}},
                    "FIGURES §1 D [A40-DS via ecer]"}},
+    // GB200 before B200: its name contains "b200" and its peaks are higher.
+    {"gb200", {"GB200", 8000e9, "FIGURES §1 D [MLE]", 80e12, 0, "FIGURES §1 D [MLE]",
+                   {{"tf32", 1250e12}, {"f16", 2500e12}, {"bf16", 2500e12}, {"e4m3", 5000e12}, {"e5m2", 5000e12}, {"s8", 5000e12}, {"e2m1", 10000e12}},
+                   "FIGURES §1 D [MLE]"}},
     {"b200", {"B200", 8000e9, "FIGURES §1", 80e12, 0, "FIGURES §1 D [MLE] (FP64 37 uncertain: left out)",
                    {{"tf32", 1125e12}, {"f16", 2250e12}, {"bf16", 2250e12}, {"e4m3", 4500e12}, {"e5m2", 4500e12}, {"s8", 4500e12}, {"e2m1", 9000e12}},
                    "FIGURES §1 D [MLE]/DGX-B200 DS"}},
+    // FIGURES §1 gives the RTX 5090's tensor-core peaks with sparsity only: dense is half of each.
+    {"rtx 5090", {"RTX 5090", 1792e9, "FIGURES §1 D [LXF-5090], [SPHERON]", 104e12, 0,
+                   "FIGURES §1 D [LXF-5090], [SPHERON] (FP64 not published there)",
+                   {{"f16", 419e12}, {"bf16", 419e12}, {"e4m3", 838.5e12}, {"e5m2", 838.5e12}, {"e2m1", 1676e12}},
+                   "FIGURES §1 D [LXF-5090], [SPHERON] (sparse halved)"}},
 };
 
 }  // namespace

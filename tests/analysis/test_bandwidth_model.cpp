@@ -7,6 +7,7 @@
 #include <cmath>
 #include <sstream>
 #include <string>
+#include <utility>
 
 #include "analysis/datasheet.hpp"
 #include "analysis/machine_model.hpp"
@@ -119,6 +120,22 @@ TEST_CASE("the datasheet table names the part and its source, most specific matc
   // The PCIe V100 has its own (lower-clocked) CUDA-core peak, not the SXM2's 15.7 TFLOP/s.
   CHECK(analysis::datasheet_for("Tesla V100-PCIE-16GB")->fp32_flops_per_s == Approx(14.13e12));
   CHECK(analysis::datasheet_for("Tesla V100-SXM2-16GB")->fp32_flops_per_s == 15.7e12);
+  // The simulated H200, B200 and RTX 5090 report names that find their own rows.
+  for (const auto& [preset, gpu] : {std::pair{"h200", "H200 SXM"}, {"b200", "B200"}, {"rtx5090", "RTX 5090"}}) {
+    const auto sheet = analysis::datasheet_for(sim::find_preset(preset).info.name);
+    REQUIRE(sheet.has_value());
+    CHECK(sheet->gpu == gpu);
+  }
+  CHECK(analysis::datasheet_for("NVIDIA GB200")->gpu == "GB200");     // not the B200 it contains
+  const auto rtx = analysis::datasheet_for("NVIDIA GeForce RTX 5090");
+  REQUIRE(rtx.has_value());
+  CHECK(rtx->dram_bytes_per_s == 1792e9);
+  CHECK(rtx->fp32_flops_per_s == 104e12);
+  CHECK(rtx->fp64_flops_per_s == 0);                                   // not in FIGURES §1
+  CHECK(analysis::tensor_peak_flops_per_s(*rtx, "bf16") == 419e12);    // 838 sparse, halved
+  CHECK(analysis::tensor_peak_flops_per_s(*rtx, "e2m1") == 1676e12);   // 3352 sparse, halved
+  CHECK(analysis::tensor_peak_flops_per_s(*rtx, "tf32") == 0);         // not in FIGURES §1
+  CHECK(rtx->tensor_source.find("sparse halved") != std::string::npos);
   CHECK_FALSE(analysis::datasheet_for("NVIDIA L40").has_value());   // no published figure read
   CHECK_FALSE(analysis::datasheet_for("Some Future GPU").has_value());
 }
