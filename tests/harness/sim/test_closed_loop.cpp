@@ -73,31 +73,42 @@ void check_levels(const nlohmann::json& path, const sim::Preset& p, bool from_l1
   CHECK(path["far_l2"]["detected"].get<bool>() == has_far);
 }
 
+// The hierarchy fit on one preset's default, .cg and shared chases.
+void check_hierarchy(const sim::Preset& preset) {
+  auto dev = sim::make_sim_device(preset, 7);
+  const double d = dynamic_cast<sim::SimDevice&>(*dev).l2_distance_cycles(0);
+  const auto plain = run(*dev, "memory/chase", {});
+  const auto cg = run(*dev, "memory/chase", {{"cache-op", "cg"}});
+  const auto shared = run(*dev, "memory/chase_shared", {});
+  const auto model =
+      analysis::build_machine_model({plain, cg, shared}, {"default", "cg", "shared"});
+  check_levels(model["memory"]["paths"]["default"], preset, true, 8, d);
+  check_levels(model["memory"]["paths"]["cg"], preset, false, 8, d);
+  CHECK(model["memory"]["levels_from"] == "memory/chase cache-op=default");
+  CHECK(model["simulated"] == true);
+  CHECK(model["memory"]["shared"]["latency_cycles"].get<double>() ==
+        Approx(preset.shared_latency_cycles).epsilon(0.03));
+  // ns use the clock measured on the (simulated) device.
+  const auto& l1 = model["memory"]["levels"][0];
+  CHECK(l1["latency_ns"].get<double>() ==
+        Approx(l1["latency_cycles"].get<double>() / preset.info.rated_sm_clock_mhz * 1000)
+            .epsilon(0.01));
+}
+
+// The B200 and RTX 5090 (L2 of 126 and 96 MB, 148 and 170 SMs) cost one to two minutes each here;
+// they pass, and run by name (the hidden case below) rather than in every CI run.
+bool large_l2_preset(const std::string& name) { return name == "b200" || name == "rtx5090"; }
+
 }  // namespace
 
-TEST_CASE("closed loop: the hierarchy fit recovers every preset", "[closed-loop][sim]") {
-  for (const auto& preset : sim::presets()) {
-    SECTION(preset.name) {
-      auto dev = sim::make_sim_device(preset, 7);
-      const double d = dynamic_cast<sim::SimDevice&>(*dev).l2_distance_cycles(0);
-      const auto plain = run(*dev, "memory/chase", {});
-      const auto cg = run(*dev, "memory/chase", {{"cache-op", "cg"}});
-      const auto shared = run(*dev, "memory/chase_shared", {});
-      const auto model =
-          analysis::build_machine_model({plain, cg, shared}, {"default", "cg", "shared"});
-      check_levels(model["memory"]["paths"]["default"], preset, true, 8, d);
-      check_levels(model["memory"]["paths"]["cg"], preset, false, 8, d);
-      CHECK(model["memory"]["levels_from"] == "memory/chase cache-op=default");
-      CHECK(model["simulated"] == true);
-      CHECK(model["memory"]["shared"]["latency_cycles"].get<double>() ==
-            Approx(preset.shared_latency_cycles).epsilon(0.03));
-      // ns use the clock measured on the (simulated) device.
-      const auto& l1 = model["memory"]["levels"][0];
-      CHECK(l1["latency_ns"].get<double>() ==
-            Approx(l1["latency_cycles"].get<double>() / preset.info.rated_sm_clock_mhz * 1000)
-                .epsilon(0.01));
-    }
-  }
+TEST_CASE("closed loop: the hierarchy fit recovers every preset but the large-L2 ones", "[closed-loop][sim]") {
+  for (const auto& preset : sim::presets())
+    if (!large_l2_preset(preset.name)) SECTION(preset.name) { check_hierarchy(preset); }
+}
+
+TEST_CASE("closed loop: the hierarchy fit recovers the large-L2 presets", "[.][closed-loop][sim][slow]") {
+  for (const auto& preset : sim::presets())
+    if (large_l2_preset(preset.name)) SECTION(preset.name) { check_hierarchy(preset); }
 }
 
 TEST_CASE("closed loop: line and sector size from the stride sweep", "[closed-loop][sim]") {

@@ -4,7 +4,10 @@
 #include <chrono>
 #include <cmath>
 #include <ctime>
+#include <fstream>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "harness/chain.hpp"
 #include "harness/error.hpp"
@@ -316,6 +319,36 @@ TEST_CASE("sim: every preset is self-consistent", "[sim]") {
     CHECK(preset.page_walk_cycles > preset.tlbs.front().miss_penalty_cycles);
     CHECK(preset.noise_rel >= 0);
     CHECK(preset.noise_rel < 0.05);
+  }
+}
+
+// A table entry's source cites docs/FIGURES.md or says "assumption", and every key it names in
+// brackets ("[GB24]", "[A100-DS via GLK]": the first word) is one that FIGURES.md lists.
+TEST_CASE("sim: every preset's bandwidth, compute and tensor entries cite FIGURES or say assumption",
+          "[sim]") {
+  std::ifstream in(std::string(GPUPROBE_SOURCE_DIR) + "/docs/FIGURES.md");
+  REQUIRE(in);
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string figures = text.str();
+  const auto check_source = [&](const std::string& what, const std::string& source) {
+    INFO(what << ": \"" << source << "\"");
+    CHECK((source.find('[') != std::string::npos || source.find("assumption") != std::string::npos));
+    for (size_t open = source.find('['); open != std::string::npos; open = source.find('[', open + 1)) {
+      const size_t end = source.find_first_of(" ,]", open + 1);
+      REQUIRE(end != std::string::npos);
+      const std::string key = source.substr(open, end - open);  // "[GB24"
+      INFO("key " << key);
+      CHECK(figures.find(key) != std::string::npos);
+    }
+  };
+  for (const Preset& preset : sim::presets()) {
+    INFO("preset " << preset.name);
+    CHECK_FALSE(preset.bandwidth.empty());
+    CHECK_FALSE(preset.compute.empty());
+    for (const auto& level : preset.bandwidth) check_source(level.level, level.source);
+    for (const auto& op : preset.compute) check_source(op.op, op.source);
+    for (const auto& form : preset.tensor) check_source(form.op, form.source);
   }
 }
 
