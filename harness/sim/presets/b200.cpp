@@ -5,6 +5,7 @@
 // Every number cites docs/FIGURES.md (source key, confidence tag M/P/S/D/DER) or says that it is
 // an assumption.
 #include "harness/sim/presets/presets.hpp"
+#include "harness/sim/presets/launch_costs.hpp"
 #include "harness/sim/presets/sync_costs.hpp"
 
 namespace gpuprobe::sim::presets_detail {
@@ -30,6 +31,7 @@ Preset make_b200() {
   p.info.uuid = "sim-b200";
   p.info.simulated = true;
   p.info.sim_preset = p.name;
+  p.launch = launch_costs_b200();          // FIGURES §7/§6, cited per field in presets/launch_costs.cpp
 
   p.caches = {
       {.name = "L1",
