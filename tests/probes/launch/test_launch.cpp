@@ -164,3 +164,27 @@ TEST_CASE("launch probes: counts and sizes beyond their bounds are refused in on
   CHECK_THROWS_WITH(run(*device, "launch/overhead", {{"launches", "1"}}), Catch::Contains("--launches must be 2"));
   CHECK_THROWS_WITH(run(*device, "launch/small_kernels", {{"bytes", "8"}}), Catch::Contains("--bytes entries"));
 }
+
+TEST_CASE("launch costs: every preset has a table whose small-kernel entries each cite FIGURES or say assumption",
+          "[launch]") {
+  for (const auto& preset : sim::presets()) {
+    INFO(preset.name);
+    const auto& c = preset.launch;
+    CHECK(c.host_enqueue_ns > 0);
+    CHECK_FALSE(c.source.empty());
+    CHECK(c.gap_ns > 0);
+    CHECK(c.gap_ns < c.back_to_back_ns);
+    // PDL exactly where the SM has griddepcontrol.
+    CHECK((c.pdl_launch_ns > 0) == (preset.info.cc.sm() >= 90));
+    REQUIRE(c.small_kernels.size() == 4);
+    for (const auto& k : c.small_kernels) {
+      INFO(k.method);
+      CHECK(k.overhead_ns > 0);
+      CHECK(k.bytes_per_s > 0);
+      const bool cited = k.source.find("[GB24]") != std::string::npos || k.source.find("[HAZY]") != std::string::npos;
+      CHECK((cited || k.source.find("assumption") != std::string::npos));
+    }
+    // gpu-benches on every GPU it ran: one graph launches cheaper than streams, per kernel.
+    CHECK(c.small_kernels[1].overhead_ns < c.small_kernels[0].overhead_ns);
+  }
+}
