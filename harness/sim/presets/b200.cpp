@@ -124,6 +124,15 @@ Preset make_b200() {
       {.op = "fma_rn_bf16x2", .ops_per_clk_per_sm = 128, .latency_cycles = 6,
        .source = "assumption: as f16x2"},
   });
+  // mma.sync (probes/tensor/mma_sim.cpp): FIGURES has no mma.sync figure for datacenter Blackwell
+  // (tcgen05 is its tensor path); assumption: Hopper's mma.sync rate per SM (S [LUO25] x 4096), at
+  // the B200's precision ratios; no FP64 model (the B200's FP64 figure is uncertain, FIGURES §1).
+  for (auto& op : mma_sync_ops({.sm = 100, .f16_flops_per_clk_per_sm = 2576, .tf32_ratio = 0.5,
+                                .s8_ratio = 2, .latency_cycles = 32, .s8_latency_cycles = 32,
+                                .rate_source = "assumption: Hopper's mma.sync rate, DER 0.629 S [LUO25] x 4096",
+                                .ratio_source = "D [MLE] B200 TF32 1125, INT8 4500 to FP16 2250",
+                                .latency_source = "assumption"}))
+    p.tensor.push_back(std::move(op));
   p.max_threads_per_sm = 2048;      // D CUDA compute capability 10.0 limits (not in FIGURES)
   p.max_blocks_per_sm = 32;         // D CUDA compute capability 10.0 limits (not in FIGURES)
   p.sync = sync_costs_b200();  // FIGURES §6 or assumptions, cited per op in presets/sync_costs.cpp

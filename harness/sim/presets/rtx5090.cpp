@@ -105,6 +105,17 @@ Preset make_rtx5090() {
       {.op = "fma_rn_bf16x2", .ops_per_clk_per_sm = 64, .latency_cycles = 6,
        .source = "assumption: as f16x2"},
   });
+  // mma.sync (probes/tensor/mma_sim.cpp), the only tensor path on sm_120: the RTX 6000D's measured
+  // mma.sync rates on GB202 (P [R6000D], FIGURES §5a: 156 SMs at 2.30 GHz), per SM per clock; no
+  // FP64 tensor model (R6000D's 1.21 TF FP64 is not an mma figure).
+  for (auto& op : mma_sync_ops({.sm = 120, .f16_flops_per_clk_per_sm = 399,
+                                .tf32_ratio = 72.0 / 143.2, .s8_ratio = 288.1 / 143.2,
+                                .fp8_ratio = 287.5 / 143.2, .latency_cycles = 29.7,
+                                .s8_latency_cycles = 27.7,
+                                .rate_source = "DER P [R6000D] mma.sync FP16 143.2 TF / (156 SMs x 2.30 GHz) = 399",
+                                .ratio_source = "P [R6000D] mma.sync TF32 72.0, FP8 287.5, INT8 288.1 to FP16 143.2",
+                                .latency_source = "P [R6000D] 29.7 cycles (INT8 27.7), FIGURES §5b"}))
+    p.tensor.push_back(std::move(op));
   p.max_threads_per_sm = 1536;      // D CUDA compute capability 12.0 limits (not in FIGURES)
   p.max_blocks_per_sm = 32;         // D CUDA compute capability 12.0 limits (not in FIGURES)
   p.sync = sync_costs_rtx5090();  // FIGURES §6 or assumptions, cited per op in presets/sync_costs.cpp
