@@ -342,6 +342,9 @@ TEST_CASE("run-all refuses a folder with results, and --resume keeps complete re
   CHECK_FALSE(nlohmann::json::parse(slurp(cut_path))["series"][0].contains("marker"));
   for (const auto& [path, text] : complete) {
     INFO(path);
+    // A skipped probe's record (tcgen05, wgmma on a V100) has no points: run_probe keeps the
+    // file it would replace with an identical one.
+    if (nlohmann::json::parse(text)["status"] == "skipped") continue;
     CHECK(nlohmann::json::parse(slurp(path))["created_utc"] != nlohmann::json::parse(text)["created_utc"]);
   }
 }
