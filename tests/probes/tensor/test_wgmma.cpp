@@ -9,6 +9,8 @@
 #include <sstream>
 #include <string>
 
+#include "analysis/datasheet.hpp"
+#include "analysis/machine_model.hpp"
 #include "harness/error.hpp"
 #include "harness/probe.hpp"
 #include "harness/sim/sim_device.hpp"
@@ -257,4 +259,38 @@ TEST_CASE("tensor/wgmma refuses bad parameters in one line", "[tensor][wgmma]") 
                     Catch::Contains("no wgmma op matches"));
   CHECK_THROWS_WITH(probes::parse_wgmma_op("wgmma_m64n8k16_f16_f32_ss"),
                     Catch::Contains("unknown wgmma op"));
+}
+
+TEST_CASE("tensor/wgmma in the machine model: compute.ops per op with its zero-operand run and % of the dense peak",
+          "[tensor][wgmma][model]") {
+  const sim::Preset& preset = sim::find_preset("h100-sxm");
+  auto device = sim::make_sim_device(preset);
+  const auto rec = run(*device, {{"iterations", "64"}, {"n", "128"}});
+  REQUIRE(rec["status"] == "ok");
+  const auto model = analysis::build_machine_model({rec}, {"tensor_wgmma.json"});
+  REQUIRE(model.contains("compute"));
+  const auto& compute = model["compute"];
+  CHECK_FALSE(compute.contains("errors"));
+  const auto sheet = analysis::datasheet_for(preset.info.name);
+  REQUIRE(sheet);
+  uint32_t seen = 0;
+  for (const auto& m : preset.tensor) {
+    if (m.op.rfind("wgmma_m64n128", 0) != 0) continue;
+    INFO(m.op);
+    ++seen;
+    REQUIRE(compute["ops"].contains(m.op));
+    const auto& o = compute["ops"][m.op];
+    CHECK(o["path"] == "wgmma");
+    CHECK(o["implementation"] == "native");
+    CHECK(o["sass_per_op"].get<std::string>().rfind("1 ", 0) == 0);
+    CHECK(o["latency_cycles"].get<double>() == Approx(m.latency_cycles).epsilon(0.02));
+    CHECK(o["flops_per_clk_per_sm"].get<double>() == Approx(m.flops_per_clk_per_sm).epsilon(0.02));
+    CHECK(o["zeros"]["flops_per_clk_per_sm"].get<double>() == Approx(m.flops_per_clk_per_sm).epsilon(0.02));
+    CHECK(o["self_check"]["passed"] == true);
+    const double peak = analysis::tensor_peak_flops_per_s(*sheet, o["precision"].get<std::string>());
+    if (peak > 0)
+      CHECK(o["percent_of_peak"].get<double>() ==
+            Approx(100.0 * o["flops_per_s"].get<double>() / peak).epsilon(1e-9));
+  }
+  CHECK(seen == 14);
 }

@@ -1,0 +1,54 @@
+// GPU smoke test of tensor/wgmma: on a machine with an sm_90 GPU and a build with sm_90a code, the
+// probe runs every op for real, each measurement first checking one tile against the float64
+// reference, and the numbers land where a Hopper GPU can put them; elsewhere the probe must be
+// skipped with the reason (and the CUDA operations registered exactly when the build has CUDA).
+// ctest -R gpu-smoke
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <sstream>
+
+#include "harness/ops.hpp"
+#include "harness/probe.hpp"
+#include "probes/tensor/wgmma_ops.hpp"
+
+using namespace gpuprobe;
+
+TEST_CASE("gpu-smoke: tensor/wgmma runs every op on an sm_90 GPU with its self-checks, or is skipped",
+          "[gpu-smoke][tensor][wgmma]") {
+  bool cuda_ops = false;
+  for (const auto& e : ops_registry())
+    cuda_ops = cuda_ops || (e.family == probes::WgmmaOps::kFamily && e.backend == "cuda");
+  CHECK(cuda_ops == static_cast<bool>(GPUPROBE_WITH_CUDA));
+  if (!(GPUPROBE_WITH_CUDA && std::filesystem::exists("/dev/nvidia0"))) return;
+  auto dev = open_device("cuda:0");
+  const ProbeSpec& probe = find_probe("tensor/wgmma");
+  std::ostringstream log;
+  const auto record = run_probe(*dev, probe, Params::parse(probe.params, {{"iterations", "256"}}),
+                                RepeatPolicy{}, "", log);
+  const bool runs = dev->info().cc.sm() == 90 &&
+                    std::string(GPUPROBE_CUDA_TARGETS).find("sm_90a") != std::string::npos;
+  if (!runs) {
+    CHECK(record["status"] == "skipped");
+    CHECK(record["skip_reason"].get<std::string>().find("sm_90") != std::string::npos);
+    return;
+  }
+  REQUIRE(record["status"] == "ok");
+  for (const auto& p : record["series"]) {
+    INFO(p.dump());
+    REQUIRE_FALSE(p.contains("skipped"));
+    CHECK(p["self_check"]["passed"] == true);
+    CHECK(p["launch"]["local_bytes_per_thread"] == 0);
+    if (p["kind"] == "latency") {
+      CHECK(p["latency_cycles"].get<double>() > 4);
+      CHECK(p["latency_cycles"].get<double>() < 2000);
+    } else {
+      // Dense peaks: 2048 (tf32), 4096 (f16/bf16), 8192 (fp8/s8) FLOP/clk/SM; measured against
+      // the SM clock, which may be above the tensor spec clock: up to 15% over.
+      const std::string in = p["precision"];
+      const double peak = in == "tf32" ? 2048 : (in == "f16" || in == "bf16") ? 4096 : 8192;
+      CHECK(p["flops_per_clk_per_sm"].get<double>() > 0.1 * peak);
+      CHECK(p["flops_per_clk_per_sm"].get<double>() < 1.15 * peak);
+    }
+  }
+}
