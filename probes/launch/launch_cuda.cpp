@@ -45,6 +45,13 @@ constexpr uint32_t kScaleBlockThreads = 256;
 // Blocks per SM of the persistent SCALE kernels (gsync, pt), at most what fits.
 constexpr int kPersistentBlocksPerSm = 4;
 
+// Zeroes device memory and waits: cudaMemset runs on the legacy default stream, which does not
+// order with the non-blocking streams the launches use.
+void zero(void* p, std::size_t bytes) {
+  GPUPROBE_CUDA_CHECK(cudaMemset(p, 0, bytes));
+  GPUPROBE_CUDA_CHECK(cudaDeviceSynchronize());
+}
+
 template <class F>
 const void* kernel_ptr(F* f) {
   return reinterpret_cast<const void*>(f);
@@ -133,7 +140,7 @@ class CudaLaunchOps final : public LaunchOps {
     }
     if (m == OverheadMeasure::gap) {
       cuda::DeviceArray<LaunchStamp> stamps(count);
-      GPUPROBE_CUDA_CHECK(cudaMemset(stamps.get(), 0, stamps.bytes()));
+      zero(stamps.get(), stamps.bytes());
       const cuda::PreparedLaunch stamp(kernel_ptr(&gpuprobe_launch_stamp), "gpuprobe_launch_stamp", one_warp());
       warm_up(stamp, stamps.get(), counters, stream);
       // Queued behind a spin kernel, so each one waits for the GPU, not for the host.
@@ -197,7 +204,7 @@ class CudaLaunchOps final : public LaunchOps {
     const cuda::PreparedLaunch stamp(kernel_ptr(&gpuprobe_launch_stamp), "gpuprobe_launch_stamp", one_warp());
     if (m == GraphMeasure::device_launch) return device_launch(count, stream, counters, stamp);
     cuda::DeviceArray<LaunchStamp> stamps(2 * uint64_t(nodes));
-    GPUPROBE_CUDA_CHECK(cudaMemset(stamps.get(), 0, stamps.bytes()));
+    zero(stamps.get(), stamps.bytes());
     // A chain of `nodes` stamping kernels; `offset` moves their stamps (for an update).
     const auto chain = [&](Graph& g, uint32_t offset) {
       capture(g, stream.get(), [&](cudaStream_t st) {
@@ -273,10 +280,10 @@ class CudaLaunchOps final : public LaunchOps {
     std::vector<double> input(n, kScaleInput);
     cuda::DeviceArray<double> a(n), b(n);
     GPUPROBE_CUDA_CHECK(cudaMemcpy(a.get(), input.data(), a.bytes(), cudaMemcpyHostToDevice));
-    GPUPROBE_CUDA_CHECK(cudaMemset(b.get(), 0, b.bytes()));
+    zero(b.get(), b.bytes());
     cuda::DeviceArray<uint32_t> counters(lk::kCounterWords);
     cuda::DeviceArray<uint32_t> barrier(lk::kBarrierWords);
-    GPUPROBE_CUDA_CHECK(cudaMemset(barrier.get(), 0, barrier.bytes()));
+    zero(barrier.get(), barrier.bytes());
     ScaleArgs args{a.get(), b.get(), kScaleFactor, n, 1, counters.get(), barrier.get()};
     void* kernel_args[] = {&args};
     const int sms = gpu_.info().sm_count;
@@ -349,9 +356,7 @@ class CudaLaunchOps final : public LaunchOps {
   }
 
  private:
-  static void clear(cuda::DeviceArray<uint32_t>& counters) {
-    GPUPROBE_CUDA_CHECK(cudaMemset(counters.get(), 0, counters.bytes()));
-  }
+  static void clear(cuda::DeviceArray<uint32_t>& counters) { zero(counters.get(), counters.bytes()); }
 
   static void read_counters(const cuda::DeviceArray<uint32_t>& counters, LaunchSample& s) {
     uint32_t host[lk::kCounterWords] = {};
@@ -379,7 +384,7 @@ class CudaLaunchOps final : public LaunchOps {
 
   LaunchMeasurement pdl(bool overlapped, uint32_t pairs, const Stream& stream, cuda::DeviceArray<uint32_t>& counters) {
     cuda::DeviceArray<LaunchStamp> stamps(2 * uint64_t(pairs));
-    GPUPROBE_CUDA_CHECK(cudaMemset(stamps.get(), 0, stamps.bytes()));
+    zero(stamps.get(), stamps.bytes());
     const cuda::PreparedLaunch primary(kernel_ptr(&gpuprobe_launch_pdl_primary), "gpuprobe_launch_pdl_primary",
                                        one_warp());
     LaunchConfig config = one_warp();
@@ -453,7 +458,7 @@ class CudaLaunchOps final : public LaunchOps {
     s.launches_expected = 2 * uint64_t(count);
     s.launch = launcher.record();
     for (uint32_t k = 0; k < count; ++k) {
-      GPUPROBE_CUDA_CHECK(cudaMemset(stamps.get(), 0, stamps.bytes()));
+      zero(stamps.get(), stamps.bytes());
       GPUPROBE_CUDA_CHECK(cudaGraphLaunch(parent_exec.get(), stream.get()));
       stream.sync();
       const auto pair = to_host(stamps);

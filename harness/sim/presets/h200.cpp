@@ -129,6 +129,13 @@ Preset make_h200() {
                                 .latency_source = "assumption",
                                 .f64_source = "DER D [MLE] H200 FP64-TC 67 TF / (132 x 1980 MHz) = 256 (no wgmma for FP64: the full rate, assumption); latency: assumption"}))
     p.tensor.push_back(std::move(op));
+  // wgmma (probes/tensor/wgmma_sim.cpp): the GH100 SM's rates, DER D [MLE] H200 SXM dense peaks
+  // (FIGURES §1: FP16/BF16 989, TF32 494.5, FP8/INT8 1979 TFLOPS, as the H100 SXM) over 132 SMs at
+  // the 1830 MHz tensor spec clock of the H100 SXM ([MLE]; assumption that the H200 shares it):
+  // 4096/2048/8192 FLOP/clk/SM.
+  for (auto& op : hopper_wgmma_ops("DER D [MLE] H200 989/494.5/1979 TFLOPS / (132 SMs x 1830 MHz, "
+                                   "the H100 SXM's tensor clock: assumption)"))
+    p.tensor.push_back(std::move(op));
   p.max_threads_per_sm = 2048;      // D CUDA compute capability 9.0 limits
   p.max_blocks_per_sm = 32;         // D CUDA compute capability 9.0 limits
   p.sync = sync_costs_h200();  // FIGURES §6 or assumptions, cited per op in presets/sync_costs.cpp
