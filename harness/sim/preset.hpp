@@ -97,6 +97,18 @@ struct LaunchCostModel {
   std::string source;             // the citations, field by field
 };
 
+// Cost of one atomic op in one address pattern (probes/atomics/atomics.cuh names both;
+// probes/atomics/atomics_sim.cpp uses the table, filled per preset in presets/atomics_costs.cpp).
+// The latency is one dependent chain's cycles per op in the probe's latency launch (one warp; the
+// contended pattern one warp on every SM), the rate thread-level atomics per clock per SM.
+struct AtomicOpModel {
+  std::string op;                    // "global_add_u32", as in GPUPROBE_ATOMICS_OPS
+  std::string pattern;               // "same", "distinct", "contended", "uniform"
+  double latency_cycles = 0;         // 0: no latency (red returns nothing)
+  double ops_per_clk_per_sm = 0;
+  std::string source;                // FIGURES.md keys, DER, or "assumption"
+};
+
 // Cost of one op of the sync family (probes/sync/sync.cuh names the ops; probes/sync/sync_sim.cpp
 // uses the table, filled per preset in presets/sync_costs.cpp). The latency depends on the op's
 // swept variable x (warps per block, CTAs per cluster, grid blocks; 1 where the op has no sweep):
@@ -129,6 +141,7 @@ struct Preset {
   uint64_t page_bytes = 2ull << 20;
   std::vector<TlbLevelModel> tlbs;  // nearest first; a miss in all of them costs a page walk
   double page_walk_cycles = 0;      // added when every TLB level misses
+  std::vector<AtomicOpModel> atomics;  // empty: atomics/ops is unavailable; presets.cpp fills it
   // Extra cycles an SM pays for every access that reaches the L2, drawn per SM from
   // [0, l2_sm_spread_cycles): its distance to the L2 slices on the on-chip network.
   double l2_sm_spread_cycles = 0;

@@ -7,6 +7,7 @@
 #include "harness/error.hpp"
 #include "harness/sim/preset.hpp"
 #include "harness/sim/presets/presets.hpp"
+#include "harness/sim/presets/atomics_costs.hpp"
 
 namespace gpuprobe::sim {
 namespace {
@@ -63,6 +64,8 @@ const std::vector<Preset>& presets() {
                              presets_detail::make_h100(), presets_detail::make_h100_sxm(),
                              presets_detail::make_l40(), presets_detail::make_h200(),
                              presets_detail::make_b200(), presets_detail::make_rtx5090()};
+    // The atomics cost table derives from each preset's own cited latencies (presets/atomics_costs.cpp).
+    for (auto& preset : list) preset.atomics = presets_detail::atomics_costs(preset);
     for (const auto& preset : list) validate(preset);
     return list;
   }();

@@ -1,0 +1,224 @@
+// atomics: the atomic kernels (probes/atomics/atomics.cuh: the op table and the contract). Per op of
+// GPUPROBE_ATOMICS_OPS two extern "C" kernels, gpuprobe_atomics_<op>_lat and _thr. Each chain's op
+// takes an operand that depends on the previous op's returned value (v + (old & zero), zero a
+// runtime 0), so a chain is a dependent chain of round trips; red returns nothing and its chains
+// are independent (throughput only; a fence closes the timed region). The opening %clock64 read
+// follows the start values, the closing one waits for every chain's result. Device code only
+// (NVRTC-safe); the host side is atomics_cuda.cpp.
+#include "probes/atomics/atomics.cuh"
+#include "ptx/sreg.cuh"
+#include "ptx/warp.cuh"
+
+namespace gpuprobe::probes::atomics::device {
+
+// ---- the PTX forms (PTX_NOTES.md §4.2) --------------------------------------------------------
+// Global: a 64-bit generic address of global memory; shared: a 32-bit shared-window address.
+#define GPUPROBE_ATOM2(fn, form, T, c, A, ac)                                                      \
+  __device__ __forceinline__ T fn(A p, T v) {                                                    \
+    T d;                                                                                         \
+    asm volatile(form " %0, [%1], %2;" : "=" c(d) : ac(p), c(v) : "memory");                     \
+    return d;                                                                                    \
+  }
+#define GPUPROBE_CAS(fn, form, T, c, A, ac)                                                        \
+  __device__ __forceinline__ T fn(A p, T cmp, T v) {                                             \
+    T d;                                                                                         \
+    asm volatile(form " %0, [%1], %2, %3;" : "=" c(d) : ac(p), c(cmp), c(v) : "memory");         \
+    return d;                                                                                    \
+  }
+#define GPUPROBE_RED(fn, form, T, c, A, ac)                                                        \
+  __device__ __forceinline__ void fn(A p, T v) {                                                 \
+    asm volatile(form " [%0], %1;" ::ac(p), c(v) : "memory");                                    \
+  }
+GPUPROBE_ATOM2(atom_add, "atom.global.add.u32", uint32_t, "r", uint64_t, "l")
+GPUPROBE_ATOM2(atom_add, "atom.global.add.u64", uint64_t, "l", uint64_t, "l")
+GPUPROBE_ATOM2(atom_exch, "atom.global.exch.b32", uint32_t, "r", uint64_t, "l")
+GPUPROBE_ATOM2(atom_exch, "atom.global.exch.b64", uint64_t, "l", uint64_t, "l")
+GPUPROBE_CAS(atom_cas, "atom.global.cas.b32", uint32_t, "r", uint64_t, "l")
+GPUPROBE_CAS(atom_cas, "atom.global.cas.b64", uint64_t, "l", uint64_t, "l")
+GPUPROBE_RED(red_add, "red.global.add.u32", uint32_t, "r", uint64_t, "l")
+GPUPROBE_RED(red_add, "red.global.add.u64", uint64_t, "l", uint64_t, "l")
+GPUPROBE_ATOM2(atom_add, "atom.shared.add.u32", uint32_t, "r", uint32_t, "r")
+GPUPROBE_ATOM2(atom_add, "atom.shared.add.u64", uint64_t, "l", uint32_t, "r")
+GPUPROBE_ATOM2(atom_exch, "atom.shared.exch.b32", uint32_t, "r", uint32_t, "r")
+GPUPROBE_ATOM2(atom_exch, "atom.shared.exch.b64", uint64_t, "l", uint32_t, "r")
+GPUPROBE_CAS(atom_cas, "atom.shared.cas.b32", uint32_t, "r", uint32_t, "r")
+GPUPROBE_CAS(atom_cas, "atom.shared.cas.b64", uint64_t, "l", uint32_t, "r")
+GPUPROBE_RED(red_add, "red.shared.add.u32", uint32_t, "r", uint32_t, "r")
+GPUPROBE_RED(red_add, "red.shared.add.u64", uint64_t, "l", uint32_t, "r")
+GPUPROBE_ATOM2(atom_add_f32, "atom.shared.add.f32", float, "f", uint32_t, "r")
+#undef GPUPROBE_ATOM2
+#undef GPUPROBE_CAS
+#undef GPUPROBE_RED
+
+template <bool kShared>
+struct Addr {
+  using type = uint64_t;
+};
+template <>
+struct Addr<true> {
+  using type = uint32_t;
+};
+
+template <bool k64>
+struct Word {
+  using T = uint32_t;
+  static constexpr T kInit = kAtomicsInit32;
+  static constexpr T kAddend = 1;
+};
+template <>
+struct Word<true> {
+  using T = uint64_t;
+  static constexpr T kInit = kAtomicsInit64;
+  static constexpr T kAddend = kAtomicsAddend64;
+};
+
+__device__ __forceinline__ uint32_t warp_sum(uint32_t v) {
+#pragma unroll
+  for (uint32_t m = 16; m != 0; m >>= 1) v += ptx::shfl_sync_bfly_b32(v, m);
+  return v;
+}
+
+// One chain step: the op on `p` with an operand that depends on `last` (the previous result).
+template <AtomicsOperation kOperation, class T, class A>
+__device__ __forceinline__ T step(A p, T last, T& seen, uint64_t& next, uint32_t& hits, uint64_t zero) {
+  using W = Word<sizeof(T) == 8>;
+  const T dep = last & static_cast<T>(zero);
+  if constexpr (kOperation == AtomicsOperation::add) {
+    return atom_add(p, static_cast<T>(W::kAddend + dep));
+  } else if constexpr (kOperation == AtomicsOperation::exch) {
+    const T token = static_cast<T>(next) + dep;
+    ++next;
+    return atom_exch(p, token);
+  } else if constexpr (kOperation == AtomicsOperation::cas) {
+    const T cmp = seen + dep;
+    const T got = atom_cas(p, cmp, static_cast<T>(cmp + 1));
+    const bool hit = got == cmp;
+    hits += hit;
+    seen = hit ? static_cast<T>(cmp + 1) : got;
+    return got;
+  } else if constexpr (kOperation == AtomicsOperation::red_add) {
+    red_add(p, W::kAddend);
+    return last;
+  } else {  // add_f32 (shared)
+    const float got = atom_add_f32(p, __uint_as_float(0x3f800000u | dep));
+    return __float_as_uint(got);
+  }
+}
+
+template <AtomicsOp kOp, int kChains>
+__device__ __forceinline__ void run(const AtomicsArgs& a, AtomicsWarpOut* out) {
+  constexpr AtomicsOpInfo info = atomics_op_info(kOp);
+  constexpr bool kUniform = info.lowering == AtomicsLowering::warp_aggregated;
+  constexpr bool kRed = info.operation == AtomicsOperation::red_add;
+  constexpr bool kF32 = info.operation == AtomicsOperation::add_f32;
+  using T = typename Word<info.bytes == 8>::T;
+  const T init = kF32 ? T{0} : Word<info.bytes == 8>::kInit;
+  extern __shared__ __align__(16) uint64_t gpuprobe_atomics_smem[];
+  T* smem = reinterpret_cast<T*>(gpuprobe_atomics_smem);
+  __shared__ __align__(8) T uniform_words[kChains];
+
+  const uint32_t lane = threadIdx.x & 31;
+  const uint32_t wpb = blockDim.x / 32;
+  const uint64_t warp = (uint64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  const auto pattern = static_cast<AtomicsPattern>(a.pattern);
+  // 32-bit: a 64-bit trip count makes ptxas call a division routine (sm_100+).
+  const uint32_t block_words = static_cast<uint32_t>(atomics_block_words(pattern, kChains, wpb));
+  if constexpr (info.shared) {
+    if constexpr (kUniform) {
+      if (threadIdx.x < kChains) uniform_words[threadIdx.x] = init;
+    } else {
+      for (uint32_t i = threadIdx.x; i < block_words; i += blockDim.x) smem[i] = init;
+    }
+    __syncthreads();
+  }
+
+  using A = typename Addr<info.shared>::type;
+  A addr[kChains];
+  T last[kChains], seen[kChains];
+  uint64_t next[kChains];
+  uint32_t hits[kChains];
+  uint64_t first = 0;
+#pragma unroll
+  for (int k = 0; k < kChains; ++k) {
+    if constexpr (kUniform) {
+      if constexpr (info.shared) addr[k] = static_cast<A>(__cvta_generic_to_shared(&uniform_words[k]));
+      else addr[k] = reinterpret_cast<uint64_t>(static_cast<T*>(a.words) + k);
+    } else {
+      const uint64_t w = atomics_word(pattern, info.shared, kChains, warp, wpb, lane, k);
+      if constexpr (info.shared)
+        addr[k] = static_cast<A>(__cvta_generic_to_shared(smem + (w - uint64_t(blockIdx.x) * block_words)));
+      else addr[k] = reinterpret_cast<uint64_t>(static_cast<T*>(a.words) + w);
+    }
+    last[k] = 0;
+    seen[k] = init;
+    hits[k] = 0;
+    next[k] = atomics_exch_token((uint64_t(blockIdx.x) * blockDim.x + threadIdx.x) * kChains + k,
+                                 a.ops_per_chain, 0);
+    first ^= addr[k];
+  }
+  const uint64_t c0 = ptx::get_sreg_clock64_after(first, a.zero);
+#pragma unroll 1
+  for (uint64_t i = a.iterations; i != 0; --i) {
+#pragma unroll
+    for (int u = 0; u < int(kAtomicsOpsPerIteration); ++u) {
+#pragma unroll
+      for (int k = 0; k < kChains; ++k)
+        last[k] = step<info.operation>(addr[k], last[k], seen[k], next[k], hits[k], a.zero);
+    }
+  }
+  if constexpr (kRed) __threadfence();  // red returns nothing: wait until the reds are done
+  uint64_t end = 0;
+#pragma unroll
+  for (int k = 0; k < kChains; ++k) end ^= last[k];
+  const uint64_t c1 = ptx::get_sreg_clock64_after(end, a.zero);
+
+  if constexpr (info.shared) {  // copy the block's words out
+    __syncthreads();
+    if constexpr (kUniform) {
+      if (threadIdx.x < kChains)
+        static_cast<T*>(a.words)[uint64_t(blockIdx.x) * kChains + threadIdx.x] = uniform_words[threadIdx.x];
+    } else {
+      for (uint32_t i = threadIdx.x; i < block_words; i += blockDim.x)
+        static_cast<T*>(a.words)[uint64_t(blockIdx.x) * block_words + i] = smem[i];
+    }
+  }
+  uint32_t sums[kChains];
+#pragma unroll
+  for (int k = 0; k < kChains; ++k)
+    sums[k] = warp_sum(info.operation == AtomicsOperation::cas
+                           ? hits[k]
+                           : static_cast<uint32_t>(a.iterations * kAtomicsOpsPerIteration));
+  if (lane != 0) return;
+  AtomicsWarpOut& o = out[warp];
+  o.start_cycles = c0;
+  o.end_cycles = c1;
+  o.smid = ptx::get_sreg_smid();
+  if (a.store != 0)
+    for (int k = 0; k < kChains; ++k) o.hits[k] = sums[k];
+  o.ran = 1;
+}
+
+}  // namespace gpuprobe::probes::atomics::device
+
+namespace atomics_device = gpuprobe::probes::atomics::device;
+using gpuprobe::probes::atomics::AtomicsArgs;
+using gpuprobe::probes::atomics::AtomicsOp;
+using gpuprobe::probes::atomics::AtomicsWarpOut;
+using gpuprobe::probes::atomics::kAtomicsThroughputChains;
+
+// red has no latency kernel body: it returns nothing to chain on.
+#define GPUPROBE_ATOMICS_KERNELS(op)                                                               \
+  extern "C" __global__ void __launch_bounds__(1024)                                               \
+      gpuprobe_atomics_##op##_lat(AtomicsArgs a, AtomicsWarpOut* out) {                            \
+    if constexpr (gpuprobe::probes::atomics::atomics_op_info(AtomicsOp::op).operation ==           \
+                  gpuprobe::probes::atomics::AtomicsOperation::red_add)                            \
+      __trap();                                                                                    \
+    else                                                                                           \
+      atomics_device::run<AtomicsOp::op, 1>(a, out);                                               \
+  }                                                                                                \
+  extern "C" __global__ void __launch_bounds__(1024)                                               \
+      gpuprobe_atomics_##op##_thr(AtomicsArgs a, AtomicsWarpOut* out) {                            \
+    atomics_device::run<AtomicsOp::op, kAtomicsThroughputChains>(a, out);                          \
+  }
+GPUPROBE_ATOMICS_OPS(GPUPROBE_ATOMICS_KERNELS)
+#undef GPUPROBE_ATOMICS_KERNELS

@@ -1,0 +1,98 @@
+// The atomics family's operations: one launch of an op's latency or throughput kernel
+// (probes/atomics/atomics.cuh) in one address pattern. Each backend implements AtomicsOps
+// (atomics_cuda.cpp, atomics_sim.cpp); the probe (atomics_probe.cpp) gets it with
+// ctx.ops<AtomicsOps>(). Both backends hand the per-warp records and the final words to
+// summarize_atomics_launch, which turns them into the numbers and makes the self-check (the words
+// against the host's count), so the arithmetic and the check exist once.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "harness/device.hpp"
+#include "harness/error.hpp"
+#include "harness/launch_config.hpp"
+#include "probes/atomics/atomics.cuh"
+
+namespace gpuprobe::probes {
+
+using atomics::AtomicsOp;
+using atomics::AtomicsPattern;
+
+enum class AtomicsKind { latency, throughput };
+
+// Thrown when this device cannot run one op/pattern (the simulator has no model of it).
+class AtomicsOpUnavailable : public Error {
+ public:
+  using Error::Error;
+};
+
+const char* atomics_kind_name(AtomicsKind kind);
+const char* atomics_pattern_name(AtomicsPattern pattern);   // "same", "distinct", ...
+const char* atomics_lowering_name(atomics::AtomicsLowering lowering);  // "native", ...
+const atomics::AtomicsOpInfo& atomics_info(AtomicsOp op);
+// Throw a one-line gpuprobe::Error listing the names when `name` is unknown.
+AtomicsOp parse_atomics_op(const std::string& name);
+AtomicsPattern parse_atomics_pattern(const std::string& name);
+// The patterns an op runs: the *_uniform ops only `uniform`; shared ops same and distinct; global
+// ops same, distinct and contended.
+std::vector<AtomicsPattern> atomics_patterns(AtomicsOp op);
+std::string atomics_kernel_name(AtomicsOp op, AtomicsKind kind);  // gpuprobe_atomics_<op>_lat/_thr
+uint32_t atomics_chains(AtomicsKind kind);
+
+struct AtomicsSetup {
+  AtomicsOp op = AtomicsOp::global_add_u32;
+  AtomicsPattern pattern = AtomicsPattern::same;
+  AtomicsKind kind = AtomicsKind::latency;
+  uint32_t block_threads = 32;   // a multiple of 32
+  uint32_t blocks = 1;
+};
+
+struct AtomicsRun {
+  uint64_t iterations = 16;      // of the unrolled loop (kAtomicsOpsPerIteration ops per chain)
+  bool store = true;             // store the hits and check the words
+};
+
+struct AtomicsResult {
+  uint64_t ops_per_chain = 0;
+  double latency_cycles = 0;         // per op of one chain, median warp
+  double latency_cycles_max = 0;
+  double ops_per_clk_per_sm = 0;     // thread-level atomics per clock per SM, median SM
+  double ops_per_clk_per_sm_min = 0;
+  double ops_per_clk_per_sm_max = 0;
+  uint32_t sms = 0;
+  double warps_per_sm = 0;
+  LaunchRecord launch;
+};
+
+// Elements of the op's size the launch works on (global: the buffer; shared: copied out), and the
+// dynamic shared memory a shared op's launch needs.
+uint64_t atomics_word_count(const AtomicsSetup& setup);
+uint64_t atomics_dynamic_smem_bytes(const AtomicsSetup& setup);
+
+// The word's start value (as the kernel's element bits: f32 0.0 is 0).
+uint64_t atomics_init_word(AtomicsOp op);
+
+// The final words the host expects after a launch whose warps report `warps` (cas: each warp's
+// successes decide its words), the exch words left 0 (the self-check tests their tokens instead).
+std::vector<uint64_t> atomics_expected_words(const AtomicsSetup& setup, const AtomicsRun& run,
+                                             const std::vector<atomics::AtomicsWarpOut>& warps);
+
+// The checks every backend makes before launching (one-line Errors).
+void check_atomics_fits(const AtomicsSetup& setup, const DeviceInfo& info);
+
+// The result and the self-check: every warp ran with end after start; (run.store) the hits are
+// possible (add, exch, red: every op; cas: all of them where a lane is alone on its word) and the
+// final words are what the host computes (the sum of the adds, init + the CAS successes, exch:
+// the last token of a chain that owns the word). Throws "self-check failed ..." otherwise.
+AtomicsResult summarize_atomics_launch(const AtomicsSetup& setup, const AtomicsRun& run,
+                                       const std::vector<atomics::AtomicsWarpOut>& warps,
+                                       const std::vector<uint64_t>& words);
+
+class AtomicsOps : public FamilyOps {
+ public:
+  static constexpr const char* kFamily = "atomics";
+  virtual AtomicsResult run(const AtomicsSetup& setup, const AtomicsRun& run) = 0;
+};
+
+}  // namespace gpuprobe::probes

@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""SASS assertions for the atomics kernels (probes/atomics/atomics.cu).
+
+Targets: every target the build ships (tests/sass_tools.py TARGETS). Ops come from
+GPUPROBE_ATOMICS_OPS in probes/atomics/atomics.cuh; each has a latency kernel (1 chain, 16 ops per
+loop iteration) and a throughput kernel (4 chains: 64). For every kernel on every target: no
+LDL/STL and no CALL; red's latency kernel traps with no loop; otherwise the kernel holds exactly the
+op's instructions, which say what ptxas did (PTX_NOTES.md §4.2-4.3):
+  * native: one ATOMG.E.<OP>[.64] (global) / ATOMS.<OP>[.64] (shared) per op, RED.E.ADD (sm_75,
+    sm_80-89) or REDG.E.ADD (sm_90+) per red.global;
+  * warp-aggregated (*_add_u32_uniform): per op 1 VOTE.ANY + 6 SHFL.UP (the scan) + 1 SHFL.IDX and
+    2 ATOM paths;
+  * CAS loop (atom.shared.add.f32, the 64-bit shared adds and red): one ATOMS.CAST.SPIN per op, no
+    ATOMS.ADD;
+  * red.shared.add.u32 of 1: ATOMS.POPC.INC.32 from sm_80 (ATOMS.ADD on sm_75).
+Self-test (sm_90): a control passes; an add whose address is a kernel parameter (ptxas aggregates
+it) claimed native and a dead chain (results unused) each fail the count check.
+Prints `sass_atomics: N passed, M failed`.
+"""
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from cuda_tools import test_args  # noqa: E402
+from sass_tools import (TARGETS, Checker, check_mutations, disassemble, hygiene, lines,  # noqa: E402
+                        loops, parse_sass, print_summary, start)
+
+LOG = "sass_atomics"
+SOURCES = {"atomics": os.path.join("probes", "atomics", "atomics.cu")}
+MUTANT_ARCH = "sm_90"
+ATOMIC_OPS = {"ATOM", "ATOMG", "ATOMS", "RED", "REDG", "VOTE", "SHFL"}
+
+
+def arch_number(arch):
+    return int(re.match(r"sm_(\d+)", arch).group(1))
+
+
+def ops(source_dir):
+    path = os.path.join(source_dir, "probes", "atomics", "atomics.cuh")
+    text = open(path, encoding="utf-8").read().replace("\\\n", " ")
+    match = re.search(r"#define GPUPROBE_ATOMICS_OPS\(X\)(.*)", text)
+    found = re.findall(r"X\((\w+)\)", match.group(1) if match else "")
+    if not found:
+        raise SystemExit(f"{LOG}: GPUPROBE_ATOMICS_OPS not found in {path}")
+    return found
+
+
+def matches(cls, ins):
+    """A class "OPC.MOD1.MOD2" is an opcode and modifiers the instruction must all carry."""
+    opcode, *mods = cls.split(".")
+    return ins["opcode"] == opcode and all(m in ins["modifiers"] for m in mods)
+
+
+def expected(op, kind, arch):
+    """{class: count} over the whole kernel, or None where the kernel must trap (red latency).
+    Counts of 0 forbid a class. The cas kernels' 5 SHFL.BFLY per chain are the hits' warp sum."""
+    sm = arch_number(arch)
+    n = 64 if kind == "thr" else 16
+    chains = 4 if kind == "thr" else 1
+    space, rest = op.split("_", 1)
+    wide = rest.endswith("64")
+    w = ".64" if wide else ""
+    if rest.startswith("red_add") and kind == "lat":
+        return None
+    if op.endswith("_uniform"):
+        unit = "ATOMG.ADD" if space == "global" else "ATOMS.ADD"
+        return {unit: 2 * n, "VOTE.ANY": n, "SHFL.UP": 6 * n, "SHFL.IDX": n}
+    if space == "shared" and (rest in ("add_u64", "red_add_u64", "add_f32")):
+        return {"ATOMS.CAST.SPIN" + w: n, "ATOMS.ADD": 0, "VOTE": 0}
+    if op == "shared_red_add_u32":
+        return {"ATOMS.POPC.INC": n, "ATOMS.ADD": 0} if sm >= 80 else {"ATOMS.ADD": n}
+    name = {"add": "ADD", "cas": "CAS", "exch": "EXCH", "red": "ADD"}[rest.split("_")[0]]
+    if rest.startswith("red_add"):
+        unit = ("REDG.ADD" if sm >= 90 else "RED.ADD") if space == "global" else "ATOMS.ADD"
+    else:
+        unit = ("ATOMG." if space == "global" else "ATOMS.") + name
+    counts = {unit: n, "VOTE": 0, "SHFL.UP": 0}
+    if wide:
+        counts[unit + ".64"] = n
+    if name == "CAS":
+        counts["SHFL.BFLY"] = 5 * chains
+    return counts
+
+
+def check_kernel(checker, where, instructions, expect):
+    hygiene(checker, where, instructions)
+    if expect is None:
+        heavy = [i for i in instructions if i["opcode"] in ATOMIC_OPS]
+        checker.check(any(i["opcode"] == "BPT" for i in instructions) and not loops(instructions)
+                      and not heavy, f"{where}: traps, with no loop (red has no latency)",
+                      lines(heavy), "trap")
+        return
+    for cls, want in expect.items():
+        got = [i for i in instructions if matches(cls, i)]
+        checker.check(len(got) == want, f"{where}: {want} {cls}", f"found {len(got)}", "count")
+
+
+def check_arch(checker, arch, functions, op_list):
+    kernels = functions.get("atomics", {})
+    names = set()
+    for op in op_list:
+        for kind in ("lat", "thr"):
+            name = f"gpuprobe_atomics_{op}_{kind}"
+            names.add(name)
+            if checker.check(name in kernels, f"{arch} {name}: kernel present"):
+                check_kernel(checker, f"{arch} {name}", kernels[name], expected(op, kind, arch))
+    unknown = sorted(set(kernels) - names)
+    checker.check(not unknown, f"{arch}: every atomics kernel is a table op", ", ".join(unknown))
+
+
+MUTANT_SOURCE = r"""
+#include "probes/atomics/atomics.cu"
+namespace a = gpuprobe::probes::atomics;
+extern "C" __global__ void gpuprobe_mutant_control(a::AtomicsArgs x, a::AtomicsWarpOut* out) {
+  atomics_device::run<a::AtomicsOp::global_add_u32, 1>(x, out);
+}
+// The address is the kernel parameter: ptxas proves it warp-uniform and aggregates.
+extern "C" __global__ void gpuprobe_mutant_uniform(a::AtomicsArgs x, a::AtomicsWarpOut* out) {
+  uint32_t v = 1;
+#pragma unroll 1
+  for (uint64_t i = x.iterations; i != 0; --i) {
+#pragma unroll
+    for (int u = 0; u < 16; ++u) v = atomics_device::atom_add(reinterpret_cast<uint64_t>(x.words), 1u + (v & uint32_t(x.zero)));
+  }
+  out[0].hits[0] = v;
+}
+// The returned values are never used: ptxas turns the atomics into REDs.
+extern "C" __global__ void gpuprobe_mutant_dead(a::AtomicsArgs x, a::AtomicsWarpOut* out) {
+  const uint64_t p = reinterpret_cast<uint64_t>(static_cast<uint32_t*>(x.words) + (threadIdx.x & 31) * x.pattern);
+#pragma unroll 1
+  for (uint64_t i = x.iterations; i != 0; --i) {
+#pragma unroll
+    for (int u = 0; u < 16; ++u) atomicAdd(reinterpret_cast<uint32_t*>(p), 1u);
+  }
+  out[0].ran = 1;
+}
+"""
+NATIVE = {"ATOMG.ADD": 16, "VOTE": 0, "SHFL.UP": 0}
+MUTANTS = [("control", "gpuprobe_mutant_control", NATIVE, None),
+           ("uniform address claimed native (warp-aggregated)", "gpuprobe_mutant_uniform", NATIVE, "count"),
+           ("dead atomics (results unused)", "gpuprobe_mutant_dead", NATIVE, "count")]
+
+
+def check_mutants(checker, sass):
+    functions = next(iter(parse_sass(sass, MUTANT_ARCH).values()), {})
+    check_mutations(checker, functions, [(label, kernel, kind) for label, kernel, _, kind in MUTANTS],
+                    lambda probe, where, ins, i: check_kernel(probe, where, ins, MUTANTS[i][2]),
+                    MUTANT_ARCH, LOG)
+
+
+def main():
+    args = test_args(__doc__.splitlines()[0])
+    op_list = ops(args.source_dir)
+    cuobjdump, status = start(args, LOG, sys.executable)
+    if cuobjdump is None:
+        return status
+    checker = Checker()
+    per_arch, origins, extra = disassemble(args, SOURCES, checker, cuobjdump,
+                                           {"mutants": (MUTANT_SOURCE, MUTANT_ARCH)}, LOG)
+    for arch in TARGETS:
+        print(f"{LOG}: {arch} from {'+'.join(sorted(origins[arch])) or 'nowhere'}")
+        check_arch(checker, arch, per_arch[arch], op_list)
+    if extra["mutants"] is not None:
+        check_mutants(checker, extra["mutants"])
+    return print_summary(checker, LOG)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
