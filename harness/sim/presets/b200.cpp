@@ -136,6 +136,52 @@ Preset make_b200() {
   p.max_threads_per_sm = 2048;      // D CUDA compute capability 10.0 limits (not in FIGURES)
   p.max_blocks_per_sm = 32;         // D CUDA compute capability 10.0 limits (not in FIGURES)
   p.sync = sync_costs_b200();  // FIGURES §6 or assumptions, cited per op in presets/sync_costs.cpp
+  // tcgen05.mma (probes/tensor/tcgen05_sim.cpp): dense FLOP per clock per SM (a cta_group::2 MMA
+  // counts half on each SM of its pair) and single-MMA latency (commit/wait baseline subtracted),
+  // per input at N = 64 and 256, SS and TS, cta_group::1 (M 128) and ::2 (M 256).
+  struct TcInput {
+    const char* input;
+    const char* acc;
+    int k;
+    double flops_per_clk_per_sm;
+    const char* rate_source;
+    const char* latency_source;
+  };
+  const TcInput tc_inputs[] = {
+      {"f16", "f32", 16, 8192,
+       "M [SA umma_throughput] BF16 8153-8161 of 8192 FLOP/clk/SM, FIGURES §5a; f16 as bf16: D [MLE] "
+       "one FP16/BF16 tensor peak (§1)",
+       "M [SA umma_latency] BF16 SS M128 (FIGURES §5b), f16 as bf16 (assumption)"},
+      {"bf16", "f32", 16, 8192, "M [SA umma_throughput] BF16 8153-8161 of 8192 FLOP/clk/SM, FIGURES §5a",
+       "M [SA umma_latency] BF16 SS M128, FIGURES §5b"},
+      {"tf32", "f32", 8, 4096,
+       "DER D [MLE] TF32 1125 = half the FP16/BF16 2250 TFLOPS (FIGURES §1) x M [SA] BF16 8192",
+       "assumption: as M [SA umma_latency] BF16 (FIGURES §5b)"},
+      {"e4m3", "f32", 32, 16384, "M [SA umma_throughput] FP8 ~16,345 of 16,384 FLOP/clk/SM, FIGURES §5a",
+       "M [SA umma_latency] 'same for BF16/FP8/FP4', FIGURES §5b"},
+      {"s8", "s32", 32, 16384, "M [SA umma_throughput] INT8 ~16,345 of 16,384 FLOP/clk/SM, FIGURES §5a",
+       "assumption: as M [SA umma_latency] BF16/FP8 (FIGURES §5b)"},
+  };
+  for (int cg : {1, 2})
+    for (int n : {64, 256})
+      for (bool ts : {false, true})
+        for (const TcInput& in : tc_inputs) {
+          // SS latency: M [SA umma_latency] BF16 M128 N64 168, N256 264 cycles; TS: DER 24 lower,
+          // the middle of "TS 16-32 cyc lower" (FIGURES §5b).
+          const double latency = (n == 64 ? 168 : 264) - (ts ? 24 : 0);
+          p.tensor.push_back(
+              {.op = std::string("tcgen05_m") + (cg == 1 ? "128" : "256") + "n" + std::to_string(n) +
+                     "k" + std::to_string(in.k) + "_" + in.input + "_" + in.acc + (ts ? "_ts" : "_ss") +
+                     "_cg" + std::to_string(cg),
+               .flops_per_clk_per_sm = in.flops_per_clk_per_sm,
+               .latency_cycles = latency,
+               .source = std::string(in.rate_source) +
+                         (n == 64 ? "; N 64 at the N 256 rate: assumption (FIGURES has M128 N256 only)"
+                                  : "") +
+                         (cg == 2 ? "; cta_group::2 per SM as ::1: M [SA] 'doubles per SM pair'" : "") +
+                         "; latency " + in.latency_source + (ts ? ", TS DER 24 lower (16-32)" : "") +
+                         (cg == 2 ? ", cta_group::2 as ::1: assumption" : "")});
+        }
   return p;
 }
 

@@ -276,6 +276,7 @@ TEST_CASE("tensor/tcgen05 recovers a preset's tcgen05 table within 2%, with both
     CHECK(zeros == measured / 2);
     if (preset.name == "tcgen05-test") CHECK(measured == 4 * probes::tensor::kTcgen05OpCount);
   }
+  CHECK(covered.count("b200") == 1);
 }
 
 TEST_CASE("tensor/tcgen05 is skipped with the reason on devices other than sm_100", "[tensor][tcgen05]") {
