@@ -11,7 +11,7 @@
 #include "ptx/tcgen05.cuh"
 
 // The PTX wrappers this unit uses exist only on device passes (GPUPROBE_PTX_HAS_*); the host pass
-// needs only the kernels' launch stubs, so it sees empty stand-ins of the three bodies (below).
+// needs only the kernels' launch stubs, so it sees empty stand-ins of the two bodies (below).
 #if defined(__CUDA_ARCH__)
 namespace gpuprobe::probes::tensor::device {
 
@@ -140,43 +140,18 @@ __device__ __forceinline__ void finish(const Tcgen05Args& a, Tcgen05CtaOut* out,
   }
 }
 
-// Latency: one MMA, commit, wait, per iteration. `mma(d_tmem, a_operand, b_desc, accumulate)`.
-template <int kCg, uint32_t kN, bool kTs, class Mma>
-__device__ __forceinline__ void latency(const Tcgen05Args& a, Tcgen05CtaOut* out,
+// One measurement loop, issued and timed by the group's thread 0 (the leader), with
+// `mma(d_tmem, a_operand, b_desc, accumulate)`:
+//   latency (!kThroughput): one MMA, commit, wait, per iteration;
+//   throughput: kTcgen05ThroughputPerIteration MMAs per commit, round robin over kAcc TMEM
+//     accumulators; iteration i commits to mbarrier i % 2 and then waits for iteration i - 1's
+//     commit, so one commit's MMAs are in flight while the next ones issue.
+template <int kCg, uint32_t kN, bool kTs, bool kThroughput, uint32_t kAcc, class Mma>
+__device__ __forceinline__ void measure(const Tcgen05Args& a, Tcgen05CtaOut* out,
                                         const Tcgen05OpInfo& info, Mma mma) {
   __shared__ Smem s;
-  const uint32_t cols = tcgen05_tmem_columns(info, false);
-  const uint32_t a_col = tcgen05_a_column(info, false);
-  const uint32_t tmem = setup<kCg>(a, s, kN / kCg, cols, kTs, a_col);
-  const bool leader = cta_rank<kCg>() == 0 && threadIdx.x == 0;
-  uint64_t c0 = 0, c1 = 0;
-  if (leader) {
-    const uint64_t a_operand = kTs ? uint64_t(tmem + a_col) : tcgen05_smem_desc(smem_addr(s.a));
-    const uint64_t b_desc = tcgen05_smem_desc(smem_addr(s.b));
-    const uint32_t bar = smem_addr(&s.bar[0]);
-    uint32_t parity = 0;
-    c0 = ptx::get_sreg_clock64_after(a_operand ^ b_desc, a.zero);
-#pragma unroll 1
-    for (uint64_t i = a.iterations; i != 0; --i) {
-      mma(tmem, a_operand, b_desc, i != a.iterations ? 1u : 0u);
-      ptx::tcgen05_commit<kCg>(bar);
-      wait_phase(bar, parity);
-      parity ^= 1;
-    }
-    c1 = ptx::get_sreg_clock64_after(parity, a.zero);
-  }
-  finish<kCg>(a, out, tmem, kN, cols, c0, c1, leader);
-}
-
-// Throughput: kTcgen05ThroughputPerIteration MMAs per commit, round robin over kAcc TMEM
-// accumulators; iteration i commits to mbarrier i % 2 and then waits for iteration i - 1's commit,
-// so one commit's MMAs are in flight while the next ones issue.
-template <int kCg, uint32_t kN, bool kTs, uint32_t kAcc, class Mma>
-__device__ __forceinline__ void throughput(const Tcgen05Args& a, Tcgen05CtaOut* out,
-                                           const Tcgen05OpInfo& info, Mma mma) {
-  __shared__ Smem s;
-  const uint32_t cols = tcgen05_tmem_columns(info, true);
-  const uint32_t a_col = tcgen05_a_column(info, true);
+  const uint32_t cols = tcgen05_tmem_columns(info, kThroughput);
+  const uint32_t a_col = tcgen05_a_column(info, kThroughput);
   const uint32_t tmem = setup<kCg>(a, s, kN / kCg, cols, kTs, a_col);
   const bool leader = cta_rank<kCg>() == 0 && threadIdx.x == 0;
   uint64_t c0 = 0, c1 = 0;
@@ -185,18 +160,30 @@ __device__ __forceinline__ void throughput(const Tcgen05Args& a, Tcgen05CtaOut* 
     const uint64_t b_desc = tcgen05_smem_desc(smem_addr(s.b));
     const uint32_t bar0 = smem_addr(&s.bar[0]), bar1 = smem_addr(&s.bar[1]);
     c0 = ptx::get_sreg_clock64_after(a_operand ^ b_desc, a.zero);
-    uint64_t i = 0;
+    if constexpr (!kThroughput) {
+      uint32_t parity = 0;
 #pragma unroll 1
-    for (; i < a.iterations; ++i) {
-      const uint32_t again = i != 0 ? 1u : 0u;
+      for (uint64_t i = a.iterations; i != 0; --i) {
+        mma(tmem, a_operand, b_desc, i != a.iterations ? 1u : 0u);
+        ptx::tcgen05_commit<kCg>(bar0);
+        wait_phase(bar0, parity);
+        parity ^= 1;
+      }
+      c1 = ptx::get_sreg_clock64_after(parity, a.zero);
+    } else {
+      uint64_t i = 0;
+#pragma unroll 1
+      for (; i < a.iterations; ++i) {
+        const uint32_t again = i != 0 ? 1u : 0u;
 #pragma unroll
-      for (uint32_t j = 0; j < kTcgen05ThroughputPerIteration; ++j)
-        mma(tmem + (j % kAcc) * kN, a_operand, b_desc, j < kAcc ? again : 1u);
-      ptx::tcgen05_commit<kCg>((i & 1) ? bar1 : bar0);
-      if (i != 0) wait_phase(((i - 1) & 1) ? bar1 : bar0, uint32_t((i - 1) >> 1) & 1);
+        for (uint32_t j = 0; j < kTcgen05ThroughputPerIteration; ++j)
+          mma(tmem + (j % kAcc) * kN, a_operand, b_desc, j < kAcc ? again : 1u);
+        ptx::tcgen05_commit<kCg>((i & 1) ? bar1 : bar0);
+        if (i != 0) wait_phase(((i - 1) & 1) ? bar1 : bar0, uint32_t((i - 1) >> 1) & 1);
+      }
+      wait_phase(((i - 1) & 1) ? bar1 : bar0, uint32_t((i - 1) >> 1) & 1);
+      c1 = ptx::get_sreg_clock64_after(i, a.zero);
     }
-    wait_phase(((i - 1) & 1) ? bar1 : bar0, uint32_t((i - 1) >> 1) & 1);
-    c1 = ptx::get_sreg_clock64_after(i, a.zero);
   }
   finish<kCg>(a, out, tmem, kN, cols, c0, c1, leader);
 }
@@ -230,10 +217,8 @@ __device__ __forceinline__ void baseline(const Tcgen05Args& a, Tcgen05CtaOut* ou
 }  // namespace gpuprobe::probes::tensor::device
 #else
 namespace gpuprobe::probes::tensor::device {
-template <int kCg, uint32_t kN, bool kTs, class Mma>
-__device__ void latency(const Tcgen05Args&, Tcgen05CtaOut*, const Tcgen05OpInfo&, Mma) {}
-template <int kCg, uint32_t kN, bool kTs, uint32_t kAcc, class Mma>
-__device__ void throughput(const Tcgen05Args&, Tcgen05CtaOut*, const Tcgen05OpInfo&, Mma) {}
+template <int kCg, uint32_t kN, bool kTs, bool kThroughput, uint32_t kAcc, class Mma>
+__device__ void measure(const Tcgen05Args&, Tcgen05CtaOut*, const Tcgen05OpInfo&, Mma) {}
 template <int kCg>
 __device__ void baseline(const Tcgen05Args&, Tcgen05CtaOut*) {}
 }  // namespace gpuprobe::probes::tensor::device
@@ -264,8 +249,8 @@ using gpuprobe::probes::tensor::tcgen05_op_info;
     constexpr gpuprobe::probes::tensor::Tcgen05OpInfo info =                                      \
         tcgen05_op_info(Tcgen05Op::in##_##acc##_n##n##_##form##_cg##cg);                          \
     constexpr uint32_t idesc = tcgen05_idesc(info);                                               \
-    tcgen05_device::latency<cg, n, info.ts>(a, out, info,                                         \
-                                            GPUPROBE_TCGEN05_CALL(kind, form, cg, idesc));        \
+    tcgen05_device::measure<cg, n, info.ts, false, 1>(                                            \
+        a, out, info, GPUPROBE_TCGEN05_CALL(kind, form, cg, idesc));                              \
   }                                                                                               \
   extern "C" __global__ void __launch_bounds__(128, 1)                                            \
       gpuprobe_tcgen05_##in##_##acc##_n##n##_##form##_cg##cg##_thr(Tcgen05Args a,                 \
@@ -273,7 +258,7 @@ using gpuprobe::probes::tensor::tcgen05_op_info;
     constexpr gpuprobe::probes::tensor::Tcgen05OpInfo info =                                      \
         tcgen05_op_info(Tcgen05Op::in##_##acc##_n##n##_##form##_cg##cg);                          \
     constexpr uint32_t idesc = tcgen05_idesc(info);                                               \
-    tcgen05_device::throughput<cg, n, info.ts, tcgen05_accumulators(info, true)>(                 \
+    tcgen05_device::measure<cg, n, info.ts, true, tcgen05_accumulators(info, true)>(              \
         a, out, info, GPUPROBE_TCGEN05_CALL(kind, form, cg, idesc));                              \
   }
 GPUPROBE_TCGEN05_OPS(GPUPROBE_TCGEN05_KERNELS)
