@@ -14,7 +14,8 @@ MMA per commit) and a throughput kernel (8 MMAs per commit). On sm_100a, for eve
     load/store (LDTM/STTM), no other tensor or FP64 instruction, no barrier;
 and each baseline kernel's loop holds a UTCBAR and no MMA.
 The object is the build's (when it built sm_100a and is not older than its sources), else nvcc
-compiles the source for sm_100a. Self-test (sm_100a): a control kernel passes; a latency loop
+compiles the source for sm_100a. The unit must fail to build for sm_100 (no tcgen05) and sm_100f
+(no kind::i8), naming the capability (ptx/capability.hpp). Self-test (sm_100a): a control kernel passes; a latency loop
 with two MMAs and one with a global load in it each fail the check they name.
 Prints `sass_tcgen05: N passed, M failed`.
 """
@@ -171,6 +172,14 @@ def main():
                     checker.check(not any(MMA.match(i["opcode"]) for i in ins) and
                                   any(i["opcode"] == "UTCBAR" for i in ins),
                                   f"{ARCH} {name}: commits (UTCBAR) and issues no MMA")
+        # The capability guard: the unit builds for sm_100a only. A plain sm_100 pass lacks
+        # tcgen05; the sm_100f family pass has it but not kind::i8 (an `a`-target feature).
+        for target, cap in (("sm_100", "'tcgen05'"), ("sm_100f", "'tcgen05_block_scaled'")):
+            result, _ = compile_cubin(args.source_dir, os.path.join(args.source_dir, SOURCE), target,
+                                      tmp)
+            log = result.stdout + result.stderr
+            checker.check(result.returncode != 0 and cap in log,
+                          f"{SOURCE} is refused for {target}, naming capability {cap}", log[-600:])
         path = os.path.join(tmp, "mutants.cu")
         with open(path, "w") as f:
             f.write(MUTANT_SOURCE)
