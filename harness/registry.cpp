@@ -84,10 +84,15 @@ const nlohmann::json* ProbeContext::resumed_point(const nlohmann::json& axes) co
 void ProbeContext::add_point(nlohmann::json point) {
   // Progress, one line per point: the axes that place it, then its latency.
   log_ << "  ";
-  for (const char* axis : {"sm", "stride_bytes", "footprint_bytes", "span_bytes"})
+  for (const char* axis : {"sm", "stride_bytes", "footprint_bytes", "span_bytes", "measure", "method",
+                           "nodes", "bytes"})
     if (point.contains(axis)) log_ << axis << "=" << point[axis] << " ";
   if (point.contains("latency_cycles") && point["latency_cycles"].is_number())
     log_ << point["latency_cycles"].get<double>() << " cycles";
+  else if (point.contains("ns") && point["ns"].is_number())  // the launch probes' costs
+    log_ << point["ns"].get<double>() << " ns";
+  else if (point.contains("skipped"))
+    log_ << "skipped";
   log_ << "\n";
   series_.push_back(std::move(point));
   nlohmann::json partial = {{"series", series_}, {"extra", extra_}};

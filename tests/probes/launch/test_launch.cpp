@@ -188,3 +188,13 @@ TEST_CASE("launch costs: every preset has a table whose small-kernel entries eac
     CHECK(c.small_kernels[1].overhead_ns < c.small_kernels[0].overhead_ns);
   }
 }
+
+TEST_CASE("launch probes: the progress line of each point names its measure and cost", "[launch]") {
+  auto device = sim::make_sim_device(sim::find_preset("l40"));
+  const ProbeSpec& probe = find_probe("launch/overhead");
+  std::ostringstream log;
+  run_probe(*device, probe, Params::parse(probe.params, {{"launches", "10"}}), RepeatPolicy{}, "", log);
+  CHECK(log.str().find("measure=\"host_enqueue\" 2") != std::string::npos);  // 2.1 us on the L40 preset
+  CHECK(log.str().find(" ns\n") != std::string::npos);
+  CHECK(log.str().find("measure=\"pdl_overlapped\" skipped") != std::string::npos);  // sm_89
+}
