@@ -11,6 +11,7 @@
 #include "analysis/bandwidth_model.hpp"
 #include "analysis/compute_model.hpp"
 #include "analysis/launch_model.hpp"
+#include "analysis/async_model.hpp"
 #include "analysis/sync_model.hpp"
 #include "analysis/roofline.hpp"
 #include "harness/error.hpp"
@@ -479,6 +480,14 @@ nlohmann::json build_machine_model(const std::vector<nlohmann::json>& runs,
         add_compute_from_run(run, model["compute"]);
       } catch (const std::exception& e) {
         model["compute"]["errors"][probe] = e.what();
+        failed = e.what();
+      }
+    } else if (probe.rfind("async/", 0) == 0) {
+      if (!model.contains("async_copy")) model["async_copy"] = nlohmann::json::object();
+      try {
+        add_async_copy_from_run(run, model["async_copy"]);
+      } catch (const std::exception& e) {
+        model["async_copy"]["errors"][probe] = e.what();
         failed = e.what();
       }
     } else if (probe.rfind("sync/", 0) == 0) {

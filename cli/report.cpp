@@ -374,6 +374,61 @@ void print_sync(std::ostream& out, const nlohmann::json& sync) {
 }
 
 // launch (analysis/launch_model.hpp): measured costs in us, the fits with their intervals.
+// async_copy (analysis/async_model.hpp): per op one copy's latency, the bandwidth fit's peak and
+// the bytes in flight per SM that reach 90% of it; the TMA chase's levels.
+void print_async_copy(std::ostream& out, const nlohmann::json& section) {
+  const nlohmann::json ops = section.value("ops", nlohmann::json::object());
+  out << "async copies (latency of one copy from the L2, ns at the measured clock; bandwidth "
+         "against bytes in flight per SM):\n";
+  char buf[400];
+  for (const auto& [name, op] : ops.items()) {
+    if (!op.is_object()) continue;
+    const nlohmann::json lat = op.value("latency", nlohmann::json::object());
+    const nlohmann::json ns = lat.value("latency_ns", nlohmann::json());
+    std::snprintf(buf, sizeof buf, "  %-15s %7.1f cycles %8.1f ns for %5.0f B", name.c_str(),
+                  lat.value("latency_cycles", NAN), ns.is_number() ? ns.get<double>() : NAN,
+                  lat.value("copy_bytes", NAN));
+    out << buf;
+    if (lat.contains("fit")) {
+      std::snprintf(buf, sizeof buf, "  (+%.1f cycles/KiB)", lat["fit"].value("b_cycles_per_kib", NAN));
+      out << buf;
+    }
+    const nlohmann::json fit = op.value("throughput", nlohmann::json::object()).value("fit", nlohmann::json::object());
+    if (fit.contains("peak_bytes_per_s") && fit["peak_bytes_per_s"].is_number()) {
+      const nlohmann::json in_flight = fit.value("bytes_in_flight_per_sm_for_90pct", nlohmann::json());
+      std::snprintf(buf, sizeof buf, "  peak %s, 90%% at %.0f KiB in flight/SM (confidence %.2f)",
+                    format_bandwidth(fit["peak_bytes_per_s"].get<double>()).c_str(),
+                    in_flight.is_number() ? in_flight.get<double>() / 1024 : NAN, fit.value("confidence", 0.0));
+      out << buf;
+    } else if (fit.contains("error")) {
+      out << "  no bandwidth fit: " << fit["error"].get<std::string>();
+    }
+    if (op.value("synchronous", false)) out << "  [ld+st]";
+    out << "\n";
+  }
+  if (section.contains("tma_chase")) {
+    const nlohmann::json& c = section["tma_chase"];
+    if (c.contains("error")) {
+      out << "  TMA chase: no fit: " << c["error"].get<std::string>() << "\n";
+    } else {
+      out << "  TMA chase levels:";
+      const nlohmann::json levels = c.value("levels", nlohmann::json::array());
+      for (const auto& l : levels) {
+        std::snprintf(buf, sizeof buf, " %s %.0f cycles", l.value("name", "?").c_str(), l.value("latency_cycles", NAN));
+        out << buf;
+      }
+      out << "\n";
+    }
+  }
+  const nlohmann::json skipped = section.value("skipped", nlohmann::json::object());
+  for (const auto& [name, why] : skipped.items())
+    out << "  " << name << ": not measured: " << (why.is_string() ? why.get<std::string>() : why.dump()) << "\n";
+  const nlohmann::json errors = section.value("errors", nlohmann::json::object());
+  for (const auto& [probe, why] : errors.items())
+    out << "  " << probe << ": no result: " << (why.is_string() ? why.get<std::string>() : why.dump()) << "\n";
+}
+
+// launch (analysis/launch_model.hpp): measured costs in us, the fits with their intervals.
 void print_launch(std::ostream& out, const nlohmann::json& launch) {
   char buf[320];
   const auto us = [](const nlohmann::json& j, const char* key) {
@@ -440,6 +495,8 @@ void print_model(std::ostream& out, const nlohmann::json& model) {
   if (model.contains("compute") && model["compute"].is_object())
     print_compute(out, model["compute"]), ++printed;
   if (model.contains("sync") && model["sync"].is_object()) print_sync(out, model["sync"]), ++printed;
+  if (model.contains("async_copy") && model["async_copy"].is_object())
+    print_async_copy(out, model["async_copy"]), ++printed;
   if (model.contains("launch") && model["launch"].is_object()) print_launch(out, model["launch"]), ++printed;
   if (printed == 0) out << "the model holds no result: no run record measured anything\n";
 }

@@ -113,6 +113,7 @@ std::vector<PlannedRun> run_all_plan() {
           {"tensor/tcgen05", {}, "tensor_tcgen05.json"},
           {"tensor/wgmma", {}, "tensor_wgmma.json"},
           {"sync/primitives", {}, "sync_primitives.json"},
+          {"async/copy", {}, "async_copy.json"},
           {"launch/overhead", {}, "launch_overhead.json"},
           {"launch/graph", {}, "launch_graph.json"},
           {"launch/small_kernels", {}, "launch_small_kernels.json"}};

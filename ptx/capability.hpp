@@ -31,6 +31,8 @@ enum class Cap {
   mbarrier,              // mbarrier.init/arrive/test_wait on shared memory (PTX ISA 7.0)
   mbarrier_try_wait,     // mbarrier.try_wait{.parity} (PTX ISA 7.8)
   fence_proxy_async,     // fence.proxy.async (PTX ISA 8.0)
+  cp_async,              // cp.async.{ca,cg}.shared.global + commit/wait groups (PTX ISA 7.0)
+  bulk_copy,             // cp.async.bulk{.tensor} + mbarrier expect_tx/complete_tx (PTX ISA 8.0)
 };
 
 // What kind of compile target a capability needs besides the SM number.
@@ -78,6 +80,8 @@ inline constexpr CapInfo kCapabilities[] = {
     {Cap::mbarrier, "mbarrier", 80, TargetNeed::any, {}, "sm_80+"},
     {Cap::mbarrier_try_wait, "mbarrier_try_wait", 90, TargetNeed::any, {}, "sm_90+"},
     {Cap::fence_proxy_async, "fence_proxy_async", 90, TargetNeed::any, {}, "sm_90+"},
+    {Cap::cp_async, "cp_async", 80, TargetNeed::any, {}, "sm_80+"},
+    {Cap::bulk_copy, "bulk_copy", 90, TargetNeed::any, {}, "sm_90+"},
 };
 inline constexpr unsigned kCapabilityCount = sizeof(kCapabilities) / sizeof(kCapabilities[0]);
 

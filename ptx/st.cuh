@@ -54,4 +54,33 @@ __device__ __forceinline__ void st_relaxed_gpu_global_u32(uint64_t addr, uint32_
   asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(addr), "r"(value) : "memory");
 }
 
+// st.shared.{u32,v2.u32,v4.u32}: PTX ISA 1.0, sm_70+. SASS: STS{,.64,.128}. asm volatile with a
+// "memory" clobber: every store happens (a loop rewriting one slot keeps each one).
+template <int kWords>
+struct StShared;
+template <>
+struct StShared<1> {
+  static __device__ __forceinline__ void store(uint32_t shared_addr, const Words<1>& v) {
+    GPUPROBE_PTX_REQUIRE(ld_shared);
+    asm volatile("st.shared.u32 [%0], %1;" ::"r"(shared_addr), "r"(v.w[0]) : "memory");
+  }
+};
+template <>
+struct StShared<2> {
+  static __device__ __forceinline__ void store(uint32_t shared_addr, const Words<2>& v) {
+    GPUPROBE_PTX_REQUIRE(ld_shared);
+    asm volatile("st.shared.v2.u32 [%0], {%1, %2};" ::"r"(shared_addr), "r"(v.w[0]), "r"(v.w[1])
+                 : "memory");
+  }
+};
+template <>
+struct StShared<4> {
+  static __device__ __forceinline__ void store(uint32_t shared_addr, const Words<4>& v) {
+    GPUPROBE_PTX_REQUIRE(ld_shared);
+    asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};" ::"r"(shared_addr), "r"(v.w[0]),
+                 "r"(v.w[1]), "r"(v.w[2]), "r"(v.w[3])
+                 : "memory");
+  }
+};
+
 }  // namespace gpuprobe::ptx

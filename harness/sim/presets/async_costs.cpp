@@ -1,0 +1,111 @@
+// Async-copy costs of the simulator presets (probes/async/async_sim.cpp uses them). Sources,
+// FIGURES.md §6:
+//   [HPMLL tma] H800 PCIe TMA load latency: ~365-369 cyc with the data in the L2, ~752-761 from
+//            DRAM, against ld.global's 264.5 / 652-657 (M): a TMA load costs ~102.5 cycles more
+//            than a plain load at either level (DER: 367 - 264.5). The H800 PCIe is the H100 PCIe's
+//            GH100 at the same clock, so the h100 preset takes 367 as measured; the SXM part adds
+//            the 102.5 to its own L2 latency (DER).
+//   [SA tma2d] B200 TMA-2D loaded latency 1413 cyc for a 1 KB tile ... 9559 for 128 KB (M): 64.1
+//            cycles per KiB past the first (DER: (9559 - 1413) / 127). No Hopper figure: carried to
+//            the other GPUs' bulk and TMA copies as an assumption (B200: its own, DER).
+// The SXM H100, H200, B200 and RTX 5090 have no TMA latency in FIGURES: their own L2 hit latency
+// plus the H800's 102.5 (assumption).
+// FIGURES §6 has no unloaded cp.async latency (its B200 LDGSTS figure, >= 1001 cyc, is loaded),
+// nothing for the bulk copy's own latency, and no per-SM rate of any copy path: those are
+// assumptions, each marked, chosen plausible. A one-warp cp.async or ld + st of an L2-resident
+// source costs the preset's own cited L2 hit latency plus a little (a shared store behind the
+// load: 20 cycles; LDGSTS's write into shared memory and DEPBAR: 40 cycles). The thread paths move
+// at most 64 B/clk/SM (16 B per thread; the bandwidth table's per-SM L2 port on Hopper), 4-byte
+// copies half of that; the bulk/TMA engine 128 B/clk/SM (PTX_NOTES.md §5.3 reports a marginal
+// ~130 B/cycle on B200 [R], not in FIGURES). The bulk copy's latency is the TMA's (the same engine,
+// PTX_NOTES.md §5.2: assumption).
+#include "harness/sim/presets/async_costs.hpp"
+
+#include <string>
+
+namespace gpuprobe::sim::presets_detail {
+namespace {
+
+AsyncCopyModel op(const char* name, double latency, double per_kib, double peak, std::string source) {
+  AsyncCopyModel m;
+  m.op = name;
+  m.latency_cycles = latency;
+  m.cycles_per_kib = per_kib;
+  m.peak_bytes_per_clk_per_sm = peak;
+  m.source = std::move(source);
+  return m;
+}
+
+double l2_hit_cycles(const Preset& p) {
+  for (const auto& c : p.caches)
+    if (c.name == "L2") return c.hit_latency_cycles;
+  return 0;
+}
+
+// The thread paths every preset has (ld + st) and, from sm_80, cp.async.
+std::vector<AsyncCopyModel> thread_paths(const Preset& p, bool cp_async) {
+  const double l2 = l2_hit_cycles(p);
+  const std::string l2_text = std::to_string(static_cast<int>(l2 + 0.5));
+  std::vector<AsyncCopyModel> t;
+  const std::string ld = "the preset's L2 hit latency (" + l2_text +
+                         ", FIGURES §2) + 20 for the shared store: assumption; rate: assumption";
+  t.push_back(op("ld_st_4", l2 + 20, 0, 32, ld));
+  t.push_back(op("ld_st_8", l2 + 20, 0, 64, ld));
+  t.push_back(op("ld_st_16", l2 + 20, 0, 64, ld));
+  if (!cp_async) return t;
+  const std::string cp = "the preset's L2 hit latency (" + l2_text +
+                         ", FIGURES §2) + 40 for LDGSTS and DEPBAR: assumption (FIGURES §6 has "
+                         "only B200's loaded figure); rate: assumption";
+  t.push_back(op("cp_async_ca_4", l2 + 40, 0, 32, cp));
+  t.push_back(op("cp_async_ca_8", l2 + 40, 0, 64, cp));
+  t.push_back(op("cp_async_ca_16", l2 + 40, 0, 64, cp));
+  t.push_back(op("cp_async_cg_16", l2 + 40, 0, 64, cp));
+  return t;
+}
+
+constexpr double kTmaOverLoadCycles = 102.5;  // DER M [HPMLL tma]: 367 - 264.5
+constexpr double kTmaCyclesPerKib = 64.1;     // DER M [SA tma2d] B200, assumption elsewhere
+const char* const kPerKibElsewhere = "DER M [SA tma2d] (9559 - 1413) / 127 on B200, assumption for this GPU";
+std::vector<AsyncCopyModel> with_tma(const Preset& p, double tma_latency, const std::string& tma_source,
+                                     const std::string& per_kib_source);
+// The TMA's latency on a GPU without a published figure: its own L2 hit latency plus the H800's
+// TMA-over-load difference.
+std::vector<AsyncCopyModel> tma_over_l2(const Preset& p, const std::string& per_kib_source) {
+  return with_tma(p, l2_hit_cycles(p) + kTmaOverLoadCycles,
+                  "DER the preset's L2 hit latency + 102.5 (M [HPMLL tma] 367 - 264.5 on H800 PCIe; "
+                  "assumption: the same TMA cost on this GPU)",
+                  per_kib_source);
+}
+
+// The thread paths plus the bulk and TMA copies (sm_90+): per_kib_source says where the size slope
+// comes from on this GPU.
+std::vector<AsyncCopyModel> with_tma(const Preset& p, double tma_latency, const std::string& tma_source,
+                                     const std::string& per_kib_source) {
+  std::vector<AsyncCopyModel> t = thread_paths(p, true);
+  const std::string per_kib = "; per KiB: " + per_kib_source + "; rate: assumption";
+  t.push_back(op("bulk", tma_latency, kTmaCyclesPerKib, 128,
+                 "assumption: the TMA's latency (" + tma_source + ")" + per_kib));
+  t.push_back(op("tma_1d", tma_latency, kTmaCyclesPerKib, 128, tma_source + per_kib));
+  t.back().chase_extra_cycles = kTmaOverLoadCycles;
+  t.push_back(op("tma_2d", tma_latency, kTmaCyclesPerKib, 128, tma_source + per_kib));
+  return t;
+}
+
+}  // namespace
+
+std::vector<AsyncCopyModel> async_costs_v100(const Preset& p) { return thread_paths(p, false); }
+std::vector<AsyncCopyModel> async_costs_a100(const Preset& p) { return thread_paths(p, true); }
+std::vector<AsyncCopyModel> async_costs_l40(const Preset& p) { return thread_paths(p, true); }
+
+std::vector<AsyncCopyModel> async_costs_h100(const Preset& p) {
+  return with_tma(p, 367, "M [HPMLL tma] H800 PCIe 365-369 cyc L2-resident", kPerKibElsewhere);
+}
+
+std::vector<AsyncCopyModel> async_costs_h100_sxm(const Preset& p) { return tma_over_l2(p, kPerKibElsewhere); }
+std::vector<AsyncCopyModel> async_costs_h200(const Preset& p) { return tma_over_l2(p, kPerKibElsewhere); }
+std::vector<AsyncCopyModel> async_costs_rtx5090(const Preset& p) { return tma_over_l2(p, kPerKibElsewhere); }
+std::vector<AsyncCopyModel> async_costs_b200(const Preset& p) {
+  return tma_over_l2(p, "DER M [SA tma2d] (9559 - 1413) / 127 on this GPU (a loaded figure)");
+}
+
+}  // namespace gpuprobe::sim::presets_detail

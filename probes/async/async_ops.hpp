@@ -1,0 +1,111 @@
+// The async family's operations: one launch of an op's copy kernel (probes/async/async.cuh), or
+// of the TMA chase. Each backend implements AsyncOps (async_cuda.cpp, async_sim.cpp); the probe
+// (async_probe.cpp) gets it with ctx.ops<AsyncOps>(). Both backends hand the per-CTA records
+// (AsyncCtaOut) to summarize_async_launch, which turns them into the numbers and makes the
+// self-check (the data arrived intact), so the arithmetic and the check exist once.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "harness/chain.hpp"
+#include "harness/device.hpp"
+#include "harness/error.hpp"
+#include "harness/launch_config.hpp"
+#include "harness/ops.hpp"
+#include "probes/async/async.cuh"
+
+namespace gpuprobe::probes {
+
+using async::AsyncEngine;
+using async::AsyncOp;
+
+// latency: the depth-1 kernel in one CTA (one warp for the thread ops, one issuing thread for bulk
+// and TMA): each copy waits for the one before. throughput: `depth` copies in flight per thread
+// (thread ops) or per CTA (bulk, TMA), many CTAs on every SM. chase: the TMA pointer chase.
+enum class AsyncKind { latency, throughput, chase };
+
+// Thrown when this device cannot run one op (it lacks the instruction; the simulator has no model
+// of it): the probe records the op as skipped with the reason and measures the others.
+class AsyncOpUnavailable : public Error {
+ public:
+  using Error::Error;
+};
+
+const char* async_kind_name(AsyncKind kind);  // "latency", "throughput", "chase"
+const async::AsyncOpInfo& async_info(AsyncOp op);
+// Throws a one-line gpuprobe::Error listing the ops when `name` is unknown.
+AsyncOp parse_async_op(const std::string& name);
+
+struct AsyncSetup {
+  AsyncOp op = AsyncOp::cp_async_ca_16;  // the chase: tma_1d
+  AsyncKind kind = AsyncKind::latency;
+  uint32_t depth = 1;                    // 1, 2, 4 or 8 (async::kAsyncDepths)
+  uint32_t block_threads = 32;           // thread ops: a multiple of 32; bulk, TMA, chase: 32
+  uint32_t blocks = 1;
+  uint32_t copy_bytes = 0;               // bulk, TMA: bytes per copy; thread ops: set from the
+                                         // block (async_copy_bytes)
+  uint64_t footprint_bytes = 1 << 20;    // the source: a power of two (chase: a multiple of 128)
+};
+
+struct AsyncRun {
+  uint64_t iterations = 64;              // copies per slot (chase: timed hops)
+  uint64_t warmup = 0;                   // chase: untimed hops first
+  bool store = true;                     // fingerprint the slots (the self-check needs it)
+};
+
+// gpuprobe_async_<op>_d<depth>, or gpuprobe_async_tma_chase.
+std::string async_kernel_name(const AsyncSetup& setup);
+// Bytes one CTA's copy moves: block_threads x the op's bytes per thread for the thread ops,
+// copy_bytes for bulk and TMA, 16 for the chase.
+uint32_t async_copy_bytes(const AsyncSetup& setup);
+// Dynamic shared memory of a launch: depth slots (each rounded up to 128 B) and the mbarriers.
+uint64_t async_dynamic_smem_bytes(const AsyncSetup& setup);
+// Bytes in flight per SM when `ctas_per_sm` CTAs each keep depth copies in flight.
+double async_bytes_in_flight_per_sm(const AsyncSetup& setup, double ctas_per_sm);
+
+// The checks every backend makes before launching: the device has the op (else
+// AsyncOpUnavailable), the launch shape, copy and source fit the op. Throws one-line Errors.
+void check_async_fits(const AsyncSetup& setup, const DeviceInfo& info);
+
+// The fingerprint CTA `cta` must report (AsyncCtaOut::result): its slots after the last copy,
+// from the source pattern (async.cuh async_pattern / async_source_word).
+uint32_t async_reference_fingerprint(const AsyncSetup& setup, const AsyncRun& run, uint32_t cta);
+
+// The chase's ring over setup.footprint_bytes: one random cycle of 128-byte nodes (each node's
+// first word holds the next node's word index); the chase starts at node chain.start.
+Chain async_chase_chain(const AsyncSetup& setup);
+// The word index the chase ends on after run.warmup + run.iterations hops.
+uint32_t async_chase_reference(const Chain& chain, const AsyncRun& run);
+
+struct AsyncResult {
+  uint64_t copies_per_cta = 0;           // iterations x depth (chase: timed hops)
+  uint32_t copy_bytes = 0;
+  // Per CTA its cycles over its copies (hops); the median CTA and the slowest.
+  double latency_cycles = 0;
+  double latency_cycles_max = 0;
+  // Per SM its CTAs' bytes over the cycles from its first CTA's start to its last CTA's end; the
+  // median SM and the spread.
+  double bytes_per_clk_per_sm = 0;
+  double bytes_per_clk_per_sm_min = 0;
+  double bytes_per_clk_per_sm_max = 0;
+  uint32_t sms = 0;
+  double ctas_per_sm = 0;
+  double bytes_in_flight_per_sm = 0;
+  LaunchRecord launch;
+};
+
+// Turns the CTAs' records into the result and makes the self-check: every CTA ran, on an SM, with
+// end after start, and (run.store) every CTA's fingerprint is the reference (the chase: its last
+// coordinate, `chase_reference`); throws gpuprobe::Error "self-check failed ..." otherwise.
+AsyncResult summarize_async_launch(const AsyncSetup& setup, const AsyncRun& run,
+                                   const std::vector<async::AsyncCtaOut>& ctas,
+                                   uint32_t chase_reference = 0);
+
+class AsyncOps : public FamilyOps {
+ public:
+  static constexpr const char* kFamily = "async";
+  virtual AsyncResult run(const AsyncSetup& setup, const AsyncRun& run) = 0;
+};
+
+}  // namespace gpuprobe::probes

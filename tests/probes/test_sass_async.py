@@ -1,0 +1,332 @@
+#!/usr/bin/env python3
+"""SASS assertions for the async-copy kernels (probes/async/async.cu).
+
+Targets: every target the build ships (tests/sass_tools.py TARGETS). Ops come from GPUPROBE_ASYNC_OPS
+in probes/async/async.cuh; each has a kernel per depth D (1, 2, 4, 8 copies in flight), and there is
+the TMA chase. For every kernel on every target:
+  * no LDL/STL (local memory) and no CALL;
+  * an op this target lacks (cp.async before sm_80; bulk, TMA and the chase before sm_90) traps and
+    has no loop;
+  * otherwise the main loop (the backward branch whose body holds the most of the op's copy
+    instruction, the shortest on a tie) holds the expected instructions per iteration, times the
+    same whole factor k >= 1 for every class (ptxas unrolls small loops by itself):
+      cp.async   D LDGSTS.E of the op's width (.BYPASS for .cg, none for .ca), D LDGDEPBAR (commit)
+                 and D DEPBAR.LE SB0, D-1 (wait_group D-1);
+      ld + st    D LDG.E and D STS of the op's width;
+      bulk/TMA   D UBLKCP.S.G / UTMALDG.1D / UTMALDG.2D, D SYNCS.ARRIVE.TRANS64 (expect_tx) and D
+                 SYNCS.PHASECHK.TRANS64.TRYWAIT (the wait, with its retry branch);
+      the chase  two loops (warm-up and timed), each 1 UTMALDG.1D, 1 SYNCS.ARRIVE.TRANS64, 1
+                 SYNCS.PHASECHK.TRANS64.TRYWAIT and the LDS of the next coordinate;
+    nothing else heavy (another memory or sync instruction) and at most k x OTHER_BUDGET other
+    instructions.
+Self-test (sm_90): the control kernel passes; a cp.async loop without its commit, a loop waiting
+for every group (wait_group 0 at depth 4), a .ca kernel claimed as .cg, a TMA loop one copy short
+and a TMA loop with a fence.proxy.async per copy each fail. Prints `sass_async: N passed, M failed`.
+"""
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from cuda_tools import test_args  # noqa: E402
+from sass_tools import (CONTROL_OPS, MEMORY_OPS, TARGETS, Checker, check_mutations,  # noqa: E402
+                        disassemble, hygiene, lines, loops, parse_sass, print_summary, start)
+
+LOG = "sass_async"
+SOURCES = {"async": os.path.join("probes", "async", "async.cu")}
+MUTANT_ARCH = "sm_90"
+DEPTHS = (1, 2, 4, 8)
+HEAVY = MEMORY_OPS | {"SYNCS", "BAR", "MEMBAR", "FENCE", "DEPBAR", "ATOMS", "ARRIVES"}
+# Address arithmetic, loop control, the ELECT retry around each bulk/TMA issue and the R2URs of
+# its uniform operands, per copy in the loop.
+OTHER_BUDGET = 40
+
+
+def arch_number(arch):
+    return int(re.match(r"sm_(\d+)", arch).group(1))
+
+
+def ops(source_dir):
+    path = os.path.join(source_dir, "probes", "async", "async.cuh")
+    text = open(path, encoding="utf-8").read().replace("\\\n", " ")
+    match = re.search(r"#define GPUPROBE_ASYNC_OPS\(X\)(.*)", text)
+    found = re.findall(r"X\((\w+)\)", match.group(1) if match else "")
+    if not found:
+        raise SystemExit(f"{LOG}: GPUPROBE_ASYNC_OPS not found in {path}")
+    return found
+
+
+class Cls:
+    """An instruction class: the opcode, modifiers it must carry, modifiers it must not carry and
+    an operand text it must contain."""
+
+    def __init__(self, name, opcode, need=(), avoid=(), operand=None):
+        self.name, self.opcode = name, opcode
+        self.need, self.avoid, self.operand = set(need), set(avoid), operand
+
+    def matches(self, ins):
+        mods = set(ins["modifiers"])
+        return (ins["opcode"] == self.opcode and self.need <= mods and not (self.avoid & mods) and
+                (self.operand is None or self.operand in ", ".join(ins["operands"])))
+
+
+class Expect:
+    """Per iteration: {Cls: count} (the first finds the loop), how many such loops, and whether
+    the loop is straight-line."""
+
+    def __init__(self, counts, loops_count=1, straight=True):
+        self.counts = counts
+        self.loops_count = loops_count
+        self.straight = straight
+
+
+WIDTHS = {4: set(), 8: {"64"}, 16: {"128"}}
+
+
+def width(need, size):
+    return need | WIDTHS[size], {w for s, m in WIDTHS.items() if s != size for w in m}
+
+
+def expected(op, depth, arch):
+    """The Expect of a kernel, or None where the target lacks the op (the kernel must trap)."""
+    sm = arch_number(arch)
+    d = depth
+    if op == "chase":
+        if sm < 90:
+            return None
+        return Expect({Cls("UTMALDG.1D", "UTMALDG", {"1D"}): 1,
+                       Cls("SYNCS.ARRIVE.TRANS64", "SYNCS", {"ARRIVE", "TRANS64"}): 1,
+                       Cls("SYNCS.PHASECHK.TRANS64.TRYWAIT", "SYNCS", {"PHASECHK", "TRYWAIT"}): 1,
+                       Cls("LDS", "LDS"): 1}, loops_count=2, straight=False)
+    if op.startswith("cp_async_"):
+        if sm < 80:
+            return None
+        size = int(op.rsplit("_", 1)[1])
+        bypass = "_cg_" in op
+        need, avoid = width({"E", "BYPASS"} if bypass else {"E"}, size)
+        if not bypass:
+            avoid = avoid | {"BYPASS"}
+        name = "LDGSTS.E" + (".BYPASS" if bypass else "") + ("." + "".join(WIDTHS[size]) if WIDTHS[size] else "")
+        return Expect({Cls(name, "LDGSTS", need, avoid): d, Cls("LDGDEPBAR", "LDGDEPBAR"): d,
+                       Cls(f"DEPBAR.LE SB0, {d - 1}", "DEPBAR", {"LE"}, (), f"SB0, 0x{d - 1:x}"): d})
+    if op.startswith("ld_st_"):
+        size = int(op.rsplit("_", 1)[1])
+        ld_need, ld_avoid = width({"E"}, size)
+        st_need, st_avoid = width(set(), size)
+        return Expect({Cls("LDG.E" + "".join("." + w for w in WIDTHS[size]), "LDG", ld_need, ld_avoid): d,
+                       Cls("STS" + "".join("." + w for w in WIDTHS[size]), "STS", st_need, st_avoid): d})
+    if op in ("bulk", "tma_1d", "tma_2d"):
+        if sm < 90:
+            return None
+        copy = {"bulk": Cls("UBLKCP.S.G", "UBLKCP", {"S", "G"}),
+                "tma_1d": Cls("UTMALDG.1D", "UTMALDG", {"1D"}),
+                "tma_2d": Cls("UTMALDG.2D", "UTMALDG", {"2D"})}[op]
+        return Expect({copy: d, Cls("SYNCS.ARRIVE.TRANS64", "SYNCS", {"ARRIVE", "TRANS64"}): d,
+                       Cls("SYNCS.PHASECHK.TRANS64.TRYWAIT", "SYNCS", {"PHASECHK", "TRYWAIT"}): d},
+                      straight=False)
+    raise SystemExit(f"{LOG}: no SASS expectation for op {op}: add one to expected()")
+
+
+def classify(ins, counts):
+    return next((c for c in counts if c.matches(ins)), None)
+
+
+def main_loops(instructions, expect):
+    """The loops holding the most of the first class (the shortest first), as many as expected;
+    of nested ones the first found. The ELECT retry loops ptxas wraps around each bulk/TMA issue
+    are not candidates."""
+    first = next(iter(expect.counts))
+    scored = []
+    for a, b in loops(instructions):
+        if "ANY" in instructions[b]["modifiers"]:
+            continue  # the ELECT retry around one bulk/TMA issue (BRA.U.ANY), not the copy loop
+        held = sum(1 for i in instructions[a:b + 1] if first.matches(i))
+        if held:
+            scored.append((-held, b - a, a, b))
+    scored.sort()
+    chosen = []
+    for _, _, a, b in scored:
+        if len(chosen) == expect.loops_count:
+            break
+        if not any((x <= a and b <= y) or (a <= x and y <= b) for x, y in chosen):
+            chosen.append((a, b))
+    return chosen
+
+
+def check_kernel(checker, where, instructions, expect):
+    """Every assertion on one kernel; expect None: the kernel must trap."""
+    hygiene(checker, where, instructions)
+    if expect is None:
+        heavy = [i for i in instructions if i["opcode"] in HEAVY]
+        checker.check(any(i["opcode"] == "BPT" for i in instructions) and not loops(instructions)
+                      and not heavy, f"{where}: traps, with no loop, where the op does not exist",
+                      lines(heavy), "trap")
+        return
+    chosen = main_loops(instructions, expect)
+    if not checker.check(len(chosen) == expect.loops_count,
+                         f"{where}: {expect.loops_count} loop(s) hold the copies",
+                         f"found {len(chosen)}", "count"):
+        return
+    for first, last in chosen:
+        # ptxas pads a DEPBAR with never-executed loads (@!PT LDS RZ, [RZ]): not instructions.
+        body = [i for i in instructions[first:last + 1] if i["predicate"] != "@!PT"]
+        if expect.straight:
+            inner = [i for i in body[:-1] if i["opcode"] in CONTROL_OPS - {"NOP"}]
+            checker.check(not inner, f"{where}: the loop is straight-line code", lines(inner), "loop")
+        got = {c: sum(1 for i in body if c.matches(i)) for c in expect.counts}
+        lead = next(iter(expect.counts))
+        k = got[lead] // expect.counts[lead] if expect.counts[lead] else 0
+        for c, want in expect.counts.items():
+            checker.check(k >= 1 and got[c] == k * want,
+                          f"{where}: {want} {c.name} per iteration (x{max(k, 1)} unrolled)",
+                          f"found {got[c]}", "count")
+        rest = [i for i in body if classify(i, expect.counts) is None and i["opcode"] not in CONTROL_OPS
+                and i["opcode"] != "NOP"]
+        heavy = []
+        for ins in rest:
+            if ins["opcode"] not in HEAVY:
+                continue
+            if ins["opcode"] in {"ULDC", "LDC", "LDCU"} and \
+                    re.fullmatch(r"c\[0x0\]\[0x[0-9a-f]+\]", ins["operands"][-1]):
+                checker.note("kernel-parameter read in the loop (constant bank 0)", where)
+                continue
+            heavy.append(ins)
+        checker.check(not heavy, f"{where}: nothing else heavy in the loop", lines(heavy), "heavy")
+        budget = max(k, 1) * OTHER_BUDGET * max(expect.counts[lead], 1)
+        checker.check(len(rest) <= budget, f"{where}: at most {budget} other instructions per loop",
+                      f"found {len(rest)}: " + lines(rest), "heavy")
+
+
+def check_arch(checker, arch, functions, op_list):
+    kernels = functions.get("async", {})
+    names = set()
+    for op in op_list:
+        for d in DEPTHS:
+            name = f"gpuprobe_async_{op}_d{d}"
+            names.add(name)
+            if checker.check(name in kernels, f"{arch} {name}: kernel present"):
+                check_kernel(checker, f"{arch} {name}", kernels[name], expected(op, d, arch))
+    name = "gpuprobe_async_tma_chase"
+    names.add(name)
+    if checker.check(name in kernels, f"{arch} {name}: kernel present"):
+        check_kernel(checker, f"{arch} {name}", kernels[name], expected("chase", 1, arch))
+    unknown = sorted(set(kernels) - names)
+    checker.check(not unknown, f"{arch}: every async kernel is a table op", ", ".join(unknown))
+
+
+MUTANT_SOURCE = r"""
+#include "probes/async/async.cu"
+namespace d = gpuprobe::probes::async::device;
+namespace s = gpuprobe::probes::async;
+namespace p = gpuprobe::ptx;
+extern "C" __global__ void gpuprobe_mutant_control(s::AsyncArgs a, s::AsyncCtaOut* out) {
+  d::run_cp_async<16, false, 4>(a, out);
+}
+// Copies issued without their commit_group: no LDGDEPBAR, the waits wait for nothing.
+extern "C" __global__ void gpuprobe_mutant_no_commit(s::AsyncArgs a, s::AsyncCtaOut* out) {
+  const uint32_t dst = static_cast<uint32_t>(__cvta_generic_to_shared(d::gpuprobe_async_smem)) + threadIdx.x * 16;
+  const uint64_t src = reinterpret_cast<uint64_t>(a.src) + threadIdx.x * 16;
+  const uint64_t c0 = p::get_sreg_clock64_after(src, a.zero);
+#pragma unroll 1
+  for (uint64_t i = a.iterations; i != 0; --i) {
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      p::cp_async_wait_group<3>();
+      p::cp_async_shared_global<16, false>(dst + k * 4096, src + 4 * ((i * 4 + k) * 1024 & (a.src_words - 1)));
+    }
+  }
+  p::cp_async_wait_group<0>();
+  out[blockIdx.x].start_cycles = c0;
+  out[blockIdx.x].end_cycles = clock64();
+}
+// Depth 4 claimed, but every copy waits for all groups (wait_group 0): one copy in flight.
+extern "C" __global__ void gpuprobe_mutant_wait_all(s::AsyncArgs a, s::AsyncCtaOut* out) {
+  const uint32_t dst = static_cast<uint32_t>(__cvta_generic_to_shared(d::gpuprobe_async_smem)) + threadIdx.x * 16;
+  const uint64_t src = reinterpret_cast<uint64_t>(a.src) + threadIdx.x * 16;
+  const uint64_t c0 = p::get_sreg_clock64_after(src, a.zero);
+#pragma unroll 1
+  for (uint64_t i = a.iterations; i != 0; --i) {
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      p::cp_async_wait_group<0>();
+      p::cp_async_shared_global<16, false>(dst + k * 4096, src + 4 * ((i * 4 + k) * 1024 & (a.src_words - 1)));
+      p::cp_async_commit_group();
+    }
+  }
+  p::cp_async_wait_group<0>();
+  out[blockIdx.x].start_cycles = c0;
+  out[blockIdx.x].end_cycles = clock64();
+}
+// The .ca kernel, claimed to be .cg.
+extern "C" __global__ void gpuprobe_mutant_ca_as_cg(s::AsyncArgs a, s::AsyncCtaOut* out) {
+  d::run_cp_async<16, false, 1>(a, out);
+}
+// TMA 2D at depth 2, claimed as depth 4 (one copy short per iteration, twice).
+extern "C" __global__ void __launch_bounds__(512) gpuprobe_mutant_tma_short(
+    s::AsyncArgs a, const __grid_constant__ s::AsyncTensorMap map, s::AsyncCtaOut* out) {
+  d::run_bulk<s::AsyncEngine::tma_2d, 2>(a, map, out);
+}
+// A TMA 1D loop with a fence.proxy.async before every copy.
+extern "C" __global__ void __launch_bounds__(32) gpuprobe_mutant_tma_fence(
+    s::AsyncArgs a, const __grid_constant__ s::AsyncTensorMap map, s::AsyncCtaOut* out) {
+  const uint32_t dst = static_cast<uint32_t>(__cvta_generic_to_shared(d::gpuprobe_async_smem));
+  const uint32_t bar = dst + 128;
+  if (threadIdx.x != 0) return;
+  p::mbarrier_init_shared_b64(bar, 1);
+  uint32_t x = a.start_word, parity = 0;
+#pragma unroll 1
+  for (uint64_t i = a.iterations; i != 0; --i) {
+    p::fence_proxy_async_shared_cta();
+    p::mbarrier_arrive_expect_tx_shared_cta(bar, 16);
+    p::cp_async_bulk_tensor_1d(dst, &map, static_cast<int32_t>(x), bar);
+    d::wait_phase(bar, parity);
+    parity ^= 1;
+    x = p::LdShared<1>::load(dst).w[0];
+  }
+  out[0].result = x;
+}
+"""
+TMA_LOOP = {Cls("UTMALDG.1D", "UTMALDG", {"1D"}): 1,
+            Cls("SYNCS.ARRIVE.TRANS64", "SYNCS", {"ARRIVE", "TRANS64"}): 1,
+            Cls("SYNCS.PHASECHK.TRANS64.TRYWAIT", "SYNCS", {"PHASECHK", "TRYWAIT"}): 1,
+            Cls("LDS", "LDS"): 1}
+# (label, kernel, what it claims, the check that must catch it or None: a control).
+MUTANTS = [("control", "gpuprobe_mutant_control", expected("cp_async_ca_16", 4, MUTANT_ARCH), None),
+           ("cp.async without commit_group", "gpuprobe_mutant_no_commit",
+            expected("cp_async_ca_16", 4, MUTANT_ARCH), "count"),
+           ("wait_group 0 at depth 4", "gpuprobe_mutant_wait_all",
+            expected("cp_async_ca_16", 4, MUTANT_ARCH), "count"),
+           (".ca kernel claimed as .cg", "gpuprobe_mutant_ca_as_cg",
+            expected("cp_async_cg_16", 1, MUTANT_ARCH), "count"),
+           ("TMA 2D at depth 2 claimed as depth 4", "gpuprobe_mutant_tma_short",
+            expected("tma_2d", 4, MUTANT_ARCH), "count"),
+           ("fence.proxy.async per TMA copy", "gpuprobe_mutant_tma_fence",
+            Expect(TMA_LOOP, straight=False), "heavy")]
+
+
+def check_mutants(checker, sass):
+    functions = next(iter(parse_sass(sass, MUTANT_ARCH).values()), {})
+    check_mutations(checker, functions, [(label, kernel, kind) for label, kernel, _, kind in MUTANTS],
+                    lambda probe, where, ins, i: check_kernel(probe, where, ins, MUTANTS[i][2]),
+                    MUTANT_ARCH, LOG)
+
+
+def main():
+    args = test_args(__doc__.splitlines()[0])
+    op_list = ops(args.source_dir)
+    cuobjdump, status = start(args, LOG, sys.executable)
+    if cuobjdump is None:
+        return status
+    checker = Checker()
+    per_arch, origins, extra = disassemble(args, SOURCES, checker, cuobjdump,
+                                           {"mutants": (MUTANT_SOURCE, MUTANT_ARCH)}, LOG)
+    for arch in TARGETS:
+        print(f"{LOG}: {arch} from {'+'.join(sorted(origins[arch])) or 'nowhere'}")
+        check_arch(checker, arch, per_arch[arch], op_list)
+    if extra["mutants"] is not None:
+        check_mutants(checker, extra["mutants"])
+    return print_summary(checker, LOG)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
