@@ -30,7 +30,7 @@ namespace gpuprobe::probes::tensor {
 #define GPUPROBE_TCGEN05_INPUTS(X, n, form, cg)                                                    \
   X(f16, f32, f16, n, 16, form, cg) X(bf16, f32, f16, n, 16, form, cg)                             \
   X(tf32, f32, tf32, n, 8, form, cg) X(e4m3, f32, f8f6f4, n, 32, form, cg)                         \
-  X(s8, s32, i8, n, 32, form, cg)
+  X(e5m2, f32, f8f6f4, n, 32, form, cg) X(s8, s32, i8, n, 32, form, cg)
 #define GPUPROBE_TCGEN05_FORMS(X, cg)                                                              \
   GPUPROBE_TCGEN05_INPUTS(X, 64, ss, cg) GPUPROBE_TCGEN05_INPUTS(X, 256, ss, cg)                   \
   GPUPROBE_TCGEN05_INPUTS(X, 64, ts, cg) GPUPROBE_TCGEN05_INPUTS(X, 256, ts, cg)
@@ -44,7 +44,7 @@ enum class Tcgen05Op {
 #undef GPUPROBE_TCGEN05_ENUM
 };
 
-enum class Tcgen05Type { f16, bf16, tf32, e4m3, s8, f32, s32 };
+enum class Tcgen05Type { f16, bf16, tf32, e4m3, e5m2, s8, f32, s32 };
 
 constexpr uint32_t kTcgen05Threads = 128;          // 4 warps: TMEM lanes 0-127
 constexpr uint32_t kTcgen05RowsPerCta = 128;       // M per CTA (M = 128 x cta_group)
@@ -71,7 +71,7 @@ GPUPROBE_HD constexpr uint32_t tcgen05_smem_offset(uint32_t row, uint32_t k_byte
 struct Tcgen05OpInfo {
   Tcgen05Op op;
   const char* name;        // tcgen05_m128n256k16_bf16_f32_ss_cg1: the record's op, the preset key
-  const char* input_name;  // "f16", "bf16", "tf32", "e4m3", "s8"
+  const char* input_name;  // "f16", "bf16", "tf32", "e4m3", "e5m2", "s8"
   const char* acc_name;    // "f32", "s32"
   const char* kind_name;   // "f16", "tf32", "f8f6f4", "i8": the PTX .kind
   Tcgen05Type input;
@@ -127,13 +127,14 @@ GPUPROBE_HD constexpr uint32_t tcgen05_tmem_columns(const Tcgen05OpInfo& info, b
 
 // The 32-bit instruction descriptor of kind::f16/tf32/f8f6f4/i8 (PTX ISA "Instruction descriptor
 // format"; PTX_NOTES.md section 2.3): [4,6) D format (1 F32, 2 S32), [7,10) A format, [10,13)
-// B format (f16 kind: 0 F16, 1 BF16; tf32 kind: 2 TF32; f8f6f4: 0 E4M3; i8: 1 S8), [13]/[14]
+// B format (f16 kind: 0 F16, 1 BF16; tf32 kind: 2 TF32; f8f6f4: 0 E4M3, 1 E5M2; i8: 1 S8), [13]/[14]
 // negate A/B 0, [15]/[16] A/B major 0 (K-major), [17,23) N >> 3, [24,29) M >> 4.
 GPUPROBE_HD constexpr uint32_t tcgen05_idesc(const Tcgen05OpInfo& info) {
   uint32_t d_format = info.acc == Tcgen05Type::s32 ? 2 : 1;
   uint32_t ab_format = 0;
   switch (info.input) {
-    case Tcgen05Type::bf16: ab_format = 1; break;
+    case Tcgen05Type::bf16:
+    case Tcgen05Type::e5m2: ab_format = 1; break;
     case Tcgen05Type::tf32: ab_format = 2; break;
     case Tcgen05Type::s8: ab_format = 1; break;
     default: ab_format = 0; break;

@@ -57,6 +57,7 @@ TileElem tcgen05_tile_elem(Tcgen05Type t) {
     case Tcgen05Type::bf16: return TileElem::bf16;
     case Tcgen05Type::tf32: return TileElem::tf32;
     case Tcgen05Type::e4m3: return TileElem::e4m3;
+    case Tcgen05Type::e5m2: return TileElem::e5m2;
     case Tcgen05Type::s8: return TileElem::s8;
     case Tcgen05Type::f32: return TileElem::f32;
     case Tcgen05Type::s32: return TileElem::s32;

@@ -148,7 +148,7 @@ def main():
     if cuobjdump is None:
         return status
     checker = Checker()
-    checker.check(len(op_list) == 40, f"{len(op_list)} ops in GPUPROBE_TCGEN05_OPS (40 expected)")
+    checker.check(len(op_list) == 48, f"{len(op_list)} ops in GPUPROBE_TCGEN05_OPS (48 expected)")
     with tempfile.TemporaryDirectory() as tmp:
         obj, stale = build_object(args.build_dir, args.source_dir, SOURCE)
         if obj and not stale and ARCH in args.cuda_targets:

@@ -161,6 +161,8 @@ Preset make_b200() {
        "assumption: as M [SA umma_latency] BF16 (FIGURES §5b)"},
       {"e4m3", "f32", 32, 16384, "M [SA umma_throughput] FP8 ~16,345 of 16,384 FLOP/clk/SM, FIGURES §5a",
        "M [SA umma_latency] 'same for BF16/FP8/FP4', FIGURES §5b"},
+      {"e5m2", "f32", 32, 16384, "M [SA umma_throughput] FP8 ~16,345 of 16,384 FLOP/clk/SM, FIGURES §5a",
+       "M [SA umma_latency] 'same for BF16/FP8/FP4', FIGURES §5b"},
       {"s8", "s32", 32, 16384, "M [SA umma_throughput] INT8 ~16,345 of 16,384 FLOP/clk/SM, FIGURES §5a",
        "assumption: as M [SA umma_latency] BF16/FP8 (FIGURES §5b)"},
   };

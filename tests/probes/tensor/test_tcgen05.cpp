@@ -99,7 +99,7 @@ TEST_CASE("tcgen05 op table: names, shapes and FLOP per MMA", "[tensor][tcgen05]
     }
   }
   CHECK(names.size() == probes::tensor::kTcgen05OpCount);
-  CHECK(probes::tensor::kTcgen05OpCount == 40);
+  CHECK(probes::tensor::kTcgen05OpCount == 48);
 }
 
 TEST_CASE("tcgen05 descriptors: the PTX ISA's instruction and shared-memory descriptor bits",
@@ -119,6 +119,9 @@ TEST_CASE("tcgen05 descriptors: the PTX ISA's instruction and shared-memory desc
         ((2u << 4) | (1u << 7) | (1u << 10) | (32u << 17) | (8u << 24)));
   CHECK(tcgen05_idesc(probes::tcgen05_info(Tcgen05Op::e4m3_f32_n256_ss_cg1)) ==
         ((1u << 4) | (32u << 17) | (8u << 24)));
+  // e5m2: format 1 for A and B.
+  CHECK(tcgen05_idesc(probes::tcgen05_info(Tcgen05Op::e5m2_f32_n64_ts_cg1)) ==
+        ((1u << 4) | (1u << 7) | (1u << 10) | (8u << 17) | (8u << 24)));
   // Shared-memory descriptor: address >> 4, LBO 128 >> 4 at bit 16, SBO 256 >> 4 at bit 32, the
   // sm_100 version 1 at bit 46, no swizzle.
   const uint64_t d = probes::tensor::tcgen05_smem_desc(0x1200);
