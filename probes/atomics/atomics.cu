@@ -95,7 +95,7 @@ __device__ __forceinline__ T step(A p, T last, T& seen, uint64_t& next, uint32_t
     const bool hit = got == cmp;
     hits += hit;
     seen = hit ? static_cast<T>(cmp + 1) : got;
-    return got;
+    return seen;  // depends on got; one register per chain rather than two (no spill at 4 chains)
   } else if constexpr (kOperation == AtomicsOperation::red_add) {
     red_add(p, W::kAddend);
     return last;
@@ -119,7 +119,9 @@ __device__ __forceinline__ void run(const AtomicsArgs& a, AtomicsWarpOut* out) {
 
   const uint32_t lane = threadIdx.x & 31;
   const uint32_t wpb = blockDim.x / 32;
-  const uint64_t warp = (uint64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  // The grid's warp (recomputed at the end rather than held across the loop: with 4 CAS chains a
+  // live 64-bit value spills under __launch_bounds__(1024)'s 64 registers).
+  const auto grid_warp = [] { return (uint64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32; };
   const auto pattern = static_cast<AtomicsPattern>(a.pattern);
   // 32-bit: a 64-bit trip count makes ptxas call a division routine (sm_100+).
   const uint32_t block_words = static_cast<uint32_t>(atomics_block_words(pattern, kChains, wpb));
@@ -144,10 +146,12 @@ __device__ __forceinline__ void run(const AtomicsArgs& a, AtomicsWarpOut* out) {
       if constexpr (info.shared) addr[k] = static_cast<A>(__cvta_generic_to_shared(&uniform_words[k]));
       else addr[k] = reinterpret_cast<uint64_t>(static_cast<T*>(a.words) + k);
     } else {
-      const uint64_t w = atomics_word(pattern, info.shared, kChains, warp, wpb, lane, k);
       if constexpr (info.shared)
-        addr[k] = static_cast<A>(__cvta_generic_to_shared(smem + (w - uint64_t(blockIdx.x) * block_words)));
-      else addr[k] = reinterpret_cast<uint64_t>(static_cast<T*>(a.words) + w);
+        addr[k] = static_cast<A>(__cvta_generic_to_shared(
+            smem + atomics_block_word(pattern, kChains, threadIdx.x / 32, lane, k)));
+      else
+        addr[k] = reinterpret_cast<uint64_t>(static_cast<T*>(a.words) +
+                                             atomics_word(pattern, false, kChains, grid_warp(), wpb, lane, k));
     }
     last[k] = 0;
     seen[k] = init;
@@ -189,7 +193,7 @@ __device__ __forceinline__ void run(const AtomicsArgs& a, AtomicsWarpOut* out) {
                            ? hits[k]
                            : static_cast<uint32_t>(a.iterations * kAtomicsOpsPerIteration));
   if (lane != 0) return;
-  AtomicsWarpOut& o = out[warp];
+  AtomicsWarpOut& o = out[grid_warp()];
   o.start_cycles = c0;
   o.end_cycles = c1;
   o.smid = ptx::get_sreg_smid();

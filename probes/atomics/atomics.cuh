@@ -124,6 +124,21 @@ GPUPROBE_HD constexpr uint64_t atomics_word(AtomicsPattern pattern, bool shared,
   return 0;
 }
 
+// The same word as an index into its block's share (shared memory; block_warp = the warp within
+// its block): atomics_word = block x atomics_block_words + this. 32-bit math: the kernels must not
+// divide 64-bit values (ptxas calls a division routine with local-memory spills on sm_100+).
+GPUPROBE_HD constexpr uint32_t atomics_block_word(AtomicsPattern pattern, uint32_t chains,
+                                                  uint32_t block_warp, uint32_t lane,
+                                                  uint32_t chain) {
+  switch (pattern) {
+    case AtomicsPattern::same: return block_warp * chains + chain;
+    case AtomicsPattern::distinct: return (block_warp * chains + chain) * 32 + lane;
+    case AtomicsPattern::contended:
+    case AtomicsPattern::uniform: return chain;
+  }
+  return 0;
+}
+
 // A block's share of the words (shared memory holds it; its first word is block x this).
 GPUPROBE_HD constexpr uint64_t atomics_block_words(AtomicsPattern pattern, uint32_t chains,
                                                    uint32_t warps_per_block) {

@@ -4,7 +4,8 @@
 Targets: every target the build ships (tests/sass_tools.py TARGETS). Ops come from
 GPUPROBE_ATOMICS_OPS in probes/atomics/atomics.cuh; each has a latency kernel (1 chain, 16 ops per
 loop iteration) and a throughput kernel (4 chains: 64). For every kernel on every target: no
-LDL/STL and no CALL; red's latency kernel traps with no loop; otherwise the kernel holds exactly the
+LDL/STL and no CALL (but the loop exit sm_80-89 writes as a predicated CALL.REL.NOINC to the
+fall-through address before the back branch); red's latency kernel traps with no loop; otherwise the kernel holds exactly the
 op's instructions, which say what ptxas did (PTX_NOTES.md §4.2-4.3):
   * native: one ATOMG.E.<OP>[.64] (global) / ATOMS.<OP>[.64] (shared) per op, RED.E.ADD (sm_75,
     sm_80-89) or REDG.E.ADD (sm_90+) per red.global;
@@ -14,7 +15,8 @@ op's instructions, which say what ptxas did (PTX_NOTES.md §4.2-4.3):
     ATOMS.ADD;
   * red.shared.add.u32 of 1: ATOMS.POPC.INC.32 from sm_80 (ATOMS.ADD on sm_75).
 Self-test (sm_90): a control passes; an add whose address is a kernel parameter (ptxas aggregates
-it) claimed native and a dead chain (results unused) each fail the count check.
+it) claimed native and a dead chain (results unused) each fail the count check; a 64-bit division
+of the word index (a CALL to a division routine) fails the hygiene check.
 Prints `sass_atomics: N passed, M failed`.
 """
 import os
@@ -83,8 +85,22 @@ def expected(op, kind, arch):
     return counts
 
 
+def loop_exit_call(instructions, i):
+    """sm_80-89 ptxas leaves a uniform loop with `@!P CALL.REL.NOINC <next>; BRA <loop top>`: a
+    predicated jump to the fall-through address, not a subroutine (nothing to return to)."""
+    ins = instructions[i]
+    if ins["opcode"] != "CALL" or ins["modifiers"] != ["REL", "NOINC"] or not ins["predicate"]:
+        return False
+    target = re.search(r"0x([0-9a-f]+)", " ".join(ins["operands"]))
+    after = instructions[i + 2] if i + 2 < len(instructions) else None
+    back = instructions[i + 1] if i + 1 < len(instructions) else None
+    return (target is not None and after is not None and back is not None and back["opcode"] == "BRA"
+            and int(target.group(1), 16) == after["address"])
+
+
 def check_kernel(checker, where, instructions, expect):
-    hygiene(checker, where, instructions)
+    hygiene(checker, where, [ins for i, ins in enumerate(instructions)
+                             if not loop_exit_call(instructions, i)])
     if expect is None:
         heavy = [i for i in instructions if i["opcode"] in ATOMIC_OPS]
         checker.check(any(i["opcode"] == "BPT" for i in instructions) and not loops(instructions)
@@ -135,11 +151,19 @@ extern "C" __global__ void gpuprobe_mutant_dead(a::AtomicsArgs x, a::AtomicsWarp
   }
   out[0].ran = 1;
 }
+// The shared word's index divided as a 64-bit value (what atomics_word() did): a division routine.
+extern "C" __global__ void gpuprobe_mutant_div64(a::AtomicsArgs x, a::AtomicsWarpOut* out) {
+  const uint64_t warp = (uint64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  out[0].hits[0] = atomics_device::atom_add(reinterpret_cast<uint64_t>(static_cast<uint32_t*>(x.words) +
+                                            warp / x.pattern), 1u);
+}
 """
 NATIVE = {"ATOMG.ADD": 16, "VOTE": 0, "SHFL.UP": 0}
 MUTANTS = [("control", "gpuprobe_mutant_control", NATIVE, None),
            ("uniform address claimed native (warp-aggregated)", "gpuprobe_mutant_uniform", NATIVE, "count"),
-           ("dead atomics (results unused)", "gpuprobe_mutant_dead", NATIVE, "count")]
+           ("dead atomics (results unused)", "gpuprobe_mutant_dead", NATIVE, "count"),
+           ("64-bit division of the word index (a CALL)", "gpuprobe_mutant_div64",
+            {"ATOMG.ADD": 1}, "hygiene")]
 
 
 def check_mutants(checker, sass):
