@@ -5,10 +5,16 @@
 //   gpuprobe_mma_<form>_thr   kMmaThroughputChains accumulators, interleaved, 4 mmas each per
 //                             iteration (32 in all)
 // A form whose instruction this compile pass lacks traps; the host refuses it before that.
+// The arch-specific forms (GPUPROBE_MMA_FORM_SM120A) get kernels only in probes/tensor/mma.sm120a.cu,
+// which includes this file with GPUPROBE_MMA_SM120A_UNIT defined (and the generic forms' kernels
+// left out); here they get none.
 // Device code only (NVRTC-safe); the host side is mma_cuda.cpp.
 #include "probes/tensor/mma.cuh"
 #include "ptx/mma.cuh"
 #include "ptx/sreg.cuh"
+#if defined(GPUPROBE_MMA_SM120A_UNIT)
+#include "ptx/mma_sm120a.cuh"
+#endif
 
 namespace gpuprobe::probes::tensor::device {
 
@@ -120,6 +126,16 @@ GPUPROBE_MMA_STRUCT(m16n8k32_e4m3_f32, GPUPROBE_PTX_HAS_MMA_FP8, GPUPROBE_PTX_MM
 GPUPROBE_MMA_STRUCT(m16n8k32_e5m2_f32, GPUPROBE_PTX_HAS_MMA_FP8, GPUPROBE_PTX_MMA_FP8_EMULATED,
                     uint32_t, float, 4, 2, 4,
                     GPUPROBE_MMA_W89(mma_sync_aligned_m16n8k32_row_col_f32_e5m2_e5m2_f32))
+
+#if defined(GPUPROBE_MMA_SM120A_UNIT)
+// kind::f8f6f4 (ptx/mma_sm120a.cuh): native on sm_120a, never emulated.
+GPUPROBE_MMA_STRUCT(m16n8k32_e2m1_f32, true, false, uint32_t, float, 4, 2, 4,
+                    mma_sync_aligned_m16n8k32_row_col_kind_f8f6f4_f32_e2m1_e2m1_f32)
+GPUPROBE_MMA_STRUCT(m16n8k32_e3m2_f32, true, false, uint32_t, float, 4, 2, 4,
+                    mma_sync_aligned_m16n8k32_row_col_kind_f8f6f4_f32_e3m2_e3m2_f32)
+GPUPROBE_MMA_STRUCT(m16n8k32_e2m3_f32, true, false, uint32_t, float, 4, 2, 4,
+                    mma_sync_aligned_m16n8k32_row_col_kind_f8f6f4_f32_e2m3_e2m3_f32)
+#endif
 
 #undef GPUPROBE_MMA_STRUCT
 #undef GPUPROBE_MMA_W75
@@ -236,7 +252,7 @@ namespace mma_device = gpuprobe::probes::tensor::device;
 using gpuprobe::probes::tensor::MmaArgs;
 using gpuprobe::probes::tensor::MmaWarpOut;
 
-#define GPUPROBE_MMA_FORM(id, m, n, k, input, acc, min_sm, ptx)                                \
+#define GPUPROBE_MMA_KERNELS(id)                                                               \
   extern "C" __global__ void __launch_bounds__(32)                                             \
       gpuprobe_mma_##id##_tile(MmaArgs a, uint32_t* d) {                                       \
     mma_device::tile_or_trap<mma_device::id>(a, d);                                            \
@@ -250,5 +266,14 @@ using gpuprobe::probes::tensor::MmaWarpOut;
     mma_device::chains_or_trap<mma_device::id, gpuprobe::probes::tensor::kMmaThroughputChains>( \
         a, out);                                                                               \
   }
+#if defined(GPUPROBE_MMA_SM120A_UNIT)
+#define GPUPROBE_MMA_FORM(id, m, n, k, input, acc, min_sm, ptx)
+#define GPUPROBE_MMA_FORM_SM120A(id, m, n, k, input, acc, min_sm, ptx) GPUPROBE_MMA_KERNELS(id)
+#else
+#define GPUPROBE_MMA_FORM(id, m, n, k, input, acc, min_sm, ptx) GPUPROBE_MMA_KERNELS(id)
+#define GPUPROBE_MMA_FORM_SM120A(id, m, n, k, input, acc, min_sm, ptx)
+#endif
 #include "ptx/mma_forms.def"
+#undef GPUPROBE_MMA_FORM_SM120A
 #undef GPUPROBE_MMA_FORM
+#undef GPUPROBE_MMA_KERNELS

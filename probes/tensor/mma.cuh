@@ -38,12 +38,18 @@ struct MmaOpInfo {
   const char* accumulator;  // "f32"
   int min_sm;
   const char* ptx;
+  // "" for forms every target from min_sm on accepts (probes/tensor/mma.cu); "sm_120a" for the
+  // arch-specific forms (GPUPROBE_MMA_FORM_SM120A: kernels only in probes/tensor/mma.sm120a.cu).
+  const char* arch_target;
 };
 
 inline constexpr MmaOpInfo kMmaOps[] = {
 #define GPUPROBE_MMA_FORM(id, m, n, k, input, acc, min_sm, ptx) \
-  {MmaOp::id, "mma_" #id, "m" #m "n" #n "k" #k, m, n, k, #input, #acc, min_sm, ptx},
+  {MmaOp::id, "mma_" #id, "m" #m "n" #n "k" #k, m, n, k, #input, #acc, min_sm, ptx, ""},
+#define GPUPROBE_MMA_FORM_SM120A(id, m, n, k, input, acc, min_sm, ptx) \
+  {MmaOp::id, "mma_" #id, "m" #m "n" #n "k" #k, m, n, k, #input, #acc, min_sm, ptx, "sm_120a"},
 #include "ptx/mma_forms.def"
+#undef GPUPROBE_MMA_FORM_SM120A
 #undef GPUPROBE_MMA_FORM
 };
 inline constexpr unsigned kMmaOpCount = sizeof(kMmaOps) / sizeof(kMmaOps[0]);

@@ -20,7 +20,12 @@ extern "C" {
   void gpuprobe_mma_##id##_tile(MmaArgs a, uint32_t* d);            \
   void gpuprobe_mma_##id##_lat(MmaArgs a, MmaWarpOut* out);         \
   void gpuprobe_mma_##id##_thr(MmaArgs a, MmaWarpOut* out);
+#define GPUPROBE_MMA_FORM_SM120A(id, m, n, k, input, acc, min_sm, ptx)         \
+  __attribute__((weak)) void gpuprobe_mma_##id##_tile(MmaArgs a, uint32_t* d);    \
+  __attribute__((weak)) void gpuprobe_mma_##id##_lat(MmaArgs a, MmaWarpOut* out); \
+  __attribute__((weak)) void gpuprobe_mma_##id##_thr(MmaArgs a, MmaWarpOut* out);
 #include "ptx/mma_forms.def"
+#undef GPUPROBE_MMA_FORM_SM120A
 #undef GPUPROBE_MMA_FORM
 }
 
@@ -30,8 +35,20 @@ namespace {
 using tensor::kMmaMaxCWords;
 using tensor::MmaLane;
 
-// which: 0 tile, 1 latency, 2 throughput.
+const void* kernel_or_null(MmaOp op, int which);
+
+// which: 0 tile, 1 latency, 2 throughput. The sm_120a forms' kernels (probes/tensor/mma.sm120a.cu)
+// are weak references: null where the build has no sm_120a code, and the form is refused.
 const void* kernel_of(MmaOp op, int which) {
+  const void* k = kernel_or_null(op, which);
+  if (k == nullptr)
+    throw MmaOpUnavailable(mma_kernel_name(op, which == 1 ? MmaKind::latency : MmaKind::throughput) +
+                           ": this build has no " + mma_info(op).arch_target +
+                           " code (CMAKE_CUDA_ARCHITECTURES lacks 120)");
+  return k;
+}
+
+const void* kernel_or_null(MmaOp op, int which) {
 #define GPUPROBE_MMA_FORM(id, m, n, k, input, acc, min_sm, ptx)                          \
   if (op == MmaOp::id)                                                                  \
     return which == 0   ? reinterpret_cast<const void*>(&gpuprobe_mma_##id##_tile)     \

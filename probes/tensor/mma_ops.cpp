@@ -31,6 +31,20 @@ bool is_fp8(MmaOp op) { return op == MmaOp::m16n8k32_e4m3_f32 || op == MmaOp::m1
 bool fp8_emulated(int sm) { return sm >= 90 && sm < 120; }
 
 
+// Where an fp6/fp4 element sits in its 8-bit container under kind::f8f6f4 (the sm_120a forms):
+// the container's bit of the element's bit 0. PTX ISA 9.7.14.5 "Matrix Fragments for
+// mma.m16n8k32" gives the register layout (four 8-bit containers per .b32, the e4m3 layout) but,
+// in the text read for this (the fragments section), not the bit placement inside a container.
+// Implemented reading: the element's bits end at container bit 2 (e2m1 in bits 5..2, e3m2 and e2m3
+// in bits 7..2, the other bits zero), the padding the PTX ISA's ldmatrix .b4x16_p64/.b6x16_p32
+// unpacking formats produce. A wrong reading changes almost every product, so the first-run
+// self-check (one tile against the float64 reference) fails loudly on the GPU if it is wrong
+// (tests/probes/tensor/test_mma.cpp shows a misplaced container failing it).
+uint32_t container_shift(MmaOp op, TileElem e) {
+  const bool small = e == TileElem::e2m1 || e == TileElem::e3m2 || e == TileElem::e2m3;
+  return small && *mma_info(op).arch_target != '\0' ? 2 : 0;
+}
+
 // The words of one lane's operand.
 const uint32_t* words_of(const MmaLane& l, MmaOperand which) {
   return which == MmaOperand::a ? l.a : which == MmaOperand::b ? l.b : l.c;
@@ -42,11 +56,13 @@ std::vector<double> gather(MmaOp op, MmaOperand which, const std::vector<const u
   const TileElem e = which == MmaOperand::c ? mma_accumulator_elem(op) : mma_input_elem(op);
   const uint32_t bits = tensor::tile_elem_bits(e);
   std::vector<double> m(size_t(rows) * cols, 0.0);
+  const uint32_t shift = container_shift(op, e);
   for (uint32_t lane = 0; lane < 32; ++lane)
     for (uint32_t i = 0; i < mma_elements_per_lane(op, which); ++i) {
       uint32_t r, c;
       mma_fragment_coords(op, which, lane, i, r, c);
-      m[size_t(r) * cols + c] = tensor::tile_decode(e, tensor::tile_get(lane_words[lane], i, bits));
+      m[size_t(r) * cols + c] =
+          tensor::tile_decode(e, tensor::tile_get(lane_words[lane], i, bits) >> shift);
     }
   return m;
 }
@@ -90,6 +106,8 @@ double mma_flops(MmaOp op) {
 TileElem mma_input_elem(MmaOp op) { return elem_named(mma_info(op).input); }
 TileElem mma_accumulator_elem(MmaOp op) { return elem_named(mma_info(op).accumulator); }
 
+uint32_t mma_container_shift(MmaOp op) { return container_shift(op, mma_input_elem(op)); }
+
 std::string mma_implementation(MmaOp op, int sm) {
   if (is_fp8(op) && fp8_emulated(sm)) return "emulated (" + mma_sass_per_op(op, sm) + ")";
   if (op == MmaOp::m16n8k64_s4_s32 && sm >= 90) return "emulated (" + mma_sass_per_op(op, sm) + ")";
@@ -113,6 +131,10 @@ std::string mma_sass_per_op(MmaOp op, int sm) {
       return fp8_emulated(sm) ? "2 HMMA.16816.F32 and conversions" : "1 QMMA.16832.F32.E4M3.E4M3";
     case MmaOp::m16n8k32_e5m2_f32:
       return fp8_emulated(sm) ? "2 HMMA.16816.F32 and conversions" : "1 QMMA.16832.F32.E5M2.E5M2";
+    // kind::f8f6f4 (sm_120a only): QMMA with the format in the opcode (ptxas 13.0, cuobjdump).
+    case MmaOp::m16n8k32_e2m1_f32: return "1 QMMA.16832.F32.E2M1.E2M1";
+    case MmaOp::m16n8k32_e3m2_f32: return "1 QMMA.16832.F32.E3M2.E3M2";
+    case MmaOp::m16n8k32_e2m3_f32: return "1 QMMA.16832.F32.E2M3.E2M3";
   }
   return "unknown";
 }
@@ -173,20 +195,21 @@ MmaTile mma_tile(MmaOp op, MmaOperands operands) {
   for (auto x : c) tile.c.push_back(tensor::tile_decode(acc, x));
   tile.lanes.assign(32, MmaLane{});
   const uint32_t in_bits = tensor::tile_elem_bits(in), acc_bits = tensor::tile_elem_bits(acc);
+  const uint32_t shift = container_shift(op, in);  // fp6/fp4 in 8-bit containers (see above)
   for (uint32_t lane = 0; lane < 32; ++lane) {
     MmaLane& l = tile.lanes[lane];
     uint32_t r, col;
     for (uint32_t i = 0; i < mma_elements_per_lane(op, MmaOperand::a); ++i) {
       mma_fragment_coords(op, MmaOperand::a, lane, i, r, col);
-      tensor::tile_set(l.a, i, in_bits, a[size_t(r) * info.k + col]);
+      tensor::tile_set(l.a, i, in_bits, a[size_t(r) * info.k + col] << shift);
     }
     for (uint32_t i = 0; i < mma_elements_per_lane(op, MmaOperand::b); ++i) {
       mma_fragment_coords(op, MmaOperand::b, lane, i, r, col);
       const uint64_t code = b[size_t(r) * info.n + col];
-      tensor::tile_set(l.b, i, in_bits, code);
+      tensor::tile_set(l.b, i, in_bits, code << shift);
       // Zeros stay all-zero bits (no -0.0): the zero-operand runs feed the tensor cores zeros only.
       tensor::tile_set(l.b_neg, i, in_bits,
-                       operands == MmaOperands::zeros ? 0 : tensor::tile_negate(in, code));
+                       operands == MmaOperands::zeros ? 0 : tensor::tile_negate(in, code) << shift);
     }
     for (uint32_t i = 0; i < mma_elements_per_lane(op, MmaOperand::c); ++i) {
       mma_fragment_coords(op, MmaOperand::c, lane, i, r, col);
@@ -244,6 +267,10 @@ void check_mma_fits(const MmaSetup& s, const DeviceInfo& info) {
   if (sm < op.min_sm)
     throw MmaOpUnavailable(std::string(op.ptx) + " needs sm_" + std::to_string(op.min_sm) + "+; " +
                            info.name + " is sm_" + std::to_string(sm));
+  // An sm_120a cubin runs on compute capability 12.0 only (an sm_121 GPU would need sm_121a code).
+  if (std::string(op.arch_target) == "sm_120a" && sm != 120)
+    throw MmaOpUnavailable(std::string(op.ptx) + " is built for sm_120a only; " + info.name +
+                           " is sm_" + std::to_string(sm));
   if (s.kind == MmaKind::latency && (s.block_threads != 32 || s.blocks != 1))
     throw Error("a latency launch is one warp (one block of 32 threads)");
   if (s.block_threads == 0 || s.block_threads % 32 != 0 || s.block_threads > tensor::kMmaMaxBlockThreads)

@@ -2,7 +2,9 @@
 """SASS assertions for the mma.sync kernels (probes/tensor/mma.cu).
 
 Targets: every target the build ships (tests/sass_tools.py TARGETS). Forms come from
-ptx/mma_forms.def; each has a tile kernel (one mma), a latency kernel (one accumulator, 32 dependent
+ptx/mma_forms.def (GPUPROBE_MMA_FORM and the arch-specific GPUPROBE_MMA_FORM_SM120A: kind::f8f6f4
+e2m1/e3m2/e2m3, whose kernels only probes/tensor/mma.sm120a.cu has: compiled for sm_120a alone, one
+QMMA.16832.F32.<fmt>.<fmt> per mma there, and absent from every target's mma.cu); each has a tile kernel (one mma), a latency kernel (one accumulator, 32 dependent
 mmas per loop iteration) and a throughput kernel (8 accumulators x 4 mmas). For every kernel on
 every target:
   * no LDL/STL (local memory); no CALL except where ptxas emulates s4 with a subroutine;
@@ -25,15 +27,20 @@ Prints `sass_tensor: N passed, M failed`.
 """
 import os
 import re
+import subprocess
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from cuda_tools import test_args  # noqa: E402
-from sass_tools import (CONTROL_OPS, MEMORY_OPS, TARGETS, Checker, check_mutations,  # noqa: E402
-                        disassemble, lines, loops, parse_sass, print_summary, start)
+from cuda_tools import compile_cubin, test_args  # noqa: E402
+from sass_tools import (CONTROL_OPS, MEMORY_OPS, TARGETS, Checker, build_object,  # noqa: E402
+                        check_mutations, disassemble, lines, loops, parse_sass, print_summary, start)
 
 LOG = "sass_tensor"
 SOURCES = {"mma": os.path.join("probes", "tensor", "mma.cu")}
+# The arch-specific unit: its own target only (a compile error elsewhere, GPUPROBE_PTX_REQUIRE).
+SM120A_SOURCE = os.path.join("probes", "tensor", "mma.sm120a.cu")
+SM120A = "sm_120a"
 MMAS_PER_ITERATION = 32
 TENSOR = {"HMMA", "IMMA", "DMMA", "QMMA", "OMMA", "BMMA", "HGMMA", "UTCHMMA"}
 OTHER_BUDGET = 16
@@ -47,12 +54,13 @@ def arch_number(arch):
 
 
 def forms(source_dir):
-    """[(id, min_sm)] from ptx/mma_forms.def."""
+    """[(id, min_sm, arch_target)] from ptx/mma_forms.def (arch_target "sm_120a" or None)."""
     path = os.path.join(source_dir, "ptx", "mma_forms.def")
-    found = re.findall(r"^GPUPROBE_MMA_FORM\((\w+),[^)]*?,\s*(\d+),\s*\"", open(path, encoding="utf-8").read(), re.M)
+    found = re.findall(r"^GPUPROBE_MMA_FORM(_SM120A)?\((\w+),[^)]*?,\s*(\d+),\s*\"",
+                       open(path, encoding="utf-8").read(), re.M)
     if not found:
         raise SystemExit(f"{LOG}: no GPUPROBE_MMA_FORM lines in {path}")
-    return [(name, int(sm)) for name, sm in found]
+    return [(name, int(sm), SM120A if specific else None) for specific, name, sm in found]
 
 
 def mods(i):
@@ -73,6 +81,10 @@ CLASSES = {
     "DMMA.16x8x16": lambda i: i["opcode"] == "DMMA" and "16x8x16" in mods(i),
     "QMMA.E4M3": lambda i: i["opcode"] == "QMMA" and "16832" in mods(i) and "E4M3" in mods(i),
     "QMMA.E5M2": lambda i: i["opcode"] == "QMMA" and "16832" in mods(i) and "E5M2" in mods(i),
+    # kind::f8f6f4 on sm_120a (ptxas 13.0): QMMA.16832.F32.E2M1.E2M1 and the fp6 alike.
+    "QMMA.E2M1": lambda i: i["opcode"] == "QMMA" and "16832" in mods(i) and "E2M1" in mods(i),
+    "QMMA.E3M2": lambda i: i["opcode"] == "QMMA" and "16832" in mods(i) and "E3M2" in mods(i),
+    "QMMA.E2M3": lambda i: i["opcode"] == "QMMA" and "16832" in mods(i) and "E2M3" in mods(i),
     "CALL": lambda i: i["opcode"] == "CALL",
 }
 
@@ -93,6 +105,9 @@ def expected(form, arch):
         "m16n8k64_s4_s32": {"IMMA.16864.S4": 1} if sm < 90 else {"CALL": 1},
         "m16n8k32_e4m3_f32": {"QMMA.E4M3": 1} if fp8_native else {"HMMA.16816.F32": 2},
         "m16n8k32_e5m2_f32": {"QMMA.E5M2": 1} if fp8_native else {"HMMA.16816.F32": 2},
+        "m16n8k32_e2m1_f32": {"QMMA.E2M1": 1},
+        "m16n8k32_e3m2_f32": {"QMMA.E3M2": 1},
+        "m16n8k32_e2m3_f32": {"QMMA.E2M3": 1},
     }
     if form not in table:
         raise SystemExit(f"{LOG}: no SASS expectation for form {form}: add one to expected()")
@@ -168,10 +183,21 @@ def check_kernel(checker, where, instructions, per_mma, mmas, emulated):
 
 
 def check_arch(checker, arch, functions, form_list):
-    mma = functions.get("mma", {})
+    generic_mma = functions.get("mma", {})
+    mma = dict(generic_mma)
+    specific = functions.get("mma_sm120a", {})
     names = set()
     sm = arch_number(arch)
-    for form, min_sm in form_list:
+    for form, min_sm, target in form_list:
+        if target:
+            # Arch-specific forms: no kernel in any target's mma.cu; on their target, the unit's.
+            generic = sorted(n for n in generic_mma if n.startswith(f"gpuprobe_mma_{form}_"))
+            checker.check(not generic, f"{arch} {form}: no kernel in probes/tensor/mma.cu",
+                          ", ".join(generic), "absent")
+            if arch != target:
+                continue
+            for name, ins in specific.items():
+                mma.setdefault(name, ins)
         per_mma, emulated = expected(form, arch)
         if sm < min_sm:
             per_mma = None
@@ -236,6 +262,28 @@ def check_mutants(checker, sass):
                     MUTANT_ARCH, LOG)
 
 
+def sm120a_functions(checker, args, cuobjdump):
+    """{function: [instruction]} of probes/tensor/mma.sm120a.cu for sm_120a: the build's object
+    where it is current, else nvcc."""
+    obj, stale = build_object(args.build_dir, args.source_dir, SM120A_SOURCE)
+    with tempfile.TemporaryDirectory() as tmp:
+        if obj and not stale:
+            binary = obj
+        else:
+            result, binary = compile_cubin(args.source_dir, os.path.join(args.source_dir, SM120A_SOURCE),
+                                           SM120A, tmp)
+            if not checker.check(result.returncode == 0, f"nvcc {SM120A_SOURCE} for {SM120A}",
+                                 (result.stderr.strip().splitlines() or ["failed"])[-1]):
+                return {}
+        dump = subprocess.run([cuobjdump, "-sass", binary], capture_output=True, text=True)
+    if not checker.check(dump.returncode == 0 and "Function" in dump.stdout,
+                         f"disassemble {SM120A_SOURCE} for {SM120A}", dump.stderr.strip()):
+        return {}
+    parsed = parse_sass(dump.stdout, SM120A)
+    checker.check(SM120A in parsed, f"{SM120A}: SASS for {SM120A_SOURCE}")
+    return parsed.get(SM120A, {})
+
+
 def main():
     args = test_args(__doc__.splitlines()[0])
     form_list = forms(args.source_dir)
@@ -245,6 +293,8 @@ def main():
     checker = Checker()
     per_arch, origins, extra = disassemble(args, SOURCES, checker, cuobjdump,
                                            {"mutants": (MUTANT_SOURCE, MUTANT_ARCH)}, LOG)
+    if SM120A in per_arch:
+        per_arch[SM120A]["mma_sm120a"] = sm120a_functions(checker, args, cuobjdump)
     for arch in TARGETS:
         print(f"{LOG}: {arch} from {'+'.join(sorted(origins[arch])) or 'nowhere'}")
         check_arch(checker, arch, per_arch[arch], form_list)

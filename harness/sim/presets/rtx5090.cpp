@@ -117,6 +117,18 @@ Preset make_rtx5090() {
                                 .ratio_source = "P [R6000D] mma.sync TF32 72.0, FP8 287.5, INT8 288.1 to FP16 143.2",
                                 .latency_source = "P [R6000D] 29.7 cycles (INT8 27.7), FIGURES §5b"}))
     p.tensor.push_back(std::move(op));
+  // kind::f8f6f4 fp4/fp6 in 8-bit containers (sm_120a only, ptx/mma_forms.def): one QMMA each.
+  // R6000D's mma.sync FP4 figure is taken as e2m1 under kind::f8f6f4 (FIGURES §5a: "FP4 via QMMA
+  // unless block-scaled -> OMMA"; QMMA is this form).
+  p.tensor.push_back({.op = "mma_m16n8k32_e2m1_f32", .flops_per_clk_per_sm = 375.9e12 / (156 * 2.30e9),
+                      .latency_cycles = 29.7,
+                      .source = "DER P [R6000D] mma.sync FP4 375.9 TF / (156 SMs x 2.30 GHz) = 1047.6 "
+                                "(FIGURES §5a; that FP4 is this QMMA form: assumption); latency P [R6000D] "
+                                "29.7 cycles for all precisions (FIGURES §5b)"});
+  for (const char* op : {"mma_m16n8k32_e3m2_f32", "mma_m16n8k32_e2m3_f32"})
+    p.tensor.push_back({.op = op, .flops_per_clk_per_sm = 399 * 287.5 / 143.2, .latency_cycles = 29.7,
+                        .source = "assumption: fp6 at the FP8 mma.sync rate (no fp6 figure; DER P [R6000D] "
+                                  "FP8 287.5 / FP16 143.2 x 399); latency P [R6000D] 29.7 cycles (FIGURES §5b)"});
   p.max_threads_per_sm = 1536;      // D CUDA compute capability 12.0 limits (not in FIGURES)
   p.max_blocks_per_sm = 32;         // D CUDA compute capability 12.0 limits (not in FIGURES)
   p.sync = sync_costs_rtx5090();  // FIGURES §6 or assumptions, cited per op in presets/sync_costs.cpp

@@ -53,9 +53,29 @@ TEST_CASE("tile formats: decode, encode and negate round-trip, with the known co
   CHECK(tile_encode(TileElem::f16, 1e-7) == 0x0002);              // subnormal: 2 x 2^-24
   CHECK(tile_encode(TileElem::tf32, 1.0) == 0x3f800000);
   CHECK(tile_encode(TileElem::e4m3, 1000.0) == 0x7e);             // saturates: no infinity
+  // OCP MX fp4/fp6: no infinity, no NaN; every code a number.
+  CHECK(tile_decode(TileElem::e2m1, 0x1) == 0.5);   // subnormal
+  CHECK(tile_decode(TileElem::e2m1, 0x2) == 1.0);
+  CHECK(tile_decode(TileElem::e2m1, 0x7) == 6.0);   // the largest e2m1
+  CHECK(tile_decode(TileElem::e2m1, 0xd) == -3.0);
+  CHECK(tile_decode(TileElem::e3m2, 0x0c) == 1.0);  // exponent 3 (bias 3)
+  CHECK(tile_decode(TileElem::e3m2, 0x1f) == 28.0);
+  CHECK(tile_decode(TileElem::e3m2, 0x01) == 0.0625);
+  CHECK(tile_decode(TileElem::e2m3, 0x08) == 1.0);  // exponent 1 (bias 1)
+  CHECK(tile_decode(TileElem::e2m3, 0x1f) == 7.5);
+  CHECK(tile_decode(TileElem::e2m3, 0x21) == -0.125);
+  CHECK(tile_encode(TileElem::e2m1, 100.0) == 0x7);  // saturates to 6
+  CHECK(tile_encode(TileElem::e2m1, 2.5) == 0x4);    // ties to even: 2
+  {
+    // e2m1 holds exactly +-{0, 0.5, 1, 1.5, 2, 3, 4, 6}.
+    std::set<double> values;
+    for (uint64_t code = 0; code < 16; ++code) values.insert(tile_decode(TileElem::e2m1, code));
+    CHECK(values == std::set<double>{-6, -4, -3, -2, -1.5, -1, -0.5, 0, 0.5, 1, 1.5, 2, 3, 4, 6});
+  }
   std::mt19937_64 rng(7);
   for (TileElem e : {TileElem::f16, TileElem::bf16, TileElem::tf32, TileElem::f32, TileElem::f64,
-                     TileElem::e4m3, TileElem::e5m2, TileElem::s8, TileElem::s4, TileElem::s32}) {
+                     TileElem::e4m3, TileElem::e5m2, TileElem::e2m1, TileElem::e3m2, TileElem::e2m3,
+                     TileElem::s8, TileElem::s4, TileElem::s32}) {
     INFO(tile_elem_name(e));
     for (int i = 0; i < 200; ++i) {
       const uint64_t code = tile_random(e, rng);
@@ -200,7 +220,8 @@ TEST_CASE("tensor/mma on sim:a100: every form the A100 has, random and zeros, se
     INFO(p.dump());
     const std::string op = p["op"];
     if (p.contains("skipped")) {
-      CHECK((op == "mma_m16n8k32_e4m3_f32" || op == "mma_m16n8k32_e5m2_f32" || op == "mma_m16n8k16_f64_f64"));
+      CHECK((op == "mma_m16n8k32_e4m3_f32" || op == "mma_m16n8k32_e5m2_f32" || op == "mma_m16n8k16_f64_f64" ||
+             probes::mma_info(probes::parse_mma_op(op)).min_sm == 120));
       CHECK(p["skipped"].get<std::string>().find("sm_80") != std::string::npos);
       continue;
     }
@@ -219,7 +240,7 @@ TEST_CASE("tensor/mma on sim:a100: every form the A100 has, random and zeros, se
     }
   }
   CHECK(measured.size() == 8);
-  CHECK(rec["series"].size() == 11 * 2 * 2);
+  CHECK(rec["series"].size() == probes::tensor::kMmaOpCount * 2 * 2);
 }
 
 TEST_CASE("tensor/mma closed loop: each preset's mma.sync rates and latencies come back within 2%",
@@ -301,4 +322,97 @@ TEST_CASE("tensor/mma in the machine model: compute.ops per form with its zero-o
       CHECK(compute["skipped"].contains("mma_m16n8k16_f64_f64"));
     }
   }
+}
+
+TEST_CASE("mma kind::f8f6f4 fp6/fp4 (sm_120a): 8-bit containers with the element in bits 2 and up, "
+          "a round trip through the fragments, a misplaced container caught by the self-check",
+          "[tensor]") {
+  for (MmaOp op : {MmaOp::m16n8k32_e2m1_f32, MmaOp::m16n8k32_e3m2_f32, MmaOp::m16n8k32_e2m3_f32}) {
+    const auto& info = probes::mma_info(op);
+    INFO(info.name);
+    CHECK(std::string(info.arch_target) == "sm_120a");
+    CHECK(probes::mma_container_shift(op) == 2);
+    const TileElem in = probes::mma_input_elem(op);
+    const uint32_t element_bits = in == TileElem::e2m1 ? 4 : 6;
+    const probes::MmaTile tile = probes::mma_tile(op, MmaOperands::random);
+    // Every container: the element in bits 2..(2 + bits - 1), the rest zero; decoding the
+    // containers gives back A and B (the packing round trip).
+    uint32_t nonzero = 0;
+    for (uint32_t lane = 0; lane < 32; ++lane)
+      for (uint32_t i = 0; i < probes::mma_elements_per_lane(op, MmaOperand::a); ++i) {
+        const uint64_t container = probes::tensor::tile_get(tile.lanes[lane].a, i, 8);
+        CHECK((container & ~(((uint64_t{1} << element_bits) - 1) << 2)) == 0);
+        uint32_t r, c;
+        probes::mma_fragment_coords(op, MmaOperand::a, lane, i, r, c);
+        CHECK(probes::tensor::tile_decode(in, container >> 2) == tile.a[size_t(r) * info.k + c]);
+        nonzero += tile.a[size_t(r) * info.k + c] != 0;
+      }
+    CHECK(nonzero > 256);
+    for (uint32_t lane = 0; lane < 32; ++lane)
+      for (uint32_t i = 0; i < probes::mma_elements_per_lane(op, MmaOperand::b); ++i) {
+        uint32_t r, c;
+        probes::mma_fragment_coords(op, MmaOperand::b, lane, i, r, c);
+        const double b = tile.b[size_t(r) * info.n + c];
+        CHECK(probes::tensor::tile_decode(in, probes::tensor::tile_get(tile.lanes[lane].b, i, 8) >> 2) == b);
+        CHECK(probes::tensor::tile_decode(in, probes::tensor::tile_get(tile.lanes[lane].b_neg, i, 8) >> 2) == -b);
+      }
+    // The reference: products of these formats are exact in f32; the f32-accumulate tolerance.
+    CHECK(probes::tensor::tile_tolerance_rel(in, TileElem::f32) == 1e-3);
+    const std::vector<uint32_t> good = probes::mma_emulate_tile(op, tile.lanes);
+    CHECK(probes::mma_check_tile(op, tile, good).passed);
+    // A GPU that reads the element from the container's low bits instead: it sees the containers
+    // shifted down by 2, computes another product, and the first-run self-check names the form.
+    std::vector<probes::tensor::MmaLane> misread = tile.lanes;
+    for (auto& l : misread) {
+      for (auto& w : l.a) w = (w >> 2) & 0x3f3f3f3fu;
+      for (auto& w : l.b) w = (w >> 2) & 0x3f3f3f3fu;
+    }
+    CHECK_THROWS_WITH(probes::mma_check_tile(op, tile, probes::mma_emulate_tile(op, misread)),
+                      Catch::Contains("self-check failed") && Catch::Contains(info.name));
+  }
+}
+
+TEST_CASE("mma kind::f8f6f4 forms: native QMMA on sm_120, refused elsewhere (sm_120a code only)",
+          "[tensor]") {
+  CHECK(probes::mma_implementation(MmaOp::m16n8k32_e2m1_f32, 120) == "native");
+  CHECK(probes::mma_sass_per_op(MmaOp::m16n8k32_e2m1_f32, 120) == "1 QMMA.16832.F32.E2M1.E2M1");
+  CHECK(probes::mma_sass_per_op(MmaOp::m16n8k32_e3m2_f32, 120) == "1 QMMA.16832.F32.E3M2.E3M2");
+  CHECK(probes::mma_sass_per_op(MmaOp::m16n8k32_e2m3_f32, 120) == "1 QMMA.16832.F32.E2M3.E2M3");
+  CHECK(probes::mma_container_shift(MmaOp::m16n8k32_e4m3_f32) == 0);
+  for (const char* name : {"rtx5090", "b200", "h100"}) {
+    INFO(name);
+    const sim::Preset& preset = sim::find_preset(name);
+    probes::MmaSetup s;
+    s.op = MmaOp::m16n8k32_e2m1_f32;
+    if (preset.info.cc.sm() == 120)
+      CHECK_NOTHROW(probes::check_mma_fits(s, preset.info));
+    else
+      CHECK_THROWS_AS(probes::check_mma_fits(s, preset.info), probes::MmaOpUnavailable);
+  }
+  DeviceInfo spark = sim::find_preset("rtx5090").info;
+  spark.cc.minor = 1;  // sm_121: an sm_120a cubin does not run there
+  probes::MmaSetup s;
+  s.op = MmaOp::m16n8k32_e3m2_f32;
+  CHECK_THROWS_WITH(probes::check_mma_fits(s, spark), Catch::Contains("sm_120a only"));
+}
+
+TEST_CASE("tensor/mma on sim:rtx5090: the kind::f8f6f4 forms self-checked and measured at the "
+          "preset's rates", "[tensor]") {
+  const sim::Preset& preset = sim::find_preset("rtx5090");
+  auto dev = sim::make_sim_device(preset);
+  const auto rec = run(*dev, {{"iterations", "64"}, {"op", "mma_m16n8k32_e2m1_f32"}});
+  REQUIRE(rec["status"] == "ok");
+  int throughput = 0;
+  for (const auto& p : rec["series"]) {
+    INFO(p.dump());
+    REQUIRE_FALSE(p.contains("skipped"));
+    CHECK(p["implementation"] == "native");
+    CHECK(p["self_check"]["passed"] == true);
+    if (p["kind"] == "throughput") {
+      // FIGURES §5a: 375.9 TFLOPS on 156 SMs at 2.30 GHz.
+      CHECK(p["flops_per_clk_per_sm"].get<double>() == Approx(375.9e12 / (156 * 2.30e9)).epsilon(0.02));
+      ++throughput;
+    }
+  }
+  CHECK(throughput > 0);
 }

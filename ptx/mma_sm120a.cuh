@@ -1,0 +1,37 @@
+// mma.sync forms only the arch-specific sm_120a target accepts (ptx/mma_forms.def
+// GPUPROBE_MMA_FORM_SM120A), included only by probes/tensor/mma.sm120a.cu: a compile error on any
+// other pass (GPUPROBE_PTX_REQUIRE). kind::f8f6f4 (PTX ISA 8.7) has the targets of
+// Cap::block_scaled_mma (sm_120a/121a, sm_120f/121f), so it is guarded by that capability.
+// NVRTC-safe: no standard library.
+#pragma once
+#include "ptx/capability.hpp"
+#include "ptx/types.cuh"
+
+GPUPROBE_PTX_REQUIRE(block_scaled_mma);
+
+namespace gpuprobe::ptx {
+
+// The register shape of the m16n8k32 kind::f8f6f4 forms: 4 f32 accumulators, 4 A and 2 B .b32
+// registers of four 8-bit containers each (the e4m3 layout: PTX ISA "Matrix Fragments for
+// mma.m16n8k32", the .e4m3/.e5m2/.e3m2/.e2m3/.e2m1 row).
+#define GPUPROBE_PTX_MMA_F8F6F4(name, form)                                                     \
+  __device__ __forceinline__ void name(float (&d)[4], const uint32_t (&a)[4],                 \
+                                       const uint32_t (&b)[2]) {                              \
+    asm volatile(form " {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"                \
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])                             \
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));         \
+  }
+
+// PTX: mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e2m1.e2m1.f32; PTX ISA 8.7; sm_120a.
+GPUPROBE_PTX_MMA_F8F6F4(mma_sync_aligned_m16n8k32_row_col_kind_f8f6f4_f32_e2m1_e2m1_f32,
+                        "mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e2m1.e2m1.f32")
+// PTX: mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e3m2.e3m2.f32; PTX ISA 8.7; sm_120a.
+GPUPROBE_PTX_MMA_F8F6F4(mma_sync_aligned_m16n8k32_row_col_kind_f8f6f4_f32_e3m2_e3m2_f32,
+                        "mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e3m2.e3m2.f32")
+// PTX: mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e2m3.e2m3.f32; PTX ISA 8.7; sm_120a.
+GPUPROBE_PTX_MMA_F8F6F4(mma_sync_aligned_m16n8k32_row_col_kind_f8f6f4_f32_e2m3_e2m3_f32,
+                        "mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e2m3.e2m3.f32")
+
+#undef GPUPROBE_PTX_MMA_F8F6F4
+
+}  // namespace gpuprobe::ptx
