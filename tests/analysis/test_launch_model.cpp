@@ -4,7 +4,10 @@
 // PROVENANCE.md (within 10%), and the CSV import of small-kernel curves.
 #include <catch2/catch.hpp>
 
+#include <sys/wait.h>
+
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -188,4 +191,31 @@ TEST_CASE("small-kernel CSV import: one fit per method under launch.small_kernel
                     Catch::Contains("column 'method' is empty"));
   CHECK_THROWS_WITH(read_small_kernels_csv(write_temp("sk_neg.csv", "bytes,time_s,method\n1,-1,a\n")),
                     Catch::Contains("negative"));
+}
+
+TEST_CASE("analyze --import-csv of a small-kernel curve: the launch section and its summary, options refused",
+          "[launch][model][csv]") {
+  std::ostringstream text;
+  text.precision(10);
+  text << "bytes,time_s,method\n";
+  for (double v = 65536; v <= 4 * 65536; v *= 1.25) text << v << "," << 1.5e-6 + v / 3e12 << ",pt\n";
+  const std::string csv = write_temp("cli_sk.csv", text.str());
+  const std::string model = "/tmp/gpuprobe_test_launch_cli_model.json", out = "/tmp/gpuprobe_test_launch_cli.out";
+  std::remove(model.c_str());
+  const auto run = [&](const std::string& args) {
+    const int status = std::system((std::string(GPUPROBE_EXE) + " analyze --import-csv " + csv + " " + args + " >" +
+                                    out + " 2>&1").c_str());
+    std::ifstream in(out);
+    std::stringstream all;
+    all << in.rdbuf();
+    return std::make_pair(WIFEXITED(status) ? WEXITSTATUS(status) : -1, all.str());
+  };
+  auto [rc, text_out] = run("--out " + model);
+  CHECK(rc == 0);
+  CHECK(text_out.find("small kernels, T = a + V/b") != std::string::npos);
+  CHECK(text_out.find("pt       a 1.50") != std::string::npos);
+  std::tie(rc, text_out) = run("--sm-count 132 --out " + model + "2");
+  CHECK(rc == 1);
+  CHECK(text_out == "gpuprobe: error: --clock-mhz, --sm-count, --first-level and --ends-in do not apply to "
+                    "small-kernel curves (" + csv + ")\n");
 }
