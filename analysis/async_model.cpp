@@ -70,7 +70,7 @@ std::string async_sass_per_copy(const std::string& op, int sm) {
   const std::string sync = " + SYNCS.ARRIVE.TRANS64 (expect_tx) + SYNCS.PHASECHK.TRANS64.TRYWAIT (retried)";
   if (op == "bulk") return "1 UBLKCP.S.G" + sync;
   if (op == "tma_1d") return "1 UTMALDG.1D" + sync;
-  if (op == "tma_2d") return "1 UTMALDG.2D" + sync;
+  if (op == "tma_2d") return "1 UTMALDG.2D" + sync + "; multicast: 1 UTMALDG.2D.MULTICAST (sm_90a)";
   return "unknown";
 }
 
@@ -113,6 +113,13 @@ void add_async_copy_from_run(const json& run, json& section) {
       o["latency"]["points"].push_back({{"copy_bytes", record_number(p, "copy_bytes", where)},
                                         {"latency_cycles", record_number(p, "latency_cycles", where)},
                                         {"latency_ns", p.contains("latency_ns") ? p["latency_ns"] : json(nullptr)}});
+    } else if (kind == "multicast") {
+      o["multicast"]["points"].push_back(
+          {{"cluster_size", record_number(p, "cluster_size", where)},
+           {"latency_cycles", record_number(p, "latency_cycles", where)},
+           {"latency_ns", p.contains("latency_ns") ? p["latency_ns"] : json(nullptr)},
+           {"bytes_per_s", record_number(p, "bytes_per_s", where)},
+           {"bytes_per_clk_per_sm", record_number(p, "bytes_per_clk_per_sm", where)}});
     } else if (kind == "throughput") {
       o["throughput"]["points"].push_back(
           {{"bytes_in_flight_per_sm", record_number(p, "bytes_in_flight_per_sm", where)},
@@ -121,7 +128,7 @@ void add_async_copy_from_run(const json& run, json& section) {
            {"depth", record_number(p, "depth", where)},
            {"ctas_per_sm", record_number(p, "ctas_per_sm", where)}});
     } else {
-      throw Error(where + ".kind is '" + kind + "', not latency, throughput or chase");
+      throw Error(where + ".kind is '" + kind + "', not latency, throughput, chase or multicast");
     }
   }
   const double clock_mhz = clocks.empty() ? 0 : stats::median(clocks);

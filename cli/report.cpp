@@ -385,9 +385,13 @@ void print_async_copy(std::ostream& out, const nlohmann::json& section) {
     if (!op.is_object()) continue;
     const nlohmann::json lat = op.value("latency", nlohmann::json::object());
     const nlohmann::json ns = lat.value("latency_ns", nlohmann::json());
-    std::snprintf(buf, sizeof buf, "  %-15s %7.1f cycles %8.1f ns for %5.0f B", name.c_str(),
-                  lat.value("latency_cycles", NAN), ns.is_number() ? ns.get<double>() : NAN,
-                  lat.value("copy_bytes", NAN));
+    if (lat.contains("latency_cycles")) {
+      std::snprintf(buf, sizeof buf, "  %-15s %7.1f cycles %8.1f ns for %5.0f B", name.c_str(),
+                    lat.value("latency_cycles", NAN), ns.is_number() ? ns.get<double>() : NAN,
+                    lat.value("copy_bytes", NAN));
+    } else {
+      std::snprintf(buf, sizeof buf, "  %-15s", name.c_str());
+    }
     out << buf;
     if (lat.contains("fit")) {
       std::snprintf(buf, sizeof buf, "  (+%.1f cycles/KiB)", lat["fit"].value("b_cycles_per_kib", NAN));
@@ -404,6 +408,13 @@ void print_async_copy(std::ostream& out, const nlohmann::json& section) {
       out << "  no bandwidth fit: " << fit["error"].get<std::string>();
     }
     if (op.value("synchronous", false)) out << "  [ld+st]";
+    const nlohmann::json mc = op.value("multicast", nlohmann::json::object()).value("points", nlohmann::json::array());
+    if (!mc.empty()) {
+      std::snprintf(buf, sizeof buf, "  multicast to clusters of %g..%g: %.0f..%.0f cycles per round",
+                    mc.front().value("cluster_size", NAN), mc.back().value("cluster_size", NAN),
+                    mc.front().value("latency_cycles", NAN), mc.back().value("latency_cycles", NAN));
+      out << buf;
+    }
     out << "\n";
   }
   if (section.contains("tma_chase")) {

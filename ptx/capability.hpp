@@ -33,6 +33,8 @@ enum class Cap {
   fence_proxy_async,     // fence.proxy.async (PTX ISA 8.0)
   cp_async,              // cp.async.{ca,cg}.shared.global + commit/wait groups (PTX ISA 7.0)
   bulk_copy,             // cp.async.bulk{.tensor} + mbarrier expect_tx/complete_tx (PTX ISA 8.0)
+  bulk_multicast,        // cp.async.bulk{.tensor}.multicast::cluster (PTX ISA 8.0; an Advisory
+                         // from ptxas on plain targets, so only on a/f targets)
 };
 
 // What kind of compile target a capability needs besides the SM number.
@@ -82,6 +84,8 @@ inline constexpr CapInfo kCapabilities[] = {
     {Cap::fence_proxy_async, "fence_proxy_async", 90, TargetNeed::any, {}, "sm_90+"},
     {Cap::cp_async, "cp_async", 80, TargetNeed::any, {}, "sm_80+"},
     {Cap::bulk_copy, "bulk_copy", 90, TargetNeed::any, {}, "sm_90+"},
+    {Cap::bulk_multicast, "bulk_multicast", 90, TargetNeed::family, {90, 100, 103, 110},
+     "sm_90a or sm_100a/103a/110a (f)"},
 };
 inline constexpr unsigned kCapabilityCount = sizeof(kCapabilities) / sizeof(kCapabilities[0]);
 

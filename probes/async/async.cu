@@ -6,7 +6,7 @@
 // rounded up to 128 B, then D mbarriers (bulk, TMA). An op this compile pass lacks (cp.async
 // before sm_80, bulk and TMA before sm_90) traps; the host refuses it before that. Device code
 // only (NVRTC-safe); the host side is async_cuda.cpp.
-#include "probes/async/async.cuh"
+#include "probes/async/async_device.cuh"
 #include "ptx/async_copy.cuh"
 #include "ptx/barrier.cuh"
 #include "ptx/ld.cuh"
@@ -15,42 +15,6 @@
 #include "ptx/st.cuh"
 
 namespace gpuprobe::probes::async::device {
-
-extern __shared__ __align__(128) uint32_t gpuprobe_async_smem[];
-
-// Words between the starts of two slots: the copy rounded up to 128 bytes (TMA's alignment).
-__device__ __forceinline__ uint32_t slot_words(uint32_t copy_bytes) {
-  return (copy_bytes + 127) / 128 * 32;
-}
-
-__device__ __forceinline__ uint32_t shared_addr(const void* p) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
-
-// Every thread: after its own copies landed. Thread 0 reads the clock once the whole CTA is there,
-// the CTA fingerprints its slots, thread 0 writes the record.
-template <int kDepth>
-__device__ __forceinline__ void finish(const AsyncArgs& a, AsyncCtaOut* out, uint64_t c0,
-                                       uint32_t* sum) {
-  ptx::bar_sync_0();
-  const uint32_t first = ptx::LdShared<1>::load(shared_addr(gpuprobe_async_smem)).w[0];
-  const uint64_t c1 = ptx::get_sreg_clock64_after(first, a.zero);
-  if (a.store != 0) {
-    const uint32_t copy_words = a.copy_bytes / 4, stride = slot_words(a.copy_bytes);
-    uint32_t part = 0;
-    for (uint32_t k = threadIdx.x; k < kDepth * copy_words; k += blockDim.x)
-      part += async_fingerprint_step(k, gpuprobe_async_smem[k / copy_words * stride + k % copy_words]);
-    atomicAdd(sum, part);
-    ptx::bar_sync_0();
-  }
-  if (threadIdx.x != 0) return;
-  AsyncCtaOut& o = out[blockIdx.x];
-  o.start_cycles = c0;
-  o.end_cycles = c1;
-  o.smid = ptx::get_sreg_smid();
-  o.result = a.store != 0 ? *sum : 0;
-  o.ran = 1;
-}
 
 // ---- thread ops: cp.async with commit/wait groups ----------------------------------------------
 #if GPUPROBE_PTX_HAS_CP_ASYNC
@@ -123,11 +87,6 @@ __device__ __forceinline__ void run_ld_st(const AsyncArgs& a, AsyncCtaOut* out) 
 
 // ---- bulk and TMA: one thread issues, each slot completes on its own mbarrier ------------------
 #if GPUPROBE_PTX_HAS_BULK_COPY
-__device__ __forceinline__ void wait_phase(uint32_t bar, uint32_t parity) {
-  while (ptx::mbarrier_try_wait_parity_shared_b64(bar, parity) == 0) {
-  }
-}
-
 template <AsyncEngine kEngine>
 __device__ __forceinline__ void issue(const AsyncArgs& a, const AsyncTensorMap& map, uint32_t dst,
                                       uint64_t c, uint32_t bar) {
@@ -196,23 +155,19 @@ __device__ __forceinline__ void run_chase(const AsyncArgs& a, const AsyncTensorM
   ptx::mbarrier_init_shared_b64(bar, 1);
   ptx::fence_proxy_async_shared_cta();
   uint32_t x = a.start_word, parity = 0;
+  const auto hops = [&](uint64_t n) {
 #pragma unroll 1
-  for (uint64_t i = a.warmup; i != 0; --i) {
-    ptx::mbarrier_arrive_expect_tx_shared_cta(bar, 4 * kAsyncChaseBoxWords);
-    ptx::cp_async_bulk_tensor_1d(dst, &map, static_cast<int32_t>(x), bar);
-    wait_phase(bar, parity);
-    parity ^= 1;
-    x = ptx::LdShared<1>::load(dst).w[0];
-  }
+    for (uint64_t i = n; i != 0; --i) {
+      ptx::mbarrier_arrive_expect_tx_shared_cta(bar, 4 * kAsyncChaseBoxWords);
+      ptx::cp_async_bulk_tensor_1d(dst, &map, static_cast<int32_t>(x), bar);
+      wait_phase(bar, parity);
+      parity ^= 1;
+      x = ptx::LdShared<1>::load(dst).w[0];
+    }
+  };
+  hops(a.warmup);
   const uint64_t c0 = ptx::get_sreg_clock64_after(x, a.zero);
-#pragma unroll 1
-  for (uint64_t i = a.iterations; i != 0; --i) {
-    ptx::mbarrier_arrive_expect_tx_shared_cta(bar, 4 * kAsyncChaseBoxWords);
-    ptx::cp_async_bulk_tensor_1d(dst, &map, static_cast<int32_t>(x), bar);
-    wait_phase(bar, parity);
-    parity ^= 1;
-    x = ptx::LdShared<1>::load(dst).w[0];
-  }
+  hops(a.iterations);
   const uint64_t c1 = ptx::get_sreg_clock64_after(x, a.zero);
   AsyncCtaOut& o = out[blockIdx.x];
   o.start_cycles = c0;

@@ -15,7 +15,9 @@
 // thread ops: commit groups, or D loads before the stores) or per CTA (bulk/TMA: D slots, each
 // with its mbarrier). A latency launch is the D = 1 kernel in one CTA of one warp: each copy waits
 // for the one before. One more kernel, gpuprobe_async_tma_chase: a pointer chase whose every hop is
-// a 16-byte TMA 1D load and whose next coordinate is the word that load brought.
+// a 16-byte TMA 1D load and whose next coordinate is the word that load brought. And, in the
+// sm_90a unit multicast.sm90a.cu, gpuprobe_async_tma_multicast: TMA 2D boxes multicast to every CTA
+// of a cluster (copy c = round x clusters + cluster).
 //
 // Every copy of a CTA's stage moves copy_bytes: the thread ops block_threads x size (thread t the
 // bytes [t size, (t+1) size) of the stage), bulk and TMA one instruction of copy_bytes. Copy c

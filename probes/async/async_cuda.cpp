@@ -30,6 +30,9 @@ extern "C" {
 GPUPROBE_ASYNC_OPS(GPUPROBE_ASYNC_DECLARE)
 #undef GPUPROBE_ASYNC_DECLARE
 void gpuprobe_async_tma_chase(AsyncArgs, AsyncTensorMap, AsyncCtaOut*);
+// multicast.sm90a.cu, built only when the targets include sm_90: a weak reference, so a build
+// without it links, and the multicast is refused in one line.
+__attribute__((weak)) void gpuprobe_async_tma_multicast(AsyncArgs, AsyncTensorMap, AsyncCtaOut*);
 }
 
 namespace gpuprobe::probes {
@@ -39,6 +42,12 @@ static_assert(sizeof(CUtensorMap) == sizeof(AsyncTensorMap), "a CUtensorMap is 1
 
 const void* kernel_of(const AsyncSetup& s) {
   if (s.kind == AsyncKind::chase) return reinterpret_cast<const void*>(&gpuprobe_async_tma_chase);
+  if (s.kind == AsyncKind::multicast) {
+    if (&gpuprobe_async_tma_multicast == nullptr)
+      throw AsyncOpUnavailable("the TMA multicast kernel is built for sm_90a only (probes/async/"
+                               "multicast.sm90a.cu), and this build has no sm_90a code");
+    return reinterpret_cast<const void*>(&gpuprobe_async_tma_multicast);
+  }
 #define GPUPROBE_ASYNC_CASE(name)                                                             \
   if (s.op == AsyncOp::name) {                                                                \
     switch (s.depth) {                                                                        \
@@ -107,6 +116,9 @@ class CudaAsyncOps final : public AsyncOps {
   AsyncResult run(const AsyncSetup& setup, const AsyncRun& run) override {
     gpu_.select();
     check_async_fits(setup, gpu_.info());
+    if (setup.kind == AsyncKind::multicast && gpu_.info().cc.sm() != 90)
+      throw AsyncOpUnavailable("the TMA multicast kernel is built for sm_90a only; " + gpu_.info().name +
+                               " is sm_" + std::to_string(gpu_.info().cc.sm()));
     const std::string name = async_kernel_name(setup);
     if (run.iterations == 0) throw Error(name + ": no iterations");
     const bool chase = setup.kind == AsyncKind::chase;
@@ -156,7 +168,9 @@ class CudaAsyncOps final : public AsyncOps {
     config.grid = Dim3{setup.blocks, 1, 1};
     config.block = Dim3{setup.block_threads, 1, 1};
     config.dynamic_smem_bytes = async_dynamic_smem_bytes(setup);
-    const LaunchRecord record = cuda::launch(kernel_of(setup), name.c_str(), config, kernel_args);
+    if (setup.cluster_size != 0) config.cluster = Dim3{setup.cluster_size, 1, 1};
+    const void* kernel = kernel_of(setup);
+    const LaunchRecord record = cuda::launch(kernel, name.c_str(), config, kernel_args);
     std::vector<AsyncCtaOut> host(setup.blocks);
     GPUPROBE_CUDA_CHECK(cudaMemcpy(host.data(), out.get(), out.bytes(), cudaMemcpyDeviceToHost));
     AsyncResult r = summarize_async_launch(setup, run, host,

@@ -37,6 +37,7 @@ const char* async_kind_name(AsyncKind kind) {
     case AsyncKind::latency: return "latency";
     case AsyncKind::throughput: return "throughput";
     case AsyncKind::chase: return "chase";
+    case AsyncKind::multicast: return "multicast";
   }
   return "?";
 }
@@ -54,6 +55,7 @@ AsyncOp parse_async_op(const std::string& name) {
 
 std::string async_kernel_name(const AsyncSetup& s) {
   if (s.kind == AsyncKind::chase) return "gpuprobe_async_tma_chase";
+  if (s.kind == AsyncKind::multicast) return "gpuprobe_async_tma_multicast";
   return std::string("gpuprobe_async_") + async_info(s.op).name + "_d" + std::to_string(s.depth);
 }
 
@@ -65,6 +67,7 @@ uint32_t async_copy_bytes(const AsyncSetup& s) {
 
 uint64_t async_dynamic_smem_bytes(const AsyncSetup& s) {
   if (s.kind == AsyncKind::chase) return 128 + 8;  // the 16-byte slot, its mbarrier at 128
+  if (s.kind == AsyncKind::multicast) return (uint64_t{s.copy_bytes} + 127) / 128 * 128 + 8;
   const uint64_t slot = (uint64_t{async_copy_bytes(s)} + 127) / 128 * 128;
   return s.depth * slot + (single_issuer(async_info(s.op).engine) ? 8ull * s.depth : 0);
 }
@@ -76,9 +79,13 @@ double async_bytes_in_flight_per_sm(const AsyncSetup& s, double ctas_per_sm) {
 void check_async_fits(const AsyncSetup& s, const DeviceInfo& info) {
   const auto& op = async_info(s.op);
   const int sm = info.cc.sm();
-  const ptx::Cap cap = s.kind == AsyncKind::chase ? ptx::Cap::bulk_copy : op.cap;
+  const ptx::Cap cap = s.kind == AsyncKind::chase       ? ptx::Cap::bulk_copy
+                       : s.kind == AsyncKind::multicast ? ptx::Cap::bulk_multicast
+                                                        : op.cap;
   if (!ptx::device_has(cap, sm))
-    throw AsyncOpUnavailable(std::string(s.kind == AsyncKind::chase ? "the TMA chase" : op.ptx) +
+    throw AsyncOpUnavailable(std::string(s.kind == AsyncKind::chase       ? "the TMA chase"
+                                         : s.kind == AsyncKind::multicast ? "the TMA multicast"
+                                                                          : op.ptx) +
                              " needs " + ptx::capability_info(cap).targets + "; " + info.name +
                              " is sm_" + std::to_string(sm));
   const std::string kernel = async_kernel_name(s);
@@ -91,11 +98,22 @@ void check_async_fits(const AsyncSetup& s, const DeviceInfo& info) {
       throw Error(kernel + ": a chase footprint is a multiple of 128 bytes from 256 B to 16 GiB");
     return;
   }
+  if (s.kind == AsyncKind::multicast) {
+    if (s.op != AsyncOp::tma_2d) throw Error(kernel + ": the multicast is a TMA 2D multicast (op tma_2d)");
+    if (s.cluster_size < 1 || s.cluster_size > 8 || s.blocks == 0 || s.blocks % s.cluster_size != 0)
+      throw Error(kernel + ": " + std::to_string(s.blocks) + " CTAs are not whole clusters of 1 to 8 (" +
+                  std::to_string(s.cluster_size) + ")");
+    if (s.block_threads != 32 || s.depth != 1)
+      throw Error(kernel + ": a multicast launch is one warp per CTA, one copy in flight");
+  } else if (s.cluster_size != 0) {
+    throw Error(kernel + ": only the multicast launches clusters");
+  }
   if (std::find(std::begin(async::kAsyncDepths), std::end(async::kAsyncDepths), s.depth) ==
       std::end(async::kAsyncDepths))
     throw Error(kernel + ": depth " + std::to_string(s.depth) + " is not 1, 2, 4 or 8");
   if (s.blocks == 0) throw Error(kernel + ": a launch needs a block");
   const bool latency = s.kind == AsyncKind::latency;
+  const bool multicast = s.kind == AsyncKind::multicast;
   if (latency && (s.blocks != 1 || s.depth != 1 || s.block_threads != 32))
     throw Error(kernel + ": a latency launch is the depth-1 kernel in one CTA of one warp");
   if (single_issuer(op.engine)) {
@@ -118,6 +136,7 @@ void check_async_fits(const AsyncSetup& s, const DeviceInfo& info) {
                     std::to_string(bytes));
       break;
     case AsyncEngine::tma_2d: {
+      if (multicast && bytes == 0) throw Error(kernel + ": no box");
       const uint32_t rows = bytes / (4 * async::kAsyncTma2dBoxWords);
       if (bytes % (4 * async::kAsyncTma2dBoxWords) != 0 || !power_of_two(rows) || rows > 256)
         throw Error(kernel + ": a TMA 2D box is 64 words by 1 to 256 rows (a power of two), not " +
@@ -146,7 +165,9 @@ uint32_t async_reference_fingerprint(const AsyncSetup& s, const AsyncRun& run, u
   const uint32_t box_rows = static_cast<uint32_t>(copy_words / async::kAsyncTma2dBoxWords);
   uint32_t sum = 0;
   for (uint32_t slot = 0; slot < s.depth; ++slot) {
-    const uint64_t c = async::async_copy_index(run.iterations - 1, cta, s.blocks, slot, s.depth);
+    const uint64_t c = s.kind == AsyncKind::multicast
+                           ? (run.iterations - 1) * (s.blocks / s.cluster_size) + cta / s.cluster_size
+                           : async::async_copy_index(run.iterations - 1, cta, s.blocks, slot, s.depth);
     for (uint32_t j = 0; j < copy_words; ++j) {
       const uint64_t word = async::async_source_word(info.engine, c, j, copy_words, src_words, box_rows);
       sum += async::async_fingerprint_step(static_cast<uint32_t>(slot * copy_words + j),

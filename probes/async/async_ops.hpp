@@ -23,7 +23,9 @@ using async::AsyncOp;
 // latency: the depth-1 kernel in one CTA (one warp for the thread ops, one issuing thread for bulk
 // and TMA): each copy waits for the one before. throughput: `depth` copies in flight per thread
 // (thread ops) or per CTA (bulk, TMA), many CTAs on every SM. chase: the TMA pointer chase.
-enum class AsyncKind { latency, throughput, chase };
+// multicast: TMA 2D loads multicast to every CTA of a cluster (rounds of arm, cluster barrier,
+// one load by rank 0, wait; the sm_90a unit multicast.sm90a.cu).
+enum class AsyncKind { latency, throughput, chase, multicast };
 
 // Thrown when this device cannot run one op (it lacks the instruction; the simulator has no model
 // of it): the probe records the op as skipped with the reason and measures the others.
@@ -32,7 +34,7 @@ class AsyncOpUnavailable : public Error {
   using Error::Error;
 };
 
-const char* async_kind_name(AsyncKind kind);  // "latency", "throughput", "chase"
+const char* async_kind_name(AsyncKind kind);  // "latency", "throughput", "chase", "multicast"
 const async::AsyncOpInfo& async_info(AsyncOp op);
 // Throws a one-line gpuprobe::Error listing the ops when `name` is unknown.
 AsyncOp parse_async_op(const std::string& name);
@@ -46,6 +48,7 @@ struct AsyncSetup {
   uint32_t copy_bytes = 0;               // bulk, TMA: bytes per copy; thread ops: set from the
                                          // block (async_copy_bytes)
   uint64_t footprint_bytes = 1 << 20;    // the source: a power of two (chase: a multiple of 128)
+  uint32_t cluster_size = 0;             // multicast: CTAs per cluster (1 to 8); else 0
 };
 
 struct AsyncRun {
@@ -54,7 +57,7 @@ struct AsyncRun {
   bool store = true;                     // fingerprint the slots (the self-check needs it)
 };
 
-// gpuprobe_async_<op>_d<depth>, or gpuprobe_async_tma_chase.
+// gpuprobe_async_<op>_d<depth>, gpuprobe_async_tma_chase or gpuprobe_async_tma_multicast.
 std::string async_kernel_name(const AsyncSetup& setup);
 // Bytes one CTA's copy moves: block_threads x the op's bytes per thread for the thread ops,
 // copy_bytes for bulk and TMA, 16 for the chase.

@@ -8,6 +8,9 @@
 //               from a source four times the L2
 //   chase       a TMA 1D pointer chase (16-byte boxes, the next coordinate in the box) against the
 //               footprint, from 1 MiB to four times the L2 at four points per octave
+//   multicast   TMA 2D boxes of 4 KiB multicast to every CTA of clusters of 1, 2, 4, 8 one-warp
+//               CTAs (one CTA per SM): cycles per round (one cluster barrier included) and the
+//               bytes every SM receives (sm_90a kernel)
 // Each point repeats its launch until stable; every launch's CTAs pass the self-check (the slots'
 // data is the source's; the chase ends where the host's walk does). An op the device lacks is
 // recorded as skipped with the reason.
@@ -80,7 +83,16 @@ nlohmann::json measure_async(ProbeContext& ctx, const AsyncSetup& setup, const A
                       {"kernel", async_kernel_name(setup)},
                       {"launch", to_json(first.launch)},
                       {"self_check", "passed"}};
-  if (setup.kind == AsyncKind::throughput) {
+  if (setup.cluster_size != 0) p["cluster_size"] = setup.cluster_size;
+  if (setup.kind == AsyncKind::multicast) {
+    // A round's latency (one cluster barrier included) and the bytes every CTA receives.
+    const double sms = ctx.device().info().sm_count;
+    p["latency_cycles"] = sum.median;
+    p["ci95_cycles"] = {sum.median_ci95.lo, sum.median_ci95.hi};
+    p["latency_ns"] = clock_mhz > 0 ? nlohmann::json(sum.median / clock_mhz * 1000) : nlohmann::json(nullptr);
+    p["bytes_per_clk_per_sm"] = first.bytes_per_clk_per_sm;
+    p["bytes_per_s"] = first.bytes_per_clk_per_sm * sms * clock_mhz * 1e6;
+  } else if (setup.kind == AsyncKind::throughput) {
     const double sms = ctx.device().info().sm_count;
     p["depth"] = setup.depth;
     p["ctas_per_sm"] = first.ctas_per_sm;
@@ -186,8 +198,9 @@ ProbeSpec async_probe() {
   p.params = {
       {"op", K::choice, "all", "the op to measure (all: every op of probes/async/async.cuh)",
        op_choices},
-      {"kind", K::choice, "all", "latency, throughput, chase (the TMA 1D chase) or all",
-       {"all", "latency", "throughput", "chase"}},
+      {"kind", K::choice, "all",
+       "latency, throughput, chase (the TMA 1D chase), multicast (TMA 2D to a cluster) or all",
+       {"all", "latency", "throughput", "chase", "multicast"}},
       {"iterations", K::integer, "64", "copies per slot per launch", {}, kMaxIterations},
       {"block-threads", K::integer, "256",
        "threads per block of a cp.async or ld+st throughput launch (a multiple of 32, at most 512)",
@@ -224,6 +237,19 @@ ProbeSpec async_probe() {
         else axes["depth"] = s.depth, axes["ctas_per_sm"] = s.blocks / std::max(1, info.sm_count),
              axes["block_threads"] = s.block_threads, axes["copy_bytes"] = async_copy_bytes(s);
         points.push_back({axes, [&ctx, s, run] { return measure_async(ctx, s, run); }});
+      }
+      if (op.op == AsyncOp::tma_2d && (kinds == "all" || kinds == "multicast")) {
+        for (uint32_t n : {1u, 2u, 4u, 8u}) {
+          AsyncSetup s;
+          s.op = AsyncOp::tma_2d;
+          s.kind = AsyncKind::multicast;
+          s.cluster_size = n;
+          s.copy_bytes = kBulkThroughputBytes;
+          s.footprint_bytes = footprint;
+          s.blocks = std::max<uint32_t>(n, static_cast<uint32_t>(info.sm_count) / n * n);
+          points.push_back({{{"op", "tma_2d"}, {"kind", "multicast"}, {"cluster_size", n}},
+                            [&ctx, s, run] { return measure_async(ctx, s, run); }});
+        }
       }
       if (op.op == AsyncOp::tma_1d && (kinds == "all" || kinds == "chase")) {
         for (uint64_t f : chase_footprints(info)) {

@@ -43,6 +43,7 @@ class SimAsyncOps final : public AsyncOps {
     std::normal_distribution<double> noise(0.0, p.noise_rel);
     const auto jitter = [&] { return std::max(0.5, 1.0 + noise(rng)); };
     if (setup.kind == AsyncKind::chase) return chase(setup, run, *model, jitter());
+    if (setup.kind == AsyncKind::multicast) return multicast(setup, run, *model, jitter);
 
     const uint32_t sms = static_cast<uint32_t>(p.info.sm_count);
     const double bytes = async_copy_bytes(setup);
@@ -77,6 +78,36 @@ class SimAsyncOps final : public AsyncOps {
   }
 
  private:
+  // A round: the cluster barrier (the preset's sync table, at the cluster size) and one TMA copy
+  // of the box (from the source's level); every CTA of every cluster takes the same rounds.
+  template <class Jitter>
+  AsyncResult multicast(const AsyncSetup& setup, const AsyncRun& run, const sim::AsyncCopyModel& model,
+                        Jitter& jitter) {
+    const sim::Preset& p = device_.preset();
+    const auto barrier = std::find_if(p.sync.begin(), p.sync.end(),
+                                      [](const sim::SyncOpModel& m) { return m.op == "barrier_cluster"; });
+    if (barrier == p.sync.end())
+      throw AsyncOpUnavailable("the simulated " + p.name + " has no cluster barrier model");
+    const double bytes = async_copy_bytes(setup);
+    const double round = model.latency_cycles + model.cycles_per_kib * std::max(0.0, bytes / 1024 - 1) +
+                         (setup.footprint_bytes > p.info.l2_bytes ? p.dram_latency_cycles - level_latency(p, "L2") : 0) +
+                         sim::sync_latency_cycles(*barrier, setup.cluster_size);
+    const uint32_t sms = static_cast<uint32_t>(p.info.sm_count);
+    std::vector<AsyncCtaOut> ctas(setup.blocks);
+    for (uint32_t b = 0; b < setup.blocks; ++b) {
+      AsyncCtaOut& o = ctas[b];
+      o.smid = b % sms;
+      o.start_cycles = kSimStartCycles;
+      o.end_cycles = kSimStartCycles + static_cast<uint64_t>(double(run.iterations) * round * jitter() + 0.5);
+      o.ran = 1;
+      o.result = run.store ? async_reference_fingerprint(setup, run, b) : 0;
+    }
+    AsyncResult r = summarize_async_launch(setup, run, ctas);
+    describe_launch(setup, r);
+    r.launch.config.cluster = Dim3{setup.cluster_size, 1, 1};
+    return r;
+  }
+
   AsyncResult chase(const AsyncSetup& setup, const AsyncRun& run, const sim::AsyncCopyModel& model,
                     double jitter) {
     const Chain chain = async_chase_chain(setup);

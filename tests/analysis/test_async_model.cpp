@@ -89,6 +89,27 @@ TEST_CASE("async model closed loop: every preset's copy latencies, bandwidth and
       CHECK(fit["bytes_in_flight_per_sm_for_90pct"].get<double>() < 2.5 * per_sm_clk * dram_latency);
       CHECK(fit["bytes_in_flight_per_sm_for_90pct"].get<double>() > 0.4 * per_sm_clk * dram_latency);
     }
+    if (sm == 90 || sm == 100) {
+      // The multicast: a round is one cluster barrier (the sync table's, at the cluster size) and
+      // one TMA 2D copy of 4 KiB from DRAM.
+      const auto& mc = section["ops"]["tma_2d"]["multicast"]["points"];
+      REQUIRE(mc.size() == 4);
+      const auto tma2d = std::find_if(preset.async_copy.begin(), preset.async_copy.end(),
+                                      [](const sim::AsyncCopyModel& m) { return m.op == "tma_2d"; });
+      const auto barrier = std::find_if(preset.sync.begin(), preset.sync.end(),
+                                        [](const sim::SyncOpModel& m) { return m.op == "barrier_cluster"; });
+      REQUIRE(barrier != preset.sync.end());
+      for (const auto& p : mc) {
+        const double n = p["cluster_size"].get<double>();
+        INFO("cluster " << n);
+        CHECK(p["latency_cycles"].get<double>() ==
+              Approx(tma2d->latency_cycles + 3 * tma2d->cycles_per_kib + preset.dram_latency_cycles -
+                     level(preset, "L2") + sim::sync_latency_cycles(*barrier, n)).epsilon(0.02));
+        CHECK(p["bytes_per_s"].get<double>() > 0);
+      }
+    } else {
+      CHECK(section["skipped"].contains("tma_2d"));
+    }
     if (sm >= 90) {
       // The TMA chase through the hierarchy fit from the L2: L2 and DRAM plateaus, each the
       // preset's load latency plus the TMA's extra cycles.
@@ -134,5 +155,5 @@ TEST_CASE("async model: a point without its numbers is a one-line error under th
   CHECK_THROWS_WITH(analysis::add_async_copy_from_run(run, section),
                     Catch::Contains("series[0] has no number copy_bytes"));
   run["series"][0]["kind"] = "sideways";
-  CHECK_THROWS_WITH(analysis::add_async_copy_from_run(run, section), Catch::Contains("not latency, throughput or chase"));
+  CHECK_THROWS_WITH(analysis::add_async_copy_from_run(run, section), Catch::Contains("not latency, throughput, chase or multicast"));
 }

@@ -3,7 +3,9 @@
 
 Targets: every target the build ships (tests/sass_tools.py TARGETS). Ops come from GPUPROBE_ASYNC_OPS
 in probes/async/async.cuh; each has a kernel per depth D (1, 2, 4, 8 copies in flight), and there is
-the TMA chase. For every kernel on every target:
+the TMA chase; the sm_90a unit multicast.sm90a.cu holds the multicast kernel (checked on sm_90a:
+1 UTMALDG.2D.MULTICAST, its arrive and wait and one cluster barrier per round). For every kernel
+on every target:
   * no LDL/STL (local memory) and no CALL;
   * an op this target lacks (cp.async before sm_80; bulk, TMA and the chase before sm_90) traps and
     has no loop;
@@ -74,10 +76,11 @@ class Expect:
     """Per iteration: {Cls: count} (the first finds the loop), how many such loops, and whether
     the loop is straight-line."""
 
-    def __init__(self, counts, loops_count=1, straight=True):
+    def __init__(self, counts, loops_count=1, straight=True, tolerate=()):
         self.counts = counts
         self.loops_count = loops_count
         self.straight = straight
+        self.tolerate = set(tolerate)
 
 
 WIDTHS = {4: set(), 8: {"64"}, 16: {"128"}}
@@ -125,6 +128,17 @@ def expected(op, depth, arch):
                        Cls("SYNCS.PHASECHK.TRANS64.TRYWAIT", "SYNCS", {"PHASECHK", "TRYWAIT"}): d},
                       straight=False)
     raise SystemExit(f"{LOG}: no SASS expectation for op {op}: add one to expected()")
+
+
+# The multicast unit (probes/async/multicast.sm90a.cu, sm_90a only): per round 1 UTMALDG.2D.MULTICAST
+# (issued by rank 0), the CTA's expect_tx arrive and phase wait, and one cluster barrier
+# (UCGABAR_ARV + UCGABAR_WAIT; its release fence MEMBAR.ALL.GPU + ERRBAR + CGAERRBAR, the wait's
+# CCTL.IVALL and ptxas's BAR.SYNC fallback for a launch without a cluster are tolerated).
+MULTICAST = Expect({Cls("UTMALDG.2D.MULTICAST", "UTMALDG", {"2D", "MULTICAST"}): 1,
+                    Cls("SYNCS.ARRIVE.TRANS64", "SYNCS", {"ARRIVE", "TRANS64"}): 1,
+                    Cls("SYNCS.PHASECHK.TRANS64.TRYWAIT", "SYNCS", {"PHASECHK", "TRYWAIT"}): 1,
+                    Cls("UCGABAR_ARV", "UCGABAR_ARV"): 1, Cls("UCGABAR_WAIT", "UCGABAR_WAIT"): 1},
+                   straight=False, tolerate={"MEMBAR", "ERRBAR", "CGAERRBAR", "CCTL", "BAR"})
 
 
 def classify(ins, counts):
@@ -184,7 +198,7 @@ def check_kernel(checker, where, instructions, expect):
                 and i["opcode"] != "NOP"]
         heavy = []
         for ins in rest:
-            if ins["opcode"] not in HEAVY:
+            if ins["opcode"] not in HEAVY or ins["opcode"] in expect.tolerate:
                 continue
             if ins["opcode"] in {"ULDC", "LDC", "LDCU"} and \
                     re.fullmatch(r"c\[0x0\]\[0x[0-9a-f]+\]", ins["operands"][-1]):
@@ -319,10 +333,17 @@ def main():
         return status
     checker = Checker()
     per_arch, origins, extra = disassemble(args, SOURCES, checker, cuobjdump,
-                                           {"mutants": (MUTANT_SOURCE, MUTANT_ARCH)}, LOG)
+                                           {"mutants": (MUTANT_SOURCE, MUTANT_ARCH),
+                                            "multicast": ('#include "probes/async/multicast.sm90a.cu"\n',
+                                                          "sm_90a")}, LOG)
     for arch in TARGETS:
         print(f"{LOG}: {arch} from {'+'.join(sorted(origins[arch])) or 'nowhere'}")
         check_arch(checker, arch, per_arch[arch], op_list)
+    if checker.check(extra["multicast"] is not None, "sm_90a multicast unit: compiled and disassembled"):
+        kernels = next(iter(parse_sass(extra["multicast"], "sm_90a").values()), {})
+        name = "gpuprobe_async_tma_multicast"
+        if checker.check(set(kernels) == {name}, f"sm_90a multicast unit: holds {name} only", str(sorted(kernels))):
+            check_kernel(checker, f"sm_90a {name}", kernels[name], MULTICAST)
     if extra["mutants"] is not None:
         check_mutants(checker, extra["mutants"])
     return print_summary(checker, LOG)

@@ -137,6 +137,39 @@ TEST_CASE("async self-check: wrong data, a wrong chase end, missing or reversed 
                     Catch::Contains("ended the chase on word"));
 }
 
+TEST_CASE("async multicast: every CTA of a cluster gets its cluster's copy", "[async]") {
+  probes::AsyncSetup s;
+  s.op = AsyncOp::tma_2d;
+  s.kind = AsyncKind::multicast;
+  s.cluster_size = 4;
+  s.blocks = 8;
+  s.copy_bytes = 4096;
+  s.footprint_bytes = 1 << 20;
+  probes::AsyncRun r;
+  r.iterations = 3;
+  CHECK(probes::async_kernel_name(s) == "gpuprobe_async_tma_multicast");
+  CHECK(probes::async_dynamic_smem_bytes(s) == 4096 + 8);
+  // The CTAs of one cluster hold the same copy; the two clusters different ones.
+  CHECK(probes::async_reference_fingerprint(s, r, 0) == probes::async_reference_fingerprint(s, r, 3));
+  CHECK(probes::async_reference_fingerprint(s, r, 0) != probes::async_reference_fingerprint(s, r, 4));
+  DeviceInfo h100;
+  h100.name = "H100";
+  h100.cc = {9, 0};
+  CHECK_NOTHROW(probes::check_async_fits(s, h100));
+  s.blocks = 6;
+  CHECK_THROWS_WITH(probes::check_async_fits(s, h100), Catch::Contains("are not whole clusters"));
+  s.blocks = 8;
+  s.op = AsyncOp::bulk;
+  CHECK_THROWS_WITH(probes::check_async_fits(s, h100), Catch::Contains("op tma_2d"));
+  s.op = AsyncOp::tma_2d;
+  h100.cc = {12, 0};
+  CHECK_THROWS_WITH(probes::check_async_fits(s, h100), Catch::Contains("the TMA multicast needs sm_90a"));
+  auto t = throughput(AsyncOp::bulk, 1, 2);
+  t.cluster_size = 2;
+  h100.cc = {9, 0};
+  CHECK_THROWS_WITH(probes::check_async_fits(t, h100), Catch::Contains("only the multicast launches clusters"));
+}
+
 TEST_CASE("async launch shapes: what every backend refuses", "[async]") {
   DeviceInfo h100;
   h100.name = "H100";
@@ -217,7 +250,7 @@ TEST_CASE("async/copy on sim:h100: every op, kind and shape passes its self-chec
     }
   }
   CHECK(ops.size() == probes::async::kAsyncOpCount);
-  CHECK(kinds == std::set<std::string>{"latency", "throughput", "chase"});
+  CHECK(kinds == std::set<std::string>{"latency", "throughput", "chase", "multicast"});
   // 1 MiB to 4 x 50 MiB, four points per octave.
   CHECK(chase >= 28);
 }
