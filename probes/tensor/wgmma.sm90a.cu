@@ -151,26 +151,40 @@ using gpuprobe::probes::tensor::wgmma_acc_regs;
 using gpuprobe::probes::tensor::wgmma_op_info;
 using gpuprobe::probes::tensor::wgmma_throughput_accumulators;
 
-// The wgmma of an op as a lambda over (accumulators, A fragment, A descriptor, B descriptor).
-#define GPUPROBE_WGMMA_CALL_ss(fn)                                                            \
-  [](auto& d, const uint32_t(&)[4], uint64_t ad, uint64_t bd) { gpuprobe::ptx::fn(d, ad, bd); }
-#define GPUPROBE_WGMMA_CALL_rs(fn)                                                            \
-  [](auto& d, const uint32_t(&f)[4], uint64_t, uint64_t bd) { gpuprobe::ptx::fn(d, f, bd); }
-#define GPUPROBE_WGMMA_CALL(form, fn) GPUPROBE_WGMMA_CALL_##form(fn)
+// The wgmma of an op as a functor over (accumulators, A fragment, A descriptor, B descriptor), one
+// per op at namespace scope (NVRTC, which CUDA 12 tests use, rejects a lambda without an execution
+// space inside a kernel, and a local class cannot have the member template the accumulator needs).
+#define GPUPROBE_WGMMA_INVOKE_ss(fn) \
+  (void)f;                           \
+  gpuprobe::ptx::fn(d, ad, bd)
+#define GPUPROBE_WGMMA_INVOKE_rs(fn) \
+  (void)ad;                          \
+  gpuprobe::ptx::fn(d, f, bd)
+#define GPUPROBE_WGMMA_FUNCTOR(in, acc, n, kdim, form)                                          \
+  struct WgmmaCall_##in##_##acc##_n##n##_##form {                                               \
+    template <class D>                                                                          \
+    __device__ __forceinline__ void operator()(D& d, const uint32_t (&f)[4], uint64_t ad,       \
+                                               uint64_t bd) const {                             \
+      GPUPROBE_WGMMA_INVOKE_##form(wgmma_m64n##n##k##kdim##_##acc##_##in##_##form);              \
+    }                                                                                           \
+  };
+GPUPROBE_WGMMA_OPS(GPUPROBE_WGMMA_FUNCTOR)
+#undef GPUPROBE_WGMMA_FUNCTOR
+#define GPUPROBE_WGMMA_CALL(in, acc, n, form) WgmmaCall_##in##_##acc##_n##n##_##form{}
 
 #define GPUPROBE_WGMMA_KERNELS(in, acc, n, kdim, form)                                           \
   extern "C" __global__ void __launch_bounds__(128, 1)                                        \
       gpuprobe_wgmma_##in##_##acc##_n##n##_##form##_lat(WgmmaArgs a, WgmmaGroupOut* out) {    \
     constexpr gpuprobe::probes::tensor::WgmmaOpInfo info = wgmma_op_info(WgmmaOp::in##_##acc##_n##n##_##form);               \
     wgmma_device::latency<wgmma_acc_regs(info), info.rs, n>(                                  \
-        a, out, GPUPROBE_WGMMA_CALL(form, wgmma_m64n##n##k##kdim##_##acc##_##in##_##form));      \
+        a, out, GPUPROBE_WGMMA_CALL(in, acc, n, form));      \
   }                                                                                           \
   extern "C" __global__ void __launch_bounds__(128)                                           \
       gpuprobe_wgmma_##in##_##acc##_n##n##_##form##_thr(WgmmaArgs a, WgmmaGroupOut* out) {    \
     constexpr gpuprobe::probes::tensor::WgmmaOpInfo info = wgmma_op_info(WgmmaOp::in##_##acc##_n##n##_##form);               \
     wgmma_device::throughput<wgmma_acc_regs(info), info.rs, n,                                \
                              wgmma_throughput_accumulators(info)>(                            \
-        a, out, GPUPROBE_WGMMA_CALL(form, wgmma_m64n##n##k##kdim##_##acc##_##in##_##form));      \
+        a, out, GPUPROBE_WGMMA_CALL(in, acc, n, form));      \
   }
 GPUPROBE_WGMMA_OPS(GPUPROBE_WGMMA_KERNELS)
 #undef GPUPROBE_WGMMA_KERNELS
