@@ -17,13 +17,10 @@
 #include "harness/probe.hpp"
 #include "harness/repeat.hpp"
 #include "probes/tensor/mma_ops.hpp"
+#include "probes/tensor/tensor_point.hpp"
 
 namespace gpuprobe::probes {
 namespace {
-
-// Spin for the SM clock reading after each point (ns).
-constexpr uint64_t kClockSpinNs = 200'000;
-constexpr uint64_t kMaxIterations = uint64_t{1} << 20;
 
 nlohmann::json self_check_json(const tensor::TileCheck& c) {
   return {{"passed", c.passed},
@@ -37,25 +34,18 @@ nlohmann::json measure_mma(ProbeContext& ctx, const MmaSetup& setup, const MmaRu
                            std::map<MmaOp, tensor::TileCheck>& checks) {
   const tensor::MmaOpInfo& info = mma_info(setup.op);
   const int sm = ctx.device().info().cc.sm();
+  const bool latency = setup.kind == MmaKind::latency;
   MmaResult first;
-  bool have_first = false;
   RepeatOutcome outcome;
   try {
     // The tile self-check, once per form, before its first timed launch.
     if (!checks.count(setup.op))
       checks[setup.op] = mma_self_check(ctx.ops<MmaOps>(), ctx.device().info(), setup.op, MmaOperands::random);
-    outcome = repeat_until_stable(
-        [&] {
-          const MmaResult r = ctx.ops<MmaOps>().run(setup, run);
-          if (!have_first) first = r, have_first = true;
-          return setup.kind == MmaKind::latency ? r.latency_cycles : r.flops_per_clk_per_sm;
-        },
-        ctx.repeat());
+    outcome = tensor::repeat_point(ctx, latency, first,
+                                   [&] { return ctx.ops<MmaOps>().run(setup, run); });
   } catch (const MmaOpUnavailable& e) {
     return {{"ptx", info.ptx}, {"path", "mma.sync"}, {"skipped", e.what()}};
   }
-  const double clock_mhz = ctx.device().measure_sm_clock_mhz(kClockSpinNs);
-  const auto& sum = outcome.summary;
   nlohmann::json p = {{"ptx", info.ptx},
                       {"path", "mma.sync"},
                       {"shape", info.shape},
@@ -64,29 +54,14 @@ nlohmann::json measure_mma(ProbeContext& ctx, const MmaSetup& setup, const MmaRu
                       {"implementation", mma_implementation(setup.op, sm)},
                       {"sass_per_op", mma_sass_per_op(setup.op, sm)},
                       {"flops_per_mma", mma_flops(setup.op)},
-                      {"repeats", sum.n},
-                      {"converged", outcome.converged},
-                      {"iterations", run.iterations},
                       {"mmas_per_chain", first.mmas_per_chain},
                       {"chains_per_warp", mma_chains(setup.kind)},
                       {"warps_per_sm", first.warps_per_sm},
-                      {"sms", first.sms},
-                      {"region_sm_clock_mhz", clock_mhz},
                       {"kernel", mma_kernel_name(setup.op, setup.kind)},
                       {"launch", to_json(first.launch)},
                       {"self_check", self_check_json(checks.at(setup.op))}};
-  if (setup.kind == MmaKind::latency) {
-    p["latency_cycles"] = sum.median;
-    p["ci95_cycles"] = {sum.median_ci95.lo, sum.median_ci95.hi};
-    p["latency_ns"] = clock_mhz > 0 ? nlohmann::json(sum.median / clock_mhz * 1000) : nlohmann::json(nullptr);
-  } else {
-    const double sms = ctx.device().info().sm_count;
-    p["flops_per_clk_per_sm"] = sum.median;
-    p["ci95_flops_per_clk_per_sm"] = {sum.median_ci95.lo, sum.median_ci95.hi};
-    p["sm_spread_flops_per_clk"] = {first.flops_per_clk_per_sm_min, first.flops_per_clk_per_sm_max};
-    p["mmas_per_clk_per_sm"] = sum.median / mma_flops(setup.op);
-    p["flops_per_s"] = sum.median * sms * clock_mhz * 1e6;
-  }
+  tensor::write_timing(p, ctx, outcome, latency, run.iterations, first);
+  if (!latency) p["mmas_per_clk_per_sm"] = outcome.summary.median / mma_flops(setup.op);
   return p;
 }
 
@@ -99,11 +74,9 @@ ProbeSpec mma_probe() {
   for (const auto& info : tensor::kMmaOps) op_choices.push_back(info.name);
   p.params = {
       {"op", K::choice, "all", "the form to measure (all: every form of ptx/mma_forms.def)", op_choices},
-      {"kind", K::choice, "both", "latency, throughput or both", {"both", "latency", "throughput"}},
-      {"operands", K::choice, "both", "random, zeros or both (each a point of its own)",
-       {"both", "random", "zeros"}},
-      {"iterations", K::integer, "256", "loop iterations per launch (32 mmas per warp each)", {},
-       kMaxIterations},
+      tensor::kind_param(),
+      tensor::operands_param("random, zeros or both (each a point of its own)"),
+      tensor::iterations_param("256", "loop iterations per launch (32 mmas per warp each)"),
       {"block-threads", K::integer, "128",
        "threads per block of a throughput launch (a multiple of 32, at most 256)", {},
        tensor::kMmaMaxBlockThreads},
@@ -117,9 +90,7 @@ ProbeSpec mma_probe() {
                   std::to_string(tensor::kMmaMaxBlockThreads));
     const uint64_t per_sm = prm.get_u64("blocks-per-sm");
     if (per_sm == 0 || per_sm > 32) throw Error("--blocks-per-sm must be 1 to 32");
-    const uint64_t iterations = prm.get_u64("iterations");
-    if (iterations == 0 || iterations > kMaxIterations)
-      throw Error("--iterations must be 1 to " + std::to_string(kMaxIterations));
+    const uint64_t iterations = tensor::iterations(prm);
     const std::string which = prm.get_text("op");
     const std::string kinds = prm.get_text("kind");
     const std::string operands = prm.get_text("operands");

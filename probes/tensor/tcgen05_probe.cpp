@@ -16,13 +16,10 @@
 #include "harness/probe.hpp"
 #include "harness/repeat.hpp"
 #include "probes/tensor/tcgen05_ops.hpp"
+#include "probes/tensor/tensor_point.hpp"
 
 namespace gpuprobe::probes {
 namespace {
-
-// Spin for the SM clock reading after each point (ns).
-constexpr uint64_t kClockSpinNs = 200'000;
-constexpr uint64_t kMaxIterations = uint64_t{1} << 20;
 
 nlohmann::json self_check_json(const tensor::TileCheck& c) {
   return {{"passed", c.passed},
@@ -48,48 +45,28 @@ nlohmann::json measure_tcgen05(ProbeContext& ctx, const Tcgen05Setup& setup, con
                       {"form", info.ts ? "TS" : "SS"},
                       {"cta_group", info.cta_group},
                       {"implementation", "native"}};
+  const bool latency = setup.kind == Tcgen05Kind::latency;
   Tcgen05Result first;
-  bool have_first = false;
   RepeatOutcome outcome;
   try {
-    outcome = repeat_until_stable(
-        [&] {
-          const Tcgen05Result r = ctx.ops<Tcgen05Ops>().run(setup, run);
-          if (!have_first) first = r, have_first = true;
-          return setup.kind == Tcgen05Kind::latency ? r.latency_cycles : r.flops_per_clk_per_sm;
-        },
-        ctx.repeat());
+    outcome = tensor::repeat_point(ctx, latency, first,
+                                   [&] { return ctx.ops<Tcgen05Ops>().run(setup, run); });
   } catch (const Tcgen05OpUnavailable& e) {
     p["skipped"] = e.what();
     return p;
   }
-  const double clock_mhz = ctx.device().measure_sm_clock_mhz(kClockSpinNs);
-  const auto& sum = outcome.summary;
-  p["repeats"] = sum.n;
-  p["converged"] = outcome.converged;
-  p["iterations"] = run.iterations;
+  tensor::write_timing(p, ctx, outcome, latency, run.iterations, first);
   p["ctas"] = setup.ctas;
-  p["sms"] = first.sms;
-  p["region_sm_clock_mhz"] = clock_mhz;
   p["kernel"] = tcgen05_kernel_name(setup.op, setup.kind);
   p["launch"] = to_json(first.launch);
   p["self_check"] = self_check_json(first.self_check);
-  if (setup.kind == Tcgen05Kind::latency) {
-    p["latency_cycles"] = sum.median;
-    p["ci95_cycles"] = {sum.median_ci95.lo, sum.median_ci95.hi};
+  if (latency) {
     p["cycles_per_iteration"] = first.cycles_per_iteration;
     p["baseline_cycles"] = first.baseline_cycles;
     p["baseline_kernel"] = tcgen05_baseline_kernel(info.cta_group);
-    p["latency_ns"] = clock_mhz > 0 ? nlohmann::json(sum.median / clock_mhz * 1000)
-                                    : nlohmann::json(nullptr);
   } else {
-    const double sms = ctx.device().info().sm_count;
     p["mmas_per_commit"] = tensor::kTcgen05ThroughputPerIteration;
     p["accumulators"] = tensor::tcgen05_accumulators(info, true);
-    p["flops_per_clk_per_sm"] = sum.median;
-    p["ci95_flops_per_clk_per_sm"] = {sum.median_ci95.lo, sum.median_ci95.hi};
-    p["sm_spread_flops_per_clk"] = {first.flops_per_clk_per_sm_min, first.flops_per_clk_per_sm_max};
-    p["flops_per_s"] = sum.median * sms * clock_mhz * 1e6;
   }
   return p;
 }
@@ -111,18 +88,15 @@ ProbeSpec tcgen05_probe() {
        {"both", "ss", "ts"}},
       {"cta-group", K::choice, "both", "cta_group::1 (M 128), ::2 (M 256 on an SM pair) or both",
        {"both", "1", "2"}},
-      {"kind", K::choice, "both", "latency, throughput or both", {"both", "latency", "throughput"}},
-      {"operands", K::choice, "both", "random, zeros or both (the self-check always uses random)",
-       {"both", "random", "zeros"}},
-      {"iterations", K::integer, "1024",
-       "loop iterations per launch (1 MMA each for latency, 8 for throughput)", {}, kMaxIterations},
+      tensor::kind_param(),
+      tensor::operands_param("random, zeros or both (the self-check always uses random)"),
+      tensor::iterations_param("1024",
+                               "loop iterations per launch (1 MMA each for latency, 8 for throughput)"),
   };
   p.run = [](ProbeContext& ctx) {
     const auto& prm = ctx.params();
     Tcgen05Run run;
-    run.iterations = prm.get_u64("iterations");
-    if (run.iterations == 0 || run.iterations > kMaxIterations)
-      throw Error("--iterations must be 1 to " + std::to_string(kMaxIterations));
+    run.iterations = tensor::iterations(prm);
     const std::string which = prm.get_text("op");
     const std::string n = prm.get_text("n");
     const std::string form = prm.get_text("form");

@@ -13,14 +13,12 @@
 #include "harness/points.hpp"
 #include "harness/probe.hpp"
 #include "harness/repeat.hpp"
+#include "probes/tensor/tensor_point.hpp"
 #include "probes/tensor/wgmma_ops.hpp"
 
 namespace gpuprobe::probes {
 namespace {
 
-// Spin for the SM clock reading after each point (ns).
-constexpr uint64_t kClockSpinNs = 200'000;
-constexpr uint64_t kMaxIterations = uint64_t{1} << 20;
 constexpr uint64_t kMaxBlocksPerSm = 8;
 
 nlohmann::json self_check_json(const tensor::TileCheck& c) {
@@ -43,48 +41,28 @@ nlohmann::json measure_wgmma(ProbeContext& ctx, const WgmmaSetup& setup, const W
                       {"form", info.rs ? "RS" : "SS"},
                       {"implementation", "native"},
                       {"sass_per_op", "1 " + wgmma_sass(info)}};
+  const bool latency = setup.kind == WgmmaKind::latency;
   WgmmaResult first;
-  bool have_first = false;
   RepeatOutcome outcome;
   try {
-    outcome = repeat_until_stable(
-        [&] {
-          const WgmmaResult r = ctx.ops<WgmmaOps>().run(setup, run);
-          if (!have_first) first = r, have_first = true;
-          return setup.kind == WgmmaKind::latency ? r.latency_cycles : r.flops_per_clk_per_sm;
-        },
-        ctx.repeat());
+    outcome = tensor::repeat_point(ctx, latency, first,
+                                   [&] { return ctx.ops<WgmmaOps>().run(setup, run); });
   } catch (const WgmmaOpUnavailable& e) {
     p["skipped"] = e.what();
     return p;
   }
-  const double clock_mhz = ctx.device().measure_sm_clock_mhz(kClockSpinNs);
-  const auto& sum = outcome.summary;
-  p["repeats"] = sum.n;
-  p["converged"] = outcome.converged;
-  p["iterations"] = run.iterations;
+  tensor::write_timing(p, ctx, outcome, latency, run.iterations, first);
   p["warpgroups_per_sm"] = first.warpgroups_per_sm;
-  p["sms"] = first.sms;
-  p["region_sm_clock_mhz"] = clock_mhz;
   p["kernel"] = wgmma_kernel_name(setup.op, setup.kind);
   p["launch"] = to_json(first.launch);
   p["self_check"] = self_check_json(first.self_check);
-  if (setup.kind == WgmmaKind::latency) {
-    p["latency_cycles"] = sum.median;
-    p["ci95_cycles"] = {sum.median_ci95.lo, sum.median_ci95.hi};
+  if (latency) {
     p["cycles_per_iteration"] = first.cycles_per_iteration;
     p["baseline_cycles"] = first.baseline_cycles;
     p["baseline_kernel"] = kWgmmaBaselineKernel;
-    p["latency_ns"] = clock_mhz > 0 ? nlohmann::json(sum.median / clock_mhz * 1000)
-                                    : nlohmann::json(nullptr);
   } else {
-    const double sms = ctx.device().info().sm_count;
     p["wgmmas_per_commit_group"] = tensor::kWgmmaThroughputPerIteration;
     p["accumulators"] = tensor::wgmma_throughput_accumulators(info);
-    p["flops_per_clk_per_sm"] = sum.median;
-    p["ci95_flops_per_clk_per_sm"] = {sum.median_ci95.lo, sum.median_ci95.hi};
-    p["sm_spread_flops_per_clk"] = {first.flops_per_clk_per_sm_min, first.flops_per_clk_per_sm_max};
-    p["flops_per_s"] = sum.median * sms * clock_mhz * 1e6;
   }
   return p;
 }
@@ -103,12 +81,10 @@ ProbeSpec wgmma_probe() {
       {"n", K::choice, "all", "only the ops of this N", {"all", "64", "128", "256"}},
       {"form", K::choice, "both", "SS (A in shared memory), RS (A in registers) or both",
        {"both", "ss", "rs"}},
-      {"kind", K::choice, "both", "latency, throughput or both", {"both", "latency", "throughput"}},
-      {"operands", K::choice, "both", "random, zeros or both (the self-check always uses random)",
-       {"both", "random", "zeros"}},
-      {"iterations", K::integer, "1024",
-       "loop iterations per launch (1 wgmma each for latency, 8 for throughput)", {},
-       kMaxIterations},
+      tensor::kind_param(),
+      tensor::operands_param("random, zeros or both (the self-check always uses random)"),
+      tensor::iterations_param("1024",
+                               "loop iterations per launch (1 wgmma each for latency, 8 for throughput)"),
       {"blocks-per-sm", K::integer, "2",
        "warpgroups (blocks of 128 threads) per SM of a throughput launch (1 to 8)", {},
        kMaxBlocksPerSm},
@@ -119,9 +95,7 @@ ProbeSpec wgmma_probe() {
     if (per_sm == 0 || per_sm > kMaxBlocksPerSm)
       throw Error("--blocks-per-sm must be 1 to " + std::to_string(kMaxBlocksPerSm));
     WgmmaRun run;
-    run.iterations = prm.get_u64("iterations");
-    if (run.iterations == 0 || run.iterations > kMaxIterations)
-      throw Error("--iterations must be 1 to " + std::to_string(kMaxIterations));
+    run.iterations = tensor::iterations(prm);
     const std::string which = prm.get_text("op");
     const std::string n = prm.get_text("n");
     const std::string form = prm.get_text("form");
