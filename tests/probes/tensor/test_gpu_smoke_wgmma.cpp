@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "harness/arch.hpp"
 #include "harness/ops.hpp"
 #include "harness/probe.hpp"
 #include "probes/tensor/wgmma_ops.hpp"
@@ -27,7 +28,7 @@ TEST_CASE("gpu-smoke: tensor/wgmma runs every op on an sm_90 GPU with its self-c
   const auto record = run_probe(*dev, probe, Params::parse(probe.params, {{"iterations", "256"}}),
                                 RepeatPolicy{}, "", log);
   const bool runs = dev->info().cc.sm() == 90 &&
-                    std::string(GPUPROBE_CUDA_TARGETS).find("sm_90a") != std::string::npos;
+                    std::string(built_cuda_targets()).find("sm_90a") != std::string::npos;
   if (!runs) {
     CHECK(record["status"] == "skipped");
     CHECK(record["skip_reason"].get<std::string>().find("sm_90") != std::string::npos);
