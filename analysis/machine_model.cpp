@@ -12,6 +12,7 @@
 #include "analysis/compute_model.hpp"
 #include "analysis/launch_model.hpp"
 #include "analysis/async_model.hpp"
+#include "analysis/atomics_model.hpp"
 #include "analysis/sync_model.hpp"
 #include "analysis/roofline.hpp"
 #include "harness/error.hpp"
@@ -496,6 +497,14 @@ nlohmann::json build_machine_model(const std::vector<nlohmann::json>& runs,
         add_sync_from_run(run, model["sync"]);
       } catch (const std::exception& e) {
         model["sync"]["errors"][probe] = e.what();
+        failed = e.what();
+      }
+    } else if (probe.rfind("atomics/", 0) == 0) {
+      if (!model.contains("atomics")) model["atomics"] = nlohmann::json::object();
+      try {
+        add_atomics_from_run(run, model["atomics"]);
+      } catch (const std::exception& e) {
+        model["atomics"]["errors"][probe] = e.what();
         failed = e.what();
       }
     } else if (probe.rfind("launch/", 0) == 0) {
