@@ -339,6 +339,32 @@ void print_compute(std::ostream& out, const nlohmann::json& compute) {
         << "\n";
 }
 
+// atomics (analysis/atomics_model.hpp): per op and address pattern its latency and rate, and what
+// ptxas made of the op.
+void print_atomics(std::ostream& out, const nlohmann::json& section) {
+  const nlohmann::json ops = section.value("ops", nlohmann::json::object());
+  const nlohmann::json skipped = section.value("skipped", nlohmann::json::object());
+  out << "atomics (latency of one dependent op of one chain, ns at the measured clock; rate in "
+         "thread-level atomics per clock per SM):\n";
+  for (const auto& [name, op] : ops.items()) {
+    if (!op.is_object() || !op.contains("patterns") || !op["patterns"].is_object()) continue;
+    const std::string lowering = op.value("lowering", "");
+    for (const auto& [pattern, at] : op["patterns"].items()) {
+      if (!at.is_object()) continue;
+      const nlohmann::json ns = at.value("latency_ns", nlohmann::json());
+      char buf[320];
+      std::snprintf(buf, sizeof buf, "  %-24s %-9s %7.1f cycles %8.1f ns  %8.3f /clk/SM  [%s]",
+                    name.c_str(), pattern.c_str(), at.value("latency_cycles", NAN),
+                    ns.is_number() ? ns.get<double>() : NAN, at.value("ops_per_clk_per_sm", NAN),
+                    lowering.c_str());
+      out << buf << "\n";
+    }
+  }
+  for (const auto& [name, why] : skipped.items())
+    out << "  " << name << ": not measured: " << (why.is_string() ? why.get<std::string>() : why.dump())
+        << "\n";
+}
+
 void print_sync(std::ostream& out, const nlohmann::json& sync) {
   const nlohmann::json ops = sync.value("ops", nlohmann::json::object());
   const nlohmann::json skipped = sync.value("skipped", nlohmann::json::object());
@@ -506,6 +532,8 @@ void print_model(std::ostream& out, const nlohmann::json& model) {
   if (model.contains("compute") && model["compute"].is_object())
     print_compute(out, model["compute"]), ++printed;
   if (model.contains("sync") && model["sync"].is_object()) print_sync(out, model["sync"]), ++printed;
+  if (model.contains("atomics") && model["atomics"].is_object())
+    print_atomics(out, model["atomics"]), ++printed;
   if (model.contains("async_copy") && model["async_copy"].is_object())
     print_async_copy(out, model["async_copy"]), ++printed;
   if (model.contains("launch") && model["launch"].is_object()) print_launch(out, model["launch"]), ++printed;

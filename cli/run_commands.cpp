@@ -113,6 +113,7 @@ std::vector<PlannedRun> run_all_plan() {
           {"tensor/tcgen05", {}, "tensor_tcgen05.json"},
           {"tensor/wgmma", {}, "tensor_wgmma.json"},
           {"sync/primitives", {}, "sync_primitives.json"},
+          {"atomics/ops", {}, "atomics_ops.json"},
           {"async/copy", {}, "async_copy.json"},
           {"launch/overhead", {}, "launch_overhead.json"},
           {"launch/graph", {}, "launch_graph.json"},

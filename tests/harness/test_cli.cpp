@@ -286,7 +286,7 @@ TEST_CASE("run-all writes every raw record and the machine model", "[cli]") {
                         "memory_chase_nc", "memory_chase_shared", "memory_stride",
                         "memory_tlb", "bandwidth_l1", "bandwidth_shared", "bandwidth_l2",
                         "bandwidth_dram", "bandwidth_loaded_latency_l2",
-                        "bandwidth_loaded_latency_dram", "compute_alu", "tensor_mma", "sync_primitives", "async_copy",
+                        "bandwidth_loaded_latency_dram", "compute_alu", "tensor_mma", "sync_primitives", "atomics_ops", "async_copy",
                         "launch_overhead", "launch_graph", "launch_small_kernels"}) {
     INFO(f);
     const auto rec = nlohmann::json::parse(slurp(d / "v100" / "raw" / (std::string(f) + ".json")));
@@ -299,11 +299,14 @@ TEST_CASE("run-all writes every raw record and the machine model", "[cli]") {
   CHECK(tcgen05["skip_reason"].get<std::string>().find("tcgen05") != std::string::npos);
   const auto m = nlohmann::json::parse(slurp(d / "v100" / "machine_model.json"));
   CHECK(m["simulated"] == true);
-  CHECK(m["sources"].size() == 22);
+  CHECK(m["sources"].size() == 23);
   CHECK(m["launch"]["small_kernels"].contains("stream"));
   CHECK(r.out.find("launch (us;") != std::string::npos);
   CHECK(m["sync"]["ops"].contains("bar_sync"));
   CHECK(r.out.find("sync (latency of one dependent op") != std::string::npos);
+  CHECK(m["atomics"]["ops"]["global_add_u32"]["patterns"].contains("contended"));
+  CHECK_FALSE(m["atomics"]["ops"]["shared_red_add_u32"]["patterns"]["same"].contains("latency_cycles"));
+  CHECK(r.out.find("atomics (latency of one dependent op of one chain") != std::string::npos);
   // V100: no cp.async, bulk or TMA (skipped with the reason); the ld+st comparison is measured.
   CHECK(m["async_copy"]["ops"].contains("ld_st_16"));
   CHECK(m["async_copy"]["skipped"].contains("cp_async_cg_16"));
