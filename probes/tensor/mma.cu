@@ -97,6 +97,20 @@ namespace gpuprobe::ptx {
 // Stand-in where a pass lacks the form (never called: kOnThisPass is false there).
 template <class D, class A, class B>
 __device__ __forceinline__ void none(D&, const A&, const B&) {}
+#if defined(GPUPROBE_MMA_SM120A_UNIT)
+// The block-scaled wrappers (ptx/mma_sm120a.cuh) with this probe's scale words, in the (d, a, b)
+// shape every form's struct calls.
+__device__ __forceinline__ void scaled_mxf8f6f4_e4m3(float (&d)[4], const uint32_t (&a)[4],
+                                                     const uint32_t (&b)[2]) {
+  mma_sync_aligned_kind_mxf8f6f4_block_scale_scale_vec_1x_m16n8k32_row_col_f32_e4m3_e4m3_f32_ue8m0(
+      d, a, b, probes::tensor::kMmaScaleAWord, probes::tensor::kMmaScaleBWord);
+}
+__device__ __forceinline__ void scaled_mxf4nvf4_e2m1(float (&d)[4], const uint32_t (&a)[4],
+                                                     const uint32_t (&b)[2]) {
+  mma_sync_aligned_kind_mxf4nvf4_block_scale_scale_vec_2x_m16n8k64_row_col_f32_e2m1_e2m1_f32_ue8m0(
+      d, a, b, probes::tensor::kMmaScaleAWord, probes::tensor::kMmaScaleBWord);
+}
+#endif
 }  // namespace gpuprobe::ptx
 
 namespace gpuprobe::probes::tensor::device {
@@ -135,6 +149,11 @@ GPUPROBE_MMA_STRUCT(m16n8k32_e3m2_f32, true, false, uint32_t, float, 4, 2, 4,
                     mma_sync_aligned_m16n8k32_row_col_kind_f8f6f4_f32_e3m2_e3m2_f32)
 GPUPROBE_MMA_STRUCT(m16n8k32_e2m3_f32, true, false, uint32_t, float, 4, 2, 4,
                     mma_sync_aligned_m16n8k32_row_col_kind_f8f6f4_f32_e2m3_e2m3_f32)
+// Block-scaled kinds: the form's mma with the fixed scale words (mma.cuh kMmaScaleAWord/BWord).
+GPUPROBE_MMA_STRUCT(m16n8k32_mxf8f6f4_e4m3_f32, true, false, uint32_t, float, 4, 2, 4,
+                    scaled_mxf8f6f4_e4m3)
+GPUPROBE_MMA_STRUCT(m16n8k64_mxf4nvf4_e2m1_f32, true, false, uint32_t, float, 4, 2, 4,
+                    scaled_mxf4nvf4_e2m1)
 #endif
 
 #undef GPUPROBE_MMA_STRUCT

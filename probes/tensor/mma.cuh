@@ -71,6 +71,15 @@ constexpr uint32_t kMmaMaxCWords = 8;
 // The largest block a throughput kernel is built for (__launch_bounds__).
 constexpr uint32_t kMmaMaxBlockThreads = 256;
 
+// The ue8m0 scale words of the block-scaled forms (ptx/mma_forms.def kind::mxf8f6f4 / mxf4nvf4):
+// every lane passes the same word, every byte the same exponent, selectors {0, 0}, so SF_A of every
+// row and SF_B of every column is that byte whatever thread/byte the PTX ISA's selector rules
+// (9.7.14.3 "Block Scaling for mma.sync") pick: the simplest legal choice that leaves the host
+// reference unambiguous. ue8m0 e is 2^(e - 127): SF_A 2^1, SF_B 2^-2, so D = 0.5 A B + C, and a GPU
+// that ignored or misread a scale would miss the reference by a power of two.
+constexpr uint32_t kMmaScaleAWord = 0x80808080u;
+constexpr uint32_t kMmaScaleBWord = 0x7d7d7d7du;
+
 // One lane's fragments (words as the registers hold them).
 struct MmaLane {
   uint32_t a[kMmaMaxAWords];

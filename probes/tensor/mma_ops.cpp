@@ -25,6 +25,9 @@ TileElem elem_named(const std::string& name) {
   throw Error("tensor/mma: unknown element format '" + name + "'");
 }
 
+// kind::mxf4nvf4: e2m1 packed 4 bits each, not in 8-bit containers.
+bool is_packed_fp4(MmaOp op) { return op == MmaOp::m16n8k64_mxf4nvf4_e2m1_f32; }
+
 bool is_fp8(MmaOp op) { return op == MmaOp::m16n8k32_e4m3_f32 || op == MmaOp::m16n8k32_e5m2_f32; }
 
 // fp8 mma.sync is native (QMMA) on sm_89 and sm_120/121 only (PTX_NOTES.md section 2.1).
@@ -42,7 +45,14 @@ bool fp8_emulated(int sm) { return sm >= 90 && sm < 120; }
 // (tests/probes/tensor/test_mma.cpp shows a misplaced container failing it).
 uint32_t container_shift(MmaOp op, TileElem e) {
   const bool small = e == TileElem::e2m1 || e == TileElem::e3m2 || e == TileElem::e2m3;
-  return small && *mma_info(op).arch_target != '\0' ? 2 : 0;
+  return small && *mma_info(op).arch_target != '\0' && !is_packed_fp4(op) ? 2 : 0;
+}
+
+// Bits one element of the form's operand takes in its register: kind::mxf4nvf4 packs e2m1 eight
+// to a .b32 (the s4 m16n8k64 layout), every other form uses its format's width (an 8-bit
+// container for the kind::f8f6f4 fp4/fp6).
+uint32_t operand_bits(MmaOp op, TileElem e, MmaOperand which) {
+  return which != MmaOperand::c && is_packed_fp4(op) ? 4 : tensor::tile_elem_bits(e);
 }
 
 // The words of one lane's operand.
@@ -54,7 +64,7 @@ const uint32_t* words_of(const MmaLane& l, MmaOperand which) {
 std::vector<double> gather(MmaOp op, MmaOperand which, const std::vector<const uint32_t*>& lane_words,
                            uint32_t rows, uint32_t cols) {
   const TileElem e = which == MmaOperand::c ? mma_accumulator_elem(op) : mma_input_elem(op);
-  const uint32_t bits = tensor::tile_elem_bits(e);
+  const uint32_t bits = operand_bits(op, e, which);
   std::vector<double> m(size_t(rows) * cols, 0.0);
   const uint32_t shift = container_shift(op, e);
   for (uint32_t lane = 0; lane < 32; ++lane)
@@ -135,6 +145,9 @@ std::string mma_sass_per_op(MmaOp op, int sm) {
     case MmaOp::m16n8k32_e2m1_f32: return "1 QMMA.16832.F32.E2M1.E2M1";
     case MmaOp::m16n8k32_e3m2_f32: return "1 QMMA.16832.F32.E3M2.E3M2";
     case MmaOp::m16n8k32_e2m3_f32: return "1 QMMA.16832.F32.E2M3.E2M3";
+    // Block-scaled (sm_120a only, ptxas 13.0): .SF with ue8m0 (E8) scales; mxf4nvf4 is an OMMA.
+    case MmaOp::m16n8k32_mxf8f6f4_e4m3_f32: return "1 QMMA.SF.16832.F32.E4M3.E4M3.E8";
+    case MmaOp::m16n8k64_mxf4nvf4_e2m1_f32: return "1 OMMA.SF.16864.F32.E2M1.E2M1.E8";
   }
   return "unknown";
 }
@@ -160,7 +173,7 @@ void mma_fragment_coords(MmaOp op, MmaOperand which, uint32_t lane, uint32_t ind
   }
   // m16n8kK, row.col: the input's elements per 32-bit register (1 for tf32; an f64 register
   // holds one element too); r the register, j the element within it.
-  const uint32_t bits = tensor::tile_elem_bits(mma_input_elem(op));
+  const uint32_t bits = operand_bits(op, mma_input_elem(op), MmaOperand::a);
   const uint32_t per_reg = bits >= 32 ? 1 : 32 / bits;
   const uint32_t r = index / per_reg, j = index % per_reg;
   switch (which) {
@@ -190,11 +203,13 @@ MmaTile mma_tile(MmaOp op, MmaOperands operands) {
   for (auto& x : a) x = draw(in);
   for (auto& x : b) x = draw(in);
   for (auto& x : c) x = draw(acc);
-  for (auto x : a) tile.a.push_back(tensor::tile_decode(in, x));
-  for (auto x : b) tile.b.push_back(tensor::tile_decode(in, x));
+  // The block-scaled forms' reference operands carry their scale (exact: powers of two).
+  const double scale_a = mma_block_scale(op, MmaOperand::a), scale_b = mma_block_scale(op, MmaOperand::b);
+  for (auto x : a) tile.a.push_back(tensor::tile_decode(in, x) * scale_a);
+  for (auto x : b) tile.b.push_back(tensor::tile_decode(in, x) * scale_b);
   for (auto x : c) tile.c.push_back(tensor::tile_decode(acc, x));
   tile.lanes.assign(32, MmaLane{});
-  const uint32_t in_bits = tensor::tile_elem_bits(in), acc_bits = tensor::tile_elem_bits(acc);
+  const uint32_t in_bits = operand_bits(op, in, MmaOperand::a), acc_bits = tensor::tile_elem_bits(acc);
   const uint32_t shift = container_shift(op, in);  // fp6/fp4 in 8-bit containers (see above)
   for (uint32_t lane = 0; lane < 32; ++lane) {
     MmaLane& l = tile.lanes[lane];
@@ -229,13 +244,36 @@ std::vector<double> mma_unpack_d(MmaOp op, const std::vector<uint32_t>& d_words)
   return gather(op, MmaOperand::c, lanes, info.m, info.n);
 }
 
+double mma_block_scale(MmaOp op, MmaOperand which) {
+  if (!mma_block_scaled(op) || which == MmaOperand::c) return 1.0;
+  return ue8m0_value(which == MmaOperand::a ? tensor::kMmaScaleAWord : tensor::kMmaScaleBWord);
+}
+
+bool mma_block_scaled(MmaOp op) {
+  return op == MmaOp::m16n8k32_mxf8f6f4_e4m3_f32 || op == MmaOp::m16n8k64_mxf4nvf4_e2m1_f32;
+}
+
+double ue8m0_value(uint32_t scale_word) {
+  return std::ldexp(1.0, int(scale_word & 0xff) - 127);
+}
+
 std::vector<uint32_t> mma_emulate_tile(MmaOp op, const std::vector<MmaLane>& lanes) {
+  return mma_emulate_tile(op, lanes, tensor::kMmaScaleAWord, tensor::kMmaScaleBWord);
+}
+
+std::vector<uint32_t> mma_emulate_tile(MmaOp op, const std::vector<MmaLane>& lanes,
+                                       uint32_t scale_a_word, uint32_t scale_b_word) {
   if (lanes.size() != 32) throw Error("tensor/mma: a tile needs 32 lanes");
   const auto& info = mma_info(op);
+  const bool scaled = mma_block_scaled(op);
   auto operand = [&](MmaOperand which, uint32_t rows, uint32_t cols) {
     std::vector<const uint32_t*> w(32);
     for (uint32_t l = 0; l < 32; ++l) w[l] = words_of(lanes[l], which);
-    return gather(op, which, w, rows, cols);
+    std::vector<double> m = gather(op, which, w, rows, cols);
+    const double scale = !scaled || which == MmaOperand::c ? 1.0
+                         : ue8m0_value(which == MmaOperand::a ? scale_a_word : scale_b_word);
+    for (double& x : m) x *= scale;
+    return m;
   };
   const std::vector<double> d = tensor::tile_reference(
       {info.m, info.n, info.k}, operand(MmaOperand::a, info.m, info.k),

@@ -78,6 +78,16 @@ std::vector<double> mma_unpack_d(MmaOp op, const std::vector<uint32_t>& d_words)
 // What a correct mma leaves in the D fragments: the float64 product rounded to the accumulator
 // format (the simulator's tile).
 std::vector<uint32_t> mma_emulate_tile(MmaOp op, const std::vector<tensor::MmaLane>& lanes);
+// The same with the block-scaled forms' ue8m0 scale words given (every byte the same exponent;
+// the kernels pass tensor::kMmaScaleAWord/BWord, what the overload above uses); other forms ignore them.
+std::vector<uint32_t> mma_emulate_tile(MmaOp op, const std::vector<tensor::MmaLane>& lanes,
+                                       uint32_t scale_a_word, uint32_t scale_b_word);
+// Block-scaled kinds (kind::mxf8f6f4, kind::mxf4nvf4): D = (A SF_A)(B SF_B) + C.
+bool mma_block_scaled(MmaOp op);
+// ue8m0 (the word's low byte e): 2^(e - 127).
+double ue8m0_value(uint32_t scale_word);
+// The scale every element of the operand gets in the reference (1 for C and unscaled forms).
+double mma_block_scale(MmaOp op, MmaOperand which);
 // Compares the D fragments with the host's float64 tile (tile_reference.hpp tolerances). Throws
 // gpuprobe::Error "self-check failed: ..." naming the form and the element on a mismatch.
 tensor::TileCheck mma_check_tile(MmaOp op, const MmaTile& tile, const std::vector<uint32_t>& d_words);

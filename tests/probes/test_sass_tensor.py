@@ -3,7 +3,7 @@
 
 Targets: every target the build ships (tests/sass_tools.py TARGETS). Forms come from
 ptx/mma_forms.def (GPUPROBE_MMA_FORM and the arch-specific GPUPROBE_MMA_FORM_SM120A: kind::f8f6f4
-e2m1/e3m2/e2m3, whose kernels only probes/tensor/mma.sm120a.cu has: compiled for sm_120a alone, one
+e2m1/e3m2/e2m3 and the block-scaled kind::mxf8f6f4 e4m3 / kind::mxf4nvf4 e2m1, whose kernels only probes/tensor/mma.sm120a.cu has: compiled for sm_120a alone, one
 QMMA.16832.F32.<fmt>.<fmt> per mma there, and absent from every target's mma.cu); each has a tile kernel (one mma), a latency kernel (one accumulator, 32 dependent
 mmas per loop iteration) and a throughput kernel (8 accumulators x 4 mmas). For every kernel on
 every target:
@@ -79,12 +79,16 @@ CLASSES = {
     "DMMA.884": lambda i: i["opcode"] == "DMMA" and "884" in mods(i),
     "DMMA.8x8x4": lambda i: i["opcode"] == "DMMA" and "8x8x4" in mods(i),
     "DMMA.16x8x16": lambda i: i["opcode"] == "DMMA" and "16x8x16" in mods(i),
-    "QMMA.E4M3": lambda i: i["opcode"] == "QMMA" and "16832" in mods(i) and "E4M3" in mods(i),
+    "QMMA.E4M3": lambda i: i["opcode"] == "QMMA" and "16832" in mods(i) and "E4M3" in mods(i) and "SF" not in mods(i),
     "QMMA.E5M2": lambda i: i["opcode"] == "QMMA" and "16832" in mods(i) and "E5M2" in mods(i),
     # kind::f8f6f4 on sm_120a (ptxas 13.0): QMMA.16832.F32.E2M1.E2M1 and the fp6 alike.
     "QMMA.E2M1": lambda i: i["opcode"] == "QMMA" and "16832" in mods(i) and "E2M1" in mods(i),
     "QMMA.E3M2": lambda i: i["opcode"] == "QMMA" and "16832" in mods(i) and "E3M2" in mods(i),
     "QMMA.E2M3": lambda i: i["opcode"] == "QMMA" and "16832" in mods(i) and "E2M3" in mods(i),
+    # Block-scaled kinds on sm_120a (ptxas 13.0): QMMA.SF.16832.F32.E4M3.E4M3.E8 (mxf8f6f4) and
+    # OMMA.SF.16864.F32.E2M1.E2M1.E8 (mxf4nvf4), ue8m0 scales as E8.
+    "QMMA.SF.E4M3.E8": lambda i: i["opcode"] == "QMMA" and {"SF", "16832", "E4M3", "E8"} <= mods(i),
+    "OMMA.SF.E2M1.E8": lambda i: i["opcode"] == "OMMA" and {"SF", "16864", "E2M1", "E8"} <= mods(i),
     "CALL": lambda i: i["opcode"] == "CALL",
 }
 
@@ -108,6 +112,8 @@ def expected(form, arch):
         "m16n8k32_e2m1_f32": {"QMMA.E2M1": 1},
         "m16n8k32_e3m2_f32": {"QMMA.E3M2": 1},
         "m16n8k32_e2m3_f32": {"QMMA.E2M3": 1},
+        "m16n8k32_mxf8f6f4_e4m3_f32": {"QMMA.SF.E4M3.E8": 1},
+        "m16n8k64_mxf4nvf4_e2m1_f32": {"OMMA.SF.E2M1.E8": 1},
     }
     if form not in table:
         raise SystemExit(f"{LOG}: no SASS expectation for form {form}: add one to expected()")

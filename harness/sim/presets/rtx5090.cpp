@@ -129,6 +129,18 @@ Preset make_rtx5090() {
     p.tensor.push_back({.op = op, .flops_per_clk_per_sm = 399 * 287.5 / 143.2, .latency_cycles = 29.7,
                         .source = "assumption: fp6 at the FP8 mma.sync rate (no fp6 figure; DER P [R6000D] "
                                   "FP8 287.5 / FP16 143.2 x 399); latency P [R6000D] 29.7 cycles (FIGURES §5b)"});
+  // Block-scaled kinds (sm_120a only): QMMA.SF / OMMA.SF (FIGURES §5a: "FP4 via QMMA unless
+  // block-scaled -> OMMA"). No mma.sync figure for either.
+  p.tensor.push_back({.op = "mma_m16n8k32_mxf8f6f4_e4m3_f32", .flops_per_clk_per_sm = 399 * 287.5 / 143.2,
+                      .latency_cycles = 29.7,
+                      .source = "assumption: the ue8m0 scales cost nothing over QMMA e4m3, so the FP8 mma.sync "
+                                "rate (DER P [R6000D] FP8 287.5 / FP16 143.2 x 399, FIGURES §5a); latency P "
+                                "[R6000D] 29.7 cycles (FIGURES §5b)"});
+  p.tensor.push_back({.op = "mma_m16n8k64_mxf4nvf4_e2m1_f32", .flops_per_clk_per_sm = 651.6e12 / (156 * 2.30e9),
+                      .latency_cycles = 29.7,
+                      .source = "DER P [R6000D] CUTLASS nvfp4 651.6 TF / (156 SMs x 2.30 GHz) = 1816.1 (FIGURES "
+                                "§5a); that GEMM rate is a lower bound of the OMMA mma.sync peak, taken as it "
+                                "(assumption); latency P [R6000D] 29.7 cycles (FIGURES §5b; assumption for OMMA)"});
   p.max_threads_per_sm = 1536;      // D CUDA compute capability 12.0 limits (not in FIGURES)
   p.max_blocks_per_sm = 32;         // D CUDA compute capability 12.0 limits (not in FIGURES)
   p.sync = sync_costs_rtx5090();  // FIGURES §6 or assumptions, cited per op in presets/sync_costs.cpp

@@ -416,3 +416,91 @@ TEST_CASE("tensor/mma on sim:rtx5090: the kind::f8f6f4 forms self-checked and me
   }
   CHECK(throughput > 0);
 }
+
+TEST_CASE("mma block-scaled kinds (sm_120a): ue8m0 scales in the reference, e2m1 packed 8 per "
+          "register, a corrupted scale caught by the self-check",
+          "[tensor]") {
+  CHECK(probes::ue8m0_value(0x7f) == 1.0);
+  CHECK(probes::ue8m0_value(0x80808080u) == 2.0);
+  CHECK(probes::ue8m0_value(0x7d) == 0.25);
+  CHECK_FALSE(probes::mma_block_scaled(MmaOp::m16n8k32_e4m3_f32));
+  CHECK(probes::mma_block_scale(MmaOp::m16n8k32_e4m3_f32, MmaOperand::a) == 1.0);
+  for (MmaOp op : {MmaOp::m16n8k32_mxf8f6f4_e4m3_f32, MmaOp::m16n8k64_mxf4nvf4_e2m1_f32}) {
+    const auto& info = probes::mma_info(op);
+    INFO(info.name);
+    CHECK(probes::mma_block_scaled(op));
+    CHECK(std::string(info.arch_target) == "sm_120a");
+    CHECK(probes::mma_container_shift(op) == 0);
+    const double sa = probes::mma_block_scale(op, MmaOperand::a), sb = probes::mma_block_scale(op, MmaOperand::b);
+    CHECK(sa == 2.0);
+    CHECK(sb == 0.25);
+    const TileElem in = probes::mma_input_elem(op);
+    const uint32_t bits = op == MmaOp::m16n8k64_mxf4nvf4_e2m1_f32 ? 4 : 8;
+    const probes::MmaTile tile = probes::mma_tile(op, MmaOperands::random);
+    // The fragments: element i of a lane at bits i x width of its registers (e2m1: 8 per .b32, the
+    // s4 m16n8k64 layout), decoding to the reference's A / SF_A and B / SF_B.
+    CHECK(probes::mma_elements_per_lane(op, MmaOperand::a) == 4 * 32 / bits);
+    std::set<std::pair<uint32_t, uint32_t>> seen;
+    for (uint32_t lane = 0; lane < 32; ++lane) {
+      for (uint32_t i = 0; i < probes::mma_elements_per_lane(op, MmaOperand::a); ++i) {
+        uint32_t r, c;
+        probes::mma_fragment_coords(op, MmaOperand::a, lane, i, r, c);
+        seen.insert({r, c});
+        const uint64_t code = (tile.lanes[lane].a[i * bits / 32] >> (i * bits % 32)) & ((1u << bits) - 1);
+        CHECK(probes::tensor::tile_decode(in, code) * sa == tile.a[size_t(r) * info.k + c]);
+      }
+      for (uint32_t i = 0; i < probes::mma_elements_per_lane(op, MmaOperand::b); ++i) {
+        uint32_t r, c;
+        probes::mma_fragment_coords(op, MmaOperand::b, lane, i, r, c);
+        const uint64_t code = (tile.lanes[lane].b[i * bits / 32] >> (i * bits % 32)) & ((1u << bits) - 1);
+        CHECK(probes::tensor::tile_decode(in, code) * sb == tile.b[size_t(r) * info.n + c]);
+      }
+    }
+    CHECK(seen.size() == size_t(info.m) * info.k);  // every element of A exactly once
+    // D = (A SF_A)(B SF_B) + C: D(0,0) by hand from the unscaled elements.
+    const std::vector<uint32_t> good = probes::mma_emulate_tile(op, tile.lanes);
+    const std::vector<double> d = probes::mma_unpack_d(op, good);
+    double dot = 0;
+    for (uint32_t k = 0; k < info.k; ++k) dot += (tile.a[k] / sa) * (tile.b[size_t(k) * info.n] / sb);
+    CHECK(d[0] == Approx(0.5 * dot + tile.c[0]).epsilon(1e-5));
+    CHECK(probes::mma_check_tile(op, tile, good).passed);
+    // A GPU that read SF_A as 2^2 (a corrupted byte) or ignored the scales: the self-check names it.
+    for (auto [wa, wb] : {std::pair<uint32_t, uint32_t>{0x81818181u, 0x7d7d7d7du}, {0x7f7f7f7fu, 0x7f7f7f7fu}}) {
+      INFO(wa << " " << wb);
+      CHECK_THROWS_WITH(probes::mma_check_tile(op, tile, probes::mma_emulate_tile(op, tile.lanes, wa, wb)),
+                        Catch::Contains("self-check failed") && Catch::Contains(info.name));
+    }
+  }
+  CHECK(probes::mma_sass_per_op(MmaOp::m16n8k32_mxf8f6f4_e4m3_f32, 120) == "1 QMMA.SF.16832.F32.E4M3.E4M3.E8");
+  CHECK(probes::mma_sass_per_op(MmaOp::m16n8k64_mxf4nvf4_e2m1_f32, 120) == "1 OMMA.SF.16864.F32.E2M1.E2M1.E8");
+  CHECK(probes::mma_implementation(MmaOp::m16n8k64_mxf4nvf4_e2m1_f32, 120) == "native");
+}
+
+TEST_CASE("tensor/mma on sim:rtx5090: the block-scaled forms self-checked and measured at the "
+          "preset's rates, refused off sm_120",
+          "[tensor]") {
+  const sim::Preset& preset = sim::find_preset("rtx5090");
+  auto dev = sim::make_sim_device(preset);
+  for (const char* op : {"mma_m16n8k32_mxf8f6f4_e4m3_f32", "mma_m16n8k64_mxf4nvf4_e2m1_f32"}) {
+    INFO(op);
+    const auto rec = run(*dev, {{"iterations", "64"}, {"op", op}});
+    REQUIRE(rec["status"] == "ok");
+    // FIGURES §5a: FP8 287.5 / FP16 143.2 x 399; CUTLASS nvfp4 651.6 TF on 156 SMs at 2.30 GHz.
+    const double expected = std::string(op).find("mxf4") != std::string::npos ? 651.6e12 / (156 * 2.30e9)
+                                                                             : 399 * 287.5 / 143.2;
+    int throughput = 0;
+    for (const auto& p : rec["series"]) {
+      INFO(p.dump());
+      REQUIRE_FALSE(p.contains("skipped"));
+      CHECK(p["self_check"]["passed"] == true);
+      if (p["kind"] == "throughput") {
+        CHECK(p["flops_per_clk_per_sm"].get<double>() == Approx(expected).epsilon(0.02));
+        ++throughput;
+      }
+    }
+    CHECK(throughput > 0);
+    probes::MmaSetup s;
+    s.op = probes::parse_mma_op(op);
+    CHECK_THROWS_AS(probes::check_mma_fits(s, sim::find_preset("h100").info), probes::MmaOpUnavailable);
+  }
+}
