@@ -28,7 +28,9 @@ def human_bytes(n):
     return f"{n:.0f} B"
 
 
-def load_model(path):
+def load_model(path, schema=SCHEMA, version=SCHEMA_VERSION, hint=""):
+    """The JSON document at `path`, which must say it is `schema` v`version` (default: a machine
+    model); `hint` is added to the error when it is not."""
     try:
         with open(path, encoding="utf-8") as f:
             model = json.load(f)
@@ -36,9 +38,9 @@ def load_model(path):
         fail(f"cannot read {path}: {e.strerror}")
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         fail(f"{path} is not valid JSON: {e}")
-    if not isinstance(model, dict) or model.get("schema") != SCHEMA \
-            or model.get("schema_version") != SCHEMA_VERSION:
-        fail(f"{path} is not a {SCHEMA} v{SCHEMA_VERSION} document")
+    if not isinstance(model, dict) or model.get("schema") != schema \
+            or model.get("schema_version") != version:
+        fail(f"{path} is not a {schema} v{version} document{hint}")
     return model
 
 

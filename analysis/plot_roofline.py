@@ -12,7 +12,6 @@ its intensity for every level it gave bytes for (one marker per level, joined). 
 wrong shape gets one line "plot_roofline: error: ..." and exit status 1, never a traceback.
 """
 import argparse
-import json
 import math
 import os
 import sys
@@ -34,19 +33,6 @@ def positive(value, where):
 
 def obj(value, where):
     return common.expect(value, dict, where)
-
-
-def read(path):
-    try:
-        with open(path, encoding="utf-8") as f:
-            doc = json.load(f)
-    except OSError as e:
-        fail(f"cannot read {path}: {e.strerror}")
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        fail(f"{path} is not valid JSON: {e}")
-    if not isinstance(doc, dict) or doc.get("schema") != SCHEMA or doc.get("schema_version") != 1:
-        fail(f"{path} is not a {SCHEMA} v1 document (gpuprobe roofline writes one)")
-    return doc
 
 
 def ceilings(doc):
@@ -88,7 +74,7 @@ def main():
     parser.add_argument("roofline")
     parser.add_argument("--out-prefix", default="")
     args = parser.parse_args()
-    doc = read(args.roofline)
+    doc = common.load_model(args.roofline, SCHEMA, 1, " (gpuprobe roofline writes one)")
     stem = args.out_prefix or os.path.splitext(args.roofline)[0]
     common.output_folder_or_fail(stem)
     try:

@@ -414,7 +414,16 @@ TEST_CASE("an interrupted run-all --force leaves a machine model that matches it
   for (std::size_t i = 0; i < cut["series"].size(); ++i) CHECK(resumed["series"][i] == cut["series"][i]);
   const auto done = nlohmann::json::parse(slurp(fs::path(dir) / "machine_model.json"));
   CHECK(done["warnings"].empty());
-  for (const auto& source : done["sources"]) CHECK(source["status"] == "ok");
+  // Every probe ran to its end: "ok", or "skipped" as its record says (the tensor forms a V100
+  // lacks); none is left interrupted.
+  std::size_t ok = 0;
+  for (const auto& source : done["sources"]) {
+    INFO(source["file"]);
+    CHECK(source["status"] == nlohmann::json::parse(slurp(source["file"].get<std::string>()))["status"]);
+    CHECK((source["status"] == "ok" || source["status"] == "skipped"));
+    ok += source["status"] == "ok";
+  }
+  CHECK(ok > done["sources"].size() / 2);
 }
 
 TEST_CASE("two runs into the same output at once: the second refuses in one line naming the first",
