@@ -11,7 +11,8 @@
 #include "ptx/tcgen05.cuh"
 
 // The PTX wrappers this unit uses exist only on device passes (GPUPROBE_PTX_HAS_*); the host pass
-// needs only the kernels' launch stubs, so it sees empty stand-ins of the two bodies (below).
+// turns each kernel into its launch stub and never instantiates device code, so it is given only
+// the declarations of the two device templates the kernels name (below).
 #if defined(__CUDA_ARCH__)
 namespace gpuprobe::probes::tensor::device {
 
@@ -218,9 +219,9 @@ __device__ __forceinline__ void baseline(const Tcgen05Args& a, Tcgen05CtaOut* ou
 #else
 namespace gpuprobe::probes::tensor::device {
 template <int kCg, uint32_t kN, bool kTs, bool kThroughput, uint32_t kAcc, class Mma>
-__device__ void measure(const Tcgen05Args&, Tcgen05CtaOut*, const Tcgen05OpInfo&, Mma) {}
+__device__ void measure(const Tcgen05Args&, Tcgen05CtaOut*, const Tcgen05OpInfo&, Mma);
 template <int kCg>
-__device__ void baseline(const Tcgen05Args&, Tcgen05CtaOut*) {}
+__device__ void baseline(const Tcgen05Args&, Tcgen05CtaOut*);
 }  // namespace gpuprobe::probes::tensor::device
 #endif
 
