@@ -215,6 +215,31 @@ nlohmann::json guarded(F&& f) {
   }
 }
 
+// The probe families whose records each add to one model section, by probe-name prefix.
+struct SectionFamily {
+  const char* prefix;   // "sync/"
+  const char* section;  // the model's key
+  void (*add)(const nlohmann::json& run, nlohmann::json& section);
+};
+
+constexpr SectionFamily kSectionFamilies[] = {
+    {"bandwidth/", "bandwidth", add_bandwidth_from_run},
+    // CUDA-core ops and tensor-core forms share the compute section (one op table).
+    {"compute/", "compute", add_compute_from_run},
+    {"tensor/", "compute", add_compute_from_run},
+    {"async/", "async_copy", add_async_copy_from_run},
+    {"sync/", "sync", add_sync_from_run},
+    {"atomics/", "atomics", add_atomics_from_run},
+    {"launch/", "launch", add_launch_from_run},
+};
+
+// The family of `probe`, or nullptr if no section family analyses it.
+const SectionFamily* section_family(const std::string& probe) {
+  for (const auto& f : kSectionFamilies)
+    if (probe.rfind(f.prefix, 0) == 0) return &f;
+  return nullptr;
+}
+
 }  // namespace
 
 // The per-SM L2 map of memory/chase --sm all: each SM's near- and far-L2 latency, and how far
@@ -465,54 +490,14 @@ nlohmann::json build_machine_model(const std::vector<nlohmann::json>& runs,
                               {"levels", levels}, {"note", f.note}, {"curve", curve_json(c)}};
       });
       failed = error_of(mem["tlb"]);
-    } else if (probe.rfind("bandwidth/", 0) == 0) {
-      // Each bandwidth probe adds its level(s); a fit that fails is recorded under its probe.
-      if (!model.contains("bandwidth")) model["bandwidth"] = nlohmann::json::object();
+    } else if (const SectionFamily* family = section_family(probe)) {
+      // Each family adds its entries to its section; a fit that fails is recorded under its
+      // probe in the section's "errors", and the other records still fit.
+      if (!model.contains(family->section)) model[family->section] = nlohmann::json::object();
       try {
-        add_bandwidth_from_run(run, model["bandwidth"]);
+        family->add(run, model[family->section]);
       } catch (const std::exception& e) {
-        model["bandwidth"]["errors"][probe] = e.what();
-        failed = e.what();
-      }
-    } else if (probe.rfind("compute/", 0) == 0 || probe.rfind("tensor/", 0) == 0) {
-      // CUDA-core ops and tensor-core forms share the compute section (one op table).
-      if (!model.contains("compute")) model["compute"] = nlohmann::json::object();
-      try {
-        add_compute_from_run(run, model["compute"]);
-      } catch (const std::exception& e) {
-        model["compute"]["errors"][probe] = e.what();
-        failed = e.what();
-      }
-    } else if (probe.rfind("async/", 0) == 0) {
-      if (!model.contains("async_copy")) model["async_copy"] = nlohmann::json::object();
-      try {
-        add_async_copy_from_run(run, model["async_copy"]);
-      } catch (const std::exception& e) {
-        model["async_copy"]["errors"][probe] = e.what();
-        failed = e.what();
-      }
-    } else if (probe.rfind("sync/", 0) == 0) {
-      if (!model.contains("sync")) model["sync"] = nlohmann::json::object();
-      try {
-        add_sync_from_run(run, model["sync"]);
-      } catch (const std::exception& e) {
-        model["sync"]["errors"][probe] = e.what();
-        failed = e.what();
-      }
-    } else if (probe.rfind("atomics/", 0) == 0) {
-      if (!model.contains("atomics")) model["atomics"] = nlohmann::json::object();
-      try {
-        add_atomics_from_run(run, model["atomics"]);
-      } catch (const std::exception& e) {
-        model["atomics"]["errors"][probe] = e.what();
-        failed = e.what();
-      }
-    } else if (probe.rfind("launch/", 0) == 0) {
-      if (!model.contains("launch")) model["launch"] = nlohmann::json::object();
-      try {
-        add_launch_from_run(run, model["launch"]);
-      } catch (const std::exception& e) {
-        model["launch"]["errors"][probe] = e.what();
+        model[family->section]["errors"][probe] = e.what();
         failed = e.what();
       }
     } else {

@@ -262,3 +262,44 @@ TEST_CASE("a run the GPU throttled is fitted, and the model's warnings say so wi
   const std::string w = m["warnings"][0].get<std::string>();
   CHECK(w.find("hot.json: the GPU reported throttling (sw_thermal_slowdown+hw_slowdown) after") == 0);
 }
+
+TEST_CASE("a record of each probe family routes to its section, and a failing one leaves the others",
+          "[model]") {
+  // Empty series: each family's section appears, with nothing fitted and no error.
+  const std::vector<std::pair<std::string, std::string>> families = {
+      {"compute/alu", "compute"},     {"tensor/mma", "compute"}, {"async/copy", "async_copy"},
+      {"sync/primitives", "sync"},    {"atomics/ops", "atomics"}, {"launch/overhead", "launch"}};
+  for (const auto& [probe, section] : families) {
+    INFO(probe);
+    const auto m = analysis::build_machine_model({run_record(probe, nlohmann::json::array())}, {"r.json"});
+    CHECK(m.contains(section));
+    CHECK_FALSE(m[section].contains("errors"));
+    CHECK_FALSE(m["sources"][0].contains("error"));
+    for (const char* other : {"bandwidth", "compute", "async_copy", "sync", "atomics", "launch"})
+      if (other != section) CHECK_FALSE(m.contains(other));
+  }
+  // A bandwidth record its fit refuses: the error goes under its probe in the bandwidth section
+  // and onto its source; the records after it still route.
+  std::vector<nlohmann::json> runs = {run_record("bandwidth/nonsense", nlohmann::json::array())};
+  std::vector<std::string> paths = {"bad.json"};
+  for (const auto& [probe, section] : families) {
+    runs.push_back(run_record(probe, nlohmann::json::array()));
+    paths.push_back(probe + ".json");
+  }
+  runs.push_back(run_record("memory/nonsense", nlohmann::json::array()));
+  paths.push_back("memory.json");
+  const auto m = analysis::build_machine_model(runs, paths);
+  REQUIRE(m["bandwidth"]["errors"].contains("bandwidth/nonsense"));
+  const std::string why = m["bandwidth"]["errors"]["bandwidth/nonsense"].get<std::string>();
+  CHECK(why.find("bandwidth/nonsense") != std::string::npos);
+  CHECK(m["sources"][0]["error"] == why);
+  for (std::size_t i = 0; i < families.size(); ++i) {
+    INFO(families[i].first);
+    CHECK(m.contains(families[i].second));
+    CHECK_FALSE(m[families[i].second].contains("errors"));
+    CHECK_FALSE(m["sources"][i + 1].contains("error"));
+  }
+  // A probe of no family (an unknown memory probe too) is named in its source, in no section.
+  CHECK(m["sources"].back()["error"] == "gpuprobe has no analysis for probe 'memory/nonsense'");
+  CHECK_FALSE(m["memory"].contains("paths"));
+}
