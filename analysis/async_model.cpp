@@ -91,7 +91,7 @@ void add_async_copy_from_run(const json& run, json& section) {
     const std::string where = "series[" + std::to_string(i) + "]";
     const std::string op = record_text(p, "op", where);
     if (p.contains("skipped")) {
-      section["skipped"][op] = p["skipped"].is_string() ? p["skipped"].get<std::string>() : "skipped";
+      section["skipped"][op] = record_skip_reason(p);
       continue;
     }
     const std::string kind = record_text(p, "kind", where);

@@ -21,8 +21,7 @@ void add_atomics_from_run(const json& run, json& atomics) {
     const std::string pattern = record_text(p, "pattern", where);
     const std::string kind = record_text(p, "kind", where);
     if (p.contains("skipped")) {
-      atomics["skipped"][op + " " + pattern + " " + kind] =
-          p["skipped"].is_string() ? p["skipped"].get<std::string>() : "skipped";
+      atomics["skipped"][op + " " + pattern + " " + kind] = record_skip_reason(p);
       continue;
     }
     json& o = atomics["ops"][op];

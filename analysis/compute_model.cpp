@@ -5,36 +5,13 @@
 #include <string>
 
 #include "analysis/datasheet.hpp"
+#include "analysis/record_fields.hpp"
 #include "harness/error.hpp"
 
 namespace gpuprobe::analysis {
 namespace {
 
 using json = nlohmann::json;
-
-double number(const json& p, const char* key, const std::string& where) {
-  if (!p.is_object() || !p.contains(key) || !p[key].is_number())
-    throw Error(where + " has no number " + key);
-  return p[key].get<double>();
-}
-
-std::string text(const json& p, const char* key, const std::string& where) {
-  if (!p.is_object() || !p.contains(key) || !p[key].is_string())
-    throw Error(where + " has no text " + key);
-  return p[key].get<std::string>();
-}
-
-// "9.0" -> 90; 0 when absent or unreadable.
-int sm_of(const json& device) {
-  const std::string cc = device.is_object() ? device.value("compute_capability", "") : "";
-  const auto dot = cc.find('.');
-  if (dot == std::string::npos) return 0;
-  try {
-    return std::stoi(cc.substr(0, dot)) * 10 + std::stoi(cc.substr(dot + 1));
-  } catch (const std::exception&) {
-    return 0;
-  }
-}
 
 }  // namespace
 
@@ -71,33 +48,33 @@ void add_tensor_points(const json& run, json& compute, const std::optional<Datas
   for (std::size_t i = 0; i < series.size(); ++i) {
     const json& p = series[i];
     const std::string where = "series[" + std::to_string(i) + "]";
-    const std::string op = text(p, "op", where);
+    const std::string op = record_text(p, "op", where);
     if (p.contains("skipped")) {
       if (!compute["ops"].contains(op))
-        compute["skipped"][op] = p["skipped"].is_string() ? p["skipped"].get<std::string>() : "skipped";
+        compute["skipped"][op] = record_skip_reason(p);
       continue;
     }
     if (compute.contains("skipped")) compute["skipped"].erase(op);
-    const std::string kind = text(p, "kind", where);
+    const std::string kind = record_text(p, "kind", where);
     const bool zeros = p.value("operands", "random") == "zeros";
     json& o = compute["ops"][op];
-    o["ptx"] = text(p, "ptx", where);
-    o["path"] = text(p, "path", where);
-    o["precision"] = text(p, "precision", where);
-    o["accumulate"] = text(p, "accumulate", where);
-    o["implementation"] = text(p, "implementation", where);
+    o["ptx"] = record_text(p, "ptx", where);
+    o["path"] = record_text(p, "path", where);
+    o["precision"] = record_text(p, "precision", where);
+    o["accumulate"] = record_text(p, "accumulate", where);
+    o["implementation"] = record_text(p, "implementation", where);
     if (p.contains("shape")) o["shape"] = p["shape"];
     if (p.contains("sass_per_op")) o["sass_per_op"] = p["sass_per_op"];
     if (p.contains("self_check")) o["self_check"] = p["self_check"];
     json& into = zeros ? o["zeros"] : o;
     if (kind == "latency") {
-      into["latency_cycles"] = number(p, "latency_cycles", where);
+      into["latency_cycles"] = record_number(p, "latency_cycles", where);
       if (p.contains("latency_ns")) into["latency_ns"] = p["latency_ns"];
     } else if (kind == "throughput") {
-      const double flops = number(p, "flops_per_s", where);
-      into["flops_per_clk_per_sm"] = number(p, "flops_per_clk_per_sm", where);
+      const double flops = record_number(p, "flops_per_s", where);
+      into["flops_per_clk_per_sm"] = record_number(p, "flops_per_clk_per_sm", where);
       into["flops_per_s"] = flops;
-      into["clock_mhz"] = number(p, "region_sm_clock_mhz", where);
+      into["clock_mhz"] = record_number(p, "region_sm_clock_mhz", where);
       // Emulated forms run on other instructions: a tensor-core peak does not apply to them.
       const double peak = sheet && o["implementation"] == "native"
                               ? tensor_peak_flops_per_s(*sheet, o["precision"].get<std::string>())
@@ -117,7 +94,7 @@ void add_tensor_points(const json& run, json& compute, const std::optional<Datas
 
 void add_compute_from_run(const json& run, json& compute) {
   const json& device = run.contains("device") ? run["device"] : json::object();
-  const int sm = sm_of(device);
+  const int sm = record_sm(device);
   const auto sheet = datasheet_for(device.is_object() ? device.value("name", "") : "");
   if (!compute.contains("ops")) compute["ops"] = json::object();
   if (!run.contains("series") || !run["series"].is_array())
@@ -127,28 +104,28 @@ void add_compute_from_run(const json& run, json& compute) {
   for (std::size_t i = 0; i < series.size(); ++i) {
     const json& p = series[i];
     const std::string where = "series[" + std::to_string(i) + "]";
-    const std::string op = text(p, "op", where);
+    const std::string op = record_text(p, "op", where);
     if (p.contains("skipped")) {
-      compute["skipped"][op] = p["skipped"].is_string() ? p["skipped"].get<std::string>() : "skipped";
+      compute["skipped"][op] = record_skip_reason(p);
       continue;
     }
-    const std::string kind = text(p, "kind", where);
+    const std::string kind = record_text(p, "kind", where);
     json& o = compute["ops"][op];
-    o["ptx"] = text(p, "ptx", where);
-    o["path"] = text(p, "path", where);
-    o["precision"] = text(p, "precision", where);
+    o["ptx"] = record_text(p, "ptx", where);
+    o["path"] = record_text(p, "path", where);
+    o["precision"] = record_text(p, "precision", where);
     o["implementation"] = compute_implementation(op, sm);
     o["sass_per_op"] = compute_sass_per_op(op, sm);
     if (kind == "latency") {
-      o["latency_cycles"] = number(p, "latency_cycles", where);
+      o["latency_cycles"] = record_number(p, "latency_cycles", where);
       if (p.contains("latency_ns")) o["latency_ns"] = p["latency_ns"];
     } else if (kind == "throughput") {
-      o["ops_per_clk_per_sm"] = number(p, "ops_per_clk_per_sm", where);
-      o["ops_per_s"] = number(p, "ops_per_s", where);
-      o["clock_mhz"] = number(p, "region_sm_clock_mhz", where);
+      o["ops_per_clk_per_sm"] = record_number(p, "ops_per_clk_per_sm", where);
+      o["ops_per_s"] = record_number(p, "ops_per_s", where);
+      o["clock_mhz"] = record_number(p, "region_sm_clock_mhz", where);
       if (p.contains("flops_per_s")) {
-        const double flops = number(p, "flops_per_s", where);
-        o["flops_per_clk_per_sm"] = number(p, "flops_per_clk_per_sm", where);
+        const double flops = record_number(p, "flops_per_s", where);
+        o["flops_per_clk_per_sm"] = record_number(p, "flops_per_clk_per_sm", where);
         o["flops_per_s"] = flops;
         // The published peaks are the FP32 and FP64 FMA rates; packed f32x2 counts as FP32.
         const std::string precision = o["precision"];

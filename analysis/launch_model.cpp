@@ -240,8 +240,7 @@ void add_launch_from_run(const json& run, json& launch) {
     if (probe == "launch/small_kernels") {
       const std::string method = record_text(p, "method", where);
       if (p.contains("skipped")) {
-        launch["skipped"]["small_kernels " + method] =
-            p["skipped"].is_string() ? p["skipped"].get<std::string>() : "skipped";
+        launch["skipped"]["small_kernels " + method] = record_skip_reason(p);
         continue;
       }
       small[method].push_back({record_number(p, "bytes", where), record_number(p, "ns", where) * 1e-9});
@@ -249,7 +248,7 @@ void add_launch_from_run(const json& run, json& launch) {
     }
     const std::string measure = record_text(p, "measure", where);
     if (p.contains("skipped")) {
-      launch["skipped"][measure] = p["skipped"].is_string() ? p["skipped"].get<std::string>() : "skipped";
+      launch["skipped"][measure] = record_skip_reason(p);
       continue;
     }
     if (probe == "launch/overhead") {

@@ -1,6 +1,6 @@
 // Reading a run record's points for the model sections (compute, sync, launch...): a named number
-// or text of a point, or a one-line gpuprobe::Error naming where it is missing, and the device's
-// SM number. One copy for every section instead of one per section.
+// or text of a point, or a one-line gpuprobe::Error naming where it is missing, a skipped point's
+// reason, and the device's SM number. One copy for every section instead of one per section.
 #pragma once
 #include <string>
 
@@ -22,6 +22,11 @@ inline std::string record_text(const nlohmann::json& p, const char* key, const s
   if (!p.is_object() || !p.contains(key) || !p[key].is_string())
     throw Error(where + " has no text " + key);
   return p[key].get<std::string>();
+}
+
+// Why a point marked "skipped" was skipped: its text, or "skipped" when it gives none.
+inline std::string record_skip_reason(const nlohmann::json& p) {
+  return p["skipped"].is_string() ? p["skipped"].get<std::string>() : "skipped";
 }
 
 // The record's device compute capability "9.0" as 90; 0 when absent or unreadable.

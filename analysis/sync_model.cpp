@@ -103,7 +103,7 @@ void add_sync_from_run(const json& run, json& sync) {
     const std::string where = "series[" + std::to_string(i) + "]";
     const std::string op = record_text(p, "op", where);
     if (p.contains("skipped")) {
-      sync["skipped"][op] = p["skipped"].is_string() ? p["skipped"].get<std::string>() : "skipped";
+      sync["skipped"][op] = record_skip_reason(p);
       continue;
     }
     const std::string kind = record_text(p, "kind", where);
