@@ -84,6 +84,19 @@ __device__ __forceinline__ void tcgen05_ld_32x32b_x8(uint32_t taddr, uint32_t (&
                : "memory");
 }
 
+// PTX: tcgen05.ld.sync.aligned.32x32b.x8.pack::16b.b32 {r0..r7}, [taddr]: as above for 16-bit
+// elements, one per TMEM column: register j packs the 16-bit elements of columns 2j and 2j + 1
+// (16 columns in all). SASS: LDTM
+__device__ __forceinline__ void tcgen05_ld_32x32b_x8_pack_16b(uint32_t taddr, uint32_t (&r)[8]) {
+  GPUPROBE_PTX_REQUIRE(tcgen05);
+  asm volatile(
+      "tcgen05.ld.sync.aligned.32x32b.x8.pack::16b.b32 {%0, %1, %2, %3, %4, %5, %6, %7}, [%8];"
+      : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]), "=r"(r[4]), "=r"(r[5]), "=r"(r[6]),
+        "=r"(r[7])
+      : "r"(taddr)
+      : "memory");
+}
+
 // PTX: tcgen05.st.sync.aligned.32x32b.x8.b32 [taddr], {r0..r7}: the store of the same shape.
 // SASS: STTM
 __device__ __forceinline__ void tcgen05_st_32x32b_x8(uint32_t taddr, const uint32_t (&r)[8]) {

@@ -15,9 +15,18 @@
 // One thread issues: thread 0 of the CTA (of the even CTA of the pair for cta_group::2). A and B
 // sit in shared memory in the no-swizzle K-major layout (tcgen05_smem_offset), copied from the
 // host's images; TS forms take A from TMEM (columns kTcgen05ACol.., lane = row), stored there
-// by the CTA's own threads from the host's words. The accumulator is 32-bit (f32 or s32): row r
-// of a CTA's D in TMEM lane r, column c in TMEM column c (M = 128 per CTA: the lane = row layout
-// of the PTX ISA's "Matrix fragments for tcgen05.mma" for M = 128, and per CTA for M = 256).
+// by the CTA's own threads from the host's words. Row r of a CTA's D sits in TMEM lane r, column
+// c in TMEM column c (M = 128 per CTA: the lane = row layout of the PTX ISA's "Matrix fragments
+// for tcgen05.mma" for M = 128, and per CTA for M = 256). A 32-bit accumulator (f32, s32) fills
+// its column; a 16-bit one (f16) takes one column per element too (CUTLASS tmem_frg_1sm<half_t>:
+// 32-bit storage per value) and is read back with tcgen05.ld .pack::16b, which packs the 16-bit
+// elements of two adjacent columns into one register (column 2j in the low half: the reading
+// taken here, checked by the first-run self-check).
+// fp6/fp4 inputs (e3m2, e2m3, e2m1 under kind::f8f6f4) take the shared-memory layout of 8-bit
+// elements (K = 32, 32 bytes per row) in the PTX ISA's padded form ("tcgen05 packing formats";
+// what TMA's .b6x16_p32/.b4x16_p64 write): each 16 bytes of a row hold 16 consecutive K elements
+// packed low first (element i at bit 6i or 4i), the rest padding. They are SS only: A in TMEM
+// wants each element in a byte of its own, at a bit position this code has not established.
 // cta_group::2 (M = 256): the even CTA holds rows 0-127 of A and rows 0..N/2-1 of B (N x K,
 // K-major), the odd CTA the others; each CTA's TMEM holds its 128 rows of D, all N columns.
 #pragma once
@@ -30,11 +39,18 @@ namespace gpuprobe::probes::tensor {
 #define GPUPROBE_TCGEN05_INPUTS(X, n, form, cg)                                                    \
   X(f16, f32, f16, n, 16, form, cg) X(bf16, f32, f16, n, 16, form, cg)                             \
   X(tf32, f32, tf32, n, 8, form, cg) X(e4m3, f32, f8f6f4, n, 32, form, cg)                         \
-  X(e5m2, f32, f8f6f4, n, 32, form, cg) X(s8, s32, i8, n, 32, form, cg)
+  X(e5m2, f32, f8f6f4, n, 32, form, cg) X(s8, s32, i8, n, 32, form, cg)                            \
+  X(f16, f16, f16, n, 16, form, cg)
+// SS only: the fp6/fp4 inputs of kind::f8f6f4 (A in TMEM is not established for them, above).
+#define GPUPROBE_TCGEN05_SS_INPUTS(X, n, cg)                                                       \
+  X(e3m2, f32, f8f6f4, n, 32, ss, cg) X(e2m3, f32, f8f6f4, n, 32, ss, cg)                          \
+  X(e2m1, f32, f8f6f4, n, 32, ss, cg)
 #define GPUPROBE_TCGEN05_FORMS(X, cg)                                                              \
   GPUPROBE_TCGEN05_INPUTS(X, 64, ss, cg) GPUPROBE_TCGEN05_INPUTS(X, 256, ss, cg)                   \
-  GPUPROBE_TCGEN05_INPUTS(X, 64, ts, cg) GPUPROBE_TCGEN05_INPUTS(X, 256, ts, cg)
-// Every op: each input at N = 64 and 256, SS and TS, cta_group::1 (M = 128) and ::2 (M = 256).
+  GPUPROBE_TCGEN05_INPUTS(X, 64, ts, cg) GPUPROBE_TCGEN05_INPUTS(X, 256, ts, cg)                   \
+  GPUPROBE_TCGEN05_SS_INPUTS(X, 64, cg) GPUPROBE_TCGEN05_SS_INPUTS(X, 256, cg)
+// Every op: each input at N = 64 and 256, SS and TS (fp6/fp4: SS only), cta_group::1 (M = 128)
+// and ::2 (M = 256): 68 ops, 136 kernels.
 #define GPUPROBE_TCGEN05_OPS(X) GPUPROBE_TCGEN05_FORMS(X, 1) GPUPROBE_TCGEN05_FORMS(X, 2)
 
 // Enum names: bf16_f32_n256_ss_cg1.
@@ -44,7 +60,7 @@ enum class Tcgen05Op {
 #undef GPUPROBE_TCGEN05_ENUM
 };
 
-enum class Tcgen05Type { f16, bf16, tf32, e4m3, e5m2, s8, f32, s32 };
+enum class Tcgen05Type { f16, bf16, tf32, e4m3, e5m2, e3m2, e2m3, e2m1, s8, f32, s32 };
 
 constexpr uint32_t kTcgen05Threads = 128;          // 4 warps: TMEM lanes 0-127
 constexpr uint32_t kTcgen05RowsPerCta = 128;       // M per CTA (M = 128 x cta_group)
@@ -71,8 +87,8 @@ GPUPROBE_HD constexpr uint32_t tcgen05_smem_offset(uint32_t row, uint32_t k_byte
 struct Tcgen05OpInfo {
   Tcgen05Op op;
   const char* name;        // tcgen05_m128n256k16_bf16_f32_ss_cg1: the record's op, the preset key
-  const char* input_name;  // "f16", "bf16", "tf32", "e4m3", "e5m2", "s8"
-  const char* acc_name;    // "f32", "s32"
+  const char* input_name;  // "f16", "bf16", "tf32", "e4m3", "e5m2", "e3m2", "e2m3", "e2m1", "s8"
+  const char* acc_name;    // "f32", "s32", "f16"
   const char* kind_name;   // "f16", "tf32", "f8f6f4", "i8": the PTX .kind
   Tcgen05Type input;
   Tcgen05Type acc;
@@ -108,6 +124,21 @@ GPUPROBE_HD constexpr uint32_t tcgen05_b_rows(const Tcgen05OpInfo& info) {
 GPUPROBE_HD constexpr uint64_t tcgen05_flops(const Tcgen05OpInfo& info) {
   return 2ull * tcgen05_m(info) * info.n * info.k;
 }
+// Whether D is 16-bit (f16): read back packed two per 32-bit word.
+GPUPROBE_HD constexpr bool tcgen05_d16(const Tcgen05OpInfo& info) {
+  return info.acc == Tcgen05Type::f16;
+}
+// 32-bit words of one row of the stored D: N, or N / 2 for a 16-bit D.
+GPUPROBE_HD constexpr uint32_t tcgen05_tile_row_words(const Tcgen05OpInfo& info) {
+  return tcgen05_d16(info) ? info.n / 2 : info.n;
+}
+// Bits an input element takes in shared memory: 4 (e2m1) or 6 (e3m2, e2m3), packed 16 to each
+// 16 bytes, else the element's size (256 bits of K per row).
+GPUPROBE_HD constexpr uint32_t tcgen05_smem_element_bits(const Tcgen05OpInfo& info) {
+  return info.input == Tcgen05Type::e2m1                                        ? 4
+         : info.input == Tcgen05Type::e3m2 || info.input == Tcgen05Type::e2m3 ? 6
+                                                                                : 256 / info.k;
+}
 // TMEM accumulators of a throughput kernel: two while both fit beside A, else one (the tensor
 // core pipelines MMAs into one accumulator as a GEMM's K loop does).
 GPUPROBE_HD constexpr uint32_t tcgen05_accumulators(const Tcgen05OpInfo& info, bool throughput) {
@@ -126,16 +157,20 @@ GPUPROBE_HD constexpr uint32_t tcgen05_tmem_columns(const Tcgen05OpInfo& info, b
 }
 
 // The 32-bit instruction descriptor of kind::f16/tf32/f8f6f4/i8 (PTX ISA "Instruction descriptor
-// format"; PTX_NOTES.md section 2.3): [4,6) D format (1 F32, 2 S32), [7,10) A format, [10,13)
-// B format (f16 kind: 0 F16, 1 BF16; tf32 kind: 2 TF32; f8f6f4: 0 E4M3, 1 E5M2; i8: 1 S8), [13]/[14]
-// negate A/B 0, [15]/[16] A/B major 0 (K-major), [17,23) N >> 3, [24,29) M >> 4.
+// format"; PTX_NOTES.md section 2.3): [4,6) D format (0 F16, 1 F32, 2 S32), [7,10) A format,
+// [10,13) B format (f16 kind: 0 F16, 1 BF16; tf32 kind: 2 TF32; f8f6f4: 0 E4M3, 1 E5M2, 3 E2M3,
+// 4 E3M2, 5 E2M1; i8: 1 S8), [13]/[14] negate A/B 0, [15]/[16] A/B major 0 (K-major), [17,23)
+// N >> 3, [24,29) M >> 4.
 GPUPROBE_HD constexpr uint32_t tcgen05_idesc(const Tcgen05OpInfo& info) {
-  uint32_t d_format = info.acc == Tcgen05Type::s32 ? 2 : 1;
+  const uint32_t d_format = info.acc == Tcgen05Type::s32 ? 2 : info.acc == Tcgen05Type::f16 ? 0 : 1;
   uint32_t ab_format = 0;
   switch (info.input) {
     case Tcgen05Type::bf16:
     case Tcgen05Type::e5m2: ab_format = 1; break;
     case Tcgen05Type::tf32: ab_format = 2; break;
+    case Tcgen05Type::e2m3: ab_format = 3; break;
+    case Tcgen05Type::e3m2: ab_format = 4; break;
+    case Tcgen05Type::e2m1: ab_format = 5; break;
     case Tcgen05Type::s8: ab_format = 1; break;
     default: ab_format = 0; break;
   }
@@ -166,7 +201,7 @@ struct Tcgen05Args {
   const uint32_t* a_image;   // cta_group x kTcgen05AImageBytes: A in the shared-memory layout
   const uint32_t* b_image;   // cta_group x b_rows x 32 bytes: B (N x K) in the same layout
   const uint32_t* a_tmem;    // TS: cta_group x 128 rows x kTcgen05AWords words (row-major)
-  uint32_t* tile;            // store: cta_group x 128 rows x N words of D (row-major)
+  uint32_t* tile;            // store: cta_group x 128 rows x tcgen05_tile_row_words of D
   uint64_t iterations;
   uint64_t zero;             // a runtime 0: the closing clock read depends on the last wait
   uint32_t store;            // non-zero: D is read from TMEM and stored to `tile`

@@ -98,17 +98,20 @@ __device__ __forceinline__ uint32_t setup(const Tcgen05Args& a, Smem& s, uint32_
   return tmem;
 }
 
-// D (accumulator 0) from TMEM to `tile`: thread t stores row t of its CTA, N words.
-template <int kCg>
+// D (accumulator 0) from TMEM to `tile`: thread t stores row t of its CTA, N words (32-bit D)
+// or N / 2 (16-bit D, two columns per word: kD16).
+template <int kCg, bool kD16>
 __device__ __forceinline__ void store_tile(const Tcgen05Args& a, uint32_t tmem, uint32_t n) {
   const uint32_t row = cta_rank<kCg>() * kTcgen05RowsPerCta + threadIdx.x;
   const uint32_t lane_base = (threadIdx.x / 32 * 32) << 16;
-  for (uint32_t c = 0; c < n; c += 8) {
+  const uint32_t row_words = kD16 ? n / 2 : n;
+  for (uint32_t w = 0; w < row_words; w += 8) {
     uint32_t r[8];
-    ptx::tcgen05_ld_32x32b_x8(tmem + lane_base + c, r);
+    if constexpr (kD16) ptx::tcgen05_ld_32x32b_x8_pack_16b(tmem + lane_base + 2 * w, r);
+    else ptx::tcgen05_ld_32x32b_x8(tmem + lane_base + w, r);
     ptx::tcgen05_wait_ld();
 #pragma unroll
-    for (uint32_t j = 0; j < 8; ++j) a.tile[uint64_t(row) * n + c + j] = r[j];
+    for (uint32_t j = 0; j < 8; ++j) a.tile[uint64_t(row) * row_words + w + j] = r[j];
   }
 }
 
@@ -123,13 +126,13 @@ __device__ __forceinline__ void record(Tcgen05CtaOut* out, uint64_t c0, uint64_t
   o.ran = 1;
 }
 
-template <int kCg>
+template <int kCg, bool kD16>
 __device__ __forceinline__ void finish(const Tcgen05Args& a, Tcgen05CtaOut* out, uint32_t tmem,
                                        uint32_t n, uint32_t cols, uint64_t c0, uint64_t c1,
                                        bool leader) {
   // The leader saw the last commit complete; every thread of the group may now read D.
   group_sync<kCg>();
-  if (a.store != 0) store_tile<kCg>(a, tmem, n);
+  if (a.store != 0) store_tile<kCg, kD16>(a, tmem, n);
   record(out, c0, c1, leader);
   // Both CTAs are done with their TMEM before either frees it.
   group_sync<kCg>();
@@ -142,12 +145,12 @@ __device__ __forceinline__ void finish(const Tcgen05Args& a, Tcgen05CtaOut* out,
 }
 
 // One measurement loop, issued and timed by the group's thread 0 (the leader), with
-// `mma(d_tmem, a_operand, b_desc, accumulate)`:
+// `mma(d_tmem, a_operand, b_desc, accumulate)`; kD16: D is 16-bit (its read-back):
 //   latency (!kThroughput): one MMA, commit, wait, per iteration;
 //   throughput: kTcgen05ThroughputPerIteration MMAs per commit, round robin over kAcc TMEM
 //     accumulators; iteration i commits to mbarrier i % 2 and then waits for iteration i - 1's
 //     commit, so one commit's MMAs are in flight while the next ones issue.
-template <int kCg, uint32_t kN, bool kTs, bool kThroughput, uint32_t kAcc, class Mma>
+template <int kCg, uint32_t kN, bool kTs, bool kThroughput, uint32_t kAcc, bool kD16, class Mma>
 __device__ __forceinline__ void measure(const Tcgen05Args& a, Tcgen05CtaOut* out,
                                         const Tcgen05OpInfo& info, Mma mma) {
   __shared__ Smem s;
@@ -186,7 +189,7 @@ __device__ __forceinline__ void measure(const Tcgen05Args& a, Tcgen05CtaOut* out
       c1 = ptx::get_sreg_clock64_after(i, a.zero);
     }
   }
-  finish<kCg>(a, out, tmem, kN, cols, c0, c1, leader);
+  finish<kCg, kD16>(a, out, tmem, kN, cols, c0, c1, leader);
 }
 
 // The latency loop without the MMA: a commit with nothing outstanding, and its wait.
@@ -218,7 +221,7 @@ __device__ __forceinline__ void baseline(const Tcgen05Args& a, Tcgen05CtaOut* ou
 }  // namespace gpuprobe::probes::tensor::device
 #else
 namespace gpuprobe::probes::tensor::device {
-template <int kCg, uint32_t kN, bool kTs, bool kThroughput, uint32_t kAcc, class Mma>
+template <int kCg, uint32_t kN, bool kTs, bool kThroughput, uint32_t kAcc, bool kD16, class Mma>
 __device__ void measure(const Tcgen05Args&, Tcgen05CtaOut*, const Tcgen05OpInfo&, Mma);
 template <int kCg>
 __device__ void baseline(const Tcgen05Args&, Tcgen05CtaOut*);
@@ -230,6 +233,7 @@ using gpuprobe::probes::tensor::Tcgen05Args;
 using gpuprobe::probes::tensor::Tcgen05CtaOut;
 using gpuprobe::probes::tensor::Tcgen05Op;
 using gpuprobe::probes::tensor::tcgen05_accumulators;
+using gpuprobe::probes::tensor::tcgen05_d16;
 using gpuprobe::probes::tensor::tcgen05_idesc;
 using gpuprobe::probes::tensor::tcgen05_op_info;
 
@@ -250,7 +254,7 @@ using gpuprobe::probes::tensor::tcgen05_op_info;
     constexpr gpuprobe::probes::tensor::Tcgen05OpInfo info =                                      \
         tcgen05_op_info(Tcgen05Op::in##_##acc##_n##n##_##form##_cg##cg);                          \
     constexpr uint32_t idesc = tcgen05_idesc(info);                                               \
-    tcgen05_device::measure<cg, n, info.ts, false, 1>(                                            \
+    tcgen05_device::measure<cg, n, info.ts, false, 1, tcgen05_d16(info)>(                         \
         a, out, info, GPUPROBE_TCGEN05_CALL(kind, form, cg, idesc));                              \
   }                                                                                               \
   extern "C" __global__ void __launch_bounds__(128, 1)                                            \
@@ -259,7 +263,8 @@ using gpuprobe::probes::tensor::tcgen05_op_info;
     constexpr gpuprobe::probes::tensor::Tcgen05OpInfo info =                                      \
         tcgen05_op_info(Tcgen05Op::in##_##acc##_n##n##_##form##_cg##cg);                          \
     constexpr uint32_t idesc = tcgen05_idesc(info);                                               \
-    tcgen05_device::measure<cg, n, info.ts, true, tcgen05_accumulators(info, true)>(              \
+    tcgen05_device::measure<cg, n, info.ts, true, tcgen05_accumulators(info, true),               \
+                            tcgen05_d16(info)>(                                                   \
         a, out, info, GPUPROBE_TCGEN05_CALL(kind, form, cg, idesc));                              \
   }
 GPUPROBE_TCGEN05_OPS(GPUPROBE_TCGEN05_KERNELS)

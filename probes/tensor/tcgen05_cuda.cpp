@@ -81,7 +81,8 @@ class CudaTcgen05Ops final : public Tcgen05Ops {
       throw Tcgen05OpUnavailable(name + " is not in this build (it needs sm_100a code: "
                                  "CMAKE_CUDA_ARCHITECTURES with 100)");
     const Tcgen05OperandData& d = *l.operands;
-    const size_t tile_words = size_t(tensor::tcgen05_m(info)) * info.n;
+    const size_t tile_words =
+        size_t(tensor::tcgen05_m(info)) * tensor::tcgen05_tile_row_words(info);
     auto a_image = upload(d.a_image), b_image = upload(d.b_image), a_tmem = upload(d.a_tmem);
     cuda::DeviceArray<uint32_t> tile(tile_words);
     cuda::DeviceArray<Tcgen05CtaOut> out(l.ctas);

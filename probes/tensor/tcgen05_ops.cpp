@@ -58,6 +58,9 @@ TileElem tcgen05_tile_elem(Tcgen05Type t) {
     case Tcgen05Type::tf32: return TileElem::tf32;
     case Tcgen05Type::e4m3: return TileElem::e4m3;
     case Tcgen05Type::e5m2: return TileElem::e5m2;
+    case Tcgen05Type::e3m2: return TileElem::e3m2;
+    case Tcgen05Type::e2m3: return TileElem::e2m3;
+    case Tcgen05Type::e2m1: return TileElem::e2m1;
     case Tcgen05Type::s8: return TileElem::s8;
     case Tcgen05Type::f32: return TileElem::f32;
     case Tcgen05Type::s32: return TileElem::s32;
@@ -67,15 +70,26 @@ TileElem tcgen05_tile_elem(Tcgen05Type t) {
 
 namespace {
 
-// Writes the low `bytes` bytes of `code` (little endian) at byte `offset` of a word image.
-void put_bytes(std::vector<uint32_t>& words, size_t offset, uint64_t code, uint32_t bytes) {
-  for (uint32_t i = 0; i < bytes; ++i) {
-    const size_t at = offset + i;
-    words[at / 4] |= static_cast<uint32_t>((code >> (8 * i)) & 0xff) << (8 * (at % 4));
+// ORs the low `bits` bits of `code` into a word image at bit `bit` (little endian: bit b of the
+// image is bit b % 32 of word b / 32).
+void put_bits(std::vector<uint32_t>& words, size_t bit, uint64_t code, uint32_t bits) {
+  for (uint32_t i = 0; i < bits; ++i) {
+    const size_t at = bit + i;
+    words[at / 32] |= static_cast<uint32_t>((code >> i) & 1) << (at % 32);
   }
+}
+void put_bytes(std::vector<uint32_t>& words, size_t offset, uint64_t code, uint32_t bytes) {
+  put_bits(words, offset * 8, code, bytes * 8);
 }
 
 }  // namespace
+
+size_t tcgen05_smem_bit(const Tcgen05OpInfo& info, uint32_t row, uint32_t k) {
+  const uint32_t bits = tensor::tcgen05_smem_element_bits(info);
+  if (bits >= 8) return size_t(tensor::tcgen05_smem_offset(row, k * bits / 8)) * 8;
+  // fp6/fp4: 16 elements packed low first into the first 12 or 8 bytes of each 16.
+  return size_t(tensor::tcgen05_smem_offset(row, k / 16 * 16)) * 8 + (k % 16) * bits;
+}
 
 Tcgen05OperandData make_tcgen05_operands(const Tcgen05OpInfo& info, Tcgen05Operands kind,
                                          uint64_t seed) {
@@ -100,10 +114,9 @@ Tcgen05OperandData make_tcgen05_operands(const Tcgen05OpInfo& info, Tcgen05Opera
       for (uint32_t c = 0; c < k; ++c) {
         const uint64_t code = kind == Tcgen05Operands::zeros ? 0 : tensor::tile_random(elem, rng);
         keep(r, c, code);
-        put_bytes(image,
-                  (r / rows_per_cta) * cta_words * 4 +
-                      tensor::tcgen05_smem_offset(r % rows_per_cta, c * bytes),
-                  code, bytes);
+        put_bits(image,
+                 (r / rows_per_cta) * cta_words * 32 + tcgen05_smem_bit(info, r % rows_per_cta, c),
+                 code, tensor::tcgen05_smem_element_bits(info));
       }
   };
   fill(m, kTcgen05RowsPerCta, a_cta_words, d.a_image, [&](uint32_t r, uint32_t c, uint64_t code) {
@@ -125,22 +138,27 @@ std::vector<double> tcgen05_reference(const Tcgen05OpInfo& info, const Tcgen05Op
 std::vector<uint32_t> tcgen05_tile_words(const Tcgen05OpInfo& info,
                                          const std::vector<double>& values) {
   const TileElem acc = tcgen05_tile_elem(info.acc);
-  std::vector<uint32_t> words(values.size());
+  const uint32_t bits = tensor::tile_elem_bits(acc);
+  std::vector<uint32_t> words(values.size() * bits / 32, 0);
   for (size_t i = 0; i < values.size(); ++i)
-    words[i] = static_cast<uint32_t>(tensor::tile_encode(acc, values[i]));
+    tensor::tile_set(words.data(), static_cast<uint32_t>(i), bits,
+                     tensor::tile_encode(acc, values[i]));
   return words;
 }
 
 tensor::TileCheck check_tcgen05_tile(const Tcgen05OpInfo& info, const Tcgen05OperandData& data,
                                      const std::vector<uint32_t>& words) {
   const tensor::TileShape shape{tensor::tcgen05_m(info), info.n, info.k};
-  if (words.size() != size_t(shape.m) * shape.n)
+  const size_t expected = size_t(shape.m) * tensor::tcgen05_tile_row_words(info);
+  if (words.size() != expected)
     throw Error("self-check failed: " + std::string(info.name) + " stored " +
-                std::to_string(words.size()) + " words of D, expected " +
-                std::to_string(size_t(shape.m) * shape.n));
+                std::to_string(words.size()) + " words of D, expected " + std::to_string(expected));
   const TileElem acc = tcgen05_tile_elem(info.acc);
-  std::vector<double> got(words.size());
-  for (size_t i = 0; i < words.size(); ++i) got[i] = tensor::tile_decode(acc, words[i]);
+  const uint32_t bits = tensor::tile_elem_bits(acc);
+  std::vector<double> got(size_t(shape.m) * shape.n);
+  for (size_t i = 0; i < got.size(); ++i)
+    got[i] = tensor::tile_decode(acc,
+                                 tensor::tile_get(words.data(), static_cast<uint32_t>(i), bits));
   return tensor::check_tile(shape, data.a, data.b, std::vector<double>(got.size(), 0.0), got,
                             tcgen05_tile_elem(info.input), acc);
 }

@@ -48,6 +48,11 @@ std::string tcgen05_baseline_kernel(uint32_t cta_group);
 std::string tcgen05_shape(const Tcgen05OpInfo& info);      // "m128n256k16"
 tensor::TileElem tcgen05_tile_elem(tensor::Tcgen05Type t);
 
+// Bit offset of element (row, k) in one CTA's shared-memory image of A or B (N x K): the byte of
+// tcgen05_smem_offset for 8- to 32-bit inputs; for fp6/fp4 bit (k % 16) x 6 or x 4 of the 16
+// bytes that hold K elements k / 16 x 16 .. +15 (the PTX ISA's padded shared-memory form).
+size_t tcgen05_smem_bit(const Tcgen05OpInfo& info, uint32_t row, uint32_t k);
+
 // The operands of one launch: the logical matrices as float64 (A: M x K, B: K x N, row-major, the
 // tile_reference convention) and what the kernel reads: per CTA of the group, A and B (N x K,
 // K-major) in the shared-memory layout (tcgen05_smem_offset), and A as TMEM words (row-major,
@@ -59,7 +64,8 @@ struct Tcgen05OperandData {
 // Random (seeded) values come from tile_random: exact in the input format; zeros are zeros.
 Tcgen05OperandData make_tcgen05_operands(const Tcgen05OpInfo& info, Tcgen05Operands kind,
                                          uint64_t seed);
-// The stored tile (M x N words, f32 or s32 bits, row-major) holding `values`: what a correct GPU
+// The stored tile (M rows of tcgen05_tile_row_words words, row-major: f32 or s32 bits, or f16 two
+// per word, column 2j in the low half) holding `values`: what a correct GPU
 // returns for the reference (the simulator's answer; tests corrupt it).
 std::vector<uint32_t> tcgen05_tile_words(const Tcgen05OpInfo& info, const std::vector<double>& values);
 // D = A * B in float64 (M x N).

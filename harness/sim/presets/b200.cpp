@@ -140,7 +140,8 @@ Preset make_b200() {
   p.async_copy = async_costs_b200(p);  // FIGURES §6 or assumptions, cited per op in presets/async_costs.cpp
   // tcgen05.mma (probes/tensor/tcgen05_sim.cpp): dense FLOP per clock per SM (a cta_group::2 MMA
   // counts half on each SM of its pair) and single-MMA latency (commit/wait baseline subtracted),
-  // per input at N = 64 and 256, SS and TS, cta_group::1 (M 128) and ::2 (M 256).
+  // per input at N = 64 and 256, SS and TS (fp6/fp4: SS only), cta_group::1 (M 128) and ::2
+  // (M 256).
   struct TcInput {
     const char* input;
     const char* acc;
@@ -148,6 +149,7 @@ Preset make_b200() {
     double flops_per_clk_per_sm;
     const char* rate_source;
     const char* latency_source;
+    bool ss_only = false;
   };
   const TcInput tc_inputs[] = {
       {"f16", "f32", 16, 8192,
@@ -165,11 +167,31 @@ Preset make_b200() {
        "M [SA umma_latency] 'same for BF16/FP8/FP4', FIGURES §5b"},
       {"s8", "s32", 32, 16384, "M [SA umma_throughput] INT8 ~16,345 of 16,384 FLOP/clk/SM, FIGURES §5a",
        "assumption: as M [SA umma_latency] BF16/FP8 (FIGURES §5b)"},
+      {"f16", "f16", 16, 8192,
+       "assumption: f16 accumulate at the f32-accumulate rate, M [SA umma_throughput] BF16 8192 "
+       "FLOP/clk/SM (FIGURES §5a has no f16-accumulate figure)",
+       "assumption: as M [SA umma_latency] BF16 (FIGURES §5b)"},
+      // fp6/fp4 under kind::f8f6f4: K = 32 per MMA as FP8, so the FP8 data path's rate is
+      // assumed; FIGURES' FP4 32768 (M [SA]) is for the block-scaled/packed FP4 kinds.
+      {"e3m2", "f32", 32, 16384,
+       "assumption: fp6 through kind::f8f6f4 (K 32, as FP8) at M [SA umma_throughput] FP8 16,384 "
+       "FLOP/clk/SM (FIGURES §5a)",
+       "M [SA umma_latency] 'same for BF16/FP8/FP4', FIGURES §5b (fp6: assumption)", true},
+      {"e2m3", "f32", 32, 16384,
+       "assumption: fp6 through kind::f8f6f4 (K 32, as FP8) at M [SA umma_throughput] FP8 16,384 "
+       "FLOP/clk/SM (FIGURES §5a)",
+       "M [SA umma_latency] 'same for BF16/FP8/FP4', FIGURES §5b (fp6: assumption)", true},
+      {"e2m1", "f32", 32, 16384,
+       "assumption: fp4 through kind::f8f6f4 (K 32 per MMA, as FP8) at M [SA "
+       "umma_throughput] FP8 16,384 FLOP/clk/SM; the FP4 32,768 of FIGURES §5a is taken as the "
+       "block-scaled/packed kinds'",
+       "M [SA umma_latency] 'same for BF16/FP8/FP4', FIGURES §5b", true},
   };
   for (int cg : {1, 2})
     for (int n : {64, 256})
       for (bool ts : {false, true})
         for (const TcInput& in : tc_inputs) {
+          if (ts && in.ss_only) continue;
           // SS latency: M [SA umma_latency] BF16 M128 N64 168, N256 264 cycles; TS: DER 24 lower,
           // the middle of "TS 16-32 cyc lower" (FIGURES §5b).
           const double latency = (n == 64 ? 168 : 264) - (ts ? 24 : 0);

@@ -1,15 +1,18 @@
 // The tensor family's tcgen05 probe (probes/tensor/tcgen05_*.cpp) on the simulated device and its
 // host-side contract: the instruction and shared-memory descriptors (bit layout of the PTX ISA),
 // the operand images (no-swizzle K-major, the cta_group::2 split of A and B between the CTAs, A's
-// TMEM words), the self-check (a correct tile passes, a corrupted or misplaced one fails the
-// measurement loudly, before any timing), the cta_group::2 accounting per SM, the skip on
-// devices other than sm_100, and tensor/tcgen05 recovering a preset's tcgen05 table within 2%.
+// TMEM words, fp6/fp4 packed 16 to each 16 bytes), the 16-bit D packed two per word, the
+// self-check (a correct tile passes, a corrupted or misplaced one, or one wrong fp6/fp4 operand
+// element, fails the measurement loudly, before any timing), the cta_group::2 accounting per SM,
+// the skip on devices other than sm_100, and tensor/tcgen05 recovering a preset's tcgen05 table
+// within 2%.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 
 #include "analysis/compute_model.hpp"
 #include "harness/error.hpp"
@@ -99,7 +102,27 @@ TEST_CASE("tcgen05 op table: names, shapes and FLOP per MMA", "[tensor][tcgen05]
     }
   }
   CHECK(names.size() == probes::tensor::kTcgen05OpCount);
-  CHECK(probes::tensor::kTcgen05OpCount == 48);
+  CHECK(probes::tensor::kTcgen05OpCount == 68);
+  // fp6/fp4 (kind::f8f6f4, K 32) are SS only; f16 accumulate exists SS and TS.
+  for (const auto& info : kTcgen05Ops) {
+    const std::string in = info.input_name;
+    if (in == "e2m1" || in == "e3m2" || in == "e2m3") {
+      CHECK_FALSE(info.ts);
+      CHECK(std::string(info.kind_name) == "f8f6f4");
+      CHECK(info.k == 32);
+    }
+  }
+  const auto& e2m1 = probes::tcgen05_info(Tcgen05Op::e2m1_f32_n256_ss_cg2);
+  CHECK(std::string(e2m1.name) == "tcgen05_m256n256k32_e2m1_f32_ss_cg2");
+  CHECK(probes::tensor::tcgen05_smem_element_bits(e2m1) == 4);
+  using probes::tensor::tcgen05_smem_element_bits;
+  CHECK(tcgen05_smem_element_bits(probes::tcgen05_info(Tcgen05Op::e3m2_f32_n64_ss_cg1)) == 6);
+  CHECK(tcgen05_smem_element_bits(probes::tcgen05_info(Tcgen05Op::tf32_f32_n64_ss_cg1)) == 32);
+  const auto& h = probes::tcgen05_info(Tcgen05Op::f16_f16_n64_ts_cg1);
+  CHECK(std::string(h.name) == "tcgen05_m128n64k16_f16_f16_ts_cg1");
+  CHECK(probes::tensor::tcgen05_tile_row_words(h) == 32);
+  const auto& f = probes::tcgen05_info(Tcgen05Op::f16_f32_n64_ts_cg1);
+  CHECK(probes::tensor::tcgen05_tile_row_words(f) == 64);
 }
 
 TEST_CASE("tcgen05 descriptors: the PTX ISA's instruction and shared-memory descriptor bits",
@@ -122,6 +145,16 @@ TEST_CASE("tcgen05 descriptors: the PTX ISA's instruction and shared-memory desc
   // e5m2: format 1 for A and B.
   CHECK(tcgen05_idesc(probes::tcgen05_info(Tcgen05Op::e5m2_f32_n64_ts_cg1)) ==
         ((1u << 4) | (1u << 7) | (1u << 10) | (8u << 17) | (8u << 24)));
+  // fp6/fp4 (kind::f8f6f4): E2M3 3, E3M2 4, E2M1 5.
+  CHECK(tcgen05_idesc(probes::tcgen05_info(Tcgen05Op::e2m3_f32_n64_ss_cg1)) ==
+        ((1u << 4) | (3u << 7) | (3u << 10) | (8u << 17) | (8u << 24)));
+  CHECK(tcgen05_idesc(probes::tcgen05_info(Tcgen05Op::e3m2_f32_n256_ss_cg1)) ==
+        ((1u << 4) | (4u << 7) | (4u << 10) | (32u << 17) | (8u << 24)));
+  CHECK(tcgen05_idesc(probes::tcgen05_info(Tcgen05Op::e2m1_f32_n256_ss_cg2)) ==
+        ((1u << 4) | (5u << 7) | (5u << 10) | (32u << 17) | (16u << 24)));
+  // f16 accumulate: D format 0 (F16), A/B F16 0.
+  CHECK(tcgen05_idesc(probes::tcgen05_info(Tcgen05Op::f16_f16_n256_ss_cg1)) ==
+        ((32u << 17) | (8u << 24)));
   // Shared-memory descriptor: address >> 4, LBO 128 >> 4 at bit 16, SBO 256 >> 4 at bit 32, the
   // sm_100 version 1 at bit 46, no swizzle.
   const uint64_t d = probes::tensor::tcgen05_smem_desc(0x1200);
@@ -161,6 +194,120 @@ TEST_CASE("tcgen05 operand images: K-major core matrices, the cta_group::2 split
   for (double v : z.b) CHECK(v == 0);
 }
 
+namespace {
+// The element (row, k) of one CTA's shared-memory image, read back the way the layout says.
+uint64_t image_element(const probes::tensor::Tcgen05OpInfo& info,
+                       const std::vector<uint32_t>& image, size_t cta_bits, uint32_t row, uint32_t k) {
+  const uint32_t bits = probes::tensor::tcgen05_smem_element_bits(info);
+  const size_t at = cta_bits + probes::tcgen05_smem_bit(info, row, k);
+  uint64_t code = 0;
+  for (uint32_t i = 0; i < bits; ++i)
+    code |= uint64_t((image[(at + i) / 32] >> ((at + i) % 32)) & 1) << i;
+  return code;
+}
+}  // namespace
+
+TEST_CASE("tcgen05 fp6/fp4 operands: 16 elements packed low first in each 16 bytes, the rest zero",
+          "[tensor][tcgen05]") {
+  using probes::tensor::tcgen05_smem_offset;
+  const auto& e2m1 = probes::tcgen05_info(Tcgen05Op::e2m1_f32_n64_ss_cg1);
+  const auto& e3m2 = probes::tcgen05_info(Tcgen05Op::e3m2_f32_n64_ss_cg2);
+  // e2m1: K element 17 of row 9 is bits 4-7 of the 16 bytes holding K 16-31 of that row.
+  CHECK(probes::tcgen05_smem_bit(e2m1, 9, 17) == size_t(tcgen05_smem_offset(9, 16)) * 8 + 4);
+  // e3m2: K element 5 is bits 30-35 (it straddles two 32-bit words); element 15 ends at bit 95.
+  CHECK(probes::tcgen05_smem_bit(e3m2, 0, 5) == 30);
+  CHECK(probes::tcgen05_smem_bit(e3m2, 0, 15) == 90);
+  CHECK(probes::tcgen05_smem_bit(e3m2, 2, 31) == size_t(tcgen05_smem_offset(2, 16)) * 8 + 90);
+  for (const auto* info : {&e2m1, &e3m2, &probes::tcgen05_info(Tcgen05Op::e2m3_f32_n256_ss_cg1)}) {
+    INFO(info->name);
+    const auto d = probes::make_tcgen05_operands(*info, Tcgen05Operands::random, 11);
+    const auto elem = probes::tcgen05_tile_elem(info->input);
+    const uint32_t m = probes::tensor::tcgen05_m(*info), b_rows = probes::tensor::tcgen05_b_rows(*info);
+    const size_t b_cta_bits = size_t(b_rows) * 32 * 8;
+    // Every element reads back as the logical matrices hold it (A: M x K, B: K x N).
+    for (uint32_t r = 0; r < m; ++r)
+      for (uint32_t k = 0; k < 32; ++k)
+        REQUIRE(probes::tensor::tile_decode(elem, image_element(*info, d.a_image, r / 128 * 4096 * 8, r % 128, k)) ==
+                d.a[r * 32 + k]);
+    for (uint32_t n = 0; n < info->n; ++n)
+      for (uint32_t k = 0; k < 32; ++k)
+        REQUIRE(probes::tensor::tile_decode(elem, image_element(*info, d.b_image, n / b_rows * b_cta_bits,
+                                                                n % b_rows, k)) == d.b[k * info->n + n]);
+    // The padding (bytes 8-15 for fp4, 12-15 for fp6 of every 16) is zero.
+    const uint32_t used = 16 * probes::tensor::tcgen05_smem_element_bits(*info) / 8;
+    uint32_t nonzero_padding = 0;
+    for (size_t byte = 0; byte < d.a_image.size() * 4; ++byte)
+      if (byte % 16 >= used && ((d.a_image[byte / 4] >> (8 * (byte % 4))) & 0xff) != 0) ++nonzero_padding;
+    CHECK(nonzero_padding == 0);
+  }
+}
+
+TEST_CASE("tcgen05 fp6/fp4 self-check: one corrupted or misread operand element fails it",
+          "[tensor][tcgen05]") {
+  for (Tcgen05Op op : {Tcgen05Op::e2m1_f32_n64_ss_cg1, Tcgen05Op::e3m2_f32_n256_ss_cg1,
+                       Tcgen05Op::e2m3_f32_n64_ss_cg2}) {
+    const auto& info = probes::tcgen05_info(op);
+    INFO(info.name);
+    const auto elem = probes::tcgen05_tile_elem(info.input);
+    const auto d = probes::make_tcgen05_operands(info, Tcgen05Operands::random, 7);
+    CHECK(probes::check_tcgen05_tile(info, d, probes::tcgen05_tile_words(info, probes::tcgen05_reference(info, d))).passed);
+    // What a tensor core reading A from the image computes: A decoded from the image. One element
+    // with its sign bit flipped in the image (row 70, K 21: a non-zero one is found) fails the check.
+    auto read_a = [&](const std::vector<uint32_t>& image, bool one_per_byte) {
+      auto from = d;
+      for (uint32_t r = 0; r < probes::tensor::tcgen05_m(info); ++r)
+        for (uint32_t k = 0; k < 32; ++k) {
+          const size_t cta = size_t(r / 128) * 4096;
+          const uint64_t code =
+              one_per_byte ? (image[(cta + probes::tensor::tcgen05_smem_offset(r % 128, k)) / 4] >>
+                              (8 * ((cta + probes::tensor::tcgen05_smem_offset(r % 128, k)) % 4))) & 0xff
+                           : image_element(info, image, cta * 8, r % 128, k);
+          from.a[r * 32 + k] = probes::tensor::tile_decode(elem, code);
+        }
+      return from;
+    };
+    REQUIRE(probes::check_tcgen05_tile(info, d, probes::tcgen05_tile_words(
+                                                    info, probes::tcgen05_reference(info, read_a(d.a_image, false))))
+                .passed);
+    uint32_t k = 21;
+    while (d.a[70 * 32 + k] == 0) k = (k + 1) % 32;
+    auto corrupted = d.a_image;
+    const size_t sign = probes::tcgen05_smem_bit(info, 70, k) + probes::tensor::tcgen05_smem_element_bits(info) - 1;
+    corrupted[sign / 32] ^= 1u << (sign % 32);
+    const auto bad = probes::check_tcgen05_tile(
+        info, d, probes::tcgen05_tile_words(info, probes::tcgen05_reference(info, read_a(corrupted, false))));
+    CHECK_FALSE(bad.passed);
+    CHECK(bad.why.find("D[70][") != std::string::npos);
+    // A tensor core taking one element per byte (the 8-bit container reading) fails it too.
+    CHECK_FALSE(probes::check_tcgen05_tile(info, d, probes::tcgen05_tile_words(
+                                                        info, probes::tcgen05_reference(info, read_a(d.a_image, true))))
+                    .passed);
+  }
+}
+
+TEST_CASE("tcgen05 f16 accumulate: D packed two per word, column 2j low, checked at f16 tolerance",
+          "[tensor][tcgen05]") {
+  const auto& info = probes::tcgen05_info(Tcgen05Op::f16_f16_n64_ss_cg1);
+  const auto d = probes::make_tcgen05_operands(info, Tcgen05Operands::random, 4);
+  const auto ref = probes::tcgen05_reference(info, d);
+  const auto words = probes::tcgen05_tile_words(info, ref);
+  REQUIRE(words.size() == 128 * 32);
+  // Row 3, columns 10 and 11: word 3 x 32 + 5, low and high halves.
+  CHECK(probes::tensor::tile_decode(probes::tensor::TileElem::f16, words[3 * 32 + 5] & 0xffff) ==
+        Approx(ref[3 * 64 + 10]).epsilon(2e-3));
+  CHECK(probes::tensor::tile_decode(probes::tensor::TileElem::f16, words[3 * 32 + 5] >> 16) ==
+        Approx(ref[3 * 64 + 11]).epsilon(2e-3));
+  const auto good = probes::check_tcgen05_tile(info, d, words);
+  CHECK(good.passed);
+  CHECK(good.tolerance_rel == Approx(4e-3));
+  // The halves of every word swapped (the other packing) fail; so does a 32-bit-per-column tile.
+  auto swapped = words;
+  for (auto& w : swapped) w = (w >> 16) | (w << 16);
+  CHECK_FALSE(probes::check_tcgen05_tile(info, d, swapped).passed);
+  std::vector<uint32_t> wide(128 * 64);
+  CHECK_THROWS_WITH(probes::check_tcgen05_tile(info, d, wide), Catch::Contains("expected 4096"));
+}
+
 TEST_CASE("tcgen05 self-check: the reference tile passes for every op, a corrupted one fails",
           "[tensor][tcgen05]") {
   for (const auto& info : kTcgen05Ops) {
@@ -178,7 +325,8 @@ TEST_CASE("tcgen05 self-check: the reference tile passes for every op, a corrupt
     CHECK(caught.why.find("D[37][") != std::string::npos);
     // Two rows swapped (a wrong TMEM lane mapping) fail too.
     auto swapped = words;
-    for (uint32_t c = 0; c < info.n; ++c) std::swap(swapped[c], swapped[info.n + c]);
+    const uint32_t row_words = probes::tensor::tcgen05_tile_row_words(info);
+    for (uint32_t c = 0; c < row_words; ++c) std::swap(swapped[c], swapped[row_words + c]);
     CHECK_FALSE(probes::check_tcgen05_tile(info, d, swapped).passed);
   }
 }
@@ -331,4 +479,14 @@ TEST_CASE("tensor/tcgen05 records land in the machine model's compute section", 
   CHECK(o["flops_per_clk_per_sm"].get<double>() == Approx(4096.0 * 4).epsilon(0.02));
   CHECK(o["zeros"]["flops_per_clk_per_sm"].get<double>() > 0);
   CHECK(o["ptx"].get<std::string>().find("tcgen05.mma.cta_group::2.kind::f8f6f4") == 0);
+  // The fp4 and f16-accumulate forms carry their precision and accumulator names.
+  for (const auto& [name, precision, accumulate] :
+       {std::tuple<std::string, std::string, std::string>{"tcgen05_m128n64k32_e2m1_f32_ss_cg1", "e2m1", "f32"},
+        {"tcgen05_m128n64k16_f16_f16_ts_cg1", "f16", "f16"}}) {
+    const auto r = run(*device, {{"op", name}, {"iterations", "32"}});
+    REQUIRE(r["status"] == "ok");
+    analysis::add_compute_from_run(r, compute);
+    CHECK(compute["ops"][name]["precision"] == precision);
+    CHECK(compute["ops"][name]["accumulate"] == accumulate);
+  }
 }
