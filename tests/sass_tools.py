@@ -1,10 +1,12 @@
 """Shared by the SASS tests: disassembling the build's objects (or nvcc cubins where the build
-lacks a target or its objects are stale), parsing cuobjdump -sass and the pass/fail checker."""
+lacks a target or its objects are stale), parsing cuobjdump -sass, the pass/fail checker and the
+driver a test hands its per-target checks and self-tests to (run_sass_test)."""
 import concurrent.futures
 import glob
 import os
 import re
 import subprocess
+import sys
 import tempfile
 
 from cuda_tools import compile_cubin, nvcc_path
@@ -306,3 +308,92 @@ def print_summary(checker, log):
         print(f"{log}: note: tolerated {what}: {len(where)} kernels on {', '.join(archs)}")
     print(f"{log}: {checker.passed} passed, {checker.failed} failed")
     return 1 if checker.failed else 0
+
+
+# ---------------------------------------------------------------- the shared test driver
+
+def arch_number(arch):
+    """sm_90a -> 90."""
+    return int(re.match(r"sm_(\d+)", arch).group(1))
+
+
+def table_ops(source_dir, header, macro, log):
+    """The names X(name) of `#define <macro>(X)` in `header` (relative to the source tree): a
+    family's op table. A missing or empty table stops the test."""
+    path = os.path.join(source_dir, header)
+    text = open(path, encoding="utf-8").read().replace("\\\n", " ")
+    match = re.search(rf"#define {macro}\(X\)(.*)", text)
+    found = re.findall(r"X\((\w+)\)", match.group(1) if match else "")
+    if not found:
+        raise SystemExit(f"{log}: {macro} not found in {path}")
+    return found
+
+
+def matches(cls, ins):
+    """A class "OPC.MOD1.MOD2" is an opcode and modifiers the instruction must all carry."""
+    opcode, *mods = cls.split(".")
+    return ins["opcode"] == opcode and all(m in ins["modifiers"] for m in mods)
+
+
+def check_table(checker, arch, kernels, table, check, unknown_what):
+    """Each kernel of `table` ([(name, claim)]) is present in `kernels` ({name: [instruction]})
+    and passes check(checker, where, instructions, claim); no kernel is outside the table
+    ("<arch>: <unknown_what>")."""
+    names = set()
+    for name, claim in table:
+        names.add(name)
+        if checker.check(name in kernels, f"{arch} {name}: kernel present"):
+            check(checker, f"{arch} {name}", kernels[name], claim)
+    unknown = sorted(set(kernels) - names)
+    checker.check(not unknown, f"{arch}: {unknown_what}", ", ".join(unknown))
+
+
+class SelfTest:
+    """Mutant kernels compiled on the side for `arch`: mutants [(label, kernel, claim, the check
+    kind that must catch it or None: a control)], each checked by check(probe_checker, where,
+    instructions, claim) (see check_mutations)."""
+
+    def __init__(self, name, source, mutants, check, arch="sm_90"):
+        self.name, self.source, self.mutants, self.check, self.arch = name, source, mutants, check, arch
+
+    def run(self, checker, sass, log):
+        functions = next(iter(parse_sass(sass, self.arch).values()), {})
+        check_mutations(checker, functions, [(label, kernel, kind) for label, kernel, _, kind in self.mutants],
+                        lambda probe, where, ins, i: self.check(probe, where, ins, self.mutants[i][2]),
+                        self.arch, log)
+
+
+def run_sass_test(doc, log, sources, check_arch, setup=None, self_tests=(), extra=None,
+                  after_targets=None):
+    """The driver every SASS test shares; returns the exit status.
+
+    doc: the test's docstring (its first line describes it); sources: {key: path} (disassemble);
+    setup(source_dir) -> context, read before anything is compiled (the family's op table);
+    check_arch(checker, arch, {key: {function: [instruction]}}, context) per target;
+    self_tests: SelfTest, run in order after the targets when their mutants compiled (or a
+    function of the context returning them);
+    extra: {name: (CUDA source text, arch)} other units compiled on the side, handed with the
+    context to after_targets(checker, {name: sass text or None}, context) before the self-tests.
+    Prints `<log>: N passed, M failed`.
+    """
+    from cuda_tools import test_args
+    args = test_args(doc.splitlines()[0])
+    context = setup(args.source_dir) if setup else None
+    cuobjdump, status = start(args, log, sys.executable)
+    if cuobjdump is None:
+        return status
+    checker = Checker()
+    if callable(self_tests):
+        self_tests = self_tests(context)
+    units = dict(extra or {})
+    units.update({t.name: (t.source, t.arch) for t in self_tests})
+    per_arch, origins, sass = disassemble(args, sources, checker, cuobjdump, units, log)
+    for arch in TARGETS:
+        print(f"{log}: {arch} from {'+'.join(sorted(origins[arch])) or 'nowhere'}")
+        check_arch(checker, arch, per_arch[arch], context)
+    if after_targets:
+        after_targets(checker, sass, context)
+    for test in self_tests:
+        if sass[test.name] is not None:
+            test.run(checker, sass[test.name], log)
+    return print_summary(checker, log)

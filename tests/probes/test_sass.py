@@ -31,9 +31,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from cuda_tools import test_args  # noqa: E402
-from sass_tools import (CONTROL_OPS, MEMORY_OPS, TARGETS, Checker, disassemble,  # noqa: E402
-                        check_mutations, hygiene, lines, parse_sass, print_summary, start,
+from sass_tools import (CONTROL_OPS, MEMORY_OPS, SelfTest, hygiene, lines, run_sass_test,  # noqa: E402
                         scoreboard)
 
 # Where the kernels live, relative to the source tree.
@@ -64,7 +62,7 @@ BARE_REGISTER = re.compile(r"^R(\d+)((?:\.[A-Za-z0-9]+)*)$")
 VARIANT = re.compile(r'^\s*GPUPROBE_LOAD_VARIANT\(\s*(\w+)\s*,\s*"([^"]*)"\s*,\s*"([^"]*)"\s*,'
                      r'\s*(\w+)\s*,\s*(\d+)\s*,\s*"([^"]*)"\s*,\s*"([^"]*)"\s*\)')
 
-HOPS = None  # kChaseHopsPerIteration, read from probes/memory/chase.cuh in main()
+HOPS = None  # kChaseHopsPerIteration, read from probes/memory/chase.cuh by setup()
 
 
 # ---------------------------------------------------------------- inputs from the source tree
@@ -488,36 +486,24 @@ def mutant_variant(variants):
     return next(v for v in variants if expected_ldg(v, MUTANT_ARCH) is not None)
 
 
-def check_mutants(checker, sass, variant):
-    functions = next(iter(parse_sass(sass, MUTANT_ARCH).values()), {})
+def self_tests(variants):
+    """The mutants, built with the first load variant MUTANT_ARCH has, checked as its chase."""
+    variant = mutant_variant(variants)
     modifiers = expected_ldg(variant, MUTANT_ARCH)
-    check_mutations(checker, functions, MUTANTS,
-                    lambda probe, where, ins, i: check_chase(probe, where, ins, "global", modifiers),
-                    MUTANT_ARCH, "sass")
+    return [SelfTest("mutants", MUTANT_SOURCE.replace("VARIANT", variant[0]),
+                     [(label, kernel, None, kind) for label, kernel, kind in MUTANTS],
+                     lambda probe, where, ins, _: check_chase(probe, where, ins, "global", modifiers),
+                     MUTANT_ARCH)]
 
 
 # ---------------------------------------------------------------- driver
 
-def main():
-    args = test_args(__doc__.splitlines()[0])
+def setup(source_dir):
+    """The load variants (the context of the checks); HOPS from the source tree."""
     global HOPS
-    HOPS = hops_per_iteration(args.source_dir)
-    variants = load_variants(args.source_dir)
-
-    cuobjdump, status = start(args, "sass", sys.executable)
-    if cuobjdump is None:
-        return status
-    checker = Checker()
-    mutants = {"mutants": (MUTANT_SOURCE.replace("VARIANT", mutant_variant(variants)[0]),
-                           MUTANT_ARCH)}
-    per_arch, origins, extra = disassemble(args, SOURCES, checker, cuobjdump, mutants)
-    for arch in TARGETS:
-        print(f"sass: {arch} from {'+'.join(sorted(origins[arch])) or 'nowhere'}")
-        check_arch(checker, arch, per_arch[arch], variants)
-    if extra["mutants"] is not None:
-        check_mutants(checker, extra["mutants"], mutant_variant(variants))
-    return print_summary(checker, "sass")
+    HOPS = hops_per_iteration(source_dir)
+    return load_variants(source_dir)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_sass_test(__doc__, "sass", SOURCES, check_arch, setup=setup, self_tests=self_tests))

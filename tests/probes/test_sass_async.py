@@ -30,9 +30,8 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from cuda_tools import test_args  # noqa: E402
-from sass_tools import (CONTROL_OPS, MEMORY_OPS, TARGETS, Checker, check_mutations,  # noqa: E402
-                        disassemble, hygiene, lines, loops, parse_sass, print_summary, start)
+from sass_tools import (CONTROL_OPS, MEMORY_OPS, SelfTest, arch_number, check_table,  # noqa: E402
+                        hygiene, lines, loops, parse_sass, run_sass_test, table_ops)
 
 LOG = "sass_async"
 SOURCES = {"async": os.path.join("probes", "async", "async.cu")}
@@ -44,18 +43,8 @@ HEAVY = MEMORY_OPS | {"SYNCS", "BAR", "MEMBAR", "FENCE", "DEPBAR", "ATOMS", "ARR
 OTHER_BUDGET = 40
 
 
-def arch_number(arch):
-    return int(re.match(r"sm_(\d+)", arch).group(1))
-
-
 def ops(source_dir):
-    path = os.path.join(source_dir, "probes", "async", "async.cuh")
-    text = open(path, encoding="utf-8").read().replace("\\\n", " ")
-    match = re.search(r"#define GPUPROBE_ASYNC_OPS\(X\)(.*)", text)
-    found = re.findall(r"X\((\w+)\)", match.group(1) if match else "")
-    if not found:
-        raise SystemExit(f"{LOG}: GPUPROBE_ASYNC_OPS not found in {path}")
-    return found
+    return table_ops(source_dir, os.path.join("probes", "async", "async.cuh"), "GPUPROBE_ASYNC_OPS", LOG)
 
 
 class Cls:
@@ -212,20 +201,20 @@ def check_kernel(checker, where, instructions, expect):
 
 
 def check_arch(checker, arch, functions, op_list):
-    kernels = functions.get("async", {})
-    names = set()
-    for op in op_list:
-        for d in DEPTHS:
-            name = f"gpuprobe_async_{op}_d{d}"
-            names.add(name)
-            if checker.check(name in kernels, f"{arch} {name}: kernel present"):
-                check_kernel(checker, f"{arch} {name}", kernels[name], expected(op, d, arch))
-    name = "gpuprobe_async_tma_chase"
-    names.add(name)
-    if checker.check(name in kernels, f"{arch} {name}: kernel present"):
-        check_kernel(checker, f"{arch} {name}", kernels[name], expected("chase", 1, arch))
-    unknown = sorted(set(kernels) - names)
-    checker.check(not unknown, f"{arch}: every async kernel is a table op", ", ".join(unknown))
+    check_table(checker, arch, functions.get("async", {}),
+                [(f"gpuprobe_async_{op}_d{d}", (op, d)) for op in op_list for d in DEPTHS] +
+                [("gpuprobe_async_tma_chase", ("chase", 1))],
+                lambda c, where, ins, claim: check_kernel(c, where, ins, expected(*claim, arch)),
+                "every async kernel is a table op")
+
+
+def check_multicast(checker, sass, _):
+    """The sm_90a multicast unit, compiled on the side: its one kernel."""
+    if checker.check(sass["multicast"] is not None, "sm_90a multicast unit: compiled and disassembled"):
+        kernels = next(iter(parse_sass(sass["multicast"], "sm_90a").values()), {})
+        name = "gpuprobe_async_tma_multicast"
+        if checker.check(set(kernels) == {name}, f"sm_90a multicast unit: holds {name} only", str(sorted(kernels))):
+            check_kernel(checker, f"sm_90a {name}", kernels[name], MULTICAST)
 
 
 MUTANT_SOURCE = r"""
@@ -318,36 +307,8 @@ MUTANTS = [("control", "gpuprobe_mutant_control", expected("cp_async_ca_16", 4, 
             Expect(TMA_LOOP, straight=False), "heavy")]
 
 
-def check_mutants(checker, sass):
-    functions = next(iter(parse_sass(sass, MUTANT_ARCH).values()), {})
-    check_mutations(checker, functions, [(label, kernel, kind) for label, kernel, _, kind in MUTANTS],
-                    lambda probe, where, ins, i: check_kernel(probe, where, ins, MUTANTS[i][2]),
-                    MUTANT_ARCH, LOG)
-
-
-def main():
-    args = test_args(__doc__.splitlines()[0])
-    op_list = ops(args.source_dir)
-    cuobjdump, status = start(args, LOG, sys.executable)
-    if cuobjdump is None:
-        return status
-    checker = Checker()
-    per_arch, origins, extra = disassemble(args, SOURCES, checker, cuobjdump,
-                                           {"mutants": (MUTANT_SOURCE, MUTANT_ARCH),
-                                            "multicast": ('#include "probes/async/multicast.sm90a.cu"\n',
-                                                          "sm_90a")}, LOG)
-    for arch in TARGETS:
-        print(f"{LOG}: {arch} from {'+'.join(sorted(origins[arch])) or 'nowhere'}")
-        check_arch(checker, arch, per_arch[arch], op_list)
-    if checker.check(extra["multicast"] is not None, "sm_90a multicast unit: compiled and disassembled"):
-        kernels = next(iter(parse_sass(extra["multicast"], "sm_90a").values()), {})
-        name = "gpuprobe_async_tma_multicast"
-        if checker.check(set(kernels) == {name}, f"sm_90a multicast unit: holds {name} only", str(sorted(kernels))):
-            check_kernel(checker, f"sm_90a {name}", kernels[name], MULTICAST)
-    if extra["mutants"] is not None:
-        check_mutants(checker, extra["mutants"])
-    return print_summary(checker, LOG)
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_sass_test(__doc__, LOG, SOURCES, check_arch, setup=ops,
+                           self_tests=[SelfTest("mutants", MUTANT_SOURCE, MUTANTS, check_kernel, MUTANT_ARCH)],
+                           extra={"multicast": ('#include "probes/async/multicast.sm90a.cu"\n', "sm_90a")},
+                           after_targets=check_multicast))

@@ -24,9 +24,8 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from cuda_tools import test_args  # noqa: E402
-from sass_tools import (TARGETS, Checker, check_mutations, disassemble, hygiene, lines,  # noqa: E402
-                        loops, parse_sass, print_summary, start)
+from sass_tools import (SelfTest, arch_number, check_table, hygiene, lines, loops,  # noqa: E402
+                        matches, run_sass_test, table_ops)
 
 LOG = "sass_atomics"
 SOURCES = {"atomics": os.path.join("probes", "atomics", "atomics.cu")}
@@ -34,24 +33,8 @@ MUTANT_ARCH = "sm_90"
 ATOMIC_OPS = {"ATOM", "ATOMG", "ATOMS", "RED", "REDG", "VOTE", "SHFL"}
 
 
-def arch_number(arch):
-    return int(re.match(r"sm_(\d+)", arch).group(1))
-
-
 def ops(source_dir):
-    path = os.path.join(source_dir, "probes", "atomics", "atomics.cuh")
-    text = open(path, encoding="utf-8").read().replace("\\\n", " ")
-    match = re.search(r"#define GPUPROBE_ATOMICS_OPS\(X\)(.*)", text)
-    found = re.findall(r"X\((\w+)\)", match.group(1) if match else "")
-    if not found:
-        raise SystemExit(f"{LOG}: GPUPROBE_ATOMICS_OPS not found in {path}")
-    return found
-
-
-def matches(cls, ins):
-    """A class "OPC.MOD1.MOD2" is an opcode and modifiers the instruction must all carry."""
-    opcode, *mods = cls.split(".")
-    return ins["opcode"] == opcode and all(m in ins["modifiers"] for m in mods)
+    return table_ops(source_dir, os.path.join("probes", "atomics", "atomics.cuh"), "GPUPROBE_ATOMICS_OPS", LOG)
 
 
 def expected(op, kind, arch):
@@ -113,16 +96,10 @@ def check_kernel(checker, where, instructions, expect):
 
 
 def check_arch(checker, arch, functions, op_list):
-    kernels = functions.get("atomics", {})
-    names = set()
-    for op in op_list:
-        for kind in ("lat", "thr"):
-            name = f"gpuprobe_atomics_{op}_{kind}"
-            names.add(name)
-            if checker.check(name in kernels, f"{arch} {name}: kernel present"):
-                check_kernel(checker, f"{arch} {name}", kernels[name], expected(op, kind, arch))
-    unknown = sorted(set(kernels) - names)
-    checker.check(not unknown, f"{arch}: every atomics kernel is a table op", ", ".join(unknown))
+    check_table(checker, arch, functions.get("atomics", {}),
+                [(f"gpuprobe_atomics_{op}_{kind}", (op, kind)) for op in op_list for kind in ("lat", "thr")],
+                lambda c, where, ins, claim: check_kernel(c, where, ins, expected(*claim, arch)),
+                "every atomics kernel is a table op")
 
 
 MUTANT_SOURCE = r"""
@@ -166,29 +143,6 @@ MUTANTS = [("control", "gpuprobe_mutant_control", NATIVE, None),
             {"ATOMG.ADD": 1}, "hygiene")]
 
 
-def check_mutants(checker, sass):
-    functions = next(iter(parse_sass(sass, MUTANT_ARCH).values()), {})
-    check_mutations(checker, functions, [(label, kernel, kind) for label, kernel, _, kind in MUTANTS],
-                    lambda probe, where, ins, i: check_kernel(probe, where, ins, MUTANTS[i][2]),
-                    MUTANT_ARCH, LOG)
-
-
-def main():
-    args = test_args(__doc__.splitlines()[0])
-    op_list = ops(args.source_dir)
-    cuobjdump, status = start(args, LOG, sys.executable)
-    if cuobjdump is None:
-        return status
-    checker = Checker()
-    per_arch, origins, extra = disassemble(args, SOURCES, checker, cuobjdump,
-                                           {"mutants": (MUTANT_SOURCE, MUTANT_ARCH)}, LOG)
-    for arch in TARGETS:
-        print(f"{LOG}: {arch} from {'+'.join(sorted(origins[arch])) or 'nowhere'}")
-        check_arch(checker, arch, per_arch[arch], op_list)
-    if extra["mutants"] is not None:
-        check_mutants(checker, extra["mutants"])
-    return print_summary(checker, LOG)
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_sass_test(__doc__, LOG, SOURCES, check_arch, setup=ops,
+                           self_tests=[SelfTest("mutants", MUTANT_SOURCE, MUTANTS, check_kernel, MUTANT_ARCH)]))

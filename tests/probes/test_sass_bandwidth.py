@@ -36,10 +36,8 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from cuda_tools import test_args  # noqa: E402
-from sass_tools import (CONTROL_OPS, MEMORY_OPS, TARGETS, Checker, disassemble,  # noqa: E402
-                        check_mutations, hygiene, lines, loops, parse_sass, print_summary,
-                        start)
+from sass_tools import (CONTROL_OPS, MEMORY_OPS, SelfTest, arch_number, hygiene,  # noqa: E402
+                        lines, loops, run_sass_test)
 
 LOG = "sass_bandwidth"
 SOURCES = {"stream": os.path.join("probes", "bandwidth", "stream.cu"),
@@ -74,10 +72,6 @@ def shapes(source_dir):
         if not found[key]:
             raise SystemExit(f"{LOG}: {macro} not found in {path}")
     return found
-
-
-def arch_number(arch):
-    return int(re.match(r"sm_(\d+)", arch).group(1))
 
 
 def expected_counts(kind, ilp):
@@ -261,7 +255,8 @@ def check_loaded(checker, where, instructions, constants):
     check_loaded_stream(checker, where, instructions, ilp)
 
 
-def check_arch(checker, arch, functions, shape_list, loaded=None):
+def check_arch(checker, arch, functions, context):
+    shape_list, loaded = context
     for key, names in FIXED_KERNELS.items():
         for name in names:
             if checker.check(name in functions.get(key, {}), f"{arch} {name}: kernel present"):
@@ -283,12 +278,11 @@ def check_arch(checker, arch, functions, shape_list, loaded=None):
             check_kernel(checker, f"{arch} {name}", shared[name], "shared", vec_bytes, ilp, arch)
     unknown = sorted(set(stream) - expected) + sorted(set(shared) - shared_expected)
     checker.check(not unknown, f"{arch}: every bandwidth kernel is a table shape", ", ".join(unknown))
-    if loaded is not None:
-        kernels = functions.get("loaded", {})
-        if checker.check(LOADED_KERNEL in kernels, f"{arch} {LOADED_KERNEL}: kernel present"):
-            check_loaded(checker, f"{arch} {LOADED_KERNEL}", kernels[LOADED_KERNEL], loaded)
-        extra = sorted(set(kernels) - {LOADED_KERNEL})
-        checker.check(not extra, f"{arch}: loaded.cu holds only {LOADED_KERNEL}", ", ".join(extra))
+    kernels = functions.get("loaded", {})
+    if checker.check(LOADED_KERNEL in kernels, f"{arch} {LOADED_KERNEL}: kernel present"):
+        check_loaded(checker, f"{arch} {LOADED_KERNEL}", kernels[LOADED_KERNEL], loaded)
+    extra = sorted(set(kernels) - {LOADED_KERNEL})
+    checker.check(not extra, f"{arch}: loaded.cu holds only {LOADED_KERNEL}", ", ".join(extra))
 
 
 MUTANT_SOURCE = r"""
@@ -386,10 +380,11 @@ MUTANT(gpuprobe_mutant_loaded_plain, (mutant_chase<ptx::load::plain, true>(p, ou
 MUTANT(gpuprobe_mutant_loaded_independent, (mutant_chase<ptx::load::cg, false>(p, out)),
        bw::device::stream(p, (uint64_t)flag, out, groups))
 """
-LOADED_MUTANTS = [("loaded control", "gpuprobe_bw_loaded", None),
-                  ("dead streamer loads", "gpuprobe_mutant_loaded_dead", "count"),
-                  ("chase through ld.global, not .cg", "gpuprobe_mutant_loaded_plain", "cache"),
-                  ("independent chase loads", "gpuprobe_mutant_loaded_independent",
+# (label, kernel, no claim: check_loaded reads loaded.cuh's constants, the check that must catch it).
+LOADED_MUTANTS = [("loaded control", "gpuprobe_bw_loaded", None, None),
+                  ("dead streamer loads", "gpuprobe_mutant_loaded_dead", None, "count"),
+                  ("chase through ld.global, not .cg", "gpuprobe_mutant_loaded_plain", None, "cache"),
+                  ("independent chase loads", "gpuprobe_mutant_loaded_independent", None,
                    "dependence")]
 # (label, kernel, (kind, bytes, ilp) it claims, the check that must catch it or None: a control).
 MUTANTS = [("control", "gpuprobe_mutant_control", ("read_l2", 16, 4), None),
@@ -402,44 +397,19 @@ MUTANTS = [("control", "gpuprobe_mutant_control", ("read_l2", 16, 4), None),
             ("shared", 16, 2), "count")]
 
 
-def check_mutants(checker, sass):
-    functions = next(iter(parse_sass(sass, MUTANT_ARCH).values()), {})
-
-    def check(probe, where, ins, i):
-        claim, vec_bytes, ilp = MUTANTS[i][2]
-        check_kernel(probe, where, ins, claim, vec_bytes, ilp, MUTANT_ARCH)
-    check_mutations(checker, functions, [(label, kernel, kind) for label, kernel, _, kind in MUTANTS],
-                    check, MUTANT_ARCH, LOG)
+def check_mutant(checker, where, instructions, claim):
+    kind, vec_bytes, ilp = claim
+    check_kernel(checker, where, instructions, kind, vec_bytes, ilp, MUTANT_ARCH)
 
 
-def check_loaded_mutants(checker, sass, constants):
-    functions = next(iter(parse_sass(sass, MUTANT_ARCH).values()), {})
-    check_mutations(checker, functions, LOADED_MUTANTS,
-                    lambda probe, where, ins, i: check_loaded(probe, where, ins, constants),
-                    MUTANT_ARCH, LOG)
-
-
-def main():
-    args = test_args(__doc__.splitlines()[0])
-    shape_list = shapes(args.source_dir)
-    cuobjdump, status = start(args, LOG, sys.executable)
-    if cuobjdump is None:
-        return status
-    checker = Checker()
-    loaded = loaded_constants(args.source_dir)
-    per_arch, origins, extra = disassemble(args, SOURCES, checker, cuobjdump,
-                                           {"mutants": (MUTANT_SOURCE, MUTANT_ARCH),
-                                            "loaded_mutants": (LOADED_MUTANT_SOURCE, MUTANT_ARCH)},
-                                           LOG)
-    for arch in TARGETS:
-        print(f"{LOG}: {arch} from {'+'.join(sorted(origins[arch])) or 'nowhere'}")
-        check_arch(checker, arch, per_arch[arch], shape_list, loaded)
-    if extra["mutants"] is not None:
-        check_mutants(checker, extra["mutants"])
-    if extra["loaded_mutants"] is not None:
-        check_loaded_mutants(checker, extra["loaded_mutants"], loaded)
-    return print_summary(checker, LOG)
+def self_tests(context):
+    _, loaded = context
+    return [SelfTest("mutants", MUTANT_SOURCE, MUTANTS, check_mutant, MUTANT_ARCH),
+            SelfTest("loaded_mutants", LOADED_MUTANT_SOURCE, LOADED_MUTANTS,
+                     lambda probe, where, ins, _: check_loaded(probe, where, ins, loaded), MUTANT_ARCH)]
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_sass_test(__doc__, LOG, SOURCES, check_arch,
+                           setup=lambda source_dir: (shapes(source_dir), loaded_constants(source_dir)),
+                           self_tests=self_tests))

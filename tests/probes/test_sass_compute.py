@@ -23,10 +23,8 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from cuda_tools import test_args  # noqa: E402
-from sass_tools import (CONTROL_OPS, MEMORY_OPS, TARGETS, Checker, disassemble,  # noqa: E402
-                        check_mutations, hygiene, lines, loops, parse_sass, start,
-                        print_summary)
+from sass_tools import (CONTROL_OPS, MEMORY_OPS, SelfTest, arch_number, check_table,  # noqa: E402
+                        hygiene, lines, loops, run_sass_test, table_ops)
 
 LOG = "sass_compute"
 SOURCES = {"alu": os.path.join("probes", "compute", "alu.cu")}
@@ -40,18 +38,8 @@ OTHER_BUDGET = 24
 MUTANT_ARCH = "sm_90"
 
 
-def arch_number(arch):
-    return int(re.match(r"sm_(\d+)", arch).group(1))
-
-
 def ops(source_dir):
-    path = os.path.join(source_dir, "probes", "compute", "alu.cuh")
-    text = open(path, encoding="utf-8").read().replace("\\\n", " ")
-    match = re.search(r"#define GPUPROBE_ALU_OPS\(X\)(.*)", text)
-    found = re.findall(r"X\((\w+)\)", match.group(1) if match else "")
-    if not found:
-        raise SystemExit(f"{LOG}: GPUPROBE_ALU_OPS not found in {path}")
-    return found
+    return table_ops(source_dir, os.path.join("probes", "compute", "alu.cuh"), "GPUPROBE_ALU_OPS", LOG)
 
 
 def is_move(ins):
@@ -175,16 +163,10 @@ def check_kernel(checker, where, instructions, counts):
 
 
 def check_arch(checker, arch, functions, op_list):
-    alu = functions.get("alu", {})
-    names = set()
-    for op in op_list:
-        for kind in ("lat", "thr"):
-            name = f"gpuprobe_alu_{op}_{kind}"
-            names.add(name)
-            if checker.check(name in alu, f"{arch} {name}: kernel present"):
-                check_kernel(checker, f"{arch} {name}", alu[name], expected(op, kind, arch))
-    unknown = sorted(set(alu) - names)
-    checker.check(not unknown, f"{arch}: every compute kernel is a table op", ", ".join(unknown))
+    check_table(checker, arch, functions.get("alu", {}),
+                [(f"gpuprobe_alu_{op}_{kind}", (op, kind)) for op in op_list for kind in ("lat", "thr")],
+                lambda c, where, ins, claim: check_kernel(c, where, ins, expected(*claim, arch)),
+                "every compute kernel is a table op")
 
 
 MUTANT_SOURCE = r"""
@@ -246,29 +228,6 @@ MUTANTS = [("control", "gpuprobe_mutant_control", {"IMAD": 64}, None),
             "count")]
 
 
-def check_mutants(checker, sass):
-    functions = next(iter(parse_sass(sass, MUTANT_ARCH).values()), {})
-    check_mutations(checker, functions, [(label, kernel, kind) for label, kernel, _, kind in MUTANTS],
-                    lambda probe, where, ins, i: check_kernel(probe, where, ins, MUTANTS[i][2]),
-                    MUTANT_ARCH, LOG)
-
-
-def main():
-    args = test_args(__doc__.splitlines()[0])
-    op_list = ops(args.source_dir)
-    cuobjdump, status = start(args, LOG, sys.executable)
-    if cuobjdump is None:
-        return status
-    checker = Checker()
-    per_arch, origins, extra = disassemble(args, SOURCES, checker, cuobjdump,
-                                           {"mutants": (MUTANT_SOURCE, MUTANT_ARCH)}, LOG)
-    for arch in TARGETS:
-        print(f"{LOG}: {arch} from {'+'.join(sorted(origins[arch])) or 'nowhere'}")
-        check_arch(checker, arch, per_arch[arch], op_list)
-    if extra["mutants"] is not None:
-        check_mutants(checker, extra["mutants"])
-    return print_summary(checker, LOG)
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_sass_test(__doc__, LOG, SOURCES, check_arch, setup=ops,
+                           self_tests=[SelfTest("mutants", MUTANT_SOURCE, MUTANTS, check_kernel, MUTANT_ARCH)]))

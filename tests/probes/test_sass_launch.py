@@ -26,9 +26,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from cuda_tools import test_args  # noqa: E402
-from sass_tools import (TARGETS, Checker, check_mutations, disassemble, lines, loops,  # noqa: E402
-                        parse_sass, print_summary, start)
+from sass_tools import SelfTest, arch_number, check_table, lines, loops, run_sass_test  # noqa: E402
 
 LOG = "sass_launch"
 SOURCES = {"launch": os.path.join("probes", "launch", "launch.cu")}
@@ -48,10 +46,6 @@ COUNTS = {"gpuprobe_launch_empty": 1, "gpuprobe_launch_stamp": 1, "gpuprobe_laun
           "gpuprobe_launch_scale": 2, "gpuprobe_launch_scale_gsync": 2, "gpuprobe_launch_scale_pt": 2}
 CALLS = {"gpuprobe_launch_device_graph": {"CALL.ABS.NOINC": 1},
          "gpuprobe_launch_scale_gsync": {"CALL.REL.NOINC": None}}  # None: any number (cg's helper)
-
-
-def arch_number(arch):
-    return int(re.match(r"sm_(\d+)", arch).group(1))
 
 
 def timer_reads(instructions):
@@ -132,14 +126,11 @@ def check_kernel(checker, where, name, instructions, sm):
                       lines(atom), "barrier")
 
 
-def check_arch(checker, arch, functions):
-    launch = functions.get("launch", {})
+def check_arch(checker, arch, functions, _):
     sm = arch_number(arch)
-    for name in KERNELS:
-        if checker.check(name in launch, f"{arch} {name}: kernel present"):
-            check_kernel(checker, f"{arch} {name}", name, launch[name], sm)
-    unknown = sorted(set(launch) - set(KERNELS))
-    checker.check(not unknown, f"{arch}: every launch kernel is known to this test", ", ".join(unknown))
+    check_table(checker, arch, functions.get("launch", {}), [(name, name) for name in KERNELS],
+                lambda c, where, ins, name: check_kernel(c, where, name, ins, sm),
+                "every launch kernel is known to this test")
 
 
 MUTANT_SOURCE = r"""
@@ -182,29 +173,10 @@ MUTANTS = [("control", "gpuprobe_mutant_control", "gpuprobe_launch_stamp", None)
            ("empty kernel that counts nothing", "gpuprobe_mutant_silent", "gpuprobe_launch_empty", "count")]
 
 
-def check_mutants(checker, sass):
-    functions = next(iter(parse_sass(sass, MUTANT_ARCH).values()), {})
-    check_mutations(checker, functions, [(label, kernel, kind) for label, kernel, _, kind in MUTANTS],
-                    lambda probe, where, ins, i: check_kernel(probe, where, MUTANTS[i][2], ins,
-                                                              arch_number(MUTANT_ARCH)),
-                    MUTANT_ARCH, LOG)
-
-
-def main():
-    args = test_args(__doc__.splitlines()[0])
-    cuobjdump, status = start(args, LOG, sys.executable)
-    if cuobjdump is None:
-        return status
-    checker = Checker()
-    per_arch, origins, extra = disassemble(args, SOURCES, checker, cuobjdump,
-                                           {"mutants": (MUTANT_SOURCE, MUTANT_ARCH)}, LOG)
-    for arch in TARGETS:
-        print(f"{LOG}: {arch} from {'+'.join(sorted(origins[arch])) or 'nowhere'}")
-        check_arch(checker, arch, per_arch[arch])
-    if extra["mutants"] is not None:
-        check_mutants(checker, extra["mutants"])
-    return print_summary(checker, LOG)
+def check_mutant(checker, where, instructions, claimed):
+    check_kernel(checker, where, claimed, instructions, arch_number(MUTANT_ARCH))
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_sass_test(__doc__, LOG, SOURCES, check_arch,
+                           self_tests=[SelfTest("mutants", MUTANT_SOURCE, MUTANTS, check_mutant, MUTANT_ARCH)]))

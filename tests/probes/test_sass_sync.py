@@ -31,9 +31,8 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from cuda_tools import test_args  # noqa: E402
-from sass_tools import (CONTROL_OPS, MEMORY_OPS, TARGETS, Checker, check_mutations,  # noqa: E402
-                        disassemble, hygiene, lines, loops, parse_sass, print_summary, start)
+from sass_tools import (CONTROL_OPS, MEMORY_OPS, SelfTest, arch_number, check_table,  # noqa: E402
+                        hygiene, lines, loops, matches, run_sass_test, table_ops)
 
 LOG = "sass_sync"
 SOURCES = {"sync": os.path.join("probes", "sync", "sync.cu")}
@@ -46,24 +45,8 @@ HEAVY = SYNC_OPS | MEMORY_OPS
 OTHER_BUDGET = 24
 
 
-def arch_number(arch):
-    return int(re.match(r"sm_(\d+)", arch).group(1))
-
-
 def ops(source_dir):
-    path = os.path.join(source_dir, "probes", "sync", "sync.cuh")
-    text = open(path, encoding="utf-8").read().replace("\\\n", " ")
-    match = re.search(r"#define GPUPROBE_SYNC_OPS\(X\)(.*)", text)
-    found = re.findall(r"X\((\w+)\)", match.group(1) if match else "")
-    if not found:
-        raise SystemExit(f"{LOG}: GPUPROBE_SYNC_OPS not found in {path}")
-    return found
-
-
-def matches(cls, ins):
-    """A class "OPC.MOD1.MOD2" is an opcode and modifiers the instruction must all carry."""
-    opcode, *mods = cls.split(".")
-    return ins["opcode"] == opcode and all(m in ins["modifiers"] for m in mods)
+    return table_ops(source_dir, os.path.join("probes", "sync", "sync.cuh"), "GPUPROBE_SYNC_OPS", LOG)
 
 
 class Expect:
@@ -233,16 +216,10 @@ def check_kernel(checker, where, instructions, expect):
 
 
 def check_arch(checker, arch, functions, op_list):
-    kernels = functions.get("sync", {})
-    names = set()
-    for op in op_list:
-        for kind in ("lat", "thr"):
-            name = f"gpuprobe_sync_{op}_{kind}"
-            names.add(name)
-            if checker.check(name in kernels, f"{arch} {name}: kernel present"):
-                check_kernel(checker, f"{arch} {name}", kernels[name], expected(op, kind, arch))
-    unknown = sorted(set(kernels) - names)
-    checker.check(not unknown, f"{arch}: every sync kernel is a table op", ", ".join(unknown))
+    check_table(checker, arch, functions.get("sync", {}),
+                [(f"gpuprobe_sync_{op}_{kind}", (op, kind)) for op in op_list for kind in ("lat", "thr")],
+                lambda c, where, ins, claim: check_kernel(c, where, ins, expected(*claim, arch)),
+                "every sync kernel is a table op")
 
 
 MUTANT_SOURCE = r"""
@@ -348,29 +325,6 @@ MUTANTS = [("control", "gpuprobe_mutant_control", Expect({"SHFL.IDX": 64}), None
            ("store in the shuffle loop", "gpuprobe_mutant_store", Expect({"SHFL.IDX": 64}), "heavy")]
 
 
-def check_mutants(checker, sass):
-    functions = next(iter(parse_sass(sass, MUTANT_ARCH).values()), {})
-    check_mutations(checker, functions, [(label, kernel, kind) for label, kernel, _, kind in MUTANTS],
-                    lambda probe, where, ins, i: check_kernel(probe, where, ins, MUTANTS[i][2]),
-                    MUTANT_ARCH, LOG)
-
-
-def main():
-    args = test_args(__doc__.splitlines()[0])
-    op_list = ops(args.source_dir)
-    cuobjdump, status = start(args, LOG, sys.executable)
-    if cuobjdump is None:
-        return status
-    checker = Checker()
-    per_arch, origins, extra = disassemble(args, SOURCES, checker, cuobjdump,
-                                           {"mutants": (MUTANT_SOURCE, MUTANT_ARCH)}, LOG)
-    for arch in TARGETS:
-        print(f"{LOG}: {arch} from {'+'.join(sorted(origins[arch])) or 'nowhere'}")
-        check_arch(checker, arch, per_arch[arch], op_list)
-    if extra["mutants"] is not None:
-        check_mutants(checker, extra["mutants"])
-    return print_summary(checker, LOG)
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_sass_test(__doc__, LOG, SOURCES, check_arch, setup=ops,
+                           self_tests=[SelfTest("mutants", MUTANT_SOURCE, MUTANTS, check_kernel, MUTANT_ARCH)]))
