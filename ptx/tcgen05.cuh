@@ -118,6 +118,21 @@ __device__ __forceinline__ void tcgen05_wait_st() {
   asm volatile("tcgen05.wait::st.sync.aligned;" ::: "memory");
 }
 
+// PTX: tcgen05.cp.cta_group::N.32x128b.warpx4 [taddr], s_desc: one thread copies 32 rows of 128
+// bits from shared memory (s_desc: a shared-memory matrix descriptor) into TMEM lanes 0-31,
+// columns taddr .. +3, multicast to the same lanes of all four 32-lane subpartitions. Asynchronous:
+// ordered with the thread's later tcgen05.mma, tracked by its tcgen05.commit. SASS: UTCCP
+template <int kCg>
+__device__ __forceinline__ void tcgen05_cp_32x128b_warpx4(uint32_t taddr, uint64_t s_desc) {
+  GPUPROBE_PTX_REQUIRE(tcgen05);
+  if constexpr (kCg == 1)
+    asm volatile("tcgen05.cp.cta_group::1.32x128b.warpx4 [%0], %1;" ::"r"(taddr), "l"(s_desc)
+                 : "memory");
+  else
+    asm volatile("tcgen05.cp.cta_group::2.32x128b.warpx4 [%0], %1;" ::"r"(taddr), "l"(s_desc)
+                 : "memory");
+}
+
 // PTX: fence.mbarrier_init.release.cluster: makes an mbarrier.init visible to the cluster (and
 // to the tensor core's commit) before the barrier that follows; PTX ISA 8.0, sm_90+.
 __device__ __forceinline__ void fence_mbarrier_init_release_cluster() {
@@ -156,5 +171,24 @@ GPUPROBE_TCGEN05_MMA(f8f6f4, 2, tcgen05)
 GPUPROBE_TCGEN05_MMA(i8, 1, tcgen05_block_scaled)
 GPUPROBE_TCGEN05_MMA(i8, 2, tcgen05_block_scaled)
 #undef GPUPROBE_TCGEN05_MMA
+
+// Block-scaled, SS, cta_group::1: D = (A x scale_A) * (B x scale_B), the ue8m0 scale factors in
+// TMEM at sf_a / sf_b (the instruction descriptor's scale-factor ids pick the byte of their
+// columns):
+//   tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.scale_vec::1X [d_tmem], a_desc, b_desc,
+//       idesc, [sf_a], [sf_b], enable_input_d;
+// sm_100a/103a/110a only (the tcgen05_block_scaled capability). SASS: UTCQMMA
+__device__ __forceinline__ void tcgen05_mma_mxf8f6f4_ss_cg1(uint32_t d_tmem, uint64_t a_desc,
+                                                           uint64_t b_desc, uint32_t idesc,
+                                                           uint32_t accumulate, uint32_t sf_a,
+                                                           uint32_t sf_b) {
+  GPUPROBE_PTX_REQUIRE(tcgen05_block_scaled);
+  asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.b32 p, %4, 0;\n\t"
+               "tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.scale_vec::1X "
+               "[%0], %1, %2, %3, [%5], [%6], p;\n\t}"
+               ::"r"(d_tmem), "l"(a_desc), "l"(b_desc), "r"(idesc), "r"(accumulate), "r"(sf_a),
+                 "r"(sf_b)
+               : "memory");
+}
 
 }  // namespace gpuprobe::ptx

@@ -49,9 +49,15 @@ namespace gpuprobe::probes::tensor {
   GPUPROBE_TCGEN05_INPUTS(X, 64, ss, cg) GPUPROBE_TCGEN05_INPUTS(X, 256, ss, cg)                   \
   GPUPROBE_TCGEN05_INPUTS(X, 64, ts, cg) GPUPROBE_TCGEN05_INPUTS(X, 256, ts, cg)                   \
   GPUPROBE_TCGEN05_SS_INPUTS(X, 64, cg) GPUPROBE_TCGEN05_SS_INPUTS(X, 256, cg)
+// Block-scaled (kind::mxf8f6f4.block_scale.scale_vec::1X, ue8m0 scales in TMEM): e4m3, SS,
+// cta_group::1 only (the pair's split of the scale factors is not established here).
+#define GPUPROBE_TCGEN05_BS_INPUTS(X, n)                                                           \
+  X(mxf8_e4m3, f32, mxf8f6f4, n, 32, ss, 1)
 // Every op: each input at N = 64 and 256, SS and TS (fp6/fp4: SS only), cta_group::1 (M = 128)
-// and ::2 (M = 256): 68 ops, 136 kernels.
-#define GPUPROBE_TCGEN05_OPS(X) GPUPROBE_TCGEN05_FORMS(X, 1) GPUPROBE_TCGEN05_FORMS(X, 2)
+// and ::2 (M = 256), and the block-scaled ones: 70 ops, 140 kernels.
+#define GPUPROBE_TCGEN05_OPS(X)                                                                    \
+  GPUPROBE_TCGEN05_FORMS(X, 1) GPUPROBE_TCGEN05_FORMS(X, 2)                                        \
+  GPUPROBE_TCGEN05_BS_INPUTS(X, 64) GPUPROBE_TCGEN05_BS_INPUTS(X, 256)
 
 // Enum names: bf16_f32_n256_ss_cg1.
 enum class Tcgen05Op {
@@ -60,7 +66,9 @@ enum class Tcgen05Op {
 #undef GPUPROBE_TCGEN05_ENUM
 };
 
-enum class Tcgen05Type { f16, bf16, tf32, e4m3, e5m2, e3m2, e2m3, e2m1, s8, f32, s32 };
+// mxf8_e4m3: e4m3 elements with a ue8m0 scale per row of A and per column of B (K = 32: one
+// scale per MMA).
+enum class Tcgen05Type { f16, bf16, tf32, e4m3, e5m2, e3m2, e2m3, e2m1, mxf8_e4m3, s8, f32, s32 };
 
 constexpr uint32_t kTcgen05Threads = 128;          // 4 warps: TMEM lanes 0-127
 constexpr uint32_t kTcgen05RowsPerCta = 128;       // M per CTA (M = 128 x cta_group)
@@ -87,9 +95,10 @@ GPUPROBE_HD constexpr uint32_t tcgen05_smem_offset(uint32_t row, uint32_t k_byte
 struct Tcgen05OpInfo {
   Tcgen05Op op;
   const char* name;        // tcgen05_m128n256k16_bf16_f32_ss_cg1: the record's op, the preset key
-  const char* input_name;  // "f16", "bf16", "tf32", "e4m3", "e5m2", "e3m2", "e2m3", "e2m1", "s8"
+  const char* input_name;  // "f16", "bf16", "tf32", "e4m3", "e5m2", "e3m2", "e2m3", "e2m1",
+                           // "mxf8_e4m3", "s8"
   const char* acc_name;    // "f32", "s32", "f16"
-  const char* kind_name;   // "f16", "tf32", "f8f6f4", "i8": the PTX .kind
+  const char* kind_name;   // "f16", "tf32", "f8f6f4", "mxf8f6f4", "i8": the PTX .kind
   Tcgen05Type input;
   Tcgen05Type acc;
   uint32_t n;
@@ -124,6 +133,19 @@ GPUPROBE_HD constexpr uint32_t tcgen05_b_rows(const Tcgen05OpInfo& info) {
 GPUPROBE_HD constexpr uint64_t tcgen05_flops(const Tcgen05OpInfo& info) {
   return 2ull * tcgen05_m(info) * info.n * info.k;
 }
+// Block-scaled kinds: scale factors in TMEM, the block-scaled instruction descriptor.
+GPUPROBE_HD constexpr bool tcgen05_block_scaled(const Tcgen05OpInfo& info) {
+  return info.input == Tcgen05Type::mxf8_e4m3;
+}
+// TMEM columns of the scale factors (block-scaled kinds): 4 for A, 8 for B, each written by one
+// tcgen05.cp.32x128b.warpx4 per 4 columns from kTcgen05SfRowBytes x 32 rows of shared memory.
+// Every TMEM lane L holds, in every byte of all 12 columns, the scale of row (A) or column (B)
+// L % 32: the scales repeat every 32 rows and columns, so the product is the same whichever
+// 32-lane by 4-column reading the MMA takes of them (CUTLASS's 32x4x4 scale-factor atom, or lane =
+// row): the self-check then tests that the scales are applied, not which reading is the hardware's.
+constexpr uint32_t kTcgen05SfColumns = 12;
+constexpr uint32_t kTcgen05SfRowBytes = 16;
+constexpr uint32_t kTcgen05SfImageBytes = 2 * 32 * kTcgen05SfRowBytes;   // A's 32 rows, B's 32
 // Whether D is 16-bit (f16): read back packed two per 32-bit word.
 GPUPROBE_HD constexpr bool tcgen05_d16(const Tcgen05OpInfo& info) {
   return info.acc == Tcgen05Type::f16;
@@ -144,13 +166,15 @@ GPUPROBE_HD constexpr uint32_t tcgen05_smem_element_bits(const Tcgen05OpInfo& in
 GPUPROBE_HD constexpr uint32_t tcgen05_accumulators(const Tcgen05OpInfo& info, bool throughput) {
   return throughput && info.n <= 128 ? 2 : 1;
 }
-// TS: the TMEM column of A, right after the accumulators.
+// TS: the TMEM column of A, right after the accumulators; block-scaled: of the scale factors.
 GPUPROBE_HD constexpr uint32_t tcgen05_a_column(const Tcgen05OpInfo& info, bool throughput) {
   return tcgen05_accumulators(info, throughput) * info.n;
 }
-// TMEM columns to allocate: a power of two, 32 to 512, holding the accumulators and A.
+// TMEM columns to allocate: a power of two, 32 to 512, holding the accumulators and A or the
+// scale factors.
 GPUPROBE_HD constexpr uint32_t tcgen05_tmem_columns(const Tcgen05OpInfo& info, bool throughput) {
-  const uint32_t need = tcgen05_a_column(info, throughput) + (info.ts ? kTcgen05AWords : 0);
+  const uint32_t need = tcgen05_a_column(info, throughput) + (info.ts ? kTcgen05AWords : 0) +
+                        (tcgen05_block_scaled(info) ? kTcgen05SfColumns : 0);
   uint32_t cols = 32;
   while (cols < need) cols *= 2;
   return cols;
@@ -162,6 +186,11 @@ GPUPROBE_HD constexpr uint32_t tcgen05_tmem_columns(const Tcgen05OpInfo& info, b
 // 4 E3M2, 5 E2M1; i8: 1 S8), [13]/[14] negate A/B 0, [15]/[16] A/B major 0 (K-major), [17,23)
 // N >> 3, [24,29) M >> 4.
 GPUPROBE_HD constexpr uint32_t tcgen05_idesc(const Tcgen05OpInfo& info) {
+  // Block-scaled kinds (PTX ISA's second descriptor table; CUTLASS InstrDescriptorBlockScaled):
+  // [4,6) B scale factor id 0 (byte 0 of its columns), [7,10)/[10,13) A/B format (E4M3 0), [17,23)
+  // N >> 3, [23] scale format 1 (UE8M0), [24,29) M >> 4, [29,31) A scale factor id 0, [31] K 32.
+  if (tcgen05_block_scaled(info))
+    return ((info.n >> 3) << 17) | (1u << 23) | ((tcgen05_m(info) >> 4) << 24);
   const uint32_t d_format = info.acc == Tcgen05Type::s32 ? 2 : info.acc == Tcgen05Type::f16 ? 0 : 1;
   uint32_t ab_format = 0;
   switch (info.input) {
@@ -186,6 +215,14 @@ GPUPROBE_HD constexpr uint64_t tcgen05_smem_desc(uint32_t smem_addr) {
          (uint64_t(kTcgen05SboBytes >> 4) << 32) | (uint64_t{1} << 46);
 }
 
+// The descriptor tcgen05.cp reads the scale factors through: 32 rows of 16 bytes back to back
+// (core matrices of 8 rows x 16 bytes, 128 bytes apart: SBO 128; one 16-byte column, LBO unused),
+// version 1, no swizzle.
+GPUPROBE_HD constexpr uint64_t tcgen05_sf_desc(uint32_t smem_addr) {
+  return uint64_t((smem_addr & 0x3FFFF) >> 4) | (uint64_t(kTcgen05SfRowBytes >> 4) << 16) |
+         (uint64_t(128 >> 4) << 32) | (uint64_t{1} << 46);
+}
+
 namespace detail {
 GPUPROBE_HD constexpr bool tcgen05_table_in_enum_order() {
   for (unsigned i = 0; i < kTcgen05OpCount; ++i)
@@ -201,6 +238,7 @@ struct Tcgen05Args {
   const uint32_t* a_image;   // cta_group x kTcgen05AImageBytes: A in the shared-memory layout
   const uint32_t* b_image;   // cta_group x b_rows x 32 bytes: B (N x K) in the same layout
   const uint32_t* a_tmem;    // TS: cta_group x 128 rows x kTcgen05AWords words (row-major)
+  const uint32_t* sf_image;  // block-scaled: kTcgen05SfImageBytes (A's 32 x 16 bytes, then B's)
   uint32_t* tile;            // store: cta_group x 128 rows x tcgen05_tile_row_words of D
   uint64_t iterations;
   uint64_t zero;             // a runtime 0: the closing clock read depends on the last wait

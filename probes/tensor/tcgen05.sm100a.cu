@@ -16,12 +16,14 @@
 #if defined(__CUDA_ARCH__)
 namespace gpuprobe::probes::tensor::device {
 
-// One CTA's operand images (128-byte aligned: a core matrix), its two mbarriers and the TMEM
-// address the allocation wrote.
+// One CTA's operand images (128-byte aligned: a core matrix), the scale factors of the
+// block-scaled kinds, its mbarriers (two for the loops, one for the scale factors' copy) and the
+// TMEM address the allocation wrote.
 struct Smem {
   alignas(128) uint32_t a[kTcgen05AImageBytes / 4];
   alignas(128) uint32_t b[kTcgen05MaxBImageBytes / 4];
-  alignas(8) uint64_t bar[2];
+  alignas(128) uint32_t sf[kTcgen05SfImageBytes / 4];
+  alignas(8) uint64_t bar[3];
   uint32_t tmem;
 };
 
@@ -54,9 +56,10 @@ __device__ __forceinline__ uint32_t cta_rank() {
   else return ptx::get_sreg_cluster_ctarank();
 }
 
-// The CTA's share of the operands into shared memory (and, TS, A into TMEM), the mbarriers
-// initialised, TMEM allocated; returns the TMEM base address. Every thread takes part.
-template <int kCg>
+// The CTA's share of the operands into shared memory (and, TS, A into TMEM; kBs, the scale
+// factors into TMEM columns a_col..), the mbarriers initialised, TMEM allocated; returns the TMEM
+// base address. Every thread takes part.
+template <int kCg, bool kBs>
 __device__ __forceinline__ uint32_t setup(const Tcgen05Args& a, Smem& s, uint32_t b_rows,
                                           uint32_t cols, bool ts, uint32_t a_col) {
   const uint32_t rank = cta_rank<kCg>();
@@ -64,9 +67,13 @@ __device__ __forceinline__ uint32_t setup(const Tcgen05Args& a, Smem& s, uint32_
   const uint32_t* b_src = a.b_image + rank * (b_rows * kTcgen05RowBytes / 4);
   for (uint32_t i = threadIdx.x; i < kTcgen05AImageBytes / 4; i += kTcgen05Threads) s.a[i] = a_src[i];
   for (uint32_t i = threadIdx.x; i < b_rows * kTcgen05RowBytes / 4; i += kTcgen05Threads) s.b[i] = b_src[i];
+  if constexpr (kBs)
+    for (uint32_t i = threadIdx.x; i < kTcgen05SfImageBytes / 4; i += kTcgen05Threads)
+      s.sf[i] = a.sf_image[i];
   if (threadIdx.x == 0) {
     ptx::mbarrier_init_shared_b64(smem_addr(&s.bar[0]), 1);
     ptx::mbarrier_init_shared_b64(smem_addr(&s.bar[1]), 1);
+    ptx::mbarrier_init_shared_b64(smem_addr(&s.bar[2]), 1);
     ptx::fence_mbarrier_init_release_cluster();
   }
   // The generic-proxy stores become visible to the tensor core's (async proxy) reads.
@@ -92,6 +99,19 @@ __device__ __forceinline__ uint32_t setup(const Tcgen05Args& a, Smem& s, uint32_
     for (uint32_t w = 0; w < kTcgen05AWords; ++w) row[w] = src[w];
     ptx::tcgen05_st_32x32b_x8(tmem + ((threadIdx.x / 32 * 32) << 16) + a_col, row);
     ptx::tcgen05_wait_st();
+  }
+  if constexpr (kBs) {
+    // Thread 0 copies A's scale factors into columns a_col..+3 and B's into a_col+4..+11 (all
+    // 128 lanes: warpx4), commits the copies and waits for them.
+    if (threadIdx.x == 0) {
+      const uint64_t sfa = tcgen05_sf_desc(smem_addr(s.sf));
+      const uint64_t sfb = tcgen05_sf_desc(smem_addr(s.sf + 32 * kTcgen05SfRowBytes / 4));
+      ptx::tcgen05_cp_32x128b_warpx4<kCg>(tmem + a_col, sfa);
+      ptx::tcgen05_cp_32x128b_warpx4<kCg>(tmem + a_col + 4, sfb);
+      ptx::tcgen05_cp_32x128b_warpx4<kCg>(tmem + a_col + 8, sfb);
+      ptx::tcgen05_commit<kCg>(smem_addr(&s.bar[2]));
+      wait_phase(smem_addr(&s.bar[2]), 0);
+    }
   }
   // The peer's operands (and A in its TMEM) are in place before the leader issues.
   group_sync<kCg>();
@@ -145,18 +165,21 @@ __device__ __forceinline__ void finish(const Tcgen05Args& a, Tcgen05CtaOut* out,
 }
 
 // One measurement loop, issued and timed by the group's thread 0 (the leader), with
-// `mma(d_tmem, a_operand, b_desc, accumulate)`; kD16: D is 16-bit (its read-back):
+// `mma(d_tmem, a_operand, b_desc, accumulate, sf_tmem)`; kD16: D is 16-bit (its read-back); kBs:
+// block-scaled (its scale factors at sf_tmem):
 //   latency (!kThroughput): one MMA, commit, wait, per iteration;
 //   throughput: kTcgen05ThroughputPerIteration MMAs per commit, round robin over kAcc TMEM
 //     accumulators; iteration i commits to mbarrier i % 2 and then waits for iteration i - 1's
 //     commit, so one commit's MMAs are in flight while the next ones issue.
-template <int kCg, uint32_t kN, bool kTs, bool kThroughput, uint32_t kAcc, bool kD16, class Mma>
+template <int kCg, uint32_t kN, bool kTs, bool kThroughput, uint32_t kAcc, bool kD16, bool kBs,
+          class Mma>
 __device__ __forceinline__ void measure(const Tcgen05Args& a, Tcgen05CtaOut* out,
                                         const Tcgen05OpInfo& info, Mma mma) {
   __shared__ Smem s;
   const uint32_t cols = tcgen05_tmem_columns(info, kThroughput);
   const uint32_t a_col = tcgen05_a_column(info, kThroughput);
-  const uint32_t tmem = setup<kCg>(a, s, kN / kCg, cols, kTs, a_col);
+  const uint32_t tmem = setup<kCg, kBs>(a, s, kN / kCg, cols, kTs, a_col);
+  const uint32_t sf = tmem + a_col;   // block-scaled: A's scale factors, then B's
   const bool leader = cta_rank<kCg>() == 0 && threadIdx.x == 0;
   uint64_t c0 = 0, c1 = 0;
   if (leader) {
@@ -168,7 +191,7 @@ __device__ __forceinline__ void measure(const Tcgen05Args& a, Tcgen05CtaOut* out
       uint32_t parity = 0;
 #pragma unroll 1
       for (uint64_t i = a.iterations; i != 0; --i) {
-        mma(tmem, a_operand, b_desc, i != a.iterations ? 1u : 0u);
+        mma(tmem, a_operand, b_desc, i != a.iterations ? 1u : 0u, sf);
         ptx::tcgen05_commit<kCg>(bar0);
         wait_phase(bar0, parity);
         parity ^= 1;
@@ -181,7 +204,7 @@ __device__ __forceinline__ void measure(const Tcgen05Args& a, Tcgen05CtaOut* out
         const uint32_t again = i != 0 ? 1u : 0u;
 #pragma unroll
         for (uint32_t j = 0; j < kTcgen05ThroughputPerIteration; ++j)
-          mma(tmem + (j % kAcc) * kN, a_operand, b_desc, j < kAcc ? again : 1u);
+          mma(tmem + (j % kAcc) * kN, a_operand, b_desc, j < kAcc ? again : 1u, sf);
         ptx::tcgen05_commit<kCg>((i & 1) ? bar1 : bar0);
         if (i != 0) wait_phase(((i - 1) & 1) ? bar1 : bar0, uint32_t((i - 1) >> 1) & 1);
       }
@@ -221,7 +244,8 @@ __device__ __forceinline__ void baseline(const Tcgen05Args& a, Tcgen05CtaOut* ou
 }  // namespace gpuprobe::probes::tensor::device
 #else
 namespace gpuprobe::probes::tensor::device {
-template <int kCg, uint32_t kN, bool kTs, bool kThroughput, uint32_t kAcc, bool kD16, class Mma>
+template <int kCg, uint32_t kN, bool kTs, bool kThroughput, uint32_t kAcc, bool kD16, bool kBs,
+          class Mma>
 __device__ void measure(const Tcgen05Args&, Tcgen05CtaOut*, const Tcgen05OpInfo&, Mma);
 template <int kCg>
 __device__ void baseline(const Tcgen05Args&, Tcgen05CtaOut*);
@@ -233,19 +257,27 @@ using gpuprobe::probes::tensor::Tcgen05Args;
 using gpuprobe::probes::tensor::Tcgen05CtaOut;
 using gpuprobe::probes::tensor::Tcgen05Op;
 using gpuprobe::probes::tensor::tcgen05_accumulators;
+using gpuprobe::probes::tensor::tcgen05_block_scaled;
 using gpuprobe::probes::tensor::tcgen05_d16;
 using gpuprobe::probes::tensor::tcgen05_idesc;
 using gpuprobe::probes::tensor::tcgen05_op_info;
 
 // The MMA of an op as a lambda over (D address, A descriptor or TMEM address, B descriptor,
-// accumulate); the instruction descriptor is a compile-time constant.
+// accumulate, scale-factor TMEM address); the instruction descriptor is a compile-time constant.
 #define GPUPROBE_TCGEN05_CALL(kind, form, cg, idesc)                                              \
-  [](uint32_t d, uint64_t a_op, uint64_t b, uint32_t acc) {                                       \
+  [](uint32_t d, uint64_t a_op, uint64_t b, uint32_t acc, uint32_t sf) {                          \
+    (void)sf;                                                                                     \
     gpuprobe::ptx::tcgen05_mma_##kind##_##form##_cg##cg(d, GPUPROBE_TCGEN05_A_##form(a_op), b,    \
-                                                         idesc, acc);                            \
+                                                         idesc, acc GPUPROBE_TCGEN05_SF_##kind);  \
   }
 #define GPUPROBE_TCGEN05_A_ss(x) (x)
 #define GPUPROBE_TCGEN05_A_ts(x) static_cast<uint32_t>(x)
+// The scale factors' arguments: A's at sf, B's 4 columns on (block-scaled kinds only).
+#define GPUPROBE_TCGEN05_SF_f16
+#define GPUPROBE_TCGEN05_SF_tf32
+#define GPUPROBE_TCGEN05_SF_f8f6f4
+#define GPUPROBE_TCGEN05_SF_i8
+#define GPUPROBE_TCGEN05_SF_mxf8f6f4 , sf, sf + 4
 
 #define GPUPROBE_TCGEN05_KERNELS(in, acc, kind, n, k, form, cg)                                   \
   extern "C" __global__ void __launch_bounds__(128, 1)                                            \
@@ -254,7 +286,8 @@ using gpuprobe::probes::tensor::tcgen05_op_info;
     constexpr gpuprobe::probes::tensor::Tcgen05OpInfo info =                                      \
         tcgen05_op_info(Tcgen05Op::in##_##acc##_n##n##_##form##_cg##cg);                          \
     constexpr uint32_t idesc = tcgen05_idesc(info);                                               \
-    tcgen05_device::measure<cg, n, info.ts, false, 1, tcgen05_d16(info)>(                         \
+    tcgen05_device::measure<cg, n, info.ts, false, 1, tcgen05_d16(info),                          \
+                            tcgen05_block_scaled(info)>(                                          \
         a, out, info, GPUPROBE_TCGEN05_CALL(kind, form, cg, idesc));                              \
   }                                                                                               \
   extern "C" __global__ void __launch_bounds__(128, 1)                                            \
@@ -264,7 +297,7 @@ using gpuprobe::probes::tensor::tcgen05_op_info;
         tcgen05_op_info(Tcgen05Op::in##_##acc##_n##n##_##form##_cg##cg);                          \
     constexpr uint32_t idesc = tcgen05_idesc(info);                                               \
     tcgen05_device::measure<cg, n, info.ts, true, tcgen05_accumulators(info, true),               \
-                            tcgen05_d16(info)>(                                                   \
+                            tcgen05_d16(info), tcgen05_block_scaled(info)>(                       \
         a, out, info, GPUPROBE_TCGEN05_CALL(kind, form, cg, idesc));                              \
   }
 GPUPROBE_TCGEN05_OPS(GPUPROBE_TCGEN05_KERNELS)

@@ -84,6 +84,7 @@ class CudaTcgen05Ops final : public Tcgen05Ops {
     const size_t tile_words =
         size_t(tensor::tcgen05_m(info)) * tensor::tcgen05_tile_row_words(info);
     auto a_image = upload(d.a_image), b_image = upload(d.b_image), a_tmem = upload(d.a_tmem);
+    auto sf_image = upload(d.sf_image);
     cuda::DeviceArray<uint32_t> tile(tile_words);
     cuda::DeviceArray<Tcgen05CtaOut> out(l.ctas);
     GPUPROBE_CUDA_CHECK(cudaMemset(tile.get(), 0, tile.bytes()));
@@ -92,6 +93,7 @@ class CudaTcgen05Ops final : public Tcgen05Ops {
     args.a_image = a_image.get();
     args.b_image = b_image.get();
     args.a_tmem = a_tmem.get();
+    args.sf_image = sf_image.get();
     args.tile = tile.get();
     args.iterations = l.iterations;
     args.zero = 0;

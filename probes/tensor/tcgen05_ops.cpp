@@ -1,6 +1,7 @@
 #include "probes/tensor/tcgen05_ops.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <map>
@@ -61,6 +62,7 @@ TileElem tcgen05_tile_elem(Tcgen05Type t) {
     case Tcgen05Type::e3m2: return TileElem::e3m2;
     case Tcgen05Type::e2m3: return TileElem::e2m3;
     case Tcgen05Type::e2m1: return TileElem::e2m1;
+    case Tcgen05Type::mxf8_e4m3: return TileElem::e4m3;
     case Tcgen05Type::s8: return TileElem::s8;
     case Tcgen05Type::f32: return TileElem::f32;
     case Tcgen05Type::s32: return TileElem::s32;
@@ -106,6 +108,25 @@ Tcgen05OperandData make_tcgen05_operands(const Tcgen05OpInfo& info, Tcgen05Opera
   d.a_image.assign(a_cta_words * info.cta_group, 0);
   d.b_image.assign(b_cta_words * info.cta_group, 0);
   d.a_tmem.assign(size_t(m) * kTcgen05AWords, 0);
+  // Block-scaled: ue8m0 scales 2^-2 .. 2^2 (exact in every format), one per row of A and column
+  // of B, repeating every 32 (tcgen05.cuh, kTcgen05SfColumns); zeros: scale 1. The logical A and
+  // B hold the scaled values.
+  d.sf_exponent_a.assign(32, 0);
+  d.sf_exponent_b.assign(32, 0);
+  if (tensor::tcgen05_block_scaled(info)) {
+    d.sf_image.assign(tensor::kTcgen05SfImageBytes / 4, 0);
+    for (uint32_t r = 0; r < 32; ++r) {
+      if (kind != Tcgen05Operands::zeros) {
+        d.sf_exponent_a[r] = static_cast<int>(std::uniform_int_distribution<int>(-2, 2)(rng));
+        d.sf_exponent_b[r] = static_cast<int>(std::uniform_int_distribution<int>(-2, 2)(rng));
+      }
+      for (uint32_t byte = 0; byte < tensor::kTcgen05SfRowBytes; ++byte) {
+        put_bytes(d.sf_image, r * tensor::kTcgen05SfRowBytes + byte, 127 + d.sf_exponent_a[r], 1);
+        put_bytes(d.sf_image, (32 + r) * tensor::kTcgen05SfRowBytes + byte,
+                  127 + d.sf_exponent_b[r], 1);
+      }
+    }
+  }
   // Row `row` of an operand (N x K for B) goes to CTA row / rows_per_cta's image; `keep` records
   // its elements' values.
   const auto fill = [&](uint32_t rows, uint32_t rows_per_cta, size_t cta_words,
@@ -120,11 +141,12 @@ Tcgen05OperandData make_tcgen05_operands(const Tcgen05OpInfo& info, Tcgen05Opera
       }
   };
   fill(m, kTcgen05RowsPerCta, a_cta_words, d.a_image, [&](uint32_t r, uint32_t c, uint64_t code) {
-    d.a[size_t(r) * k + c] = tensor::tile_decode(elem, code);
+    d.a[size_t(r) * k + c] = std::ldexp(tensor::tile_decode(elem, code), d.sf_exponent_a[r % 32]);
     put_bytes(d.a_tmem, size_t(r) * kTcgen05AWords * 4 + c * bytes, code, bytes);
   });
   fill(n, b_rows, b_cta_words, d.b_image, [&](uint32_t col, uint32_t c, uint64_t code) {
-    d.b[size_t(c) * n + col] = tensor::tile_decode(elem, code);
+    d.b[size_t(c) * n + col] =
+        std::ldexp(tensor::tile_decode(elem, code), d.sf_exponent_b[col % 32]);
   });
   return d;
 }

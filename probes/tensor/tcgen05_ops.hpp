@@ -57,9 +57,15 @@ size_t tcgen05_smem_bit(const Tcgen05OpInfo& info, uint32_t row, uint32_t k);
 // tile_reference convention) and what the kernel reads: per CTA of the group, A and B (N x K,
 // K-major) in the shared-memory layout (tcgen05_smem_offset), and A as TMEM words (row-major,
 // kTcgen05AWords per row, elements packed low first).
+// Block-scaled kinds: the scale exponents (ue8m0 code - 127) of rows r (A) and columns c (B) with
+// r, c mod 32 (0 elsewhere), already applied to `a` and `b`, and the shared-memory image the
+// kernel copies into TMEM (kTcgen05SfImageBytes: 16 bytes per row of 32, A's then B's, each byte
+// of a row the same code).
 struct Tcgen05OperandData {
   std::vector<double> a, b;
   std::vector<uint32_t> a_image, b_image, a_tmem;
+  std::vector<int> sf_exponent_a, sf_exponent_b;
+  std::vector<uint32_t> sf_image;
 };
 // Random (seeded) values come from tile_random: exact in the input format; zeros are zeros.
 Tcgen05OperandData make_tcgen05_operands(const Tcgen05OpInfo& info, Tcgen05Operands kind,

@@ -33,9 +33,12 @@ nlohmann::json self_check_json(const tensor::TileCheck& c) {
 
 nlohmann::json measure_tcgen05(ProbeContext& ctx, const Tcgen05Setup& setup, const Tcgen05Run& run) {
   const Tcgen05OpInfo& info = tcgen05_info(setup.op);
+  const bool scaled = tensor::tcgen05_block_scaled(info);
   const std::string ptx = "tcgen05.mma.cta_group::" + std::to_string(info.cta_group) + ".kind::" +
-                          info.kind_name + (info.ts ? " [d_tmem], [a_tmem], b_desc, idesc, p"
-                                                    : " [d_tmem], a_desc, b_desc, idesc, p");
+                          info.kind_name + (scaled ? ".block_scale.scale_vec::1X" : "") +
+                          (info.ts ? " [d_tmem], [a_tmem], b_desc, idesc, p"
+                           : scaled ? " [d_tmem], a_desc, b_desc, idesc, [sfa_tmem], [sfb_tmem], p"
+                                    : " [d_tmem], a_desc, b_desc, idesc, p");
   nlohmann::json p = {{"ptx", ptx},
                       {"path", "tcgen05"},
                       {"shape", tcgen05_shape(info)},
@@ -45,6 +48,7 @@ nlohmann::json measure_tcgen05(ProbeContext& ctx, const Tcgen05Setup& setup, con
                       {"form", info.ts ? "TS" : "SS"},
                       {"cta_group", info.cta_group},
                       {"implementation", "native"}};
+  if (scaled) p["scale_format"] = "ue8m0";
   const bool latency = setup.kind == Tcgen05Kind::latency;
   Tcgen05Result first;
   RepeatOutcome outcome;

@@ -7,8 +7,9 @@ MMA per commit) and a throughput kernel (8 MMAs per commit). On sm_100a, for eve
   * the hot loop (the smallest loop holding a UTC*MMA and the commit, UTCBAR: ptxas wraps each
     single-thread tcgen05 instruction in its own small ELECT loop, nested inside) holds exactly 1
     (latency) or 8 (throughput) MMAs of the op's class per iteration: UTCHMMA (kind::f16 with f32
-    or f16 D, tf32), UTCQMMA (f8f6f4: e4m3, e5m2 and the fp6/fp4 e3m2, e2m3, e2m1), UTCIMMA (i8)
-    (PTX_NOTES.md section 2.3, [R]; .2CTA for cta_group::2), and exactly one UTCBAR;
+    or f16 D, tf32), UTCQMMA (f8f6f4: e4m3, e5m2 and the fp6/fp4 e3m2, e2m3, e2m1; the
+    block-scaled mxf8f6f4), UTCIMMA (i8) (PTX_NOTES.md section 2.3, [R]; .2CTA for cta_group::2),
+    and exactly one UTCBAR (the block-scaled kernels' scale-factor copies, UTCCP, come before it);
   * nothing else heavy in it: no memory instruction (the mbarrier wait is SYNCS.*; a kernel
     parameter reloaded from constant bank 0 is allowed), no TMEM
     load/store (LDTM/STTM), no other tensor or FP64 instruction, no barrier;
@@ -33,7 +34,8 @@ LOG = "sass_tcgen05"
 ARCH = "sm_100a"
 SOURCE = os.path.join("probes", "tensor", "tcgen05.sm100a.cu")
 MMA = re.compile(r"^UTC\w*MMA$")
-CLASS = {"f16": "UTCHMMA", "tf32": "UTCHMMA", "f8f6f4": "UTCQMMA", "i8": "UTCIMMA"}
+CLASS = {"f16": "UTCHMMA", "tf32": "UTCHMMA", "f8f6f4": "UTCQMMA", "mxf8f6f4": "UTCQMMA",
+         "i8": "UTCIMMA"}
 HEAVY = MEMORY_OPS | {"LDTM", "STTM", "UTCCP", "HMMA", "IMMA", "QMMA", "DMMA", "HGMMA", "DFMA",
                       "BAR", "CALL", "MUFU"}
 PER_ITERATION = {"lat": 1, "thr": 8}
@@ -73,14 +75,16 @@ MUTANTS = [("control", "control_lat", None),
 
 def ops(source_dir):
     """[(kernel stem, PTX kind)] from GPUPROBE_TCGEN05_OPS (its INPUTS per N and form, its
-    SS_INPUTS per N with the form written in)."""
+    SS_INPUTS per N with the form written in, its BS_INPUTS per N with form and cta_group written
+    in)."""
     text = open(os.path.join(source_dir, "probes", "tensor", "tcgen05.cuh"),
                 encoding="utf-8").read().replace("\\\n", " ")
     inputs = re.search(r"#define GPUPROBE_TCGEN05_INPUTS\(X, n, form, cg\)(.*?)\n", text)
     ss_inputs = re.search(r"#define GPUPROBE_TCGEN05_SS_INPUTS\(X, n, cg\)(.*?)\n", text)
+    bs_inputs = re.search(r"#define GPUPROBE_TCGEN05_BS_INPUTS\(X, n\)(.*?)\n", text)
     forms = re.search(r"#define GPUPROBE_TCGEN05_FORMS\(X, cg\)(.*?)\n", text)
     groups = re.search(r"#define GPUPROBE_TCGEN05_OPS\(X\)(.*?)\n", text)
-    if not (inputs and ss_inputs and forms and groups):
+    if not (inputs and ss_inputs and bs_inputs and forms and groups):
         raise SystemExit(f"{LOG}: GPUPROBE_TCGEN05_OPS not found")
     found = []
     for cg in re.findall(r"GPUPROBE_TCGEN05_FORMS\(X, (\d)\)", groups.group(1)):
@@ -92,6 +96,10 @@ def ops(source_dir):
             for i, acc, kind, form in re.findall(r"X\((\w+), (\w+), (\w+), n, \d+, (\w+), cg\)",
                                                  ss_inputs.group(1)):
                 found.append((f"gpuprobe_tcgen05_{i}_{acc}_n{n}_{form}_cg{cg}", kind))
+    for n in re.findall(r"GPUPROBE_TCGEN05_BS_INPUTS\(X, (\d+)\)", groups.group(1)):
+        for i, acc, kind, form, cg in re.findall(r"X\((\w+), (\w+), (\w+), n, \d+, (\w+), (\d)\)",
+                                                 bs_inputs.group(1)):
+            found.append((f"gpuprobe_tcgen05_{i}_{acc}_n{n}_{form}_cg{cg}", kind))
     return found
 
 
@@ -154,7 +162,7 @@ def main():
     if cuobjdump is None:
         return status
     checker = Checker()
-    checker.check(len(op_list) == 68, f"{len(op_list)} ops in GPUPROBE_TCGEN05_OPS (68 expected)")
+    checker.check(len(op_list) == 70, f"{len(op_list)} ops in GPUPROBE_TCGEN05_OPS (70 expected)")
     with tempfile.TemporaryDirectory() as tmp:
         obj, stale = build_object(args.build_dir, args.source_dir, SOURCE)
         if obj and not stale and ARCH in args.cuda_targets:

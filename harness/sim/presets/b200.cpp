@@ -208,6 +208,16 @@ Preset make_b200() {
                          "; latency " + in.latency_source + (ts ? ", TS DER 24 lower (16-32)" : "") +
                          (cg == 2 ? ", cta_group::2 as ::1: assumption" : "")});
         }
+  // Block-scaled kind::mxf8f6f4 e4m3 with ue8m0 scales (SS, cta_group::1 only).
+  for (int n : {64, 256})
+    p.tensor.push_back(
+        {.op = "tcgen05_m128n" + std::to_string(n) + "k32_mxf8_e4m3_f32_ss_cg1",
+         .flops_per_clk_per_sm = 16384,
+         .latency_cycles = n == 64 ? 168.0 : 264.0,
+         .source = std::string("M [SA umma_throughput] MXF8 ~16,345 of 16,384 FLOP/clk/SM, "
+                               "FIGURES §5a") +
+                   (n == 64 ? "; N 64 at the N 256 rate: assumption" : "") +
+                   "; latency as M [SA umma_latency] BF16/FP8 SS M128 (FIGURES §5b): assumption"});
   return p;
 }
 

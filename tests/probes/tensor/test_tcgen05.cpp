@@ -98,11 +98,21 @@ TEST_CASE("tcgen05 op table: names, shapes and FLOP per MMA", "[tensor][tcgen05]
       CHECK((cols & (cols - 1)) == 0);
       CHECK(cols >= 32);
       CHECK(cols <= 512);
-      CHECK(cols >= probes::tensor::tcgen05_a_column(info, thr) + (info.ts ? 8 : 0));
+      CHECK(cols >= probes::tensor::tcgen05_a_column(info, thr) + (info.ts ? 8 : 0) +
+                        (probes::tensor::tcgen05_block_scaled(info) ? 12 : 0));
     }
   }
   CHECK(names.size() == probes::tensor::kTcgen05OpCount);
-  CHECK(probes::tensor::kTcgen05OpCount == 68);
+  CHECK(probes::tensor::kTcgen05OpCount == 70);
+  // Block-scaled: kind::mxf8f6f4 e4m3, SS, cta_group::1, N 64 and 256.
+  const auto& mx = probes::tcgen05_info(Tcgen05Op::mxf8_e4m3_f32_n256_ss_cg1);
+  CHECK(std::string(mx.name) == "tcgen05_m128n256k32_mxf8_e4m3_f32_ss_cg1");
+  CHECK(std::string(mx.kind_name) == "mxf8f6f4");
+  CHECK(probes::tensor::tcgen05_block_scaled(mx));
+  CHECK(probes::tcgen05_tile_elem(mx.input) == probes::tensor::TileElem::e4m3);
+  CHECK(probes::tensor::tcgen05_tmem_columns(mx, true) == 512);
+  CHECK(probes::tensor::tcgen05_tmem_columns(
+            probes::tcgen05_info(Tcgen05Op::mxf8_e4m3_f32_n64_ss_cg1), true) == 256);
   // fp6/fp4 (kind::f8f6f4, K 32) are SS only; f16 accumulate exists SS and TS.
   for (const auto& info : kTcgen05Ops) {
     const std::string in = info.input_name;
@@ -152,6 +162,12 @@ TEST_CASE("tcgen05 descriptors: the PTX ISA's instruction and shared-memory desc
         ((1u << 4) | (4u << 7) | (4u << 10) | (32u << 17) | (8u << 24)));
   CHECK(tcgen05_idesc(probes::tcgen05_info(Tcgen05Op::e2m1_f32_n256_ss_cg2)) ==
         ((1u << 4) | (5u << 7) | (5u << 10) | (32u << 17) | (16u << 24)));
+  // Block-scaled (the second descriptor table): B scale id 0 at bit 4, E4M3 0, N >> 3 at 17,
+  // UE8M0 (1) at bit 23, M >> 4 at 24, A scale id 0 at bit 29, K 32 (0) at bit 31.
+  CHECK(tcgen05_idesc(probes::tcgen05_info(Tcgen05Op::mxf8_e4m3_f32_n64_ss_cg1)) ==
+        ((8u << 17) | (1u << 23) | (8u << 24)));
+  CHECK(probes::tensor::tcgen05_sf_desc(0x2400) ==
+        (0x240ull | (1ull << 16) | (8ull << 32) | (1ull << 46)));
   // f16 accumulate: D format 0 (F16), A/B F16 0.
   CHECK(tcgen05_idesc(probes::tcgen05_info(Tcgen05Op::f16_f16_n256_ss_cg1)) ==
         ((32u << 17) | (8u << 24)));
@@ -197,7 +213,8 @@ TEST_CASE("tcgen05 operand images: K-major core matrices, the cta_group::2 split
 namespace {
 // The element (row, k) of one CTA's shared-memory image, read back the way the layout says.
 uint64_t image_element(const probes::tensor::Tcgen05OpInfo& info,
-                       const std::vector<uint32_t>& image, size_t cta_bits, uint32_t row, uint32_t k) {
+                       const std::vector<uint32_t>& image, size_t cta_bits, uint32_t row,
+                       uint32_t k) {
   const uint32_t bits = probes::tensor::tcgen05_smem_element_bits(info);
   const size_t at = cta_bits + probes::tcgen05_smem_bit(info, row, k);
   uint64_t code = 0;
@@ -222,22 +239,26 @@ TEST_CASE("tcgen05 fp6/fp4 operands: 16 elements packed low first in each 16 byt
     INFO(info->name);
     const auto d = probes::make_tcgen05_operands(*info, Tcgen05Operands::random, 11);
     const auto elem = probes::tcgen05_tile_elem(info->input);
-    const uint32_t m = probes::tensor::tcgen05_m(*info), b_rows = probes::tensor::tcgen05_b_rows(*info);
+    const uint32_t m = probes::tensor::tcgen05_m(*info),
+                   b_rows = probes::tensor::tcgen05_b_rows(*info);
     const size_t b_cta_bits = size_t(b_rows) * 32 * 8;
     // Every element reads back as the logical matrices hold it (A: M x K, B: K x N).
     for (uint32_t r = 0; r < m; ++r)
       for (uint32_t k = 0; k < 32; ++k)
-        REQUIRE(probes::tensor::tile_decode(elem, image_element(*info, d.a_image, r / 128 * 4096 * 8, r % 128, k)) ==
+        REQUIRE(probes::tensor::tile_decode(
+                    elem, image_element(*info, d.a_image, r / 128 * 4096 * 8, r % 128, k)) ==
                 d.a[r * 32 + k]);
     for (uint32_t n = 0; n < info->n; ++n)
       for (uint32_t k = 0; k < 32; ++k)
-        REQUIRE(probes::tensor::tile_decode(elem, image_element(*info, d.b_image, n / b_rows * b_cta_bits,
-                                                                n % b_rows, k)) == d.b[k * info->n + n]);
+        REQUIRE(probes::tensor::tile_decode(
+                    elem, image_element(*info, d.b_image, n / b_rows * b_cta_bits, n % b_rows,
+                                        k)) == d.b[k * info->n + n]);
     // The padding (bytes 8-15 for fp4, 12-15 for fp6 of every 16) is zero.
     const uint32_t used = 16 * probes::tensor::tcgen05_smem_element_bits(*info) / 8;
     uint32_t nonzero_padding = 0;
     for (size_t byte = 0; byte < d.a_image.size() * 4; ++byte)
-      if (byte % 16 >= used && ((d.a_image[byte / 4] >> (8 * (byte % 4))) & 0xff) != 0) ++nonzero_padding;
+      if (byte % 16 >= used && ((d.a_image[byte / 4] >> (8 * (byte % 4))) & 0xff) != 0)
+        ++nonzero_padding;
     CHECK(nonzero_padding == 0);
   }
 }
@@ -250,9 +271,12 @@ TEST_CASE("tcgen05 fp6/fp4 self-check: one corrupted or misread operand element 
     INFO(info.name);
     const auto elem = probes::tcgen05_tile_elem(info.input);
     const auto d = probes::make_tcgen05_operands(info, Tcgen05Operands::random, 7);
-    CHECK(probes::check_tcgen05_tile(info, d, probes::tcgen05_tile_words(info, probes::tcgen05_reference(info, d))).passed);
+    CHECK(probes::check_tcgen05_tile(
+              info, d, probes::tcgen05_tile_words(info, probes::tcgen05_reference(info, d)))
+              .passed);
     // What a tensor core reading A from the image computes: A decoded from the image. One element
-    // with its sign bit flipped in the image (row 70, K 21: a non-zero one is found) fails the check.
+    // with its sign bit flipped in the image (row 70, K 21: a non-zero one is found) fails the
+    // check.
     auto read_a = [&](const std::vector<uint32_t>& image, bool one_per_byte) {
       auto from = d;
       for (uint32_t r = 0; r < probes::tensor::tcgen05_m(info); ++r)
@@ -260,28 +284,90 @@ TEST_CASE("tcgen05 fp6/fp4 self-check: one corrupted or misread operand element 
           const size_t cta = size_t(r / 128) * 4096;
           const uint64_t code =
               one_per_byte ? (image[(cta + probes::tensor::tcgen05_smem_offset(r % 128, k)) / 4] >>
-                              (8 * ((cta + probes::tensor::tcgen05_smem_offset(r % 128, k)) % 4))) & 0xff
+                              (8 * ((cta + probes::tensor::tcgen05_smem_offset(r % 128, k)) % 4))) &
+                                 0xff
                            : image_element(info, image, cta * 8, r % 128, k);
           from.a[r * 32 + k] = probes::tensor::tile_decode(elem, code);
         }
       return from;
     };
-    REQUIRE(probes::check_tcgen05_tile(info, d, probes::tcgen05_tile_words(
-                                                    info, probes::tcgen05_reference(info, read_a(d.a_image, false))))
+    REQUIRE(probes::check_tcgen05_tile(
+                info, d,
+                probes::tcgen05_tile_words(
+                    info, probes::tcgen05_reference(info, read_a(d.a_image, false))))
                 .passed);
     uint32_t k = 21;
     while (d.a[70 * 32 + k] == 0) k = (k + 1) % 32;
     auto corrupted = d.a_image;
-    const size_t sign = probes::tcgen05_smem_bit(info, 70, k) + probes::tensor::tcgen05_smem_element_bits(info) - 1;
+    const size_t sign =
+        probes::tcgen05_smem_bit(info, 70, k) + probes::tensor::tcgen05_smem_element_bits(info) - 1;
     corrupted[sign / 32] ^= 1u << (sign % 32);
     const auto bad = probes::check_tcgen05_tile(
-        info, d, probes::tcgen05_tile_words(info, probes::tcgen05_reference(info, read_a(corrupted, false))));
+        info, d,
+        probes::tcgen05_tile_words(info,
+                                   probes::tcgen05_reference(info, read_a(corrupted, false))));
     CHECK_FALSE(bad.passed);
     CHECK(bad.why.find("D[70][") != std::string::npos);
     // A tensor core taking one element per byte (the 8-bit container reading) fails it too.
-    CHECK_FALSE(probes::check_tcgen05_tile(info, d, probes::tcgen05_tile_words(
-                                                        info, probes::tcgen05_reference(info, read_a(d.a_image, true))))
+    CHECK_FALSE(probes::check_tcgen05_tile(
+                    info, d,
+                    probes::tcgen05_tile_words(
+                        info, probes::tcgen05_reference(info, read_a(d.a_image, true))))
                     .passed);
+  }
+}
+
+TEST_CASE(
+    "tcgen05 block-scaled operands: ue8m0 scales per row and column applied, a lost one fails",
+    "[tensor][tcgen05]") {
+  for (Tcgen05Op op : {Tcgen05Op::mxf8_e4m3_f32_n64_ss_cg1, Tcgen05Op::mxf8_e4m3_f32_n256_ss_cg1}) {
+    const auto& info = probes::tcgen05_info(op);
+    INFO(info.name);
+    const auto d = probes::make_tcgen05_operands(info, Tcgen05Operands::random, 9);
+    REQUIRE(d.sf_image.size() == 1024 / 4);
+    REQUIRE(d.sf_exponent_a.size() == 32);
+    auto byte_at = [&](size_t b) { return (d.sf_image[b / 4] >> (8 * (b % 4))) & 0xff; };
+    std::set<int> exponents;
+    for (uint32_t r = 0; r < 32; ++r) {
+      exponents.insert(d.sf_exponent_a[r]);
+      CHECK(d.sf_exponent_a[r] >= -2);
+      CHECK(d.sf_exponent_a[r] <= 2);
+      // Every byte of row r's 16 is the ue8m0 code 127 + exponent: A's rows first, then B's.
+      for (uint32_t b = 0; b < 16; ++b) {
+        CHECK(byte_at(r * 16 + b) == uint32_t(127 + d.sf_exponent_a[r]));
+        CHECK(byte_at(512 + r * 16 + b) == uint32_t(127 + d.sf_exponent_b[r]));
+      }
+    }
+    CHECK(exponents.size() > 1);
+    // The logical A holds the image's e4m3 value times 2^exponent of row r % 32.
+    const auto e4m3 = probes::tensor::TileElem::e4m3;
+    const uint32_t at = probes::tensor::tcgen05_smem_offset(77, 5);
+    CHECK(d.a[77 * 32 + 5] == std::ldexp(probes::tensor::tile_decode(
+                                             e4m3, (d.a_image[at / 4] >> (8 * (at % 4))) & 0xff),
+                                         d.sf_exponent_a[77 % 32]));
+    const auto words = probes::tcgen05_tile_words(info, probes::tcgen05_reference(info, d));
+    CHECK(probes::check_tcgen05_tile(info, d, words).passed);
+    // An MMA that ignored the scale factors, or read one row's scale wrong, fails the self-check.
+    auto unscaled = d;
+    for (uint32_t r = 0; r < 128; ++r)
+      for (uint32_t k = 0; k < 32; ++k)
+        unscaled.a[r * 32 + k] = std::ldexp(d.a[r * 32 + k], -d.sf_exponent_a[r % 32]);
+    for (uint32_t k = 0; k < 32; ++k)
+      for (uint32_t n = 0; n < info.n; ++n)
+        unscaled.b[k * info.n + n] = std::ldexp(d.b[k * info.n + n], -d.sf_exponent_b[n % 32]);
+    CHECK_FALSE(
+        probes::check_tcgen05_tile(
+            info, d, probes::tcgen05_tile_words(info, probes::tcgen05_reference(info, unscaled)))
+            .passed);
+    auto one_wrong = d;
+    for (uint32_t k = 0; k < 32; ++k) one_wrong.a[45 * 32 + k] *= 2;
+    const auto bad = probes::check_tcgen05_tile(
+        info, d, probes::tcgen05_tile_words(info, probes::tcgen05_reference(info, one_wrong)));
+    CHECK_FALSE(bad.passed);
+    CHECK(bad.why.find("D[45][") != std::string::npos);
+    // Zeros: zero elements, scale 1 (code 127).
+    const auto z = probes::make_tcgen05_operands(info, Tcgen05Operands::zeros, 9);
+    for (uint32_t w : z.sf_image) CHECK(w == 0x7f7f7f7fu);
   }
 }
 
@@ -481,12 +567,18 @@ TEST_CASE("tensor/tcgen05 records land in the machine model's compute section", 
   CHECK(o["ptx"].get<std::string>().find("tcgen05.mma.cta_group::2.kind::f8f6f4") == 0);
   // The fp4 and f16-accumulate forms carry their precision and accumulator names.
   for (const auto& [name, precision, accumulate] :
-       {std::tuple<std::string, std::string, std::string>{"tcgen05_m128n64k32_e2m1_f32_ss_cg1", "e2m1", "f32"},
-        {"tcgen05_m128n64k16_f16_f16_ts_cg1", "f16", "f16"}}) {
+       {std::tuple<std::string, std::string, std::string>{"tcgen05_m128n64k32_e2m1_f32_ss_cg1",
+                                                          "e2m1", "f32"},
+        {"tcgen05_m128n64k16_f16_f16_ts_cg1", "f16", "f16"},
+        {"tcgen05_m128n256k32_mxf8_e4m3_f32_ss_cg1", "mxf8_e4m3", "f32"}}) {
     const auto r = run(*device, {{"op", name}, {"iterations", "32"}});
     REQUIRE(r["status"] == "ok");
     analysis::add_compute_from_run(r, compute);
     CHECK(compute["ops"][name]["precision"] == precision);
     CHECK(compute["ops"][name]["accumulate"] == accumulate);
   }
+  CHECK(
+      compute["ops"]["tcgen05_m128n256k32_mxf8_e4m3_f32_ss_cg1"]["ptx"] ==
+      "tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.scale_vec::1X [d_tmem], a_desc, b_desc, "
+      "idesc, [sfa_tmem], [sfb_tmem], p");
 }
