@@ -349,14 +349,20 @@ void print_atomics(std::ostream& out, const nlohmann::json& section) {
   for (const auto& [name, op] : ops.items()) {
     if (!op.is_object() || !op.contains("patterns") || !op["patterns"].is_object()) continue;
     const std::string lowering = op.value("lowering", "");
+    // red returns nothing: its patterns have no latency (docs/SCHEMA.md), which is said, not NaN.
+    const bool red = op.value("ptx", "").rfind("red.", 0) == 0;
     for (const auto& [pattern, at] : op["patterns"].items()) {
       if (!at.is_object()) continue;
       const nlohmann::json ns = at.value("latency_ns", nlohmann::json());
+      char latency[64];
+      if (at.contains("latency_cycles") && at["latency_cycles"].is_number())
+        std::snprintf(latency, sizeof latency, "%7.1f cycles %8.1f ns", at["latency_cycles"].get<double>(),
+                      ns.is_number() ? ns.get<double>() : NAN);
+      else
+        std::snprintf(latency, sizeof latency, "%s", red ? "none: red returns nothing" : "latency not measured");
       char buf[320];
-      std::snprintf(buf, sizeof buf, "  %-24s %-9s %7.1f cycles %8.1f ns  %8.3f /clk/SM  [%s]",
-                    name.c_str(), pattern.c_str(), at.value("latency_cycles", NAN),
-                    ns.is_number() ? ns.get<double>() : NAN, at.value("ops_per_clk_per_sm", NAN),
-                    lowering.c_str());
+      std::snprintf(buf, sizeof buf, "  %-24s %-9s %-26s  %8.3f /clk/SM  [%s]", name.c_str(), pattern.c_str(),
+                    latency, at.value("ops_per_clk_per_sm", NAN), lowering.c_str());
       out << buf << "\n";
     }
   }

@@ -113,3 +113,23 @@ TEST_CASE("the compute section prints each op's latency, rate and share of the p
         "  fma_rn_f32                4.0 cycles     64.0 ops/clk/SM  7.06e+12 ops/s  90.0% of V100's 15.7 TFLOP/s\n"
         "  fma_rn_f32x2: not measured: fma.rn.f32x2 needs sm_100+\n");
 }
+
+TEST_CASE("the atomics section says red has no latency instead of printing nan", "[cli][report]") {
+  const nlohmann::json atomics = {
+      {"ops",
+       {{"global_add_u32", {{"ptx", "atom.global.add.u32"}, {"lowering", "native"},
+                            {"patterns", {{"distinct", {{"latency_cycles", 650.0}, {"latency_ns", 370.0},
+                                                        {"ops_per_clk_per_sm", 1.2}}}}}}},
+        {"global_red_add_u32", {{"ptx", "red.global.add.u32"}, {"lowering", "native"},
+                                {"patterns", {{"distinct", {{"ops_per_clk_per_sm", 1.2}}}}}}},
+        {"shared_add_u32", {{"ptx", "atom.shared.add.u32"}, {"lowering", "native"},
+                            {"patterns", {{"same", {{"ops_per_clk_per_sm", 1.0}}}}}}}}}};
+  std::ostringstream out;
+  gpuprobe::print_model(out, {{"atomics", atomics}});
+  CHECK(out.str() ==
+        "atomics (latency of one dependent op of one chain, ns at the measured clock; rate in thread-level "
+        "atomics per clock per SM):\n"
+        "  global_add_u32           distinct    650.0 cycles    370.0 ns     1.200 /clk/SM  [native]\n"
+        "  global_red_add_u32       distinct  none: red returns nothing      1.200 /clk/SM  [native]\n"
+        "  shared_add_u32           same      latency not measured           1.000 /clk/SM  [native]\n");
+}

@@ -13,6 +13,8 @@
 // ATOMS.CAS round trip each, retried once per lane on one word. The warp-aggregated add (VOTE,
 // SHFL scan, one ATOM per warp) adds 40 cycles to the round trip and sends 1/32 of the atomics.
 // Every latency is at least 32 lanes over the rate (what the probe's one-warp launch can see).
+// red returns nothing, so it has no latency: its entries hold 0 (AtomicOpModel) and their source
+// names only the rate.
 #include "harness/sim/presets/atomics_costs.hpp"
 
 #include <algorithm>
@@ -28,6 +30,11 @@ double level_latency(const Preset& p, const char* name) {
   for (const auto& c : p.caches)
     if (c.name == name) return c.hit_latency_cycles;
   return 0;
+}
+
+// What an entry's source says of its latency: `how`, or for red that it has none.
+std::string latency_source(bool red, const std::string& how) {
+  return red ? "no latency: red returns nothing" : how;
 }
 
 AtomicOpModel entry(const std::string& op, const char* pattern, double latency, double rate,
@@ -61,12 +68,13 @@ std::vector<AtomicOpModel> atomics_costs(const Preset& p) {
                            "red_add_u32", "red_add_u64"}) {
     const std::string op = std::string("global_") + base;
     const bool red = std::string(base).rfind("red_", 0) == 0;
-    const double lat = red ? 0 : l2 + 50;
-    t.push_back(entry(op, "distinct", lat, kDistinctPerSm, lat_g + "; rate " + distinct_rate));
+    t.push_back(entry(op, "distinct", red ? 0 : l2 + 50, kDistinctPerSm,
+                      latency_source(red, lat_g) + "; rate " + distinct_rate));
     t.push_back(entry(op, "same", red ? 0 : l2 + 50 + 2 * 32, kDistinctPerSm / 4,
-                      lat_g + " + 2 per lane on one word; rate: assumption, a quarter of distinct"));
-    t.push_back(entry(op, "contended", red ? 0 : std::max(l2 + 50, sms * 32 / kOneWordPerGpu),
-                      contended_rate, "latency: every SM's warp queues at one word; rate " + word_rate));
+                      latency_source(red, lat_g + " + 2 per lane on one word") +
+                          "; rate: assumption, a quarter of distinct"));
+    t.push_back(entry(op, "contended", red ? 0 : std::max(l2 + 50, sms * 32 / kOneWordPerGpu), contended_rate,
+                      latency_source(red, "latency: every SM's warp queues at one word") + "; rate " + word_rate));
   }
   t.push_back(entry("global_add_u32_uniform", "uniform", l2 + 90, std::min(32 * contended_rate, kDistinctPerSm),
                     lat_g + " + 40 for VOTE + SHFL scan (assumption); one ATOM per warp on the " + word_rate));
@@ -80,9 +88,10 @@ std::vector<AtomicOpModel> atomics_costs(const Preset& p) {
     const std::string why = "assumption: the preset's shared latency (" +
                             std::to_string(static_cast<int>(smem + 0.5)) + ") + 10" +
                             (loop ? ", twice (LDS + ATOMS.CAS loop)" : "");
-    t.push_back(entry(op, "distinct", red ? 0 : one, popc ? 32 : loop ? 4 : 16, why + "; rate: assumption"));
+    t.push_back(entry(op, "distinct", red ? 0 : one, popc ? 32 : loop ? 4 : 16,
+                      latency_source(red, why) + "; rate: assumption"));
     t.push_back(entry(op, "same", red ? 0 : loop ? one * 16 : one + 2 * 32, popc ? 32 : loop ? 0.25 : 1,
-                      why + (loop ? ", retried 16x on one word" : " + 2 per lane on one word") +
+                      latency_source(red, why + (loop ? ", retried 16x on one word" : " + 2 per lane on one word")) +
                           "; rate: assumption"));
   }
   t.push_back(entry("shared_add_u32_uniform", "uniform", smem + 50, 16,
