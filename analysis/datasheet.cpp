@@ -30,9 +30,12 @@ const Entry kTable[] = {
     {"a100", {"A100 40GB", 1555e9, "FIGURES §1 D [A100-DS via GLK, PC2]", 19.5e12, 9.7e12, "FIGURES §1 D [A100-DS via GLK, PC2]",
                    {{"f64", 19.5e12}, {"tf32", 156e12}, {"f16", 312e12}, {"bf16", 312e12}, {"s8", 624e12}, {"s4", 1248e12}}, "FIGURES §1 D [A100-DS via GLK, PC2]"}},
     // The PCIe card boosts to 1380 MHz, not the SXM2's 1530: its CUDA-core peak is derived from
-    // FIGURES §1's clock and SM count (80 SMs x 128 FP32 FLOP/clk x 1380 MHz; FP64 half of it).
+    // FIGURES §1's clock and SM count (80 SMs x 128 FP32 FLOP/clk x 1380 MHz; FP64 half of it),
+    // its f16 tensor peak from the SXM2's 125 TFLOPS scaled by the clocks (125 x 1380 / 1530).
     {"v100-pcie", {"V100 PCIe", 900e9, "FIGURES §1 D [NVBLOG-TC9]", 14.13e12, 7.07e12,
-                   "derived: 80 SMs x 128 FLOP/clk x 1380 MHz (FIGURES §1 D [TPU-DB] clocks, P [MT4G] SMs)"}},
+                   "derived: 80 SMs x 128 FLOP/clk x 1380 MHz (FIGURES §1 D [TPU-DB] clocks, P [MT4G] SMs)",
+                   {{"f16", 112.7e12}},
+                   "derived: FIGURES §1 D [NVBLOG-TC9] 125 TF (mixed precision, SXM2) x 1380 / 1530 MHz (D [TPU-DB] clocks)"}},
     {"v100", {"V100", 900e9, "FIGURES §1 D [NVBLOG-TC9]", 15.7e12, 7.8e12, "FIGURES §1 D [FUDZ] (SXM2)",
                    {{"f16", 125e12}}, "FIGURES §1 D [NVBLOG-TC9] (mixed precision, SXM2)"}},
     {"l40s", {"L40S", 860e9, "FIGURES §1 D [MLE]", 91.6e12, 0, "FIGURES §1 D [MLE]",

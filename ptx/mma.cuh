@@ -10,9 +10,15 @@
 #include "ptx/capability.hpp"
 #include "ptx/types.cuh"
 
-// m16n8k8 f16: sm_75+ (PTX ISA 6.5). m16n8k16 f16/bf16, m16n8k8 tf32, m8n8k4 f64, m16n8k32 s8,
+// m8n8k4 f16 (f16 or f32 accumulate): sm_70+ (PTX ISA 6.4). m16n8k8 f16 (f16 or f32 accumulate),
+// m8n8k16 s8, m8n8k32 s4: sm_75+ (PTX ISA 6.5). m16n8k16 f16/bf16, m16n8k8 tf32, m8n8k4 f64, m16n8k32 s8,
 // m16n8k64 s4: sm_80+ (PTX ISA 7.0). m16n8k16 f64: sm_90+ (PTX ISA 7.8). e4m3/e5m2 m16n8k32:
 // sm_89+ (PTX ISA 8.4, CUDA 12.4+).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+#define GPUPROBE_PTX_HAS_MMA_SM70 1
+#else
+#define GPUPROBE_PTX_HAS_MMA_SM70 0
+#endif
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 750
 #define GPUPROBE_PTX_HAS_MMA_SM75 1
 #else
@@ -48,6 +54,20 @@
 #else
 #define GPUPROBE_PTX_MMA_S4_EMULATED 0
 #endif
+// The sm_70/75 shapes on later targets (ptxas 13.0, tests/probes/test_sass_tensor.py): m8n8k4 f16
+// on sm_80+ is a subroutine call per mma (SHFL, FFMA and HADD2.F32: no tensor instruction);
+// m8n8k32 s4 on sm_90+ a call to two IMMA.8816/16816.S8; m8n8k16 s8 on sm_100+ one IMMA.16816.S8
+// (a shape of twice its work).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#define GPUPROBE_PTX_MMA_M8N8K4_F16_EMULATED 1
+#else
+#define GPUPROBE_PTX_MMA_M8N8K4_F16_EMULATED 0
+#endif
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1000
+#define GPUPROBE_PTX_MMA_M8N8K16_S8_EMULATED 1
+#else
+#define GPUPROBE_PTX_MMA_M8N8K16_S8_EMULATED 0
+#endif
 
 namespace gpuprobe::ptx {
 
@@ -60,7 +80,57 @@ namespace gpuprobe::ptx {
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));         \
   }
 
+#if GPUPROBE_PTX_HAS_MMA_SM70
+// PTX: mma.sync.aligned.m8n8k4.row.col.f16.f16.f16.f16; PTX ISA 6.4; sm_70+. Four 8x8x4 products,
+// one per quad-pair (lanes 0-3 + 16-19, 4-7 + 20-23, ...). SASS: 2 HMMA.884.F16.F16 (STEP0/1) on
+// sm_75 (sm_70 not disassembled here); a subroutine call on sm_80+ (CUDA cores, no tensor op)
+__device__ __forceinline__ void mma_sync_aligned_m8n8k4_row_col_f16_f16_f16_f16(
+    uint32_t (&d)[4], const uint32_t (&a)[2], const uint32_t (&b)[2]) {
+  asm volatile(
+      "mma.sync.aligned.m8n8k4.row.col.f16.f16.f16.f16 {%0,%1,%2,%3}, {%4,%5}, {%6,%7}, "
+      "{%0,%1,%2,%3};"
+      : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(b[0]), "r"(b[1]));
+}
+// PTX: mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32; PTX ISA 6.4; sm_70+. SASS: 4
+// HMMA.884.F32.F32 (STEP0-3) on sm_75; a subroutine call on sm_80+
+__device__ __forceinline__ void mma_sync_aligned_m8n8k4_row_col_f32_f16_f16_f32(
+    float (&d)[8], const uint32_t (&a)[2], const uint32_t (&b)[2]) {
+  asm volatile(
+      "mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32 {%0,%1,%2,%3,%4,%5,%6,%7}, {%8,%9}, "
+      "{%10,%11}, {%0,%1,%2,%3,%4,%5,%6,%7};"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),
+        "+f"(d[7])
+      : "r"(a[0]), "r"(a[1]), "r"(b[0]), "r"(b[1]));
+}
+#endif
+
 #if GPUPROBE_PTX_HAS_MMA_SM75
+// PTX: mma.sync.aligned.m16n8k8.row.col.f16.f16.f16.f16; PTX ISA 6.5; sm_75+. SASS: HMMA.1688.F16
+__device__ __forceinline__ void mma_sync_aligned_m16n8k8_row_col_f16_f16_f16_f16(
+    uint32_t (&d)[2], const uint32_t (&a)[2], const uint32_t (&b)[1]) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k8.row.col.f16.f16.f16.f16 {%0,%1}, {%2,%3}, {%4}, {%0,%1};"
+      : "+r"(d[0]), "+r"(d[1])
+      : "r"(a[0]), "r"(a[1]), "r"(b[0]));
+}
+// The integer m8n8 forms: one A and one B .b32, two s32 accumulators.
+#define GPUPROBE_PTX_MMA_D2_A1_B1(name, form)                                                 \
+  __device__ __forceinline__ void name(uint32_t (&d)[2], const uint32_t (&a)[1],              \
+                                       const uint32_t (&b)[1]) {                             \
+    asm volatile(form " {%0,%1}, {%2}, {%3}, {%0,%1};"                                        \
+                 : "+r"(d[0]), "+r"(d[1])                                                     \
+                 : "r"(a[0]), "r"(b[0]));                                                     \
+  }
+// PTX: mma.sync.aligned.m8n8k16.row.col.s32.s8.s8.s32; PTX ISA 6.5; sm_75+. SASS: IMMA.8816.S8.S8
+// on sm_75-90; one IMMA.16816.S8.S8 on sm_100+
+GPUPROBE_PTX_MMA_D2_A1_B1(mma_sync_aligned_m8n8k16_row_col_s32_s8_s8_s32,
+                          "mma.sync.aligned.m8n8k16.row.col.s32.s8.s8.s32")
+// PTX: mma.sync.aligned.m8n8k32.row.col.s32.s4.s4.s32; PTX ISA 6.5; sm_75+. SASS: IMMA.8832.S4.S4
+// on sm_75-89; a subroutine call (two IMMA.8816/16816.S8 and unpacking) on sm_90+
+GPUPROBE_PTX_MMA_D2_A1_B1(mma_sync_aligned_m8n8k32_row_col_s32_s4_s4_s32,
+                          "mma.sync.aligned.m8n8k32.row.col.s32.s4.s4.s32")
+#undef GPUPROBE_PTX_MMA_D2_A1_B1
 // PTX: mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32; PTX ISA 6.5; sm_75+. SASS: HMMA.1688.F32
 __device__ __forceinline__ void mma_sync_aligned_m16n8k8_row_col_f32_f16_f16_f32(
     float (&d)[4], const uint32_t (&a)[2], const uint32_t (&b)[1]) {

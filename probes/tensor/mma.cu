@@ -70,6 +70,11 @@ __device__ __forceinline__ void reg_store(uint32_t* w, int i, T x) {
     }                                                                                        \
   };
 
+#if GPUPROBE_PTX_HAS_MMA_SM70
+#define GPUPROBE_MMA_W70(w) w
+#else
+#define GPUPROBE_MMA_W70(w) none
+#endif
 #if GPUPROBE_PTX_HAS_MMA_SM75
 #define GPUPROBE_MMA_W75(w) w
 #else
@@ -115,8 +120,22 @@ __device__ __forceinline__ void scaled_mxf4nvf4_e2m1(float (&d)[4], const uint32
 
 namespace gpuprobe::probes::tensor::device {
 
+GPUPROBE_MMA_STRUCT(m8n8k4_f16_f16, GPUPROBE_PTX_HAS_MMA_SM70, GPUPROBE_PTX_MMA_M8N8K4_F16_EMULATED,
+                    uint32_t, uint32_t, 2, 2, 4,
+                    GPUPROBE_MMA_W70(mma_sync_aligned_m8n8k4_row_col_f16_f16_f16_f16))
+GPUPROBE_MMA_STRUCT(m8n8k4_f16_f32, GPUPROBE_PTX_HAS_MMA_SM70, GPUPROBE_PTX_MMA_M8N8K4_F16_EMULATED,
+                    uint32_t, float, 2, 2, 8,
+                    GPUPROBE_MMA_W70(mma_sync_aligned_m8n8k4_row_col_f32_f16_f16_f32))
+GPUPROBE_MMA_STRUCT(m16n8k8_f16_f16, GPUPROBE_PTX_HAS_MMA_SM75, false, uint32_t, uint32_t, 2, 1, 2,
+                    GPUPROBE_MMA_W75(mma_sync_aligned_m16n8k8_row_col_f16_f16_f16_f16))
 GPUPROBE_MMA_STRUCT(m16n8k8_f16_f32, GPUPROBE_PTX_HAS_MMA_SM75, false, uint32_t, float, 2, 1, 4,
                     GPUPROBE_MMA_W75(mma_sync_aligned_m16n8k8_row_col_f32_f16_f16_f32))
+GPUPROBE_MMA_STRUCT(m8n8k16_s8_s32, GPUPROBE_PTX_HAS_MMA_SM75, GPUPROBE_PTX_MMA_M8N8K16_S8_EMULATED,
+                    uint32_t, uint32_t, 1, 1, 2,
+                    GPUPROBE_MMA_W75(mma_sync_aligned_m8n8k16_row_col_s32_s8_s8_s32))
+GPUPROBE_MMA_STRUCT(m8n8k32_s4_s32, GPUPROBE_PTX_HAS_MMA_SM75, GPUPROBE_PTX_MMA_S4_EMULATED,
+                    uint32_t, uint32_t, 1, 1, 2,
+                    GPUPROBE_MMA_W75(mma_sync_aligned_m8n8k32_row_col_s32_s4_s4_s32))
 GPUPROBE_MMA_STRUCT(m16n8k16_f16_f16, GPUPROBE_PTX_HAS_MMA_SM80, false, uint32_t, uint32_t, 4, 2, 2,
                     GPUPROBE_MMA_W80(mma_sync_aligned_m16n8k16_row_col_f16_f16_f16_f16))
 GPUPROBE_MMA_STRUCT(m16n8k16_f16_f32, GPUPROBE_PTX_HAS_MMA_SM80, false, uint32_t, float, 4, 2, 4,
@@ -157,6 +176,7 @@ GPUPROBE_MMA_STRUCT(m16n8k64_mxf4nvf4_e2m1_f32, true, false, uint32_t, float, 4,
 #endif
 
 #undef GPUPROBE_MMA_STRUCT
+#undef GPUPROBE_MMA_W70
 #undef GPUPROBE_MMA_W75
 #undef GPUPROBE_MMA_W80
 #undef GPUPROBE_MMA_W89

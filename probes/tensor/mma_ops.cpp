@@ -30,6 +30,20 @@ bool is_packed_fp4(MmaOp op) { return op == MmaOp::m16n8k64_mxf4nvf4_e2m1_f32; }
 
 bool is_fp8(MmaOp op) { return op == MmaOp::m16n8k32_e4m3_f32 || op == MmaOp::m16n8k32_e5m2_f32; }
 
+// Volta's m8n8k4 f16 shape: one 8x8x4 product per quad-pair (PTX ISA 9.7.14.5.1).
+bool is_quad_pair(MmaOp op) { return op == MmaOp::m8n8k4_f16_f16 || op == MmaOp::m8n8k4_f16_f32; }
+
+// Where ptxas 13.0 turns the sm_70/75 shapes into other instructions (test_sass_tensor.py):
+// m8n8k4 f16 from sm_80 on (a subroutine of SHFL, FFMA and HADD2.F32: no tensor instruction),
+// m8n8k32 s4 from sm_90 on (a subroutine of two s8 IMMA), m8n8k16 s8 from sm_100 on (one
+// IMMA.16816.S8, an instruction of twice the form's work).
+bool legacy_emulated(MmaOp op, int sm) {
+  if (is_quad_pair(op)) return sm >= 80;
+  if (op == MmaOp::m8n8k32_s4_s32) return sm >= 90;
+  if (op == MmaOp::m8n8k16_s8_s32) return sm >= 100;
+  return false;
+}
+
 // fp8 mma.sync is native (QMMA) on sm_89 and sm_120/121 only (PTX_NOTES.md section 2.1).
 bool fp8_emulated(int sm) { return sm >= 90 && sm < 120; }
 
@@ -60,9 +74,25 @@ const uint32_t* words_of(const MmaLane& l, MmaOperand which) {
   return which == MmaOperand::a ? l.a : which == MmaOperand::b ? l.b : l.c;
 }
 
-// Gathers an operand matrix (rows x cols) from the lanes' fragments.
-std::vector<double> gather(MmaOp op, MmaOperand which, const std::vector<const uint32_t*>& lane_words,
-                           uint32_t rows, uint32_t cols) {
+// Rows and columns of an operand's matrix: the products' matrices stacked by rows (the second
+// quad-pair's A in rows 8-15, its B in rows 4-7, ...).
+uint32_t operand_rows(MmaOp op, MmaOperand which) {
+  const auto& i = mma_info(op);
+  return mma_products_per_warp(op) * (which == MmaOperand::b ? i.k : i.m);
+}
+uint32_t operand_cols(MmaOp op, MmaOperand which) {
+  const auto& i = mma_info(op);
+  return which == MmaOperand::a ? i.k : i.n;
+}
+
+// Rows [first, first + count) of a row-major matrix of `cols` columns.
+std::vector<double> rows_of(const std::vector<double>& m, uint32_t cols, uint32_t first, uint32_t count) {
+  return std::vector<double>(m.begin() + ptrdiff_t(first) * cols, m.begin() + ptrdiff_t(first + count) * cols);
+}
+
+// Gathers an operand matrix (operand_rows x operand_cols) from the lanes' fragments.
+std::vector<double> gather(MmaOp op, MmaOperand which, const std::vector<const uint32_t*>& lane_words) {
+  const uint32_t rows = operand_rows(op, which), cols = operand_cols(op, which);
   const TileElem e = which == MmaOperand::c ? mma_accumulator_elem(op) : mma_input_elem(op);
   const uint32_t bits = operand_bits(op, e, which);
   std::vector<double> m(size_t(rows) * cols, 0.0);
@@ -108,9 +138,11 @@ uint32_t mma_chains(MmaKind kind) {
   return kind == MmaKind::latency ? 1 : tensor::kMmaThroughputChains;
 }
 
+uint32_t mma_products_per_warp(MmaOp op) { return is_quad_pair(op) ? 4 : 1; }
+
 double mma_flops(MmaOp op) {
   const auto& i = mma_info(op);
-  return 2.0 * i.m * i.n * i.k;
+  return 2.0 * i.m * i.n * i.k * mma_products_per_warp(op);
 }
 
 TileElem mma_input_elem(MmaOp op) { return elem_named(mma_info(op).input); }
@@ -121,11 +153,26 @@ uint32_t mma_container_shift(MmaOp op) { return container_shift(op, mma_input_el
 std::string mma_implementation(MmaOp op, int sm) {
   if (is_fp8(op) && fp8_emulated(sm)) return "emulated (" + mma_sass_per_op(op, sm) + ")";
   if (op == MmaOp::m16n8k64_s4_s32 && sm >= 90) return "emulated (" + mma_sass_per_op(op, sm) + ")";
+  if (legacy_emulated(op, sm)) return "emulated (" + mma_sass_per_op(op, sm) + ")";
   return "native";
 }
 
 std::string mma_sass_per_op(MmaOp op, int sm) {
   switch (op) {
+    // sm_70 is not disassembled here (CUDA 13 has no sm_70): as sm_75, the Volta instruction.
+    case MmaOp::m8n8k4_f16_f16:
+      return sm >= 80 ? "1 CALL to a subroutine of SHFL, FFMA and HADD2.F32 (no tensor instruction)"
+                      : "2 HMMA.884.F16.F16 (STEP0, STEP1)";
+    case MmaOp::m8n8k4_f16_f32:
+      return sm >= 80 ? "1 CALL to a subroutine of SHFL, FFMA and HADD2.F32 (no tensor instruction)"
+                      : "4 HMMA.884.F32.F32 (STEP0-3)";
+    case MmaOp::m16n8k8_f16_f16: return "1 HMMA.1688.F16";
+    case MmaOp::m8n8k16_s8_s32:
+      return sm >= 100 ? "1 IMMA.16816.S8.S8 (twice the form's work)" : "1 IMMA.8816.S8.S8";
+    case MmaOp::m8n8k32_s4_s32:
+      return sm >= 100  ? "1 CALL to a subroutine of 2 IMMA.16816.S8.S8 and unpacking"
+             : sm >= 90 ? "1 CALL to a subroutine of 2 IMMA.8816.S8.S8 and unpacking"
+                        : "1 IMMA.8832.S4.S4";
     case MmaOp::m16n8k8_f16_f32: return "1 HMMA.1688.F32";
     case MmaOp::m16n8k16_f16_f16: return "1 HMMA.16816.F16";
     case MmaOp::m16n8k16_f16_f32: return "1 HMMA.16816.F32";
@@ -156,7 +203,7 @@ uint32_t mma_elements_per_lane(MmaOp op, MmaOperand which) {
   const auto& i = mma_info(op);
   const uint32_t elements = which == MmaOperand::a ? i.m * i.k : which == MmaOperand::b ? i.k * i.n
                                                                                         : i.m * i.n;
-  return elements / 32;
+  return elements * mma_products_per_warp(op) / 32;
 }
 
 void mma_fragment_coords(MmaOp op, MmaOperand which, uint32_t lane, uint32_t index, uint32_t& row,
@@ -164,18 +211,36 @@ void mma_fragment_coords(MmaOp op, MmaOperand which, uint32_t lane, uint32_t ind
   const auto& info = mma_info(op);
   const uint32_t g = lane >> 2;  // groupID
   const uint32_t t = lane & 3;   // threadID_in_group
-  if (info.m == 8) {             // m8n8k4 f64
+  if (is_quad_pair(op)) {
+    // PTX ISA 9.7.14.5.1: quad-pair q (lanes 4q..4q+3 and 4q+16..4q+19) computes product q; its
+    // low lanes hold rows 0-3 (A, C) or columns 0-3 (B), its high lanes 4-7. Rows stack products.
+    const uint32_t q = (lane >> 2) & 3, half = lane >= 16 ? 4 : 0;
     switch (which) {
-      case MmaOperand::a: row = g, col = t; return;
-      case MmaOperand::b: row = t, col = g; return;
-      case MmaOperand::c: row = g, col = 2 * t + index; return;
+      case MmaOperand::a: row = 8 * q + t + half, col = index; return;      // .row: a0..a3
+      case MmaOperand::b: row = 4 * q + index, col = t + half; return;      // .col: b0..b3
+      case MmaOperand::c:
+        if (mma_accumulator_elem(op) == TileElem::f16) {
+          row = 8 * q + t + half, col = index;                               // c0..c7
+        } else {  // f32: row (lane & 1) + (i & 2), column (i & 4) + (lane & 2) + (i & 1)
+          row = 8 * q + (lane & 1) + (index & 2) + half;
+          col = (index & 4) + (lane & 2) + (index & 1);
+        }
+        return;
     }
   }
-  // m16n8kK, row.col: the input's elements per 32-bit register (1 for tf32; an f64 register
-  // holds one element too); r the register, j the element within it.
+  // The input's elements per 32-bit register (1 for tf32; an f64 register holds one element too);
+  // r the register, j the element within it.
   const uint32_t bits = operand_bits(op, mma_input_elem(op), MmaOperand::a);
   const uint32_t per_reg = bits >= 32 ? 1 : 32 / bits;
   const uint32_t r = index / per_reg, j = index % per_reg;
+  if (info.m == 8) {  // m8n8k4 f64, m8n8k16 s8, m8n8k32 s4: one A and one B register per lane
+    switch (which) {
+      case MmaOperand::a: row = g, col = t * per_reg + j; return;
+      case MmaOperand::b: row = t * per_reg + j, col = g; return;
+      case MmaOperand::c: row = g, col = 2 * t + index; return;
+    }
+  }
+  // m16n8kK, row.col.
   switch (which) {
     case MmaOperand::a:
       row = g + 8 * (r & 1);
@@ -199,7 +264,9 @@ MmaTile mma_tile(MmaOp op, MmaOperands operands) {
   const TileElem in = mma_input_elem(op), acc = mma_accumulator_elem(op);
   std::mt19937_64 rng(0x6d6d612e73796e63ull + static_cast<unsigned>(op));
   auto draw = [&](TileElem e) { return operands == MmaOperands::zeros ? uint64_t{0} : tensor::tile_random(e, rng); };
-  std::vector<uint64_t> a(size_t(info.m) * info.k), b(size_t(info.k) * info.n), c(size_t(info.m) * info.n);
+  // Several products per warp (m8n8k4 f16): their matrices stacked by rows (operand_rows).
+  const size_t products = mma_products_per_warp(op);
+  std::vector<uint64_t> a(products * info.m * info.k), b(products * info.k * info.n), c(products * info.m * info.n);
   for (auto& x : a) x = draw(in);
   for (auto& x : b) x = draw(in);
   for (auto& x : c) x = draw(acc);
@@ -240,8 +307,7 @@ std::vector<double> mma_unpack_d(MmaOp op, const std::vector<uint32_t>& d_words)
                 std::to_string(32 * kMmaMaxCWords));
   std::vector<const uint32_t*> lanes(32);
   for (uint32_t l = 0; l < 32; ++l) lanes[l] = d_words.data() + l * kMmaMaxCWords;
-  const auto& info = mma_info(op);
-  return gather(op, MmaOperand::c, lanes, info.m, info.n);
+  return gather(op, MmaOperand::c, lanes);
 }
 
 double mma_block_scale(MmaOp op, MmaOperand which) {
@@ -266,18 +332,24 @@ std::vector<uint32_t> mma_emulate_tile(MmaOp op, const std::vector<MmaLane>& lan
   if (lanes.size() != 32) throw Error("tensor/mma: a tile needs 32 lanes");
   const auto& info = mma_info(op);
   const bool scaled = mma_block_scaled(op);
-  auto operand = [&](MmaOperand which, uint32_t rows, uint32_t cols) {
+  auto operand = [&](MmaOperand which) {
     std::vector<const uint32_t*> w(32);
     for (uint32_t l = 0; l < 32; ++l) w[l] = words_of(lanes[l], which);
-    std::vector<double> m = gather(op, which, w, rows, cols);
+    std::vector<double> m = gather(op, which, w);
     const double scale = !scaled || which == MmaOperand::c ? 1.0
                          : ue8m0_value(which == MmaOperand::a ? scale_a_word : scale_b_word);
     for (double& x : m) x *= scale;
     return m;
   };
-  const std::vector<double> d = tensor::tile_reference(
-      {info.m, info.n, info.k}, operand(MmaOperand::a, info.m, info.k),
-      operand(MmaOperand::b, info.k, info.n), operand(MmaOperand::c, info.m, info.n));
+  const std::vector<double> a = operand(MmaOperand::a), b = operand(MmaOperand::b),
+                            c = operand(MmaOperand::c);
+  std::vector<double> d;  // each product's reference, stacked by rows
+  for (uint32_t q = 0; q < mma_products_per_warp(op); ++q) {
+    const std::vector<double> dq = tensor::tile_reference(
+        {info.m, info.n, info.k}, rows_of(a, info.k, q * info.m, info.m),
+        rows_of(b, info.n, q * info.k, info.k), rows_of(c, info.n, q * info.m, info.m));
+    d.insert(d.end(), dq.begin(), dq.end());
+  }
   const TileElem acc = mma_accumulator_elem(op);
   std::vector<uint32_t> words(32 * kMmaMaxCWords, 0);
   for (uint32_t lane = 0; lane < 32; ++lane)
@@ -291,12 +363,22 @@ std::vector<uint32_t> mma_emulate_tile(MmaOp op, const std::vector<MmaLane>& lan
 }
 
 tensor::TileCheck mma_check_tile(MmaOp op, const MmaTile& tile, const std::vector<uint32_t>& d_words) {
-  const tensor::TileCheck check =
-      tensor::check_tile(tile.shape, tile.a, tile.b, tile.c, mma_unpack_d(op, d_words),
-                         mma_input_elem(op), mma_accumulator_elem(op));
-  if (!check.passed)
-    throw Error(std::string("self-check failed: ") + mma_info(op).name + " tile: " + check.why);
-  return check;
+  const std::vector<double> got = mma_unpack_d(op, d_words);
+  const uint32_t m = tile.shape.m, n = tile.shape.n, k = tile.shape.k, products = mma_products_per_warp(op);
+  // Every product against its own float64 reference (m8n8k4 f16: all four quad-pairs).
+  tensor::TileCheck all;
+  for (uint32_t q = 0; q < products; ++q) {
+    const tensor::TileCheck check = tensor::check_tile(
+        tile.shape, rows_of(tile.a, k, q * m, m), rows_of(tile.b, n, q * k, k), rows_of(tile.c, n, q * m, m),
+        rows_of(got, n, q * m, m), mma_input_elem(op), mma_accumulator_elem(op));
+    if (!check.passed)
+      throw Error(std::string("self-check failed: ") + mma_info(op).name + " tile" +
+                  (products > 1 ? " (quad-pair " + std::to_string(q) + ")" : std::string()) + ": " + check.why);
+    all.elements += check.elements;
+    all.tolerance_rel = check.tolerance_rel;
+    all.max_abs_error = std::max(all.max_abs_error, check.max_abs_error);
+  }
+  return all;
 }
 
 void check_mma_fits(const MmaSetup& s, const DeviceInfo& info) {

@@ -42,14 +42,18 @@ MmaOp parse_mma_op(const std::string& name);
 std::string mma_tile_kernel_name(MmaOp op);
 std::string mma_kernel_name(MmaOp op, MmaKind kind);
 uint32_t mma_chains(MmaKind kind);
-double mma_flops(MmaOp op);  // 2 m n k: one multiply-add counts 2 (integer kinds too)
+// Independent m x n x k products one mma computes per warp: 4 for m8n8k4 f16 (one per quad-pair,
+// PTX ISA 9.7.14.5.1), 1 for every other form.
+uint32_t mma_products_per_warp(MmaOp op);
+// 2 m n k x products per warp: one multiply-add counts 2 (integer kinds too); m8n8k4 f16: 2048.
+double mma_flops(MmaOp op);
 tensor::TileElem mma_input_elem(MmaOp op);
 tensor::TileElem mma_accumulator_elem(MmaOp op);
 
 // How SM number `sm` runs the form: "native", or "emulated (<the SASS it becomes>)" where ptxas
-// turns it into other instructions (fp8 on sm_90/100/103/110, s4 on sm_90+; PTX_NOTES.md
-// sections 2.1 and 9). The SASS one mma becomes there (what tests/probes/test_sass_tensor.py
-// asserts per target).
+// turns it into other instructions (fp8 on sm_90/100/103/110, s4 on sm_90+; m8n8k4 f16 on sm_80+,
+// m8n8k32 s4 on sm_90+, m8n8k16 s8 on sm_100+; PTX_NOTES.md sections 2.1 and 9). The SASS one mma
+// becomes there (what tests/probes/test_sass_tensor.py asserts per target).
 std::string mma_implementation(MmaOp op, int sm);
 // The bit of an input element's 8-bit container that holds the element's bit 0: 2 for the fp6/fp4
 // kind::f8f6f4 forms (e2m1 in bits 5..2, e3m2/e2m3 in bits 7..2: see mma_ops.cpp for the PTX ISA
@@ -59,13 +63,15 @@ std::string mma_sass_per_op(MmaOp op, int sm);
 
 // Which lane and register element hold an element of A (m x k), B (k x n) or C/D (m x n): the
 // PTX ISA's fragment layouts for the row.col forms. `index` runs over the lane's elements of that
-// operand (elements of a register low bits first, registers in order).
+// operand (elements of a register low bits first, registers in order). Forms of several products
+// per warp stack them by rows: product q's A and C in rows q m.., its B in rows q k...
 enum class MmaOperand { a, b, c };
 uint32_t mma_elements_per_lane(MmaOp op, MmaOperand which);
 void mma_fragment_coords(MmaOp op, MmaOperand which, uint32_t lane, uint32_t index, uint32_t& row,
                          uint32_t& col);
 
-// One self-check tile: A, B and C (values of the formats, row-major) and every lane's fragments.
+// One self-check tile: A, B and C (values of the formats, row-major; the products of an m8n8k4 f16
+// mma stacked by rows) and every lane's fragments.
 struct MmaTile {
   tensor::TileShape shape;
   std::vector<double> a, b, c;
@@ -73,7 +79,7 @@ struct MmaTile {
 };
 // Random operands from a fixed seed per form (or zeros), quantized to the formats, packed.
 MmaTile mma_tile(MmaOp op, MmaOperands operands);
-// The m x n matrix the lanes' D fragments hold (32 x kMmaMaxCWords words).
+// The m x n matrix the lanes' D fragments hold (32 x kMmaMaxCWords words); products stacked by rows.
 std::vector<double> mma_unpack_d(MmaOp op, const std::vector<uint32_t>& d_words);
 // What a correct mma leaves in the D fragments: the float64 product rounded to the accumulator
 // format (the simulator's tile).
@@ -88,8 +94,9 @@ bool mma_block_scaled(MmaOp op);
 double ue8m0_value(uint32_t scale_word);
 // The scale every element of the operand gets in the reference (1 for C and unscaled forms).
 double mma_block_scale(MmaOp op, MmaOperand which);
-// Compares the D fragments with the host's float64 tile (tile_reference.hpp tolerances). Throws
-// gpuprobe::Error "self-check failed: ..." naming the form and the element on a mismatch.
+// Compares the D fragments with the host's float64 tile (tile_reference.hpp tolerances), every
+// product of the warp with its own reference. Throws gpuprobe::Error "self-check failed: ..." naming
+// the form, the quad-pair (m8n8k4 f16) and the element on a mismatch.
 tensor::TileCheck mma_check_tile(MmaOp op, const MmaTile& tile, const std::vector<uint32_t>& d_words);
 
 struct MmaSetup {

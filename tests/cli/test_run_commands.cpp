@@ -424,6 +424,13 @@ TEST_CASE("an interrupted run-all --force leaves a machine model that matches it
     ok += source["status"] == "ok";
   }
   CHECK(ok > done["sources"].size() / 2);
+  // The V100 measures Volta's m8n8k4 f16 mma.sync forms: tensor/mma is ok, not skipped.
+  std::size_t tensor_mma_ok = 0;
+  for (const auto& source : done["sources"]) {
+    const auto record = nlohmann::json::parse(slurp(source["file"].get<std::string>()));
+    tensor_mma_ok += record.value("probe", std::string()) == "tensor/mma" && record["status"] == "ok";
+  }
+  CHECK(tensor_mma_ok == 1);
 }
 
 TEST_CASE("two runs into the same output at once: the second refuses in one line naming the first",

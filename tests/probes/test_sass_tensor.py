@@ -15,7 +15,12 @@ every target:
     HMMA.16816 (.F16, .F32, .F32.BF16, .F32.TF32), IMMA.16832.S8, IMMA.16864.S4, DMMA.884 /
     DMMA.8x8x4 / DMMA.16x8x16 or QMMA.16832 per mma where native; eight DMMA.8x8x4 per m16n8k16
     f64 mma on sm_100/120; where emulated, two HMMA.16816.F32 per fp8 mma (sm_90/100) and one CALL
-    per s4 mma (sm_90+), which is what probes/tensor/mma_ops.cpp mma_implementation reports;
+    per s4 mma (sm_90+), which is what probes/tensor/mma_ops.cpp mma_implementation reports. The
+    sm_70/75 shapes: m8n8k4 f16 two HMMA.884.F16 / four HMMA.884.F32 (the STEPs) per mma on sm_75
+    and one CALL (no tensor instruction) from sm_80; m16n8k8 f16 one HMMA.1688.F16; m8n8k16 s8 one
+    IMMA.8816.S8 (one IMMA.16816.S8 from sm_100); m8n8k32 s4 one IMMA.8832.S4 (a CALL from sm_90).
+    sm_70 cannot be disassembled here: tests/probes/test_compile_cuda12.py counts its mma.sync in
+    the NVRTC 12 PTX instead;
   * no memory instruction and no other tensor instruction in the hot loop, and for native forms
     at most OTHER_BUDGET other instructions (loop control) and MOVE_BUDGET_PER_MMA register moves
     per mma (ptxas shuffles the f64 forms' register pairs); NOPs and never-executed fillers
@@ -69,6 +74,13 @@ def mods(i):
 
 # Instruction classes: name -> predicate.
 CLASSES = {
+    # Volta's m8n8k4 f16 on sm_75: HMMA.884.F16.F16.STEP0/1 (f16 accumulate), .F32.F32.STEP0-3.
+    "HMMA.884.F16": lambda i: i["opcode"] == "HMMA" and {"884", "F16"} <= mods(i),
+    "HMMA.884.F32": lambda i: i["opcode"] == "HMMA" and {"884", "F32"} <= mods(i),
+    "HMMA.1688.F16": lambda i: i["opcode"] == "HMMA" and {"1688", "F16"} <= mods(i),
+    "IMMA.8816.S8": lambda i: i["opcode"] == "IMMA" and {"8816", "S8"} <= mods(i),
+    "IMMA.8832.S4": lambda i: i["opcode"] == "IMMA" and {"8832", "S4"} <= mods(i),
+    "IMMA.16816.S8": lambda i: i["opcode"] == "IMMA" and {"16816", "S8"} <= mods(i),
     "HMMA.1688.F32": lambda i: i["opcode"] == "HMMA" and {"1688", "F32"} <= mods(i) and "TF32" not in mods(i),
     "HMMA.1688.F32.TF32": lambda i: i["opcode"] == "HMMA" and {"1688", "F32", "TF32"} <= mods(i),
     "HMMA.16816.F16": lambda i: i["opcode"] == "HMMA" and {"16816", "F16"} <= mods(i),
@@ -89,7 +101,9 @@ CLASSES = {
     # OMMA.SF.16864.F32.E2M1.E2M1.E8 (mxf4nvf4), ue8m0 scales as E8.
     "QMMA.SF.E4M3.E8": lambda i: i["opcode"] == "QMMA" and {"SF", "16832", "E4M3", "E8"} <= mods(i),
     "OMMA.SF.E2M1.E8": lambda i: i["opcode"] == "OMMA" and {"SF", "16864", "E2M1", "E8"} <= mods(i),
-    "CALL": lambda i: i["opcode"] == "CALL",
+    # The emulating subroutine's call: unconditional. ptxas 13.0 closes the m8n8k4 f16 loops on
+    # sm_80-89 with a predicated CALL.REL.NOINC past the backward branch (the loop's exit), not an mma.
+    "CALL": lambda i: i["opcode"] == "CALL" and not i["predicate"],
 }
 
 
@@ -98,6 +112,14 @@ def expected(form, arch):
     sm = arch_number(arch)
     fp8_native = sm == 89 or sm >= 120
     table = {
+        # sm_70/75 shapes (ptxas 13.0): m8n8k4 f16 a call per mma from sm_80 on (SHFL/FFMA/HADD2.F32,
+        # no tensor instruction); m8n8k16 s8 one IMMA.16816 from sm_100 on; m8n8k32 s4 a call from
+        # sm_90 on (two s8 IMMA inside the subroutine, not in the loop).
+        "m8n8k4_f16_f16": {"HMMA.884.F16": 2} if sm < 80 else {"CALL": 1},
+        "m8n8k4_f16_f32": {"HMMA.884.F32": 4} if sm < 80 else {"CALL": 1},
+        "m16n8k8_f16_f16": {"HMMA.1688.F16": 1},
+        "m8n8k16_s8_s32": {"IMMA.8816.S8": 1} if sm < 100 else {"IMMA.16816.S8": 1},
+        "m8n8k32_s4_s32": {"IMMA.8832.S4": 1} if sm < 90 else {"CALL": 1},
         "m16n8k8_f16_f32": {"HMMA.1688.F32": 1},
         "m16n8k16_f16_f16": {"HMMA.16816.F16": 1},
         "m16n8k16_f16_f32": {"HMMA.16816.F32": 1},
@@ -117,7 +139,9 @@ def expected(form, arch):
     }
     if form not in table:
         raise SystemExit(f"{LOG}: no SASS expectation for form {form}: add one to expected()")
-    emulated = (form == "m16n8k64_s4_s32" and sm >= 90) or (form.startswith("m16n8k32_e") and not fp8_native)
+    emulated = (form == "m16n8k64_s4_s32" and sm >= 90) or (form.startswith("m16n8k32_e") and not fp8_native) \
+        or (form.startswith("m8n8k4_f16") and sm >= 80) or (form == "m8n8k32_s4_s32" and sm >= 90) \
+        or (form == "m8n8k16_s8_s32" and sm >= 100)
     return table[form], emulated
 
 

@@ -128,7 +128,9 @@ TEST_CASE("tile check: within the tolerance passes, off it fails naming the elem
 TEST_CASE("mma fragments: every element of A, B and C has exactly one lane and register", "[tensor]") {
   for (const auto& info : probes::tensor::kMmaOps) {
     INFO(info.name);
-    const uint32_t dims[3][2] = {{info.m, info.k}, {info.k, info.n}, {info.m, info.n}};
+    // Forms of several products per warp (m8n8k4 f16: 4) stack them by rows.
+    const uint32_t q = probes::mma_products_per_warp(info.op);
+    const uint32_t dims[3][2] = {{q * info.m, info.k}, {q * info.k, info.n}, {q * info.m, info.n}};
     int which_i = 0;
     for (MmaOperand which : {MmaOperand::a, MmaOperand::b, MmaOperand::c}) {
       std::set<std::pair<uint32_t, uint32_t>> seen;
@@ -157,6 +159,29 @@ TEST_CASE("mma fragments: every element of A, B and C has exactly one lane and r
   probes::mma_fragment_coords(MmaOp::m16n8k32_s8_s32, MmaOperand::b, 7, 6, r, c);
   CHECK(r == 3 * 4 + 2 + 16);
   CHECK(c == 1);
+  // m8n8k4 f16 (PTX ISA 9.7.14.5.1, products stacked by rows): lane 18 (quad-pair 0, high group,
+  // %laneid % 4 = 2) holds A row 6, a3 in column 3; lane 21 (quad-pair 1) A row 5 of product 1;
+  // lane 9 (quad-pair 2) b2 of B row 2, column 1; f32 C c6 of lane 3: row (3 & 1) + (6 & 2) = 3,
+  // column (6 & 4) + (3 & 2) + (6 & 1) = 6; f16 C c5 of lane 30 (quad-pair 3): row 6, column 5.
+  // m8n8k16 s8 B b2 of lane 7 (threadID_in_group 3): row 3 * 4 + 2, column 1; m8n8k32 s4 A a7
+  // of lane 5: row 1, column 8 + 7.
+  const struct {
+    MmaOp op;
+    MmaOperand which;
+    uint32_t lane, index, row, col;
+  } spots[] = {{MmaOp::m8n8k4_f16_f16, MmaOperand::a, 18, 3, 6, 3},
+               {MmaOp::m8n8k4_f16_f32, MmaOperand::a, 21, 0, 8 + 5, 0},
+               {MmaOp::m8n8k4_f16_f16, MmaOperand::b, 9, 2, 2 * 4 + 2, 1},
+               {MmaOp::m8n8k4_f16_f32, MmaOperand::c, 3, 6, 3, 6},
+               {MmaOp::m8n8k4_f16_f16, MmaOperand::c, 30, 5, 3 * 8 + 6, 5},
+               {MmaOp::m8n8k16_s8_s32, MmaOperand::b, 7, 2, 3 * 4 + 2, 1},
+               {MmaOp::m8n8k32_s4_s32, MmaOperand::a, 5, 7, 1, 15}};
+  for (const auto& s : spots) {
+    INFO(probes::mma_info(s.op).name << " lane " << s.lane << " element " << s.index);
+    probes::mma_fragment_coords(s.op, s.which, s.lane, s.index, r, c);
+    CHECK(r == s.row);
+    CHECK(c == s.col);
+  }
 }
 
 TEST_CASE("mma self-check: the host's tile passes, a corrupted fragment or a swapped layout fails",
@@ -167,7 +192,7 @@ TEST_CASE("mma self-check: the host's tile passes, a corrupted fragment or a swa
     std::vector<uint32_t> d = probes::mma_emulate_tile(info.op, tile.lanes);
     const auto check = probes::mma_check_tile(info.op, tile, d);
     CHECK(check.passed);
-    CHECK(check.elements == info.m * info.n);
+    CHECK(check.elements == info.m * info.n * probes::mma_products_per_warp(info.op));
     // One lane's first D register off: for f16 accumulate flip a high mantissa bit, else add
     // a unit to the integer or a large step to the float.
     std::vector<uint32_t> bad = d;
@@ -180,6 +205,97 @@ TEST_CASE("mma self-check: the host's tile passes, a corrupted fragment or a swa
       std::swap(swapped[0 * probes::tensor::kMmaMaxCWords + w], swapped[5 * probes::tensor::kMmaMaxCWords + w]);
     CHECK_THROWS_WITH(probes::mma_check_tile(info.op, tile, swapped), Catch::Contains("self-check failed"));
   }
+}
+
+TEST_CASE("mma m8n8k4 f16: four quad-pair products of 512 FLOP each, every one checked against "
+          "its own reference", "[tensor]") {
+  CHECK(probes::mma_flops(MmaOp::m8n8k4_f16_f16) == 2048);
+  CHECK(probes::mma_flops(MmaOp::m8n8k4_f16_f32) == 2048);
+  CHECK(probes::mma_flops(MmaOp::m8n8k16_s8_s32) == 2048);
+  CHECK(probes::mma_flops(MmaOp::m8n8k32_s4_s32) == 4096);
+  CHECK(probes::mma_flops(MmaOp::m16n8k8_f16_f16) == 2048);
+  for (MmaOp op : {MmaOp::m8n8k4_f16_f16, MmaOp::m8n8k4_f16_f32}) {
+    INFO(probes::mma_info(op).name);
+    const probes::MmaTile tile = probes::mma_tile(op, MmaOperands::random);
+    REQUIRE(tile.a.size() == 4 * 8 * 4);
+    REQUIRE(tile.c.size() == 4 * 8 * 8);
+    const std::vector<uint32_t> d = probes::mma_emulate_tile(op, tile.lanes);
+    REQUIRE(probes::mma_check_tile(op, tile, d).elements == 256);
+    // The reference is per quad-pair: product q's D row i is C row i plus A row i times B of
+    // the same quad-pair (never another's).
+    const std::vector<double> got = probes::mma_unpack_d(op, d);
+    for (uint32_t q = 0; q < 4; ++q)
+      for (uint32_t j = 0; j < 8; ++j) {
+        double want = tile.c[(8 * q + 5) * 8 + j];
+        for (uint32_t kk = 0; kk < 4; ++kk) want += tile.a[(8 * q + 5) * 4 + kk] * tile.b[(4 * q + kk) * 8 + j];
+        CHECK(got[(8 * q + 5) * 8 + j] == Approx(want).margin(0.05));
+      }
+    // One D element corrupted in each quad-pair in turn: the self-check fails naming that one.
+    const uint32_t words_per_lane = probes::tensor::kMmaMaxCWords;
+    const uint32_t bits = op == MmaOp::m8n8k4_f16_f16 ? 16 : 32;
+    for (uint32_t q = 0; q < 4; ++q) {
+      INFO("quad-pair " << q);
+      for (uint32_t lane : {4 * q + 1, 4 * q + 19}) {  // a low-group and a high-group lane
+        std::vector<uint32_t> bad = d;
+        uint32_t* w = bad.data() + lane * words_per_lane;
+        const double v = probes::tensor::tile_decode(
+            bits == 16 ? TileElem::f16 : TileElem::f32, probes::tensor::tile_get(w, 3, bits));
+        probes::tensor::tile_set(w, 3, bits,
+                                 probes::tensor::tile_encode(bits == 16 ? TileElem::f16 : TileElem::f32, v + 1.0));
+        CHECK_THROWS_WITH(probes::mma_check_tile(op, tile, bad),
+                          Catch::Contains("quad-pair " + std::to_string(q)));
+      }
+    }
+    // B of quad-pair 1 swapped with quad-pair 2's in the lanes (a layout that mixed the
+    // products up): the tile no longer matches.
+    std::vector<probes::tensor::MmaLane> mixed = tile.lanes;
+    for (uint32_t lane = 4; lane < 8; ++lane) std::swap(mixed[lane].b, mixed[lane + 4].b);
+    CHECK_THROWS_WITH(probes::mma_check_tile(op, tile, probes::mma_emulate_tile(op, mixed)),
+                      Catch::Contains("self-check failed"));
+  }
+}
+
+TEST_CASE("mma sm_70/75 shapes: native where ptxas keeps them, emulated where the SASS is other "
+          "instructions", "[tensor]") {
+  for (MmaOp op : {MmaOp::m8n8k4_f16_f16, MmaOp::m8n8k4_f16_f32}) {
+    CHECK(probes::mma_implementation(op, 70) == "native");
+    CHECK(probes::mma_implementation(op, 75) == "native");
+    for (int sm : {80, 86, 89, 90, 100, 120})
+      CHECK(probes::mma_implementation(op, sm).find("CALL") != std::string::npos);
+  }
+  CHECK(probes::mma_sass_per_op(MmaOp::m8n8k4_f16_f32, 75) == "4 HMMA.884.F32.F32 (STEP0-3)");
+  CHECK(probes::mma_implementation(MmaOp::m16n8k8_f16_f16, 120) == "native");
+  CHECK(probes::mma_implementation(MmaOp::m8n8k16_s8_s32, 90) == "native");
+  CHECK(probes::mma_implementation(MmaOp::m8n8k16_s8_s32, 100).find("IMMA.16816.S8") != std::string::npos);
+  CHECK(probes::mma_implementation(MmaOp::m8n8k32_s4_s32, 89) == "native");
+  CHECK(probes::mma_implementation(MmaOp::m8n8k32_s4_s32, 90).find("IMMA.8816.S8") != std::string::npos);
+  CHECK(probes::mma_implementation(MmaOp::m8n8k32_s4_s32, 120).find("IMMA.16816.S8") != std::string::npos);
+}
+
+TEST_CASE("tensor/mma on sim:v100: the m8n8k4 f16 forms measured at the preset's rate, every later "
+          "form skipped as needing sm_75+ or newer", "[tensor]") {
+  const sim::Preset& preset = sim::find_preset("v100");
+  auto dev = sim::make_sim_device(preset);
+  const auto rec = run(*dev, {{"iterations", "64"}, {"operands", "random"}});
+  REQUIRE(rec["status"] == "ok");
+  std::set<std::string> measured;
+  for (const auto& p : rec["series"]) {
+    INFO(p.dump());
+    const std::string op = p["op"];
+    if (p.contains("skipped")) {
+      CHECK(probes::mma_info(probes::parse_mma_op(op)).min_sm > 70);
+      CHECK(p["skipped"].get<std::string>().find("sm_70") != std::string::npos);
+      continue;
+    }
+    measured.insert(op);
+    CHECK(p["implementation"] == "native");
+    CHECK(p["flops_per_mma"] == 2048);
+    CHECK(p["self_check"]["passed"] == true);
+    CHECK(p["self_check"]["elements"] == 256);
+    if (p["kind"] == "throughput")
+      CHECK(p["flops_per_clk_per_sm"].get<double>() == Approx(1024).epsilon(0.02));
+  }
+  CHECK(measured == std::set<std::string>{"mma_m8n8k4_f16_f16", "mma_m8n8k4_f16_f32"});
 }
 
 TEST_CASE("mma implementation: fp8 emulated on sm_90-110, s4 from sm_90, the rest native", "[tensor]") {
@@ -227,7 +343,10 @@ TEST_CASE("tensor/mma on sim:a100: every form the A100 has, random and zeros, se
     }
     measured.insert(op);
     CHECK(p["path"] == "mma.sync");
-    CHECK(p["implementation"] == "native");
+    // m8n8k4 f16 runs on CUDA cores from sm_80 on (a subroutine per mma); the rest natively.
+    CHECK(p["implementation"] == (op.rfind("mma_m8n8k4_f16", 0) == 0 ? p["implementation"].get<std::string>()
+                                                                      : "native"));
+    CHECK((op.rfind("mma_m8n8k4_f16", 0) != 0 || p["implementation"].get<std::string>().find("emulated") == 0));
     CHECK(p["self_check"]["passed"] == true);
     CHECK(p["self_check"]["max_abs_error"].get<double>() <=
           1e-3 * std::max(1.0, p["self_check"]["tolerance"].get<double>() * 1e6));
@@ -239,7 +358,7 @@ TEST_CASE("tensor/mma on sim:a100: every form the A100 has, random and zeros, se
       CHECK(p["latency_cycles"].get<double>() > 0);
     }
   }
-  CHECK(measured.size() == 8);
+  CHECK(measured.size() == 13);  // 8 sm_80 forms and the 5 sm_70/75 ones
   CHECK(rec["series"].size() == probes::tensor::kMmaOpCount * 2 * 2);
 }
 
@@ -283,7 +402,7 @@ TEST_CASE("tensor/mma refuses bad parameters in one line", "[tensor]") {
 
 TEST_CASE("tensor/mma in the machine model: compute.ops per form with its zero-operand run, % of the "
           "dense peak for native forms only, skipped forms named", "[tensor][model]") {
-  for (const char* name : {"h100-sxm", "a100"}) {
+  for (const char* name : {"h100-sxm", "a100", "v100"}) {
     INFO(name);
     const sim::Preset& preset = sim::find_preset(name);
     auto dev = sim::make_sim_device(preset);
