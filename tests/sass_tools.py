@@ -143,6 +143,21 @@ def lines(instructions):
     return " | ".join(f"/*{i['address']:04x}*/ {i['text']}" for i in instructions)
 
 
+def param_read(ins):
+    """A read of the kernel's parameters (ULDC/LDC/LDCU of constant bank 0): a fixed address, off
+    any data path; ptxas may reload one inside a loop."""
+    return ins["opcode"] in {"ULDC", "LDC", "LDCU"} and \
+        re.fullmatch(r"c\[0x0\]\[0x[0-9a-f]+\]", ins["operands"][-1]) is not None
+
+
+def check_traps(checker, where, instructions, heavy_ops,
+                claim="traps, with no loop, where the op does not exist"):
+    """A kernel of an op its target lacks: a trap (BPT), no loop and none of `heavy_ops`."""
+    heavy = [i for i in instructions if i["opcode"] in heavy_ops]
+    checker.check(any(i["opcode"] == "BPT" for i in instructions) and not loops(instructions)
+                  and not heavy, f"{where}: {claim}", lines(heavy), "trap")
+
+
 def hygiene(checker, where, instructions):
     bad = [i for i in instructions if i["opcode"] in {"LDL", "STL", "CALL"}]
     checker.check(not bad, f"{where}: no local memory, no calls", lines(bad), "hygiene")

@@ -31,8 +31,8 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from sass_tools import (CONTROL_OPS, MEMORY_OPS, SelfTest, hygiene, lines, run_sass_test,  # noqa: E402
-                        scoreboard)
+from sass_tools import (CONTROL_OPS, MEMORY_OPS, SelfTest, hygiene, lines, param_read,  # noqa: E402
+                        run_sass_test, scoreboard)
 
 # Where the kernels live, relative to the source tree.
 SOURCES = {
@@ -287,8 +287,7 @@ def check_chase(checker, where, instructions, space, modifiers):
     for ins in body:
         if ins["opcode"] not in MEMORY_OPS or is_load(ins):
             continue
-        if TOLERATE_PARAM_ULDC and ins["opcode"] == "ULDC" and scoreboard(ins) == 7 \
-                and re.fullmatch(r"c\[0x0\]\[0x[0-9a-f]+\]", ins["operands"][-1]):
+        if TOLERATE_PARAM_ULDC and ins["opcode"] == "ULDC" and scoreboard(ins) == 7 and param_read(ins):
             checker.note(f"kernel-parameter read in the timed loop (fixed latency, no scoreboard, "
                          f"off the chain): {re.sub(r'UR[0-9]+', 'URx', ins['text'])}", where)
             continue

@@ -24,7 +24,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from sass_tools import (SelfTest, arch_number, check_table, hygiene, lines, loops,  # noqa: E402
+from sass_tools import (SelfTest, arch_number, check_table, check_traps, hygiene,  # noqa: E402
                         matches, run_sass_test, table_ops)
 
 LOG = "sass_atomics"
@@ -85,10 +85,8 @@ def check_kernel(checker, where, instructions, expect):
     hygiene(checker, where, [ins for i, ins in enumerate(instructions)
                              if not loop_exit_call(instructions, i)])
     if expect is None:
-        heavy = [i for i in instructions if i["opcode"] in ATOMIC_OPS]
-        checker.check(any(i["opcode"] == "BPT" for i in instructions) and not loops(instructions)
-                      and not heavy, f"{where}: traps, with no loop (red has no latency)",
-                      lines(heavy), "trap")
+        check_traps(checker, where, instructions, ATOMIC_OPS,
+                    "traps, with no loop (red has no latency)")
         return
     for cls, want in expect.items():
         got = [i for i in instructions if matches(cls, i)]

@@ -37,7 +37,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from sass_tools import (CONTROL_OPS, MEMORY_OPS, SelfTest, arch_number, hygiene,  # noqa: E402
-                        lines, loops, run_sass_test)
+                        lines, loops, param_read, run_sass_test)
 
 LOG = "sass_bandwidth"
 SOURCES = {"stream": os.path.join("probes", "bandwidth", "stream.cu"),
@@ -128,8 +128,7 @@ def check_kernel(checker, where, instructions, kind, vec_bytes, ilp, arch):
     for ins in body:
         if ins["opcode"] not in MEMORY_OPS or ins["opcode"] in counts:
             continue
-        if ins["opcode"] in {"ULDC", "LDC", "LDCU"} and \
-                re.fullmatch(r"c\[0x0\]\[0x[0-9a-f]+\]", ins["operands"][-1]):
+        if param_read(ins):
             checker.note(f"kernel-parameter read in the hot loop ({ins['opcode']}, constant "
                          "bank 0, off the data path)", where)
             continue
@@ -162,11 +161,6 @@ def innermost_loop_holding(instructions, holds):
     found = [(a, b) for a, b in loops(instructions)
              if any(holds(instructions[k]) for k in range(a, b + 1))]
     return min(found, key=lambda ab: ab[1] - ab[0]) if found else None
-
-
-def param_read(ins):
-    return ins["opcode"] in {"ULDC", "LDC", "LDCU"} and \
-        re.fullmatch(r"c\[0x0\]\[0x[0-9a-f]+\]", ins["operands"][-1])
 
 
 def check_loaded_chase(checker, where, instructions, hops):

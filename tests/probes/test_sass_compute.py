@@ -19,12 +19,11 @@ a warp-uniform integer chain (ptxas moves it to the uniform datapath: UIMAD, not
 the count check. Prints `sass_compute: N passed, M failed`.
 """
 import os
-import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from sass_tools import (CONTROL_OPS, MEMORY_OPS, SelfTest, arch_number, check_table,  # noqa: E402
-                        hygiene, lines, loops, run_sass_test, table_ops)
+                        check_traps, hygiene, lines, loops, param_read, run_sass_test, table_ops)
 
 LOG = "sass_compute"
 SOURCES = {"alu": os.path.join("probes", "compute", "alu.cu")}
@@ -123,10 +122,7 @@ def check_kernel(checker, where, instructions, counts):
     """Every assertion on one kernel; counts None: the kernel must trap."""
     hygiene(checker, where, instructions)
     if counts is None:
-        heavy = [i for i in instructions if i["opcode"] in HEAVY - {"BPT"}]
-        checker.check(any(i["opcode"] == "BPT" for i in instructions) and not loops(instructions)
-                      and not heavy, f"{where}: traps, with no loop, where the op does not exist",
-                      lines(heavy), "trap")
+        check_traps(checker, where, instructions, HEAVY - {"BPT"})
         return
     holding = [(a, b) for a, b in loops(instructions)
                if any(classify(instructions[k], counts) for k in range(a, b + 1))]
@@ -148,8 +144,7 @@ def check_kernel(checker, where, instructions, counts):
     for ins in rest:
         if ins["opcode"] not in MEMORY_OPS:
             continue
-        if ins["opcode"] in {"ULDC", "LDC", "LDCU"} and \
-                re.fullmatch(r"c\[0x0\]\[0x[0-9a-f]+\]", ins["operands"][-1]):
+        if param_read(ins):
             checker.note("kernel-parameter read in the hot loop (constant bank 0)", where)
             continue
         memory.append(ins)

@@ -27,12 +27,12 @@ CTA's own ld.shared instead of ld.shared::cluster each fail the count check, and
 with a store in its loop fails the heavy check. Prints `sass_sync: N passed, M failed`.
 """
 import os
-import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from sass_tools import (CONTROL_OPS, MEMORY_OPS, SelfTest, arch_number, check_table,  # noqa: E402
-                        hygiene, lines, loops, matches, run_sass_test, table_ops)
+                        check_traps, hygiene, lines, loops, matches, param_read, run_sass_test,
+                        table_ops)
 
 LOG = "sass_sync"
 SOURCES = {"sync": os.path.join("probes", "sync", "sync.cu")}
@@ -179,10 +179,7 @@ def check_kernel(checker, where, instructions, expect):
     """Every assertion on one kernel; expect None: the kernel must trap."""
     hygiene(checker, where, instructions)
     if expect is None:
-        heavy = [i for i in instructions if i["opcode"] in HEAVY]
-        checker.check(any(i["opcode"] == "BPT" for i in instructions) and not loops(instructions)
-                      and not heavy, f"{where}: traps, with no loop, where the op does not exist",
-                      lines(heavy), "trap")
+        check_traps(checker, where, instructions, HEAVY)
         return
     chosen = main_loops(instructions, expect)
     if not checker.check(len(chosen) == expect.loops_count,
@@ -204,8 +201,7 @@ def check_kernel(checker, where, instructions, expect):
         for ins in rest:
             if ins["opcode"] not in HEAVY or ins["opcode"] in expect.tolerate:
                 continue
-            if ins["opcode"] in {"ULDC", "LDC", "LDCU"} and \
-                    re.fullmatch(r"c\[0x0\]\[0x[0-9a-f]+\]", ins["operands"][-1]):
+            if param_read(ins):
                 checker.note("kernel-parameter read in the loop (constant bank 0)", where)
                 continue
             heavy.append(ins)
