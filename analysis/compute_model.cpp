@@ -66,6 +66,7 @@ void add_tensor_points(const json& run, json& compute, const std::optional<Datas
     if (p.contains("shape")) o["shape"] = p["shape"];
     if (p.contains("sass_per_op")) o["sass_per_op"] = p["sass_per_op"];
     if (p.contains("self_check")) o["self_check"] = p["self_check"];
+    if (p.contains("block_scale")) o["block_scale"] = p["block_scale"];
     json& into = zeros ? o["zeros"] : o;
     if (kind == "latency") {
       into["latency_cycles"] = record_number(p, "latency_cycles", where);

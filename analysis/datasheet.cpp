@@ -46,15 +46,19 @@ const Entry kTable[] = {
                    "FIGURES §1 D [A40-DS via ecer]"}},
     // GB200 before B200: its name contains "b200" and its peaks are higher.
     {"gb200", {"GB200", 8000e9, "FIGURES §1 D [MLE]", 80e12, 0, "FIGURES §1 D [MLE]",
-                   {{"tf32", 1250e12}, {"f16", 2500e12}, {"bf16", 2500e12}, {"e4m3", 5000e12}, {"e5m2", 5000e12}, {"s8", 5000e12}, {"e2m1", 10000e12}},
+                   {{"tf32", 1250e12}, {"f16", 2500e12}, {"bf16", 2500e12}, {"e4m3", 5000e12}, {"e5m2", 5000e12}, {"s8", 5000e12}, {"mxf4", 10000e12}, {"nvf4", 10000e12}},
                    "FIGURES §1 D [MLE]"}},
     {"b200", {"B200", 8000e9, "FIGURES §1", 80e12, 0, "FIGURES §1 D [MLE] (FP64 37 uncertain: left out)",
-                   {{"tf32", 1125e12}, {"f16", 2250e12}, {"bf16", 2250e12}, {"e4m3", 4500e12}, {"e5m2", 4500e12}, {"s8", 4500e12}, {"e2m1", 9000e12}},
+                   {{"tf32", 1125e12}, {"f16", 2250e12}, {"bf16", 2250e12}, {"e4m3", 4500e12}, {"e5m2", 4500e12}, {"s8", 4500e12}, {"mxf4", 9000e12}, {"nvf4", 9000e12}},
                    "FIGURES §1 D [MLE]/DGX-B200 DS"}},
     // FIGURES §1 gives the RTX 5090's tensor-core peaks with sparsity only: dense is half of each.
+    // Its FP4 figure is the block-scaled path (OMMA; FIGURES §5a: "FP4 via QMMA unless block-scaled
+    // -> OMMA", mma.sync FP4 375.9 vs CUTLASS nvfp4 651.6 TF on the RTX 6000D): mxf4 and nvf4, not
+    // plain e2m1 (kind::f8f6f4, QMMA at about the FP8 rate). FP8 covers the block-scaled mxf8 too.
     {"rtx 5090", {"RTX 5090", 1792e9, "FIGURES §1 D [LXF-5090], [SPHERON]", 104e12, 0,
                    "FIGURES §1 D [LXF-5090], [SPHERON] (FP64 not published there)",
-                   {{"f16", 419e12}, {"bf16", 419e12}, {"e4m3", 838.5e12}, {"e5m2", 838.5e12}, {"e2m1", 1676e12}},
+                   {{"f16", 419e12}, {"bf16", 419e12}, {"e4m3", 838.5e12}, {"e5m2", 838.5e12},
+                    {"mxf8_e4m3", 838.5e12}, {"mxf8_e5m2", 838.5e12}, {"mxf4", 1676e12}, {"nvf4", 1676e12}},
                    "FIGURES §1 D [LXF-5090], [SPHERON] (sparse halved)"}},
 };
 

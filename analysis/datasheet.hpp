@@ -17,7 +17,9 @@ struct DatasheetPeak {
   double fp64_flops_per_s = 0;
   std::string compute_source;
   // Dense tensor-core peaks per input precision ("f16", "bf16", "tf32", "f64", "e4m3", "e5m2",
-  // "s8", "s4", "e2m1"), from FIGURES §1's TC columns; a precision left out has no published peak.
+  // "s8", "s4"; the block-scaled "mxf8_e4m3", "mxf4", "nvf4": tensor/mma's mma_precision), from
+  // FIGURES §1's TC columns; a precision left out has no published peak. Blackwell's FP4 figures
+  // are the block-scaled kinds': no entry says "e2m1" (plain kind::f8f6f4 fp4 runs at the FP8 rate).
   std::vector<std::pair<std::string, double>> tensor_flops_per_s;
   std::string tensor_source;
 };

@@ -127,7 +127,9 @@ std::string normalize_precision(const std::string& precision) {
       {"fp32", "f32"},   {"float", "f32"},  {"single", "f32"}, {"f32x2", "f32"},
       {"fp64", "f64"},   {"double", "f64"}, {"fp16", "f16"},   {"half", "f16"},
       {"f16x2", "f16"},  {"bf16x2", "bf16"}, {"int8", "s8"},   {"int4", "s4"},
-      {"fp8_e4m3", "e4m3"}, {"fp8_e5m2", "e5m2"}, {"fp4", "e2m1"}, {"fp4_e2m1", "e2m1"}};
+      {"fp8_e4m3", "e4m3"}, {"fp8_e5m2", "e5m2"}, {"fp4", "e2m1"}, {"fp4_e2m1", "e2m1"},
+      // Block-scaled kinds (tensor/mma mma_precision): their own ceilings, not plain fp8/fp4's.
+      {"nvfp4", "nvf4"}, {"mxfp4", "mxf4"}, {"mxfp8_e4m3", "mxf8_e4m3"}, {"mxfp8_e5m2", "mxf8_e5m2"}};
   const auto it = aliases.find(p);
   return it == aliases.end() ? p : it->second;
 }

@@ -56,7 +56,8 @@ __device__ __forceinline__ void reg_store(uint32_t* w, int i, T x) {
 
 // One struct per form: register types and counts, whether this pass has it (kOnThisPass; mma
 // exists only where it is true) and whether ptxas emulates it here (kEmulated: the kernels feed the
-// accumulator back into A).
+// accumulator back into A). mma takes the lane's two scale words too; only the block-scaled forms
+// use them.
 #define GPUPROBE_MMA_STRUCT(id, has, emulated, AT, CT, na, nb, nc, wrapper)                   \
   struct id {                                                                                \
     using AReg = AT;                                                                         \
@@ -65,8 +66,26 @@ __device__ __forceinline__ void reg_store(uint32_t* w, int i, T x) {
     static constexpr bool kOnThisPass = has;                                                 \
     static constexpr bool kEmulated = emulated;                                              \
     static __device__ __forceinline__ void mma(CReg (&d)[nc], const AReg (&a)[na],           \
-                                               const AReg (&b)[nb]) {                        \
+                                               const AReg (&b)[nb], uint32_t, uint32_t) {    \
       if constexpr (has) ptx::wrapper(d, a, b);                                              \
+    }                                                                                        \
+  };
+
+// A block-scaled form (sm_120a unit only): its wrapper with the lane's scale words and the form's
+// selectors (mma.cuh mma_block_scale_of), native, 4 A, 2 B and 4 f32 C registers.
+#define GPUPROBE_MMA_SCALED_STRUCT(id, wrapper)                                                \
+  struct id {                                                                                \
+    using AReg = uint32_t;                                                                   \
+    using CReg = float;                                                                      \
+    static constexpr int kA = 4, kB = 2, kC = 4;                                             \
+    static constexpr bool kOnThisPass = true;                                                \
+    static constexpr bool kEmulated = false;                                                 \
+    static __device__ __forceinline__ void mma(float (&d)[4], const uint32_t (&a)[4],        \
+                                               const uint32_t (&b)[2], uint32_t scale_a,     \
+                                               uint32_t scale_b) {                           \
+      constexpr MmaBlockScale s = mma_block_scale_of(MmaOp::id);                             \
+      static_assert(s.vec != 0, "a block-scaled form needs its selectors in mma.cuh");       \
+      ptx::wrapper<s.byte_a, s.thread_a, s.byte_b, s.thread_b>(d, a, b, scale_a, scale_b);   \
     }                                                                                        \
   };
 
@@ -102,20 +121,6 @@ namespace gpuprobe::ptx {
 // Stand-in where a pass lacks the form (never called: kOnThisPass is false there).
 template <class D, class A, class B>
 __device__ __forceinline__ void none(D&, const A&, const B&) {}
-#if defined(GPUPROBE_MMA_SM120A_UNIT)
-// The block-scaled wrappers (ptx/mma_sm120a.cuh) with this probe's scale words, in the (d, a, b)
-// shape every form's struct calls.
-__device__ __forceinline__ void scaled_mxf8f6f4_e4m3(float (&d)[4], const uint32_t (&a)[4],
-                                                     const uint32_t (&b)[2]) {
-  mma_sync_aligned_kind_mxf8f6f4_block_scale_scale_vec_1x_m16n8k32_row_col_f32_e4m3_e4m3_f32_ue8m0(
-      d, a, b, probes::tensor::kMmaScaleAWord, probes::tensor::kMmaScaleBWord);
-}
-__device__ __forceinline__ void scaled_mxf4nvf4_e2m1(float (&d)[4], const uint32_t (&a)[4],
-                                                     const uint32_t (&b)[2]) {
-  mma_sync_aligned_kind_mxf4nvf4_block_scale_scale_vec_2x_m16n8k64_row_col_f32_e2m1_e2m1_f32_ue8m0(
-      d, a, b, probes::tensor::kMmaScaleAWord, probes::tensor::kMmaScaleBWord);
-}
-#endif
 }  // namespace gpuprobe::ptx
 
 namespace gpuprobe::probes::tensor::device {
@@ -168,14 +173,29 @@ GPUPROBE_MMA_STRUCT(m16n8k32_e3m2_f32, true, false, uint32_t, float, 4, 2, 4,
                     mma_sync_aligned_m16n8k32_row_col_kind_f8f6f4_f32_e3m2_e3m2_f32)
 GPUPROBE_MMA_STRUCT(m16n8k32_e2m3_f32, true, false, uint32_t, float, 4, 2, 4,
                     mma_sync_aligned_m16n8k32_row_col_kind_f8f6f4_f32_e2m3_e2m3_f32)
-// Block-scaled kinds: the form's mma with the fixed scale words (mma.cuh kMmaScaleAWord/BWord).
-GPUPROBE_MMA_STRUCT(m16n8k32_mxf8f6f4_e4m3_f32, true, false, uint32_t, float, 4, 2, 4,
-                    scaled_mxf8f6f4_e4m3)
-GPUPROBE_MMA_STRUCT(m16n8k64_mxf4nvf4_e2m1_f32, true, false, uint32_t, float, 4, 2, 4,
-                    scaled_mxf4nvf4_e2m1)
+// Block-scaled kinds: the lane's scale words, the form's selectors.
+GPUPROBE_MMA_SCALED_STRUCT(
+    m16n8k32_mxf8f6f4_e4m3_f32,
+    mma_sync_aligned_kind_mxf8f6f4_block_scale_scale_vec_1x_m16n8k32_row_col_f32_e4m3_e4m3_f32_ue8m0)
+GPUPROBE_MMA_SCALED_STRUCT(
+    m16n8k32_mxf8f6f4_e5m2_f32,
+    mma_sync_aligned_kind_mxf8f6f4_block_scale_scale_vec_1x_m16n8k32_row_col_f32_e5m2_e5m2_f32_ue8m0)
+GPUPROBE_MMA_SCALED_STRUCT(
+    m16n8k32_mxf8f6f4_e3m2_f32,
+    mma_sync_aligned_kind_mxf8f6f4_block_scale_scale_vec_1x_m16n8k32_row_col_f32_e3m2_e3m2_f32_ue8m0)
+GPUPROBE_MMA_SCALED_STRUCT(
+    m16n8k64_mxf4_e2m1_f32,
+    mma_sync_aligned_kind_mxf4_block_scale_scale_vec_2x_m16n8k64_row_col_f32_e2m1_e2m1_f32_ue8m0)
+GPUPROBE_MMA_SCALED_STRUCT(
+    m16n8k64_mxf4nvf4_e2m1_f32,
+    mma_sync_aligned_kind_mxf4nvf4_block_scale_scale_vec_2x_m16n8k64_row_col_f32_e2m1_e2m1_f32_ue8m0)
+GPUPROBE_MMA_SCALED_STRUCT(
+    m16n8k64_mxf4nvf4_ue4m3_e2m1_f32,
+    mma_sync_aligned_kind_mxf4nvf4_block_scale_scale_vec_4x_m16n8k64_row_col_f32_e2m1_e2m1_f32_ue4m3)
 #endif
 
 #undef GPUPROBE_MMA_STRUCT
+#undef GPUPROBE_MMA_SCALED_STRUCT
 #undef GPUPROBE_MMA_W70
 #undef GPUPROBE_MMA_W75
 #undef GPUPROBE_MMA_W80
@@ -188,6 +208,7 @@ struct Operands {
   typename F::AReg b[F::kB];
   typename F::AReg b_neg[F::kB];
   typename F::CReg c[F::kC];
+  uint32_t scale_a, scale_b;
 };
 
 template <class F>
@@ -202,6 +223,8 @@ __device__ __forceinline__ Operands<F> load_operands(const MmaLane& l) {
   }
 #pragma unroll
   for (int i = 0; i < F::kC; ++i) o.c[i] = reg_from<typename F::CReg>(l.c, i);
+  o.scale_a = l.scale_a;
+  o.scale_b = l.scale_b;
   return o;
 }
 
@@ -209,7 +232,7 @@ template <class F>
 __device__ __forceinline__ void run_tile(const MmaArgs& args, uint32_t* d) {
   const uint32_t lane = threadIdx.x & 31;
   Operands<F> o = load_operands<F>(args.lanes[lane]);
-  F::mma(o.c, o.a, o.b);
+  F::mma(o.c, o.a, o.b, o.scale_a, o.scale_b);
 #pragma unroll
   for (int i = 0; i < F::kC; ++i) reg_store(d + lane * kMmaMaxCWords, i, o.c[i]);
 }
@@ -217,15 +240,16 @@ __device__ __forceinline__ void run_tile(const MmaArgs& args, uint32_t* d) {
 // One mma of chain `acc`; emulated forms first feed the accumulator into A (see mma.cuh).
 template <class F>
 __device__ __forceinline__ void step(typename F::CReg (&acc)[F::kC], const typename F::AReg (&a)[F::kA],
-                                     const typename F::AReg (&b)[F::kB], uint64_t zero) {
+                                     const typename F::AReg (&b)[F::kB], uint64_t zero,
+                                     uint32_t scale_a, uint32_t scale_b) {
   if constexpr (F::kEmulated) {
     typename F::AReg fed[F::kA];
 #pragma unroll
     for (int i = 0; i < F::kA; ++i) fed[i] = a[i];
     fed[0] = reg_with_bits(fed[0], reg_bits(fed[0]) ^ (reg_bits(acc[0]) & zero));
-    F::mma(acc, fed, b);
+    F::mma(acc, fed, b, scale_a, scale_b);
   } else {
-    F::mma(acc, a, b);
+    F::mma(acc, a, b, scale_a, scale_b);
   }
 }
 
@@ -252,9 +276,9 @@ __device__ __forceinline__ void run_chains(const MmaArgs& args, MmaWarpOut* out)
 #pragma unroll
     for (int u = 0; u < kPerChain; u += 2) {
 #pragma unroll
-      for (int k = 0; k < kChains; ++k) step<F>(acc[k], o.a, o.b, args.zero);
+      for (int k = 0; k < kChains; ++k) step<F>(acc[k], o.a, o.b, args.zero, o.scale_a, o.scale_b);
 #pragma unroll
-      for (int k = 0; k < kChains; ++k) step<F>(acc[k], o.a, o.b_neg, args.zero);
+      for (int k = 0; k < kChains; ++k) step<F>(acc[k], o.a, o.b_neg, args.zero, o.scale_a, o.scale_b);
     }
   }
   uint64_t last = 0;

@@ -72,14 +72,38 @@ constexpr uint32_t kMmaMaxCWords = 8;
 // The largest block a throughput kernel is built for (__launch_bounds__).
 constexpr uint32_t kMmaMaxBlockThreads = 256;
 
-// The ue8m0 scale words of the block-scaled forms (ptx/mma_forms.def kind::mxf8f6f4 / mxf4nvf4):
-// every lane passes the same word, every byte the same exponent, selectors {0, 0}, so SF_A of every
-// row and SF_B of every column is that byte whatever thread/byte the PTX ISA's selector rules
-// (9.7.14.3 "Block Scaling for mma.sync") pick: the simplest legal choice that leaves the host
-// reference unambiguous. ue8m0 e is 2^(e - 127): SF_A 2^1, SF_B 2^-2, so D = 0.5 A B + C, and a GPU
-// that ignored or misread a scale would miss the reference by a power of two.
-constexpr uint32_t kMmaScaleAWord = 0x80808080u;
-constexpr uint32_t kMmaScaleBWord = 0x7d7d7d7du;
+// The block-scaled forms (ptx/mma_forms.def kind::mxf8f6f4 / mxf4 / mxf4nvf4): D = (A x SF_A)
+// (B x SF_B) + C, PTX ISA 9.7.14.3 "Block Scaling for mma.sync". scale_A is M x vec, scale_B
+// vec x N: each row of A and column of B splits into vec blocks of K / vec elements, each with its
+// own scale factor (ue8m0 2^(e - 127), or ue4m3: e4m3 without the sign). Every lane passes one
+// .b32 of scale data for A and one for B; the selectors (immediates in the instruction) pick who
+// supplies what:
+//   SF_A of row r, block kb: lane 4 (r % 8) + 2 thread_a + r / 8, byte byte_a + kb
+//     (thread-id-a 0 picks the thread pair %laneid % 4 == 0, 1, thread-id-a 1 the pair 2, 3; the
+//     pair's first thread gives row g = %laneid / 4, its second row g + 8: CUTLASS's SFALayout)
+//   SF_B of column c, block kb: lane 4 c + thread_b, byte byte_b + kb
+//     (%laneid % 4 == thread-id-b in each quad; quad c gives column c: CUTLASS's SFBLayout)
+// byte_a/byte_b: any byte for scale_vec::1X, 0 or 2 (the byte pair) for 2X, 0 for 4X. The probe
+// uses non-zero selectors wherever the PTX ISA allows one, and fills every byte no selector picks
+// with a decoy scale (probes/tensor/mma_ops.cpp mma_tile), so a GPU that read another lane's or
+// byte's scale misses the float64 reference.
+struct MmaBlockScale {
+  uint32_t vec = 0;      // scale factors per row of A / column of B: 1, 2, 4; 0 when not block-scaled
+  bool ue4m3 = false;    // the scale format: ue4m3 (NVFP4), else ue8m0
+  uint32_t byte_a = 0, thread_a = 0, byte_b = 0, thread_b = 0;  // {byte-id, thread-id} of A and B
+};
+
+GPUPROBE_HD constexpr MmaBlockScale mma_block_scale_of(MmaOp op) {
+  switch (op) {
+    case MmaOp::m16n8k32_mxf8f6f4_e4m3_f32:
+    case MmaOp::m16n8k32_mxf8f6f4_e5m2_f32:
+    case MmaOp::m16n8k32_mxf8f6f4_e3m2_f32: return {1, false, 3, 1, 1, 2};
+    case MmaOp::m16n8k64_mxf4_e2m1_f32:
+    case MmaOp::m16n8k64_mxf4nvf4_e2m1_f32: return {2, false, 2, 1, 2, 3};
+    case MmaOp::m16n8k64_mxf4nvf4_ue4m3_e2m1_f32: return {4, true, 0, 1, 0, 1};
+    default: return {};
+  }
+}
 
 // One lane's fragments (words as the registers hold them).
 struct MmaLane {
@@ -87,6 +111,8 @@ struct MmaLane {
   uint32_t b[kMmaMaxBWords];
   uint32_t b_neg[kMmaMaxBWords];  // the fragment of -B
   uint32_t c[kMmaMaxCWords];
+  uint32_t scale_a;  // block-scaled forms: the lane's scale-a-data and scale-b-data (else unused)
+  uint32_t scale_b;
 };
 
 struct MmaArgs {

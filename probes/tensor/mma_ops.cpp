@@ -25,8 +25,11 @@ TileElem elem_named(const std::string& name) {
   throw Error("tensor/mma: unknown element format '" + name + "'");
 }
 
-// kind::mxf4nvf4: e2m1 packed 4 bits each, not in 8-bit containers.
-bool is_packed_fp4(MmaOp op) { return op == MmaOp::m16n8k64_mxf4nvf4_e2m1_f32; }
+// kind::mxf4 / kind::mxf4nvf4: e2m1 packed 4 bits each, not in 8-bit containers.
+bool is_packed_fp4(MmaOp op) {
+  return op == MmaOp::m16n8k64_mxf4_e2m1_f32 || op == MmaOp::m16n8k64_mxf4nvf4_e2m1_f32 ||
+         op == MmaOp::m16n8k64_mxf4nvf4_ue4m3_e2m1_f32;
+}
 
 bool is_fp8(MmaOp op) { return op == MmaOp::m16n8k32_e4m3_f32 || op == MmaOp::m16n8k32_e5m2_f32; }
 
@@ -67,6 +70,39 @@ uint32_t container_shift(MmaOp op, TileElem e) {
 // container for the kind::f8f6f4 fp4/fp6).
 uint32_t operand_bits(MmaOp op, TileElem e, MmaOperand which) {
   return which != MmaOperand::c && is_packed_fp4(op) ? 4 : tensor::tile_elem_bits(e);
+}
+
+double scale_decode(const tensor::MmaBlockScale& s, uint32_t code) {
+  return s.ue4m3 ? tensor::ue4m3_decode(code) : tensor::ue8m0_decode(code);
+}
+
+// Who holds the scale factor of row `index` of A / column `index` of B for K block `kb` under
+// selectors `s` (PTX ISA 9.7.14.3; mma.cuh MmaBlockScale): the lane and the byte of its word.
+void scale_slot(const tensor::MmaBlockScale& s, MmaOperand which, uint32_t index, uint32_t kb,
+                uint32_t& lane, uint32_t& byte) {
+  if (which == MmaOperand::a) {
+    lane = 4 * (index % 8) + 2 * s.thread_a + index / 8;
+    byte = s.byte_a + kb;
+  } else {
+    lane = 4 * index + s.thread_b;
+    byte = s.byte_b + kb;
+  }
+}
+
+// The scale mma_tile gives row r of A / column c of B in K block kb: powers of two 2^-2..2^2
+// (ue8m0), or 0.5 to 3 with mantissa bits (ue4m3), so neighbouring rows, columns and blocks
+// differ; and the decoy every byte no selector reads holds, far from all of them.
+uint32_t scale_code(const tensor::MmaBlockScale& s, MmaOperand which, uint32_t index, uint32_t kb) {
+  static const double kUe4m3[] = {0.5, 0.75, 1.25, 1.5, 1.75, 2.5, 3.0, 0.625};
+  if (s.ue4m3)
+    return tensor::ue4m3_encode(
+        kUe4m3[(which == MmaOperand::a ? 3 * index + index / 8 + 5 * kb : 5 * index + 3 * kb + 1) % 8]);
+  return 127 + (which == MmaOperand::a ? 3 * index + 2 * kb : 2 * index + 3 * kb + 1) % 5 - 2;
+}
+uint32_t decoy_word(const tensor::MmaBlockScale& s, MmaOperand which) {
+  const bool a = which == MmaOperand::a;
+  const uint32_t byte = s.ue4m3 ? tensor::ue4m3_encode(a ? 256.0 : 0x1p-6) : (a ? 127 + 6 : 127 - 6);
+  return byte * 0x01010101u;
 }
 
 // The words of one lane's operand.
@@ -192,9 +228,14 @@ std::string mma_sass_per_op(MmaOp op, int sm) {
     case MmaOp::m16n8k32_e2m1_f32: return "1 QMMA.16832.F32.E2M1.E2M1";
     case MmaOp::m16n8k32_e3m2_f32: return "1 QMMA.16832.F32.E3M2.E3M2";
     case MmaOp::m16n8k32_e2m3_f32: return "1 QMMA.16832.F32.E2M3.E2M3";
-    // Block-scaled (sm_120a only, ptxas 13.0): .SF with ue8m0 (E8) scales; mxf4nvf4 is an OMMA.
+    // Block-scaled (sm_120a only, ptxas 13.0): .SF with ue8m0 (E8) or ue4m3 (UE4M3.4X) scales;
+    // kind::mxf4 and kind::mxf4nvf4 scale_vec::2X are the same OMMA.
     case MmaOp::m16n8k32_mxf8f6f4_e4m3_f32: return "1 QMMA.SF.16832.F32.E4M3.E4M3.E8";
+    case MmaOp::m16n8k32_mxf8f6f4_e5m2_f32: return "1 QMMA.SF.16832.F32.E5M2.E5M2.E8";
+    case MmaOp::m16n8k32_mxf8f6f4_e3m2_f32: return "1 QMMA.SF.16832.F32.E3M2.E3M2.E8";
+    case MmaOp::m16n8k64_mxf4_e2m1_f32: return "1 OMMA.SF.16864.F32.E2M1.E2M1.E8";
     case MmaOp::m16n8k64_mxf4nvf4_e2m1_f32: return "1 OMMA.SF.16864.F32.E2M1.E2M1.E8";
+    case MmaOp::m16n8k64_mxf4nvf4_ue4m3_e2m1_f32: return "1 OMMA.SF.16864.F32.E2M1.E2M1.UE4M3.4X";
   }
   return "unknown";
 }
@@ -270,12 +311,32 @@ MmaTile mma_tile(MmaOp op, MmaOperands operands) {
   for (auto& x : a) x = draw(in);
   for (auto& x : b) x = draw(in);
   for (auto& x : c) x = draw(acc);
-  // The block-scaled forms' reference operands carry their scale (exact: powers of two).
-  const double scale_a = mma_block_scale(op, MmaOperand::a), scale_b = mma_block_scale(op, MmaOperand::b);
-  for (auto x : a) tile.a.push_back(tensor::tile_decode(in, x) * scale_a);
-  for (auto x : b) tile.b.push_back(tensor::tile_decode(in, x) * scale_b);
-  for (auto x : c) tile.c.push_back(tensor::tile_decode(acc, x));
   tile.lanes.assign(32, MmaLane{});
+  // Block-scaled forms: every lane's scale words all decoys, then each row of A's and column of
+  // B's scale per K block written where the form's selectors read it.
+  const tensor::MmaBlockScale sel = tensor::mma_block_scale_of(op);
+  if (sel.vec != 0) {
+    for (MmaLane& l : tile.lanes) {
+      l.scale_a = decoy_word(sel, MmaOperand::a);
+      l.scale_b = decoy_word(sel, MmaOperand::b);
+    }
+    for (MmaOperand which : {MmaOperand::a, MmaOperand::b})
+      for (uint32_t index = 0; index < (which == MmaOperand::a ? info.m : info.n); ++index)
+        for (uint32_t kb = 0; kb < sel.vec; ++kb) {
+          uint32_t lane, byte;
+          scale_slot(sel, which, index, kb, lane, byte);
+          uint32_t& w = which == MmaOperand::a ? tile.lanes[lane].scale_a : tile.lanes[lane].scale_b;
+          w = (w & ~(0xffu << 8 * byte)) | scale_code(sel, which, index, kb) << 8 * byte;
+        }
+  }
+  // The reference operands carry the block-scaled forms' scales (exact: few significant bits).
+  for (size_t at = 0; at < a.size(); ++at)
+    tile.a.push_back(tensor::tile_decode(in, a[at]) * mma_scale_factor(op, MmaOperand::a, tile.lanes,
+                                                                       uint32_t(at / info.k), uint32_t(at % info.k), sel));
+  for (size_t at = 0; at < b.size(); ++at)
+    tile.b.push_back(tensor::tile_decode(in, b[at]) * mma_scale_factor(op, MmaOperand::b, tile.lanes,
+                                                                       uint32_t(at / info.n), uint32_t(at % info.n), sel));
+  for (auto x : c) tile.c.push_back(tensor::tile_decode(acc, x));
   const uint32_t in_bits = operand_bits(op, in, MmaOperand::a), acc_bits = tensor::tile_elem_bits(acc);
   const uint32_t shift = container_shift(op, in);  // fp6/fp4 in 8-bit containers (see above)
   for (uint32_t lane = 0; lane < 32; ++lane) {
@@ -310,35 +371,57 @@ std::vector<double> mma_unpack_d(MmaOp op, const std::vector<uint32_t>& d_words)
   return gather(op, MmaOperand::c, lanes);
 }
 
-double mma_block_scale(MmaOp op, MmaOperand which) {
-  if (!mma_block_scaled(op) || which == MmaOperand::c) return 1.0;
-  return ue8m0_value(which == MmaOperand::a ? tensor::kMmaScaleAWord : tensor::kMmaScaleBWord);
+bool mma_block_scaled(MmaOp op) { return tensor::mma_block_scale_of(op).vec != 0; }
+
+double ue8m0_value(uint32_t scale_word) { return tensor::ue8m0_decode(scale_word & 0xff); }
+
+double mma_scale_factor(MmaOp op, MmaOperand which, const std::vector<MmaLane>& lanes, uint32_t row,
+                        uint32_t col, const tensor::MmaBlockScale& sel) {
+  if (which == MmaOperand::c || !mma_block_scaled(op) || sel.vec == 0) return 1.0;
+  if (lanes.size() != 32) throw Error("tensor/mma: a tile needs 32 lanes");
+  const uint32_t k = which == MmaOperand::a ? col : row;
+  uint32_t lane, byte;
+  scale_slot(sel, which, which == MmaOperand::a ? row : col, k / (mma_info(op).k / sel.vec), lane, byte);
+  if (lane >= 32 || byte >= 4)
+    throw Error(std::string("tensor/mma: ") + mma_info(op).name + ": selectors outside the scale words");
+  const uint32_t word = which == MmaOperand::a ? lanes[lane].scale_a : lanes[lane].scale_b;
+  return scale_decode(sel, (word >> 8 * byte) & 0xff);
 }
 
-bool mma_block_scaled(MmaOp op) {
-  return op == MmaOp::m16n8k32_mxf8f6f4_e4m3_f32 || op == MmaOp::m16n8k64_mxf4nvf4_e2m1_f32;
+std::string mma_precision(MmaOp op) {
+  switch (op) {
+    case MmaOp::m16n8k32_mxf8f6f4_e4m3_f32: return "mxf8_e4m3";
+    case MmaOp::m16n8k32_mxf8f6f4_e5m2_f32: return "mxf8_e5m2";
+    case MmaOp::m16n8k32_mxf8f6f4_e3m2_f32: return "mxf6_e3m2";
+    case MmaOp::m16n8k64_mxf4_e2m1_f32:
+    case MmaOp::m16n8k64_mxf4nvf4_e2m1_f32: return "mxf4";
+    case MmaOp::m16n8k64_mxf4nvf4_ue4m3_e2m1_f32: return "nvf4";
+    default: return mma_info(op).input;
+  }
 }
 
-double ue8m0_value(uint32_t scale_word) {
-  return std::ldexp(1.0, int(scale_word & 0xff) - 127);
+const char* mma_scale_format(MmaOp op) {
+  const tensor::MmaBlockScale s = tensor::mma_block_scale_of(op);
+  return s.vec == 0 ? "" : s.ue4m3 ? "ue4m3" : "ue8m0";
 }
 
 std::vector<uint32_t> mma_emulate_tile(MmaOp op, const std::vector<MmaLane>& lanes) {
-  return mma_emulate_tile(op, lanes, tensor::kMmaScaleAWord, tensor::kMmaScaleBWord);
+  return mma_emulate_tile(op, lanes, tensor::mma_block_scale_of(op));
 }
 
 std::vector<uint32_t> mma_emulate_tile(MmaOp op, const std::vector<MmaLane>& lanes,
-                                       uint32_t scale_a_word, uint32_t scale_b_word) {
+                                       const tensor::MmaBlockScale& read) {
   if (lanes.size() != 32) throw Error("tensor/mma: a tile needs 32 lanes");
   const auto& info = mma_info(op);
-  const bool scaled = mma_block_scaled(op);
   auto operand = [&](MmaOperand which) {
     std::vector<const uint32_t*> w(32);
     for (uint32_t l = 0; l < 32; ++l) w[l] = words_of(lanes[l], which);
     std::vector<double> m = gather(op, which, w);
-    const double scale = !scaled || which == MmaOperand::c ? 1.0
-                         : ue8m0_value(which == MmaOperand::a ? scale_a_word : scale_b_word);
-    for (double& x : m) x *= scale;
+    if (which != MmaOperand::c && mma_block_scaled(op)) {  // one product: A m x k, B k x n
+      const uint32_t cols = which == MmaOperand::a ? info.k : info.n;
+      for (size_t at = 0; at < m.size(); ++at)
+        m[at] *= mma_scale_factor(op, which, lanes, uint32_t(at / cols), uint32_t(at % cols), read);
+    }
     return m;
   };
   const std::vector<double> a = operand(MmaOperand::a), b = operand(MmaOperand::b),

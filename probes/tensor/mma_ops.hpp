@@ -70,6 +70,9 @@ uint32_t mma_elements_per_lane(MmaOp op, MmaOperand which);
 void mma_fragment_coords(MmaOp op, MmaOperand which, uint32_t lane, uint32_t index, uint32_t& row,
                          uint32_t& col);
 
+// Block-scaled forms: a and b hold the scaled elements (A SF_A, B SF_B); the lanes' scale words
+// give every row of A and column of B its own scale per K block, and every byte no selector picks
+// a decoy scale far from all of them (2^6 / 2^-6 for ue8m0, 256 / 2^-6 for ue4m3).
 // One self-check tile: A, B and C (values of the formats, row-major; the products of an m8n8k4 f16
 // mma stacked by rows) and every lane's fragments.
 struct MmaTile {
@@ -82,18 +85,30 @@ MmaTile mma_tile(MmaOp op, MmaOperands operands);
 // The m x n matrix the lanes' D fragments hold (32 x kMmaMaxCWords words); products stacked by rows.
 std::vector<double> mma_unpack_d(MmaOp op, const std::vector<uint32_t>& d_words);
 // What a correct mma leaves in the D fragments: the float64 product rounded to the accumulator
-// format (the simulator's tile).
+// format (the simulator's tile). Block-scaled forms: each element of A and B times the scale
+// factor the form's selectors pick from the lanes' scale words (mma_scale_factor).
 std::vector<uint32_t> mma_emulate_tile(MmaOp op, const std::vector<tensor::MmaLane>& lanes);
-// The same with the block-scaled forms' ue8m0 scale words given (every byte the same exponent;
-// the kernels pass tensor::kMmaScaleAWord/BWord, what the overload above uses); other forms ignore them.
+// The same, reading the scale words with other selectors (`read` instead of the form's): what a
+// GPU that took SF_A / SF_B from the wrong thread or byte would compute. Unscaled forms ignore it.
 std::vector<uint32_t> mma_emulate_tile(MmaOp op, const std::vector<tensor::MmaLane>& lanes,
-                                       uint32_t scale_a_word, uint32_t scale_b_word);
-// Block-scaled kinds (kind::mxf8f6f4, kind::mxf4nvf4): D = (A SF_A)(B SF_B) + C.
+                                       const tensor::MmaBlockScale& read);
+// Block-scaled kinds (kind::mxf8f6f4, kind::mxf4, kind::mxf4nvf4): D = (A SF_A)(B SF_B) + C.
 bool mma_block_scaled(MmaOp op);
 // ue8m0 (the word's low byte e): 2^(e - 127).
 double ue8m0_value(uint32_t scale_word);
-// The scale every element of the operand gets in the reference (1 for C and unscaled forms).
-double mma_block_scale(MmaOp op, MmaOperand which);
+// The scale factor element (row, col) of A (which a: row of A, col = k) or B (which b: row = k,
+// col of B) gets from the lanes' scale words under selectors `sel` (PTX ISA 9.7.14.3; the rule
+// is spelled out at tensor::MmaBlockScale). 1 for C and unscaled forms.
+double mma_scale_factor(MmaOp op, MmaOperand which, const std::vector<tensor::MmaLane>& lanes,
+                        uint32_t row, uint32_t col, const tensor::MmaBlockScale& sel);
+// The records' precision: the input format ("e4m3"), or for the block-scaled forms their kind:
+// "mxf8_e4m3" / "mxf8_e5m2" / "mxf6_e3m2" (kind::mxf8f6f4), "mxf4" (e2m1 with ue8m0 scales per 32,
+// kind::mxf4 and kind::mxf4nvf4 scale_vec::2X), "nvf4" (e2m1 with ue4m3 scales per 16,
+// kind::mxf4nvf4 scale_vec::4X). Distinct names keep them apart from the plain forms in the
+// compute model and the roofline (a block-scaled FP4 OMMA is not a kind::f8f6f4 e2m1 QMMA).
+std::string mma_precision(MmaOp op);
+// "ue8m0" or "ue4m3" for the block-scaled forms, "" otherwise.
+const char* mma_scale_format(MmaOp op);
 // Compares the D fragments with the host's float64 tile (tile_reference.hpp tolerances), every
 // product of the warp with its own reference. Throws gpuprobe::Error "self-check failed: ..." naming
 // the form, the quad-pair (m8n8k4 f16) and the element on a mismatch.

@@ -49,7 +49,7 @@ nlohmann::json measure_mma(ProbeContext& ctx, const MmaSetup& setup, const MmaRu
   nlohmann::json p = {{"ptx", info.ptx},
                       {"path", "mma.sync"},
                       {"shape", info.shape},
-                      {"precision", info.input},
+                      {"precision", mma_precision(setup.op)},
                       {"accumulate", info.accumulator},
                       {"implementation", mma_implementation(setup.op, sm)},
                       {"sass_per_op", mma_sass_per_op(setup.op, sm)},
@@ -60,6 +60,12 @@ nlohmann::json measure_mma(ProbeContext& ctx, const MmaSetup& setup, const MmaRu
                       {"kernel", mma_kernel_name(setup.op, setup.kind)},
                       {"launch", to_json(first.launch)},
                       {"self_check", self_check_json(checks.at(setup.op))}};
+  if (mma_block_scaled(setup.op)) {
+    // The element format and the scales behind a block-scaled precision ("mxf4": e2m1, ue8m0 per 32).
+    const tensor::MmaBlockScale s = tensor::mma_block_scale_of(setup.op);
+    p["block_scale"] = {{"input", info.input}, {"scale_format", mma_scale_format(setup.op)},
+                        {"scales_per_row", s.vec}, {"block_elements", info.k / s.vec}};
+  }
   tensor::write_timing(p, ctx, outcome, latency, run.iterations, first);
   if (!latency) p["mmas_per_clk_per_sm"] = outcome.summary.median / mma_flops(setup.op);
   return p;

@@ -246,6 +246,18 @@ void tile_set(uint32_t* words, uint32_t index, uint32_t bits, uint64_t code) {
   w = static_cast<uint32_t>((w & ~(mask(bits) << shift)) | ((code & mask(bits)) << shift));
 }
 
+double ue8m0_decode(uint32_t code) {
+  code &= 0xff;
+  return code == 0xff ? std::numeric_limits<double>::quiet_NaN() : std::ldexp(1.0, int(code) - 127);
+}
+
+double ue4m3_decode(uint32_t code) { return decode_float(*float_format(TileElem::e4m3), code & 0x7f); }
+
+uint32_t ue4m3_encode(double value) {
+  if (!(value >= 0)) throw Error("ue4m3 holds non-negative values only");
+  return static_cast<uint32_t>(encode_float(*float_format(TileElem::e4m3), value));
+}
+
 std::vector<double> tile_reference(const TileShape& s, const std::vector<double>& a,
                                    const std::vector<double>& b, const std::vector<double>& c) {
   if (a.size() != size_t(s.m) * s.k || b.size() != size_t(s.k) * s.n || c.size() != size_t(s.m) * s.n)

@@ -35,6 +35,13 @@ uint64_t tile_random(TileElem e, std::mt19937_64& rng);
 uint64_t tile_get(const uint32_t* words, uint32_t index, uint32_t bits);
 void tile_set(uint32_t* words, uint32_t index, uint32_t bits, uint64_t code);
 
+// Block-scale factors (mma.sync kind::mxf8f6f4 / mxf4 / mxf4nvf4, tcgen05 block scaling), one byte:
+// ue8m0 is 2^(code - 127) (0xff NaN); ue4m3 is e4m3 without its sign bit (bit 7 ignored; 0x7f NaN).
+double ue8m0_decode(uint32_t code);
+double ue4m3_decode(uint32_t code);
+// The ue4m3 code nearest to a non-negative value (round to nearest even, saturating at 448).
+uint32_t ue4m3_encode(double value);
+
 struct TileShape {
   uint32_t m = 0, n = 0, k = 0;
 };

@@ -133,7 +133,9 @@ TEST_CASE("the datasheet table names the part and its source, most specific matc
   CHECK(rtx->fp32_flops_per_s == 104e12);
   CHECK(rtx->fp64_flops_per_s == 0);                                   // not in FIGURES §1
   CHECK(analysis::tensor_peak_flops_per_s(*rtx, "bf16") == 419e12);    // 838 sparse, halved
-  CHECK(analysis::tensor_peak_flops_per_s(*rtx, "e2m1") == 1676e12);   // 3352 sparse, halved
+  CHECK(analysis::tensor_peak_flops_per_s(*rtx, "nvf4") == 1676e12);   // 3352 sparse, halved
+  CHECK(analysis::tensor_peak_flops_per_s(*rtx, "mxf4") == 1676e12);   // block-scaled FP4 (OMMA)
+  CHECK(analysis::tensor_peak_flops_per_s(*rtx, "e2m1") == 0);         // plain fp4 QMMA is not it
   CHECK(analysis::tensor_peak_flops_per_s(*rtx, "tf32") == 0);         // not in FIGURES §1
   CHECK(rtx->tensor_source.find("sparse halved") != std::string::npos);
   CHECK_FALSE(analysis::datasheet_for("NVIDIA L40").has_value());   // no published figure read
@@ -151,7 +153,8 @@ TEST_CASE("the datasheet table gives dense tensor-core peaks per precision, 0 wh
   CHECK(analysis::tensor_peak_flops_per_s(*a100, "tf32") == 156e12);
   CHECK(analysis::tensor_peak_flops_per_s(*a100, "f64") == 19.5e12);    // FP64 tensor cores
   CHECK(analysis::tensor_peak_flops_per_s(*a100, "e4m3") == 0);         // no FP8 on Ampere
-  CHECK(analysis::tensor_peak_flops_per_s(*analysis::datasheet_for("NVIDIA B200"), "e2m1") == 9000e12);
+  CHECK(analysis::tensor_peak_flops_per_s(*analysis::datasheet_for("NVIDIA B200"), "nvf4") == 9000e12);
+  CHECK(analysis::tensor_peak_flops_per_s(*analysis::datasheet_for("NVIDIA B200"), "e2m1") == 0);
   CHECK(analysis::tensor_peak_flops_per_s(*analysis::datasheet_for("NVIDIA H100 PCIe"), "f16") == 756e12);
 }
 

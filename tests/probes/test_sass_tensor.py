@@ -3,8 +3,10 @@
 
 Targets: every target the build ships (tests/sass_tools.py TARGETS). Forms come from
 ptx/mma_forms.def (GPUPROBE_MMA_FORM and the arch-specific GPUPROBE_MMA_FORM_SM120A: kind::f8f6f4
-e2m1/e3m2/e2m3 and the block-scaled kind::mxf8f6f4 e4m3 / kind::mxf4nvf4 e2m1, whose kernels only probes/tensor/mma.sm120a.cu has: compiled for sm_120a alone, one
-QMMA.16832.F32.<fmt>.<fmt> per mma there, and absent from every target's mma.cu); each has a tile kernel (one mma), a latency kernel (one accumulator, 32 dependent
+e2m1/e3m2/e2m3 and the block-scaled kind::mxf8f6f4 e4m3/e5m2/e3m2, kind::mxf4 and kind::mxf4nvf4
+(2X ue8m0, 4X ue4m3), whose kernels only probes/tensor/mma.sm120a.cu has: compiled for sm_120a alone,
+one QMMA.16832.F32.<fmt>.<fmt>, QMMA.SF...E8, OMMA.SF...E8 or OMMA.SF...UE4M3.4X per mma there, and
+absent from every target's mma.cu); each has a tile kernel (one mma), a latency kernel (one accumulator, 32 dependent
 mmas per loop iteration) and a throughput kernel (8 accumulators x 4 mmas). For every kernel on
 every target:
   * no LDL/STL (local memory); no CALL except where ptxas emulates s4 with a subroutine;
@@ -25,6 +27,10 @@ every target:
     at most OTHER_BUDGET other instructions (loop control) and MOVE_BUDGET_PER_MMA register moves
     per mma (ptxas shuffles the f64 forms' register pairs); NOPs and never-executed fillers
     (`@!UPT UIADD3 URZ...`, which pad dependent mma chains on sm_80-89) are not counted.
+  * block-scaled forms: every QMMA.SF/OMMA.SF takes the selectors of probes/tensor/mma.cuh
+    mma_block_scale_of (the ones the host reference assumes) from the uniform register it names.
+Self-test (sm_120a): a kind::mxf4nvf4 4X chain with selectors {0, 0} fails the selector check, the
+real form's chain passes.
 Self-test (sm_90): the control kernel passes; a chain whose accumulator is dead (ptxas deletes
 it), an fp8 chain without the accumulator feedback (ptxas hoists the loop-invariant product: fewer
 HMMA in the loop) and a throughput kernel two mmas short (3 chains of 10) each fail the count check.
@@ -92,15 +98,19 @@ CLASSES = {
     "DMMA.8x8x4": lambda i: i["opcode"] == "DMMA" and "8x8x4" in mods(i),
     "DMMA.16x8x16": lambda i: i["opcode"] == "DMMA" and "16x8x16" in mods(i),
     "QMMA.E4M3": lambda i: i["opcode"] == "QMMA" and "16832" in mods(i) and "E4M3" in mods(i) and "SF" not in mods(i),
-    "QMMA.E5M2": lambda i: i["opcode"] == "QMMA" and "16832" in mods(i) and "E5M2" in mods(i),
+    "QMMA.E5M2": lambda i: i["opcode"] == "QMMA" and "16832" in mods(i) and "E5M2" in mods(i) and "SF" not in mods(i),
     # kind::f8f6f4 on sm_120a (ptxas 13.0): QMMA.16832.F32.E2M1.E2M1 and the fp6 alike.
-    "QMMA.E2M1": lambda i: i["opcode"] == "QMMA" and "16832" in mods(i) and "E2M1" in mods(i),
-    "QMMA.E3M2": lambda i: i["opcode"] == "QMMA" and "16832" in mods(i) and "E3M2" in mods(i),
-    "QMMA.E2M3": lambda i: i["opcode"] == "QMMA" and "16832" in mods(i) and "E2M3" in mods(i),
-    # Block-scaled kinds on sm_120a (ptxas 13.0): QMMA.SF.16832.F32.E4M3.E4M3.E8 (mxf8f6f4) and
-    # OMMA.SF.16864.F32.E2M1.E2M1.E8 (mxf4nvf4), ue8m0 scales as E8.
+    "QMMA.E2M1": lambda i: i["opcode"] == "QMMA" and "16832" in mods(i) and "E2M1" in mods(i) and "SF" not in mods(i),
+    "QMMA.E3M2": lambda i: i["opcode"] == "QMMA" and "16832" in mods(i) and "E3M2" in mods(i) and "SF" not in mods(i),
+    "QMMA.E2M3": lambda i: i["opcode"] == "QMMA" and "16832" in mods(i) and "E2M3" in mods(i) and "SF" not in mods(i),
+    # Block-scaled kinds on sm_120a (ptxas 13.0): QMMA.SF.16832.F32.<fmt>.<fmt>.E8 (mxf8f6f4),
+    # OMMA.SF.16864.F32.E2M1.E2M1.E8 (kind::mxf4 and mxf4nvf4 scale_vec::2X, ue8m0 scales as E8)
+    # and OMMA.SF.16864.F32.E2M1.E2M1.UE4M3.4X (mxf4nvf4 scale_vec::4X, ue4m3).
     "QMMA.SF.E4M3.E8": lambda i: i["opcode"] == "QMMA" and {"SF", "16832", "E4M3", "E8"} <= mods(i),
+    "QMMA.SF.E5M2.E8": lambda i: i["opcode"] == "QMMA" and {"SF", "16832", "E5M2", "E8"} <= mods(i),
+    "QMMA.SF.E3M2.E8": lambda i: i["opcode"] == "QMMA" and {"SF", "16832", "E3M2", "E8"} <= mods(i),
     "OMMA.SF.E2M1.E8": lambda i: i["opcode"] == "OMMA" and {"SF", "16864", "E2M1", "E8"} <= mods(i),
+    "OMMA.SF.E2M1.UE4M3.4X": lambda i: i["opcode"] == "OMMA" and {"SF", "16864", "E2M1", "UE4M3", "4X"} <= mods(i),
     # The emulating subroutine's call: unconditional. ptxas 13.0 closes the m8n8k4 f16 loops on
     # sm_80-89 with a predicated CALL.REL.NOINC past the backward branch (the loop's exit), not an mma.
     "CALL": lambda i: i["opcode"] == "CALL" and not i["predicate"],
@@ -135,7 +145,11 @@ def expected(form, arch):
         "m16n8k32_e3m2_f32": {"QMMA.E3M2": 1},
         "m16n8k32_e2m3_f32": {"QMMA.E2M3": 1},
         "m16n8k32_mxf8f6f4_e4m3_f32": {"QMMA.SF.E4M3.E8": 1},
+        "m16n8k32_mxf8f6f4_e5m2_f32": {"QMMA.SF.E5M2.E8": 1},
+        "m16n8k32_mxf8f6f4_e3m2_f32": {"QMMA.SF.E3M2.E8": 1},
+        "m16n8k64_mxf4_e2m1_f32": {"OMMA.SF.E2M1.E8": 1},
         "m16n8k64_mxf4nvf4_e2m1_f32": {"OMMA.SF.E2M1.E8": 1},
+        "m16n8k64_mxf4nvf4_ue4m3_e2m1_f32": {"OMMA.SF.E2M1.UE4M3.4X": 1},
     }
     if form not in table:
         raise SystemExit(f"{LOG}: no SASS expectation for form {form}: add one to expected()")
@@ -143,6 +157,52 @@ def expected(form, arch):
         or (form.startswith("m8n8k4_f16") and sm >= 80) or (form == "m8n8k32_s4_s32" and sm >= 90) \
         or (form == "m8n8k16_s8_s32" and sm >= 100)
     return table[form], emulated
+
+
+def block_scales(source_dir):
+    """{form: selector byte} of the block-scaled forms, from probes/tensor/mma.cuh
+    mma_block_scale_of ({vec, ue4m3, byte_a, thread_a, byte_b, thread_b} per group of cases)."""
+    text = open(os.path.join(source_dir, "probes", "tensor", "mma.cuh"), encoding="utf-8").read()
+    body = text[text.index("mma_block_scale_of(MmaOp op)"):]
+    body = body[:body.index("default:")]
+    found, pending = {}, []
+    for line in body.splitlines():
+        pending += re.findall(r"case MmaOp::(\w+):", line)
+        ret = re.search(r"return \{(\d+), (?:true|false), (\d+), (\d+), (\d+), (\d+)\}", line)
+        if ret:
+            byte_a, thread_a, byte_b, thread_b = (int(x) for x in ret.groups()[1:])
+            for form in pending:
+                found[form] = selector_byte(byte_a, thread_a, byte_b, thread_b)
+            pending = []
+    if not found:
+        raise SystemExit(f"{LOG}: no block-scaled forms in probes/tensor/mma.cuh mma_block_scale_of")
+    return found
+
+
+def selector_byte(byte_a, thread_a, byte_b, thread_b):
+    """How ptxas 13.0 hands the four selectors to QMMA.SF/OMMA.SF on sm_120a: one uniform register,
+    byte-id-a in bits 1:0, thread-id-a bit 2, byte-id-b bits 4:3, thread-id-b bits 6:5 (read off
+    the SASS of the selector sets {3,1,1,2}, {2,1,2,3} and {0,1,0,1}: 0x4f, 0x76, 0x24)."""
+    return byte_a | thread_a << 2 | byte_b << 3 | thread_b << 5
+
+
+def check_selectors(checker, where, instructions, want):
+    """Every block-scaled mma's last operand (the selectors' uniform register) holds `want`: the
+    selectors the host reference assumes reached the instruction."""
+    mmas = [i for i in instructions if i["opcode"] in {"QMMA", "OMMA"} and "SF" in mods(i)]
+    got = set()
+    for reg in {i["operands"][-1] for i in mmas}:
+        if reg in {"URZ", "RZ"}:
+            got.add(0)
+        elif re.fullmatch(r"0x[0-9a-f]+", reg):
+            got.add(int(reg, 16))
+        else:
+            for w in instructions:
+                if w["opcode"] in {"UMOV", "MOV", "IMAD.MOV.U32"} and w["operands"] and w["operands"][0] == reg:
+                    src = w["operands"][-1]
+                    got.add(int(src, 16) if re.fullmatch(r"0x[0-9a-f]+", src) else src)
+    checker.check(bool(mmas) and got == {want}, f"{where}: the block-scale selectors are {want:#x}",
+                  f"found {sorted(str(g) for g in got) or 'no selector register'}", "selector")
 
 
 def is_move(ins):
@@ -212,7 +272,7 @@ def check_kernel(checker, where, instructions, per_mma, mmas, emulated):
                       f"found {len(moves)}", "heavy")
 
 
-def check_arch(checker, arch, functions, form_list):
+def check_arch(checker, arch, functions, form_list, selectors):
     generic_mma = functions.get("mma", {})
     mma = dict(generic_mma)
     specific = functions.get("mma_sm120a", {})
@@ -236,6 +296,8 @@ def check_arch(checker, arch, functions, form_list):
             names.add(name)
             if checker.check(name in mma, f"{arch} {name}: kernel present"):
                 check_kernel(checker, f"{arch} {name}", mma[name], per_mma, mmas, emulated)
+                if per_mma is not None and form in selectors:
+                    check_selectors(checker, f"{arch} {name}", mma[name], selectors[form])
     unknown = sorted(set(mma) - names)
     checker.check(not unknown, f"{arch}: every tensor kernel is a table form", ", ".join(unknown))
 
@@ -284,6 +346,44 @@ MUTANTS = [("control", "gpuprobe_mutant_control", {"HMMA.16816.F32": 1}, False, 
             "count")]
 
 
+# sm_120a: the block-scaled selector check's self-test. A chain of kind::mxf4nvf4 4X mmas whose
+# selectors are {0, 0} (a wrapper that dropped the form's selectors): it reads lanes 0/1 of each
+# quad, which the tile fills with decoys, and must fail the selector check; the real form passes.
+SCALED_MUTANT_SOURCE = r"""
+#include "probes/tensor/mma.sm120a.cu"
+namespace d = gpuprobe::probes::tensor::device;
+namespace t = gpuprobe::probes::tensor;
+namespace gpuprobe::probes::tensor::device {
+struct mutant_selectors_zero : m16n8k64_mxf4nvf4_ue4m3_e2m1_f32 {
+  static __device__ __forceinline__ void mma(float (&c)[4], const uint32_t (&a)[4], const uint32_t (&b)[2],
+                                             uint32_t sa, uint32_t sb) {
+    ptx::mma_sync_aligned_kind_mxf4nvf4_block_scale_scale_vec_4x_m16n8k64_row_col_f32_e2m1_e2m1_f32_ue4m3<0, 0, 0, 0>(
+        c, a, b, sa, sb);
+  }
+};
+}
+extern "C" __global__ void gpuprobe_mutant_scaled_control(t::MmaArgs a, t::MmaWarpOut* out) {
+  d::run_chains<d::m16n8k64_mxf4nvf4_ue4m3_e2m1_f32, 8>(a, out);
+}
+extern "C" __global__ void gpuprobe_mutant_selectors_zero(t::MmaArgs a, t::MmaWarpOut* out) {
+  d::run_chains<d::mutant_selectors_zero, 8>(a, out);
+}
+"""
+SCALED_MUTANT_FORM = "m16n8k64_mxf4nvf4_ue4m3_e2m1_f32"
+SCALED_MUTANTS = [("control (kind::mxf4nvf4 4X)", "gpuprobe_mutant_scaled_control", None),
+                  ("block-scale selectors {0, 0} instead of the form's", "gpuprobe_mutant_selectors_zero",
+                   "selector")]
+
+
+def check_scaled_mutants(checker, sass, selectors):
+    functions = next(iter(parse_sass(sass, SM120A).values()), {})
+
+    def check(probe, where, ins, _):
+        check_kernel(probe, where, ins, expected(SCALED_MUTANT_FORM, SM120A)[0], MMAS_PER_ITERATION, False)
+        check_selectors(probe, where, ins, selectors[SCALED_MUTANT_FORM])
+    check_mutations(checker, functions, SCALED_MUTANTS, check, SM120A, LOG)
+
+
 def check_mutants(checker, sass):
     functions = next(iter(parse_sass(sass, MUTANT_ARCH).values()), {})
     check_mutations(checker, functions, [(label, kernel, kind) for label, kernel, _, _, kind in MUTANTS],
@@ -321,15 +421,19 @@ def main():
     if cuobjdump is None:
         return status
     checker = Checker()
+    selectors = block_scales(args.source_dir)
     per_arch, origins, extra = disassemble(args, SOURCES, checker, cuobjdump,
-                                           {"mutants": (MUTANT_SOURCE, MUTANT_ARCH)}, LOG)
+                                           {"mutants": (MUTANT_SOURCE, MUTANT_ARCH),
+                                            "mutants_sm120a": (SCALED_MUTANT_SOURCE, SM120A)}, LOG)
     if SM120A in per_arch:
         per_arch[SM120A]["mma_sm120a"] = sm120a_functions(checker, args, cuobjdump)
     for arch in TARGETS:
         print(f"{LOG}: {arch} from {'+'.join(sorted(origins[arch])) or 'nowhere'}")
-        check_arch(checker, arch, per_arch[arch], form_list)
+        check_arch(checker, arch, per_arch[arch], form_list, selectors)
     if extra["mutants"] is not None:
         check_mutants(checker, extra["mutants"])
+    if extra["mutants_sm120a"] is not None:
+        check_scaled_mutants(checker, extra["mutants_sm120a"], selectors)
     return print_summary(checker, LOG)
 
 

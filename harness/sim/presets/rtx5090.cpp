@@ -131,16 +131,21 @@ Preset make_rtx5090() {
                                   "FP8 287.5 / FP16 143.2 x 399); latency P [R6000D] 29.7 cycles (FIGURES §5b)"});
   // Block-scaled kinds (sm_120a only): QMMA.SF / OMMA.SF (FIGURES §5a: "FP4 via QMMA unless
   // block-scaled -> OMMA"). No mma.sync figure for either.
-  p.tensor.push_back({.op = "mma_m16n8k32_mxf8f6f4_e4m3_f32", .flops_per_clk_per_sm = 399 * 287.5 / 143.2,
-                      .latency_cycles = 29.7,
-                      .source = "assumption: the ue8m0 scales cost nothing over QMMA e4m3, so the FP8 mma.sync "
-                                "rate (DER P [R6000D] FP8 287.5 / FP16 143.2 x 399, FIGURES §5a); latency P "
-                                "[R6000D] 29.7 cycles (FIGURES §5b)"});
-  p.tensor.push_back({.op = "mma_m16n8k64_mxf4nvf4_e2m1_f32", .flops_per_clk_per_sm = 651.6e12 / (156 * 2.30e9),
-                      .latency_cycles = 29.7,
-                      .source = "DER P [R6000D] CUTLASS nvfp4 651.6 TF / (156 SMs x 2.30 GHz) = 1816.1 (FIGURES "
-                                "§5a); that GEMM rate is a lower bound of the OMMA mma.sync peak, taken as it "
-                                "(assumption); latency P [R6000D] 29.7 cycles (FIGURES §5b; assumption for OMMA)"});
+  for (const char* op : {"mma_m16n8k32_mxf8f6f4_e4m3_f32", "mma_m16n8k32_mxf8f6f4_e5m2_f32",
+                         "mma_m16n8k32_mxf8f6f4_e3m2_f32"})
+    p.tensor.push_back({.op = op, .flops_per_clk_per_sm = 399 * 287.5 / 143.2, .latency_cycles = 29.7,
+                        .source = "assumption: the ue8m0 scales cost nothing over QMMA, so the FP8 mma.sync "
+                                  "rate (DER P [R6000D] FP8 287.5 / FP16 143.2 x 399, FIGURES §5a); latency P "
+                                  "[R6000D] 29.7 cycles (FIGURES §5b)"});
+  // The OMMA forms (kind::mxf4 and mxf4nvf4 2X are the same OMMA.SF...E8, ptxas 13.0; the ue4m3
+  // scale_vec::4X form is NVFP4 itself, what CUTLASS's nvfp4 GEMM runs) at that GEMM's rate.
+  for (const char* op : {"mma_m16n8k64_mxf4nvf4_ue4m3_e2m1_f32", "mma_m16n8k64_mxf4nvf4_e2m1_f32",
+                         "mma_m16n8k64_mxf4_e2m1_f32"})
+    p.tensor.push_back({.op = op, .flops_per_clk_per_sm = 651.6e12 / (156 * 2.30e9), .latency_cycles = 29.7,
+                        .source = "DER P [R6000D] CUTLASS nvfp4 651.6 TF / (156 SMs x 2.30 GHz) = 1816.1 "
+                                  "(FIGURES §5a): a GEMM of the 4X ue4m3 form, a lower bound of the OMMA "
+                                  "mma.sync peak taken as it, for the ue8m0 OMMA forms too (assumption); "
+                                  "latency P [R6000D] 29.7 cycles (FIGURES §5b; assumption for OMMA)"});
   p.max_threads_per_sm = 1536;      // D CUDA compute capability 12.0 limits (not in FIGURES)
   p.max_blocks_per_sm = 32;         // D CUDA compute capability 12.0 limits (not in FIGURES)
   p.sync = sync_costs_rtx5090();  // FIGURES §6 or assumptions, cited per op in presets/sync_costs.cpp

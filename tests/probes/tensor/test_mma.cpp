@@ -536,82 +536,196 @@ TEST_CASE("tensor/mma on sim:rtx5090: the kind::f8f6f4 forms self-checked and me
   CHECK(throughput > 0);
 }
 
-TEST_CASE("mma block-scaled kinds (sm_120a): ue8m0 scales in the reference, e2m1 packed 8 per "
-          "register, a corrupted scale caught by the self-check",
+TEST_CASE("block-scale formats: ue8m0 and ue4m3 decode, ue4m3 encodes", "[tensor]") {
+  using namespace probes::tensor;
+  CHECK(ue8m0_decode(0x7f) == 1.0);
+  CHECK(ue8m0_decode(0x80) == 2.0);
+  CHECK(ue8m0_decode(0x7d) == 0.25);
+  CHECK(std::isnan(ue8m0_decode(0xff)));
+  CHECK(probes::ue8m0_value(0x80808080u) == 2.0);  // the word's low byte
+  CHECK(ue4m3_decode(0x38) == 1.0);                 // exponent 7 (bias 7), mantissa 0
+  CHECK(ue4m3_decode(0x3a) == 1.25);
+  CHECK(ue4m3_decode(0xb8) == 1.0);                 // bit 7 is no sign
+  CHECK(ue4m3_decode(0x7e) == 448.0);               // the largest
+  CHECK(ue4m3_decode(0x01) == std::ldexp(1.0, -9));  // the smallest subnormal
+  CHECK(std::isnan(ue4m3_decode(0x7f)));
+  CHECK(ue4m3_encode(1.25) == 0x3a);
+  CHECK(ue4m3_encode(0.625) == 0x32);              // 1.25 x 2^-1
+  CHECK(ue4m3_encode(1000.0) == 0x7e);              // saturates
+  CHECK_THROWS_AS(ue4m3_encode(-1.0), Error);
+}
+
+namespace {
+
+// The block-scaled forms: op, K elements per scale block, scale format, records' precision, SASS.
+struct ScaledForm {
+  MmaOp op;
+  uint32_t block;
+  const char* scale;
+  const char* precision;
+  const char* sass;
+};
+const ScaledForm kScaled[] = {
+    {MmaOp::m16n8k32_mxf8f6f4_e4m3_f32, 32, "ue8m0", "mxf8_e4m3", "1 QMMA.SF.16832.F32.E4M3.E4M3.E8"},
+    {MmaOp::m16n8k32_mxf8f6f4_e5m2_f32, 32, "ue8m0", "mxf8_e5m2", "1 QMMA.SF.16832.F32.E5M2.E5M2.E8"},
+    {MmaOp::m16n8k32_mxf8f6f4_e3m2_f32, 32, "ue8m0", "mxf6_e3m2", "1 QMMA.SF.16832.F32.E3M2.E3M2.E8"},
+    {MmaOp::m16n8k64_mxf4_e2m1_f32, 32, "ue8m0", "mxf4", "1 OMMA.SF.16864.F32.E2M1.E2M1.E8"},
+    {MmaOp::m16n8k64_mxf4nvf4_e2m1_f32, 32, "ue8m0", "mxf4", "1 OMMA.SF.16864.F32.E2M1.E2M1.E8"},
+    {MmaOp::m16n8k64_mxf4nvf4_ue4m3_e2m1_f32, 16, "ue4m3", "nvf4", "1 OMMA.SF.16864.F32.E2M1.E2M1.UE4M3.4X"},
+};
+
+// The scale byte the PTX ISA's rule (9.7.14.3) puts in charge of row r of A / column c of B in K
+// block kb, written out again here from the rule's words: A's thread pair is 2 thread-id-a and
+// 2 thread-id-a + 1 of quad r % 8 (the pair's second thread for rows 8-15), B's thread is
+// thread-id-b of quad c; the byte is byte-id + kb.
+double by_rule(const probes::tensor::MmaBlockScale& s, const std::vector<probes::tensor::MmaLane>& lanes,
+               bool a, uint32_t index, uint32_t kb) {
+  const uint32_t lane = a ? (index % 8) * 4 + s.thread_a * 2 + (index >= 8 ? 1 : 0) : index * 4 + s.thread_b;
+  const uint32_t word = a ? lanes[lane].scale_a : lanes[lane].scale_b;
+  const uint32_t code = (word >> (8 * ((a ? s.byte_a : s.byte_b) + kb))) & 0xff;
+  return s.ue4m3 ? probes::tensor::ue4m3_decode(code) : probes::tensor::ue8m0_decode(code);
+}
+
+}  // namespace
+
+TEST_CASE("mma block-scaled kinds (sm_120a): a scale per row of A, column of B and K block from the "
+          "lanes and bytes the selectors pick, and swapped rows' scales or a wrong selector fail the "
+          "self-check",
           "[tensor]") {
-  CHECK(probes::ue8m0_value(0x7f) == 1.0);
-  CHECK(probes::ue8m0_value(0x80808080u) == 2.0);
-  CHECK(probes::ue8m0_value(0x7d) == 0.25);
   CHECK_FALSE(probes::mma_block_scaled(MmaOp::m16n8k32_e4m3_f32));
-  CHECK(probes::mma_block_scale(MmaOp::m16n8k32_e4m3_f32, MmaOperand::a) == 1.0);
-  for (MmaOp op : {MmaOp::m16n8k32_mxf8f6f4_e4m3_f32, MmaOp::m16n8k64_mxf4nvf4_e2m1_f32}) {
+  CHECK(probes::mma_precision(MmaOp::m16n8k32_e2m1_f32) == "e2m1");  // plain fp4: not an FP4 peak's
+  CHECK(probes::mma_precision(MmaOp::m16n8k32_e4m3_f32) == "e4m3");
+  for (const ScaledForm& f : kScaled) {
+    const MmaOp op = f.op;
     const auto& info = probes::mma_info(op);
     INFO(info.name);
+    const probes::tensor::MmaBlockScale sel = probes::tensor::mma_block_scale_of(op);
     CHECK(probes::mma_block_scaled(op));
     CHECK(std::string(info.arch_target) == "sm_120a");
-    CHECK(probes::mma_container_shift(op) == 0);
-    const double sa = probes::mma_block_scale(op, MmaOperand::a), sb = probes::mma_block_scale(op, MmaOperand::b);
-    CHECK(sa == 2.0);
-    CHECK(sb == 0.25);
-    const TileElem in = probes::mma_input_elem(op);
-    const uint32_t bits = op == MmaOp::m16n8k64_mxf4nvf4_e2m1_f32 ? 4 : 8;
+    CHECK(probes::mma_precision(op) == f.precision);
+    CHECK(std::string(probes::mma_scale_format(op)) == f.scale);
+    CHECK(probes::mma_sass_per_op(op, 120) == f.sass);
+    CHECK(probes::mma_implementation(op, 120) == "native");
+    CHECK(info.k / sel.vec == f.block);
+    CHECK(sel.ue4m3 == (std::string(f.scale) == "ue4m3"));
+    // Non-trivial selectors wherever PTX ISA Table 37 allows one: thread-id-a 1, thread-id-b not 0,
+    // byte-id not 0 for 1X (any byte) and 2X (the upper pair); 4X must use byte 0.
+    CHECK(sel.thread_a == 1);
+    CHECK(sel.thread_b != 0);
+    CHECK(sel.byte_a + sel.vec <= 4);
+    CHECK(sel.byte_b + sel.vec <= 4);
+    CHECK((sel.vec == 4 ? sel.byte_a == 0 && sel.byte_b == 0 : sel.byte_a != 0 && sel.byte_b != 0));
+    if (sel.vec == 2) CHECK((sel.byte_a == 2 && sel.byte_b == 2));
+
     const probes::MmaTile tile = probes::mma_tile(op, MmaOperands::random);
-    // The fragments: element i of a lane at bits i x width of its registers (e2m1: 8 per .b32, the
-    // s4 m16n8k64 layout), decoding to the reference's A / SF_A and B / SF_B.
-    CHECK(probes::mma_elements_per_lane(op, MmaOperand::a) == 4 * 32 / bits);
-    std::set<std::pair<uint32_t, uint32_t>> seen;
+    const TileElem in = probes::mma_input_elem(op);
+    const uint32_t bits = info.k == 64 ? 4 : 8, shift = probes::mma_container_shift(op);
+    CHECK(shift == (in == TileElem::e3m2 ? 2u : 0u));
+    // The reference's A and B: each element's code times the scale the rule gives its row/column
+    // and K block, and those scales differ between neighbouring rows, columns and blocks.
+    std::set<double> scales_a, scales_b;
     for (uint32_t lane = 0; lane < 32; ++lane) {
       for (uint32_t i = 0; i < probes::mma_elements_per_lane(op, MmaOperand::a); ++i) {
         uint32_t r, c;
         probes::mma_fragment_coords(op, MmaOperand::a, lane, i, r, c);
-        seen.insert({r, c});
-        const uint64_t code = (tile.lanes[lane].a[i * bits / 32] >> (i * bits % 32)) & ((1u << bits) - 1);
-        CHECK(probes::tensor::tile_decode(in, code) * sa == tile.a[size_t(r) * info.k + c]);
+        const uint64_t code = probes::tensor::tile_get(tile.lanes[lane].a, i, bits) >> shift;
+        const double s = by_rule(sel, tile.lanes, true, r, c / f.block);
+        scales_a.insert(s);
+        CHECK(probes::tensor::tile_decode(in, code) * s == tile.a[size_t(r) * info.k + c]);
       }
       for (uint32_t i = 0; i < probes::mma_elements_per_lane(op, MmaOperand::b); ++i) {
         uint32_t r, c;
         probes::mma_fragment_coords(op, MmaOperand::b, lane, i, r, c);
-        const uint64_t code = (tile.lanes[lane].b[i * bits / 32] >> (i * bits % 32)) & ((1u << bits) - 1);
-        CHECK(probes::tensor::tile_decode(in, code) * sb == tile.b[size_t(r) * info.n + c]);
+        const uint64_t code = probes::tensor::tile_get(tile.lanes[lane].b, i, bits) >> shift;
+        const double s = by_rule(sel, tile.lanes, false, c, r / f.block);
+        scales_b.insert(s);
+        CHECK(probes::tensor::tile_decode(in, code) * s == tile.b[size_t(r) * info.n + c]);
       }
     }
-    CHECK(seen.size() == size_t(info.m) * info.k);  // every element of A exactly once
-    // D = (A SF_A)(B SF_B) + C: D(0,0) by hand from the unscaled elements.
+    CHECK(scales_a.size() >= 5);
+    CHECK(scales_b.size() >= 5);
+    CHECK(by_rule(sel, tile.lanes, true, 0, 0) != by_rule(sel, tile.lanes, true, 1, 0));
+    CHECK(by_rule(sel, tile.lanes, true, 0, 0) != by_rule(sel, tile.lanes, true, 8, 0));
+    // Every byte no selector reads is a decoy (2^6 or 256 for A, 2^-6 for B), e.g. all of lane 0's
+    // A word (thread-id-a 1 reads lanes 2 and 3 of each quad).
+    const double decoy_a = sel.ue4m3 ? 256.0 : 64.0;
+    for (uint32_t byte = 0; byte < 4; ++byte)
+      CHECK((sel.ue4m3 ? probes::tensor::ue4m3_decode(tile.lanes[0].scale_a >> 8 * byte)
+                       : probes::tensor::ue8m0_decode(tile.lanes[0].scale_a >> 8 * byte)) == decoy_a);
+    CHECK(scales_a.count(decoy_a) == 0);
+
+    // The host's tile passes; D(0,0) by hand from the codes and the rule's scales.
     const std::vector<uint32_t> good = probes::mma_emulate_tile(op, tile.lanes);
-    const std::vector<double> d = probes::mma_unpack_d(op, good);
-    double dot = 0;
-    for (uint32_t k = 0; k < info.k; ++k) dot += (tile.a[k] / sa) * (tile.b[size_t(k) * info.n] / sb);
-    CHECK(d[0] == Approx(0.5 * dot + tile.c[0]).epsilon(1e-5));
     CHECK(probes::mma_check_tile(op, tile, good).passed);
-    // A GPU that read SF_A as 2^2 (a corrupted byte) or ignored the scales: the self-check names it.
-    for (auto [wa, wb] : {std::pair<uint32_t, uint32_t>{0x81818181u, 0x7d7d7d7du}, {0x7f7f7f7fu, 0x7f7f7f7fu}}) {
-      INFO(wa << " " << wb);
-      CHECK_THROWS_WITH(probes::mma_check_tile(op, tile, probes::mma_emulate_tile(op, tile.lanes, wa, wb)),
+    const std::vector<double> d = probes::mma_unpack_d(op, good);
+    double dot = tile.c[0];
+    for (uint32_t k = 0; k < info.k; ++k)
+      dot += tile.a[k] * tile.b[size_t(k) * info.n];
+    CHECK(d[0] == Approx(dot).epsilon(1e-6));
+
+    auto fails = [&](const std::vector<probes::tensor::MmaLane>& lanes, const probes::tensor::MmaBlockScale& read) {
+      CHECK_THROWS_WITH(probes::mma_check_tile(op, tile, probes::mma_emulate_tile(op, lanes, read)),
                         Catch::Contains("self-check failed") && Catch::Contains(info.name));
+    };
+    // Rows 0 and 1 of A trade their scales (block 0): lanes 2 and 6, the selected byte.
+    std::vector<probes::tensor::MmaLane> swapped = tile.lanes;
+    const uint32_t shift_a = 8 * sel.byte_a, mask_a = 0xffu << shift_a;
+    const uint32_t row0 = swapped[2].scale_a & mask_a, row1 = swapped[6].scale_a & mask_a;
+    REQUIRE(row0 != row1);
+    swapped[2].scale_a = (swapped[2].scale_a & ~mask_a) | row1;
+    swapped[6].scale_a = (swapped[6].scale_a & ~mask_a) | row0;
+    fails(swapped, sel);
+    // Columns 0 and 1 of B likewise (lanes thread-id-b and 4 + thread-id-b).
+    swapped = tile.lanes;
+    std::swap(swapped[sel.thread_b].scale_b, swapped[4 + sel.thread_b].scale_b);
+    fails(swapped, sel);
+    // A GPU reading another thread or byte than the selectors say, or ignoring the scales.
+    probes::tensor::MmaBlockScale wrong = sel;
+    wrong.thread_a = 0;
+    fails(tile.lanes, wrong);
+    wrong = sel;
+    wrong.thread_b = 0;
+    fails(tile.lanes, wrong);
+    if (sel.vec < 4) {
+      wrong = sel;
+      wrong.byte_a = 0;
+      fails(tile.lanes, wrong);
+      wrong = sel;
+      wrong.byte_b = 0;
+      fails(tile.lanes, wrong);
+    }
+    wrong = sel;
+    wrong.vec = 0;  // every scale 1
+    fails(tile.lanes, wrong);
+    if (sel.vec > 1) {  // one scale for the whole row: the first block's
+      wrong = sel;
+      wrong.vec = 1;
+      fails(tile.lanes, wrong);
     }
   }
-  CHECK(probes::mma_sass_per_op(MmaOp::m16n8k32_mxf8f6f4_e4m3_f32, 120) == "1 QMMA.SF.16832.F32.E4M3.E4M3.E8");
-  CHECK(probes::mma_sass_per_op(MmaOp::m16n8k64_mxf4nvf4_e2m1_f32, 120) == "1 OMMA.SF.16864.F32.E2M1.E2M1.E8");
-  CHECK(probes::mma_implementation(MmaOp::m16n8k64_mxf4nvf4_e2m1_f32, 120) == "native");
 }
 
 TEST_CASE("tensor/mma on sim:rtx5090: the block-scaled forms self-checked and measured at the "
-          "preset's rates, refused off sm_120",
+          "preset's rates under their own precision, refused off sm_120",
           "[tensor]") {
   const sim::Preset& preset = sim::find_preset("rtx5090");
   auto dev = sim::make_sim_device(preset);
-  for (const char* op : {"mma_m16n8k32_mxf8f6f4_e4m3_f32", "mma_m16n8k64_mxf4nvf4_e2m1_f32"}) {
+  for (const ScaledForm& f : kScaled) {
+    const std::string op = probes::mma_info(f.op).name;
     INFO(op);
     const auto rec = run(*dev, {{"iterations", "64"}, {"op", op}});
     REQUIRE(rec["status"] == "ok");
     // FIGURES §5a: FP8 287.5 / FP16 143.2 x 399; CUTLASS nvfp4 651.6 TF on 156 SMs at 2.30 GHz.
-    const double expected = std::string(op).find("mxf4") != std::string::npos ? 651.6e12 / (156 * 2.30e9)
-                                                                             : 399 * 287.5 / 143.2;
+    const double expected = probes::mma_info(f.op).k == 64 ? 651.6e12 / (156 * 2.30e9) : 399 * 287.5 / 143.2;
     int throughput = 0;
     for (const auto& p : rec["series"]) {
       INFO(p.dump());
       REQUIRE_FALSE(p.contains("skipped"));
       CHECK(p["self_check"]["passed"] == true);
+      CHECK(p["precision"] == f.precision);
+      CHECK(p["block_scale"]["scale_format"] == f.scale);
+      CHECK(p["block_scale"]["block_elements"] == f.block);
+      CHECK(p["block_scale"]["input"] == probes::mma_info(f.op).input);
       if (p["kind"] == "throughput") {
         CHECK(p["flops_per_clk_per_sm"].get<double>() == Approx(expected).epsilon(0.02));
         ++throughput;
@@ -619,7 +733,41 @@ TEST_CASE("tensor/mma on sim:rtx5090: the block-scaled forms self-checked and me
     }
     CHECK(throughput > 0);
     probes::MmaSetup s;
-    s.op = probes::parse_mma_op(op);
+    s.op = f.op;
     CHECK_THROWS_AS(probes::check_mma_fits(s, sim::find_preset("h100").info), probes::MmaOpUnavailable);
   }
+}
+
+TEST_CASE("tensor/mma block-scaled precisions in the model and roofline (sim:rtx5090): the FP4 "
+          "datasheet peak goes to mxf4/nvf4, not plain e2m1, and none merges with a plain form",
+          "[tensor][model][roofline]") {
+  const sim::Preset& preset = sim::find_preset("rtx5090");
+  auto dev = sim::make_sim_device(preset);
+  std::vector<nlohmann::json> records;
+  std::vector<std::string> files;
+  for (const char* op : {"mma_m16n8k32_e2m1_f32", "mma_m16n8k32_e4m3_f32", "mma_m16n8k32_mxf8f6f4_e4m3_f32",
+                         "mma_m16n8k64_mxf4nvf4_e2m1_f32", "mma_m16n8k64_mxf4nvf4_ue4m3_e2m1_f32"}) {
+    records.push_back(run(*dev, {{"iterations", "64"}, {"op", op}, {"operands", "random"}}));
+    REQUIRE(records.back()["status"] == "ok");
+    files.push_back(std::string(op) + ".json");
+  }
+  const auto model = analysis::build_machine_model(records, files);
+  const auto& ops = model["compute"]["ops"];
+  INFO(ops.dump(1).substr(0, 3000));
+  const auto sheet = analysis::datasheet_for(preset.info.name);
+  REQUIRE(sheet);
+  CHECK(ops["mma_m16n8k32_e2m1_f32"]["precision"] == "e2m1");
+  CHECK_FALSE(ops["mma_m16n8k32_e2m1_f32"].contains("percent_of_peak"));  // QMMA fp4 is no FP4 peak
+  CHECK(ops["mma_m16n8k64_mxf4nvf4_ue4m3_e2m1_f32"]["precision"] == "nvf4");
+  CHECK(ops["mma_m16n8k64_mxf4nvf4_ue4m3_e2m1_f32"]["peak"]["flops_per_s"] == 1676e12);
+  CHECK(ops["mma_m16n8k64_mxf4nvf4_e2m1_f32"]["peak"]["flops_per_s"] == 1676e12);
+  CHECK(ops["mma_m16n8k64_mxf4nvf4_ue4m3_e2m1_f32"]["block_scale"]["scale_format"] == "ue4m3");
+  CHECK(ops["mma_m16n8k32_mxf8f6f4_e4m3_f32"]["precision"] == "mxf8_e4m3");
+  const auto& compute = model["roofline"]["compute"];
+  CHECK(compute["e2m1"]["op"] == "mma_m16n8k32_e2m1_f32");
+  CHECK(compute["nvf4"]["op"] == "mma_m16n8k64_mxf4nvf4_ue4m3_e2m1_f32");
+  CHECK(compute["mxf4"]["op"] == "mma_m16n8k64_mxf4nvf4_e2m1_f32");
+  CHECK(compute["e4m3"]["op"] == "mma_m16n8k32_e4m3_f32");
+  CHECK(compute["mxf8_e4m3"]["op"] == "mma_m16n8k32_mxf8f6f4_e4m3_f32");
+  CHECK(compute["nvf4"]["flops_per_s"].get<double>() > 1.5 * compute["e2m1"]["flops_per_s"].get<double>());
 }
