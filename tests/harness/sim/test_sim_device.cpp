@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <ctime>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -368,31 +367,4 @@ TEST_CASE("sim: timed_ns is timed_cycles at the preset clock", "[sim]") {
   const ChaseResult result = chase_chain(*device, chain);
   CHECK(static_cast<double>(result.timed_ns) ==
         Approx(result.timed_cycles / preset.info.rated_sm_clock_mhz * 1000.0).margin(1.0));
-}
-
-// Not run by default: `gpuprobe_tests "[.perf]"` prints the walking speed. CPU time, so that
-// other processes on the machine do not count; a bare walk of the same chain is the floor.
-TEST_CASE("sim: walking 1.6 M hops through the H100 model", "[.perf]") {
-  const Preset& preset = sim::find_preset("h100");
-  auto device = sim::make_sim_device(preset, 1);
-  const Chain chain = make_random_cycle(200ull << 20, 128, 1);
-  const auto cpu_seconds = [] { return static_cast<double>(std::clock()) / CLOCKS_PER_SEC; };
-  double start = cpu_seconds();
-  uint32_t slot = chain.start;
-  uint64_t offset_sum = 0;
-  for (uint64_t i = 0; i < chain.slots(); ++i) {
-    offset_sum += chain.offset_bytes[slot];
-    slot = chain.next[slot];
-  }
-  const double bare_seconds = cpu_seconds() - start;
-  sim::WalkSpec spec;
-  spec.phase_hops = {chain.slots()};
-  spec.keep_each_hop = {false};
-  start = cpu_seconds();
-  const sim::WalkResult result = dynamic_cast<sim::SimDevice&>(*device).walk(chain, spec);
-  const double sim_seconds = cpu_seconds() - start;
-  WARN(chain.slots() << " hops: simulated in " << sim_seconds << " s CPU, bare walk "
-                     << bare_seconds << " s (offset sum " << offset_sum << "), mean "
-                     << result.phase_cycles[0] / chain.slots() << " cycles");
-  CHECK(sim_seconds < 0.3);
 }
