@@ -1,5 +1,6 @@
 #include "cli/report.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -287,12 +288,19 @@ void print_imported_compute(std::ostream& out, const nlohmann::json& im) {
 
 // One tensor-core form of the compute section: path and precisions, latency, FLOP/clk/SM and
 // TFLOP/s with random operands (zeros in brackets), then % of the dense peak or "emulated".
-void print_tensor_op(std::ostream& out, const std::string& name, const nlohmann::json& op) {
+std::string tensor_op_kind(const nlohmann::json& op) {
+  return op.value("path", "?") + " " + op.value("precision", "?") + "->" + op.value("accumulate", "?");
+}
+
+// Columns line up over the whole section: `name_width` and `kind_width` are the longest op name
+// and tensor_op_kind of the section (block-scaled names such as mma_m16n8k32_mxf8f6f4_e3m2_f32
+// are longer than the fixed columns).
+void print_tensor_op(std::ostream& out, const std::string& name, const nlohmann::json& op,
+                     int name_width, int kind_width) {
   const nlohmann::json zeros = op.value("zeros", nlohmann::json::object());
-  char buf[320];
-  std::snprintf(buf, sizeof buf, "  %-22s %s %s->%s %6.1f cycles  %7.0f FLOP/clk/SM  %7.1f TFLOP/s (zeros %.1f)",
-                name.c_str(), op.value("path", "?").c_str(), op.value("precision", "?").c_str(),
-                op.value("accumulate", "?").c_str(), op.value("latency_cycles", NAN),
+  char buf[400];
+  std::snprintf(buf, sizeof buf, "  %-*s %-*s %6.1f cycles  %7.0f FLOP/clk/SM  %7.1f TFLOP/s (zeros %.1f)",
+                name_width, name.c_str(), kind_width, tensor_op_kind(op).c_str(), op.value("latency_cycles", NAN),
                 op.value("flops_per_clk_per_sm", NAN), op.value("flops_per_s", NAN) / 1e12,
                 zeros.value("flops_per_s", NAN) / 1e12);
   out << buf;
@@ -314,14 +322,21 @@ void print_compute(std::ostream& out, const nlohmann::json& compute) {
   const nlohmann::json skipped = compute.value("skipped", nlohmann::json::object());
   if (ops.empty() && skipped.empty() && compute.contains("imported")) return;
   out << "compute (latency of one dependent chain; rate over all SMs at the measured clock):\n";
+  int name_width = 22, kind_width = 0;
+  for (const auto& [name, op] : ops.items()) {
+    if (!op.is_object()) continue;
+    name_width = std::max(name_width, static_cast<int>(name.size()));
+    if (op.contains("accumulate"))
+      kind_width = std::max(kind_width, static_cast<int>(tensor_op_kind(op).size()));
+  }
   for (const auto& [name, op] : ops.items()) {
     if (!op.is_object()) continue;
     if (op.contains("accumulate")) {  // a tensor-core form (tensor/mma): FLOP rates
-      print_tensor_op(out, name, op);
+      print_tensor_op(out, name, op, name_width, kind_width);
       continue;
     }
-    char buf[240];
-    std::snprintf(buf, sizeof buf, "  %-22s %6.1f cycles  %7.1f ops/clk/SM  %8.3g ops/s%s", name.c_str(),
+    char buf[320];
+    std::snprintf(buf, sizeof buf, "  %-*s %6.1f cycles  %7.1f ops/clk/SM  %8.3g ops/s%s", name_width, name.c_str(),
                   op.value("latency_cycles", NAN), op.value("ops_per_clk_per_sm", NAN),
                   op.value("ops_per_s", NAN),
                   op.value("implementation", "native") == "native" ? "" : "  (emulated)");

@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 #include <sstream>
+#include <string>
+#include <vector>
 
 using gpuprobe::format_bytes;
 
@@ -112,6 +114,34 @@ TEST_CASE("the compute section prints each op's latency, rate and share of the p
         "compute (latency of one dependent chain; rate over all SMs at the measured clock):\n"
         "  fma_rn_f32                4.0 cycles     64.0 ops/clk/SM  7.06e+12 ops/s  90.0% of V100's 15.7 TFLOP/s\n"
         "  fma_rn_f32x2: not measured: fma.rn.f32x2 needs sm_100+\n");
+}
+
+TEST_CASE("tensor-core rows line up whatever the length of their names", "[cli][report]") {
+  const auto op = [](const char* precision, double flops_per_clk) {
+    return nlohmann::json{{"path", "mma.sync"}, {"precision", precision}, {"accumulate", "f32"},
+                           {"latency_cycles", 40.0}, {"flops_per_clk_per_sm", flops_per_clk},
+                           {"flops_per_s", 3.0e14}, {"zeros", {{"flops_per_s", 3.0e14}}},
+                           {"implementation", "native"}};
+  };
+  const nlohmann::json compute = {
+      {"ops", {{"mma_m16n8k32_mxf8f6f4_e3m2_f32", op("mxf6_e3m2", 801)},
+               {"mma_m16n8k8_f16_f32", op("f16", 399)},
+               {"fma_rn_f32", {{"latency_cycles", 4.0}, {"ops_per_clk_per_sm", 128.0},
+                               {"ops_per_s", 5.2e13}, {"implementation", "native"}}}}}};
+  std::ostringstream out;
+  gpuprobe::print_model(out, {{"compute", compute}});
+  std::istringstream lines(out.str());
+  std::string line;
+  std::vector<std::size_t> cycles_at;
+  while (std::getline(lines, line))
+    if (line.find(" cycles") != std::string::npos) cycles_at.push_back(line.find(" cycles"));
+  REQUIRE(cycles_at.size() == 3);
+  // Keys print sorted: fma_rn_f32 (no path column), then the two tensor rows.
+  CHECK(cycles_at[1] == cycles_at[2]);
+  const std::string name = "mma_m16n8k8_f16_f32", kind = "mma.sync f16->f32";
+  const std::string row = "  " + name + std::string(30 - name.size(), ' ') + " " + kind +
+                          std::string(23 - kind.size(), ' ') + "   40.0 cycles";
+  CHECK(out.str().find(row) != std::string::npos);
 }
 
 TEST_CASE("the atomics section says red has no latency instead of printing nan", "[cli][report]") {
