@@ -44,12 +44,14 @@ const Entry kTable[] = {
     {"a40", {"A40", 696e9, "FIGURES §1 D [A40-DS via ecer]", 37.4e12, 0, "FIGURES §1 D [A40-DS via ecer]",
                    {{"tf32", 74.8e12}, {"f16", 149.7e12}, {"bf16", 149.7e12}, {"s8", 299.3e12}, {"s4", 598.7e12}},
                    "FIGURES §1 D [A40-DS via ecer]"}},
-    // GB200 before B200: its name contains "b200" and its peaks are higher.
+    // GB200 before B200: its name contains "b200" and its peaks are higher. The block-scaled
+    // mxf8_e4m3 (tcgen05 kind::mxf8f6f4) at the FP8 peak: FIGURES §5a M [SA] "FP8/INT8/MXF8
+    // ~16,345 of 16,384"; mxf4/nvf4 (kind::mxf4, mxf4nvf4) at the dense FP4 figure.
     {"gb200", {"GB200", 8000e9, "FIGURES §1 D [MLE]", 80e12, 0, "FIGURES §1 D [MLE]",
-                   {{"tf32", 1250e12}, {"f16", 2500e12}, {"bf16", 2500e12}, {"e4m3", 5000e12}, {"e5m2", 5000e12}, {"s8", 5000e12}, {"mxf4", 10000e12}, {"nvf4", 10000e12}},
+                   {{"tf32", 1250e12}, {"f16", 2500e12}, {"bf16", 2500e12}, {"e4m3", 5000e12}, {"e5m2", 5000e12}, {"s8", 5000e12}, {"mxf8_e4m3", 5000e12}, {"mxf4", 10000e12}, {"nvf4", 10000e12}},
                    "FIGURES §1 D [MLE]"}},
     {"b200", {"B200", 8000e9, "FIGURES §1", 80e12, 0, "FIGURES §1 D [MLE] (FP64 37 uncertain: left out)",
-                   {{"tf32", 1125e12}, {"f16", 2250e12}, {"bf16", 2250e12}, {"e4m3", 4500e12}, {"e5m2", 4500e12}, {"s8", 4500e12}, {"mxf4", 9000e12}, {"nvf4", 9000e12}},
+                   {{"tf32", 1125e12}, {"f16", 2250e12}, {"bf16", 2250e12}, {"e4m3", 4500e12}, {"e5m2", 4500e12}, {"s8", 4500e12}, {"mxf8_e4m3", 4500e12}, {"mxf4", 9000e12}, {"nvf4", 9000e12}},
                    "FIGURES §1 D [MLE]/DGX-B200 DS"}},
     // FIGURES §1 gives the RTX 5090's tensor-core peaks with sparsity only: dense is half of each.
     // Its FP4 figure is the block-scaled path (OMMA; FIGURES §5a: "FP4 via QMMA unless block-scaled

@@ -172,23 +172,29 @@ GPUPROBE_TCGEN05_MMA(i8, 1, tcgen05_block_scaled)
 GPUPROBE_TCGEN05_MMA(i8, 2, tcgen05_block_scaled)
 #undef GPUPROBE_TCGEN05_MMA
 
-// Block-scaled, SS, cta_group::1: D = (A x scale_A) * (B x scale_B), the ue8m0 scale factors in
-// TMEM at sf_a / sf_b (the instruction descriptor's scale-factor ids pick the byte of their
-// columns):
-//   tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.scale_vec::1X [d_tmem], a_desc, b_desc,
-//       idesc, [sf_a], [sf_b], enable_input_d;
-// sm_100a/103a/110a only (the tcgen05_block_scaled capability). SASS: UTCQMMA
-__device__ __forceinline__ void tcgen05_mma_mxf8f6f4_ss_cg1(uint32_t d_tmem, uint64_t a_desc,
-                                                           uint64_t b_desc, uint32_t idesc,
-                                                           uint32_t accumulate, uint32_t sf_a,
-                                                           uint32_t sf_b) {
-  GPUPROBE_PTX_REQUIRE(tcgen05_block_scaled);
-  asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.b32 p, %4, 0;\n\t"
-               "tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.scale_vec::1X "
-               "[%0], %1, %2, %3, [%5], [%6], p;\n\t}"
-               ::"r"(d_tmem), "l"(a_desc), "l"(b_desc), "r"(idesc), "r"(accumulate), "r"(sf_a),
-                 "r"(sf_b)
-               : "memory");
-}
+// Block-scaled, SS, cta_group::1: D = (A x scale_A) * (B x scale_B), the scale factors in TMEM
+// at sf_a / sf_b (the instruction descriptor's scale-factor ids pick the byte of their columns):
+//   tcgen05.mma.cta_group::1.kind::K.block_scale.scale_vec::V [d_tmem], a_desc, b_desc, idesc,
+//       [sf_a], [sf_b], enable_input_d;
+// with (K, V): (mxf8f6f4, 1X) ue8m0 scales, one per 32 K; (mxf4, 2X) e2m1 packed, ue8m0 scales,
+// one per 32 K; (mxf4nvf4, 4X) e2m1 packed, ue4m3 scales, one per 16 K. Named
+// tcgen05_mma_<K>_ss_cg1. sm_100a/103a/110a only (the tcgen05_block_scaled capability). SASS:
+// UTCQMMA (mxf8f6f4), UTCOMMA (mxf4, mxf4nvf4).
+#define GPUPROBE_TCGEN05_MMA_BS(kind, vec)                                                        \
+  __device__ __forceinline__ void tcgen05_mma_##kind##_ss_cg1(                                   \
+      uint32_t d_tmem, uint64_t a_desc, uint64_t b_desc, uint32_t idesc, uint32_t accumulate,    \
+      uint32_t sf_a, uint32_t sf_b) {                                                             \
+    GPUPROBE_PTX_REQUIRE(tcgen05_block_scaled);                                                   \
+    asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.b32 p, %4, 0;\n\t"                             \
+                 "tcgen05.mma.cta_group::1.kind::" #kind ".block_scale.scale_vec::" #vec         \
+                 " [%0], %1, %2, %3, [%5], [%6], p;\n\t}"                                       \
+                 ::"r"(d_tmem), "l"(a_desc), "l"(b_desc), "r"(idesc), "r"(accumulate),          \
+                   "r"(sf_a), "r"(sf_b)                                                          \
+                 : "memory");                                                                    \
+  }
+GPUPROBE_TCGEN05_MMA_BS(mxf8f6f4, 1X)
+GPUPROBE_TCGEN05_MMA_BS(mxf4, 2X)
+GPUPROBE_TCGEN05_MMA_BS(mxf4nvf4, 4X)
+#undef GPUPROBE_TCGEN05_MMA_BS
 
 }  // namespace gpuprobe::ptx

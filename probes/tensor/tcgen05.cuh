@@ -27,6 +27,8 @@
 // what TMA's .b6x16_p32/.b4x16_p64 write): each 16 bytes of a row hold 16 consecutive K elements
 // packed low first (element i at bit 6i or 4i), the rest padding. They are SS only: A in TMEM
 // wants each element in a byte of its own, at a bit position this code has not established.
+// The block-scaled fp4 kinds (kind::mxf4, mxf4nvf4) take e2m1 packed densely instead, two per
+// byte low nibble first, K = 64 in the same 32 bytes per row (tcgen05_packed_fp4).
 // cta_group::2 (M = 256): the even CTA holds rows 0-127 of A and rows 0..N/2-1 of B (N x K,
 // K-major), the odd CTA the others; each CTA's TMEM holds its 128 rows of D, all N columns.
 #pragma once
@@ -49,12 +51,15 @@ namespace gpuprobe::probes::tensor {
   GPUPROBE_TCGEN05_INPUTS(X, 64, ss, cg) GPUPROBE_TCGEN05_INPUTS(X, 256, ss, cg)                   \
   GPUPROBE_TCGEN05_INPUTS(X, 64, ts, cg) GPUPROBE_TCGEN05_INPUTS(X, 256, ts, cg)                   \
   GPUPROBE_TCGEN05_SS_INPUTS(X, 64, cg) GPUPROBE_TCGEN05_SS_INPUTS(X, 256, cg)
-// Block-scaled (kind::mxf8f6f4.block_scale.scale_vec::1X, ue8m0 scales in TMEM): e4m3, SS,
-// cta_group::1 only (the pair's split of the scale factors is not established here).
+// Block-scaled, SS, cta_group::1 only (the pair's split of the scale factors is not established
+// here): kind::mxf8f6f4.block_scale.scale_vec::1X e4m3 with ue8m0 scales (K 32); kind::mxf4
+// .block_scale.scale_vec::2X (MXFP4: e2m1 packed two per byte, K 64, a ue8m0 scale per 32 K) and
+// kind::mxf4nvf4.block_scale.scale_vec::4X (NVFP4: the same e2m1, a ue4m3 scale per 16 K).
 #define GPUPROBE_TCGEN05_BS_INPUTS(X, n)                                                           \
-  X(mxf8_e4m3, f32, mxf8f6f4, n, 32, ss, 1)
+  X(mxf8_e4m3, f32, mxf8f6f4, n, 32, ss, 1) X(mxf4, f32, mxf4, n, 64, ss, 1)                       \
+  X(nvf4, f32, mxf4nvf4, n, 64, ss, 1)
 // Every op: each input at N = 64 and 256, SS and TS (fp6/fp4: SS only), cta_group::1 (M = 128)
-// and ::2 (M = 256), and the block-scaled ones: 70 ops, 140 kernels.
+// and ::2 (M = 256), and the block-scaled ones: 74 ops, 148 kernels.
 #define GPUPROBE_TCGEN05_OPS(X)                                                                    \
   GPUPROBE_TCGEN05_FORMS(X, 1) GPUPROBE_TCGEN05_FORMS(X, 2)                                        \
   GPUPROBE_TCGEN05_BS_INPUTS(X, 64) GPUPROBE_TCGEN05_BS_INPUTS(X, 256)
@@ -67,13 +72,17 @@ enum class Tcgen05Op {
 };
 
 // mxf8_e4m3: e4m3 elements with a ue8m0 scale per row of A and per column of B (K = 32: one
-// scale per MMA).
-enum class Tcgen05Type { f16, bf16, tf32, e4m3, e5m2, e3m2, e2m3, e2m1, mxf8_e4m3, s8, f32, s32 };
+// scale per MMA); mxf4: e2m1 packed two per byte, a ue8m0 scale per 32 K (two per MMA); nvf4:
+// the same e2m1, a ue4m3 scale per 16 K (four per MMA).
+enum class Tcgen05Type {
+  f16, bf16, tf32, e4m3, e5m2, e3m2, e2m3, e2m1, mxf8_e4m3, mxf4, nvf4, s8, f32, s32
+};
 
 constexpr uint32_t kTcgen05Threads = 128;          // 4 warps: TMEM lanes 0-127
 constexpr uint32_t kTcgen05RowsPerCta = 128;       // M per CTA (M = 128 x cta_group)
 constexpr uint32_t kTcgen05MaxN = 256;
 constexpr uint32_t kTcgen05RowBytes = 32;          // K x element bytes: the same for every input
+                                                   // (fp6/fp4 of kind::f8f6f4: padded, below)
 constexpr uint32_t kTcgen05AWords = kTcgen05RowBytes / 4;   // TS: A words per row (TMEM columns)
 // MMAs per throughput iteration (one commit): a multiple of every accumulator count.
 constexpr uint32_t kTcgen05ThroughputPerIteration = 8;
@@ -96,9 +105,10 @@ struct Tcgen05OpInfo {
   Tcgen05Op op;
   const char* name;        // tcgen05_m128n256k16_bf16_f32_ss_cg1: the record's op, the preset key
   const char* input_name;  // "f16", "bf16", "tf32", "e4m3", "e5m2", "e3m2", "e2m3", "e2m1",
-                           // "mxf8_e4m3", "s8"
+                           // "mxf8_e4m3", "mxf4", "nvf4", "s8"
   const char* acc_name;    // "f32", "s32", "f16"
-  const char* kind_name;   // "f16", "tf32", "f8f6f4", "mxf8f6f4", "i8": the PTX .kind
+  const char* kind_name;   // "f16", "tf32", "f8f6f4", "mxf8f6f4", "mxf4", "mxf4nvf4", "i8": the
+                           // PTX .kind
   Tcgen05Type input;
   Tcgen05Type acc;
   uint32_t n;
@@ -135,7 +145,31 @@ GPUPROBE_HD constexpr uint64_t tcgen05_flops(const Tcgen05OpInfo& info) {
 }
 // Block-scaled kinds: scale factors in TMEM, the block-scaled instruction descriptor.
 GPUPROBE_HD constexpr bool tcgen05_block_scaled(const Tcgen05OpInfo& info) {
-  return info.input == Tcgen05Type::mxf8_e4m3;
+  return info.input == Tcgen05Type::mxf8_e4m3 || info.input == Tcgen05Type::mxf4 ||
+         info.input == Tcgen05Type::nvf4;
+}
+// kind::mxf4 / mxf4nvf4: e2m1 packed two per byte in shared memory (element k of a row at bit
+// 4 k of its 32 bytes, low nibble first: CUTLASS's float_e2m1_t, not the padded form of
+// kind::f8f6f4), K = 64 per MMA.
+GPUPROBE_HD constexpr bool tcgen05_packed_fp4(const Tcgen05OpInfo& info) {
+  return info.input == Tcgen05Type::mxf4 || info.input == Tcgen05Type::nvf4;
+}
+// Scale factors per row (A) or column (B) per MMA: .scale_vec::1X (mxf8f6f4, K 32), ::2X (mxf4,
+// K 64 in blocks of 32), ::4X (mxf4nvf4, K 64 in blocks of 16); 0 for the other kinds.
+GPUPROBE_HD constexpr uint32_t tcgen05_scale_vec(const Tcgen05OpInfo& info) {
+  return info.input == Tcgen05Type::mxf8_e4m3 ? 1
+         : info.input == Tcgen05Type::mxf4    ? 2
+         : info.input == Tcgen05Type::nvf4    ? 4
+                                              : 0;
+}
+// The scale factors' format: ue4m3 (NVFP4) or ue8m0 (the MX kinds).
+GPUPROBE_HD constexpr bool tcgen05_ue4m3_scales(const Tcgen05OpInfo& info) {
+  return info.input == Tcgen05Type::nvf4;
+}
+// The scale-factor code of 2^exponent (|exponent| <= 6): ue8m0 127 + e; ue4m3 (bias 7, 3
+// mantissa bits 0) (7 + e) << 3.
+GPUPROBE_HD constexpr uint32_t tcgen05_scale_code(const Tcgen05OpInfo& info, int exponent) {
+  return tcgen05_ue4m3_scales(info) ? uint32_t(7 + exponent) << 3 : uint32_t(127 + exponent);
 }
 // TMEM columns of the scale factors (block-scaled kinds): 4 for A, 8 for B, each written by one
 // tcgen05.cp.32x128b.warpx4 per 4 columns from kTcgen05SfRowBytes x 32 rows of shared memory.
@@ -143,6 +177,9 @@ GPUPROBE_HD constexpr bool tcgen05_block_scaled(const Tcgen05OpInfo& info) {
 // L % 32: the scales repeat every 32 rows and columns, so the product is the same whichever
 // 32-lane by 4-column reading the MMA takes of them (CUTLASS's 32x4x4 scale-factor atom, or lane =
 // row): the self-check then tests that the scales are applied, not which reading is the hardware's.
+// The same holds for ::2X and ::4X: a row's (column's) every K block gets the same scale, so the
+// product is the same whichever byte of a column the MMA takes for which K block. What this
+// cannot catch: a hardware K-block-to-byte order, or a 32-lane row mapping, other than assumed.
 constexpr uint32_t kTcgen05SfColumns = 12;
 constexpr uint32_t kTcgen05SfRowBytes = 16;
 constexpr uint32_t kTcgen05SfImageBytes = 2 * 32 * kTcgen05SfRowBytes;   // A's 32 rows, B's 32
@@ -155,7 +192,7 @@ GPUPROBE_HD constexpr uint32_t tcgen05_tile_row_words(const Tcgen05OpInfo& info)
   return tcgen05_d16(info) ? info.n / 2 : info.n;
 }
 // Bits an input element takes in shared memory: 4 (e2m1) or 6 (e3m2, e2m3), packed 16 to each
-// 16 bytes, else the element's size (256 bits of K per row).
+// 16 bytes, else the element's size (256 bits of K per row: 4 for the packed fp4 of mxf4/nvf4).
 GPUPROBE_HD constexpr uint32_t tcgen05_smem_element_bits(const Tcgen05OpInfo& info) {
   return info.input == Tcgen05Type::e2m1                                        ? 4
          : info.input == Tcgen05Type::e3m2 || info.input == Tcgen05Type::e2m3 ? 6
@@ -187,10 +224,14 @@ GPUPROBE_HD constexpr uint32_t tcgen05_tmem_columns(const Tcgen05OpInfo& info, b
 // N >> 3, [24,29) M >> 4.
 GPUPROBE_HD constexpr uint32_t tcgen05_idesc(const Tcgen05OpInfo& info) {
   // Block-scaled kinds (PTX ISA's second descriptor table; CUTLASS InstrDescriptorBlockScaled):
-  // [4,6) B scale factor id 0 (byte 0 of its columns), [7,10)/[10,13) A/B format (E4M3 0), [17,23)
-  // N >> 3, [23] scale format 1 (UE8M0), [24,29) M >> 4, [29,31) A scale factor id 0, [31] K 32.
-  if (tcgen05_block_scaled(info))
-    return ((info.n >> 3) << 17) | (1u << 23) | ((tcgen05_m(info) >> 4) << 24);
+  // [4,6) B scale factor id 0 (byte 0 of its columns), [7,10)/[10,13) A/B format (mxf8f6f4: E4M3
+  // 0; mxf4, mxf4nvf4: E2M1 1), [17,23) N >> 3, [23] scale format (1 UE8M0, 0 UE4M3), [24,29)
+  // M >> 4, [29,31) A scale factor id 0, [31] K 0 (dense: K 32 for mxf8f6f4, 64 for mxf4*).
+  if (tcgen05_block_scaled(info)) {
+    const uint32_t ab = tcgen05_packed_fp4(info) ? 1 : 0;
+    return (ab << 7) | (ab << 10) | ((info.n >> 3) << 17) |
+           ((tcgen05_ue4m3_scales(info) ? 0u : 1u) << 23) | ((tcgen05_m(info) >> 4) << 24);
+  }
   const uint32_t d_format = info.acc == Tcgen05Type::s32 ? 2 : info.acc == Tcgen05Type::f16 ? 0 : 1;
   uint32_t ab_format = 0;
   switch (info.input) {

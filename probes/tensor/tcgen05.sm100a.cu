@@ -278,6 +278,8 @@ using gpuprobe::probes::tensor::tcgen05_op_info;
 #define GPUPROBE_TCGEN05_SF_f8f6f4
 #define GPUPROBE_TCGEN05_SF_i8
 #define GPUPROBE_TCGEN05_SF_mxf8f6f4 , sf, sf + 4
+#define GPUPROBE_TCGEN05_SF_mxf4 , sf, sf + 4
+#define GPUPROBE_TCGEN05_SF_mxf4nvf4 , sf, sf + 4
 
 #define GPUPROBE_TCGEN05_KERNELS(in, acc, kind, n, k, form, cg)                                   \
   extern "C" __global__ void __launch_bounds__(128, 1)                                            \

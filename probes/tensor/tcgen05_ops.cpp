@@ -63,6 +63,8 @@ TileElem tcgen05_tile_elem(Tcgen05Type t) {
     case Tcgen05Type::e2m3: return TileElem::e2m3;
     case Tcgen05Type::e2m1: return TileElem::e2m1;
     case Tcgen05Type::mxf8_e4m3: return TileElem::e4m3;
+    case Tcgen05Type::mxf4:
+    case Tcgen05Type::nvf4: return TileElem::e2m1;
     case Tcgen05Type::s8: return TileElem::s8;
     case Tcgen05Type::f32: return TileElem::f32;
     case Tcgen05Type::s32: return TileElem::s32;
@@ -89,6 +91,9 @@ void put_bytes(std::vector<uint32_t>& words, size_t offset, uint64_t code, uint3
 size_t tcgen05_smem_bit(const Tcgen05OpInfo& info, uint32_t row, uint32_t k) {
   const uint32_t bits = tensor::tcgen05_smem_element_bits(info);
   if (bits >= 8) return size_t(tensor::tcgen05_smem_offset(row, k * bits / 8)) * 8;
+  // Packed fp4 (mxf4, nvf4): two per byte, element k in byte k / 2, the low nibble first.
+  if (tensor::tcgen05_packed_fp4(info))
+    return size_t(tensor::tcgen05_smem_offset(row, k / 2)) * 8 + (k % 2) * 4;
   // fp6/fp4: 16 elements packed low first into the first 12 or 8 bytes of each 16.
   return size_t(tensor::tcgen05_smem_offset(row, k / 16 * 16)) * 8 + (k % 16) * bits;
 }
@@ -108,9 +113,9 @@ Tcgen05OperandData make_tcgen05_operands(const Tcgen05OpInfo& info, Tcgen05Opera
   d.a_image.assign(a_cta_words * info.cta_group, 0);
   d.b_image.assign(b_cta_words * info.cta_group, 0);
   d.a_tmem.assign(size_t(m) * kTcgen05AWords, 0);
-  // Block-scaled: ue8m0 scales 2^-2 .. 2^2 (exact in every format), one per row of A and column
-  // of B, repeating every 32 (tcgen05.cuh, kTcgen05SfColumns); zeros: scale 1. The logical A and
-  // B hold the scaled values.
+  // Block-scaled: scales 2^-2 .. 2^2 (exact in every format, ue8m0 or ue4m3: tcgen05_scale_code),
+  // one per row of A and column of B, the same for every K block of it, repeating every 32
+  // (tcgen05.cuh, kTcgen05SfColumns); zeros: scale 1. The logical A and B hold the scaled values.
   d.sf_exponent_a.assign(32, 0);
   d.sf_exponent_b.assign(32, 0);
   if (tensor::tcgen05_block_scaled(info)) {
@@ -121,9 +126,10 @@ Tcgen05OperandData make_tcgen05_operands(const Tcgen05OpInfo& info, Tcgen05Opera
         d.sf_exponent_b[r] = static_cast<int>(std::uniform_int_distribution<int>(-2, 2)(rng));
       }
       for (uint32_t byte = 0; byte < tensor::kTcgen05SfRowBytes; ++byte) {
-        put_bytes(d.sf_image, r * tensor::kTcgen05SfRowBytes + byte, 127 + d.sf_exponent_a[r], 1);
+        put_bytes(d.sf_image, r * tensor::kTcgen05SfRowBytes + byte,
+                  tensor::tcgen05_scale_code(info, d.sf_exponent_a[r]), 1);
         put_bytes(d.sf_image, (32 + r) * tensor::kTcgen05SfRowBytes + byte,
-                  127 + d.sf_exponent_b[r], 1);
+                  tensor::tcgen05_scale_code(info, d.sf_exponent_b[r]), 1);
       }
     }
   }
@@ -142,7 +148,9 @@ Tcgen05OperandData make_tcgen05_operands(const Tcgen05OpInfo& info, Tcgen05Opera
   };
   fill(m, kTcgen05RowsPerCta, a_cta_words, d.a_image, [&](uint32_t r, uint32_t c, uint64_t code) {
     d.a[size_t(r) * k + c] = std::ldexp(tensor::tile_decode(elem, code), d.sf_exponent_a[r % 32]);
-    put_bytes(d.a_tmem, size_t(r) * kTcgen05AWords * 4 + c * bytes, code, bytes);
+    // A in TMEM (TS forms): one element per byte; packed fp4 is SS only and leaves it zero.
+    if (!tensor::tcgen05_packed_fp4(info))
+      put_bytes(d.a_tmem, size_t(r) * kTcgen05AWords * 4 + c * bytes, code, bytes);
   });
   fill(n, b_rows, b_cta_words, d.b_image, [&](uint32_t col, uint32_t c, uint64_t code) {
     d.b[size_t(c) * n + col] =

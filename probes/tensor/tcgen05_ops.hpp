@@ -50,7 +50,8 @@ tensor::TileElem tcgen05_tile_elem(tensor::Tcgen05Type t);
 
 // Bit offset of element (row, k) in one CTA's shared-memory image of A or B (N x K): the byte of
 // tcgen05_smem_offset for 8- to 32-bit inputs; for fp6/fp4 bit (k % 16) x 6 or x 4 of the 16
-// bytes that hold K elements k / 16 x 16 .. +15 (the PTX ISA's padded shared-memory form).
+// bytes that hold K elements k / 16 x 16 .. +15 (the PTX ISA's padded shared-memory form); for
+// the packed fp4 of mxf4/nvf4 bit 4 (k % 2) of byte k / 2.
 size_t tcgen05_smem_bit(const Tcgen05OpInfo& info, uint32_t row, uint32_t k);
 
 // The operands of one launch: the logical matrices as float64 (A: M x K, B: K x N, row-major, the
@@ -60,7 +61,7 @@ size_t tcgen05_smem_bit(const Tcgen05OpInfo& info, uint32_t row, uint32_t k);
 // Block-scaled kinds: the scale exponents (ue8m0 code - 127) of rows r (A) and columns c (B) with
 // r, c mod 32 (0 elsewhere), already applied to `a` and `b`, and the shared-memory image the
 // kernel copies into TMEM (kTcgen05SfImageBytes: 16 bytes per row of 32, A's then B's, each byte
-// of a row the same code).
+// of a row the same code: tcgen05_scale_code, ue8m0 or ue4m3).
 struct Tcgen05OperandData {
   std::vector<double> a, b;
   std::vector<uint32_t> a_image, b_image, a_tmem;

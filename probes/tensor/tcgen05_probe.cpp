@@ -35,7 +35,10 @@ nlohmann::json measure_tcgen05(ProbeContext& ctx, const Tcgen05Setup& setup, con
   const Tcgen05OpInfo& info = tcgen05_info(setup.op);
   const bool scaled = tensor::tcgen05_block_scaled(info);
   const std::string ptx = "tcgen05.mma.cta_group::" + std::to_string(info.cta_group) + ".kind::" +
-                          info.kind_name + (scaled ? ".block_scale.scale_vec::1X" : "") +
+                          info.kind_name +
+                          (scaled ? ".block_scale.scale_vec::" +
+                                        std::to_string(tensor::tcgen05_scale_vec(info)) + "X"
+                                  : "") +
                           (info.ts ? " [d_tmem], [a_tmem], b_desc, idesc, p"
                            : scaled ? " [d_tmem], a_desc, b_desc, idesc, [sfa_tmem], [sfb_tmem], p"
                                     : " [d_tmem], a_desc, b_desc, idesc, p");
@@ -48,7 +51,15 @@ nlohmann::json measure_tcgen05(ProbeContext& ctx, const Tcgen05Setup& setup, con
                       {"form", info.ts ? "TS" : "SS"},
                       {"cta_group", info.cta_group},
                       {"implementation", "native"}};
-  if (scaled) p["scale_format"] = "ue8m0";
+  if (scaled) {
+    // As tensor/mma's block_scale: the element format and the scales behind the precision.
+    const uint32_t vec = tensor::tcgen05_scale_vec(info);
+    p["scale_format"] = tensor::tcgen05_ue4m3_scales(info) ? "ue4m3" : "ue8m0";
+    p["block_scale"] = {{"input", tensor::tcgen05_packed_fp4(info) ? "e2m1" : "e4m3"},
+                        {"scale_format", p["scale_format"]},
+                        {"scales_per_row", vec},
+                        {"block_elements", info.k / vec}};
+  }
   const bool latency = setup.kind == Tcgen05Kind::latency;
   Tcgen05Result first;
   RepeatOutcome outcome;

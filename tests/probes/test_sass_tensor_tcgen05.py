@@ -8,7 +8,8 @@ MMA per commit) and a throughput kernel (8 MMAs per commit). On sm_100a, for eve
     single-thread tcgen05 instruction in its own small ELECT loop, nested inside) holds exactly 1
     (latency) or 8 (throughput) MMAs of the op's class per iteration: UTCHMMA (kind::f16 with f32
     or f16 D, tf32), UTCQMMA (f8f6f4: e4m3, e5m2 and the fp6/fp4 e3m2, e2m3, e2m1; the
-    block-scaled mxf8f6f4), UTCIMMA (i8) (PTX_NOTES.md section 2.3, [R]; .2CTA for cta_group::2),
+    block-scaled mxf8f6f4), UTCOMMA (the block-scaled fp4 kinds mxf4 and, as UTCOMMA.4X,
+    mxf4nvf4: ptxas 13), UTCIMMA (i8) (PTX_NOTES.md section 2.3, [R]; .2CTA for cta_group::2),
     and exactly one UTCBAR (the block-scaled kernels' scale-factor copies, UTCCP, come before it);
   * nothing else heavy in it: no memory instruction (the mbarrier wait is SYNCS.*; a kernel
     parameter reloaded from constant bank 0 is allowed), no TMEM
@@ -35,10 +36,13 @@ ARCH = "sm_100a"
 SOURCE = os.path.join("probes", "tensor", "tcgen05.sm100a.cu")
 MMA = re.compile(r"^UTC\w*MMA$")
 CLASS = {"f16": "UTCHMMA", "tf32": "UTCHMMA", "f8f6f4": "UTCQMMA", "mxf8f6f4": "UTCQMMA",
-         "i8": "UTCIMMA"}
+         "mxf4": "UTCOMMA", "mxf4nvf4": "UTCOMMA", "i8": "UTCIMMA"}
 HEAVY = MEMORY_OPS | {"LDTM", "STTM", "UTCCP", "HMMA", "IMMA", "QMMA", "DMMA", "HGMMA", "DFMA",
                       "BAR", "CALL", "MUFU"}
 PER_ITERATION = {"lat": 1, "thr": 8}
+# The scale-vector modifier ptxas writes on the MMA: .4X for mxf4nvf4 (scale_vec::4X), none for the
+# ::1X/::2X kinds.
+SCALE_VEC = {"mxf4nvf4": "4X"}
 
 MUTANT_SOURCE = r"""
 #include "ptx/mbarrier.cuh"
@@ -124,7 +128,7 @@ def no_local_memory(checker, where, instructions):
     checker.check(not bad, f"{where}: no local memory", lines(bad), "hygiene")
 
 
-def check_loop(checker, where, instructions, mmas, mma_class):
+def check_loop(checker, where, instructions, mmas, mma_class, scale_vec=None):
     no_local_memory(checker, where, instructions)
     body = hot_loop(instructions)
     if not checker.check(body is not None, f"{where}: a loop holds an MMA and its commit",
@@ -133,6 +137,11 @@ def check_loop(checker, where, instructions, mmas, mma_class):
     found = [i for i in body if MMA.match(i["opcode"])]
     checker.check(len(found) == mmas and all(i["opcode"] == mma_class for i in found),
                   f"{where}: {mmas} {mma_class} per iteration", lines(found), "count")
+    if mma_class == "UTCOMMA":
+        checker.check(all((scale_vec in i["modifiers"]) if scale_vec else
+                          not any(m.endswith("X") for m in i["modifiers"]) for i in found),
+                      f"{where}: {mma_class}{'.' + scale_vec if scale_vec else ''} (scale vector)",
+                      lines(found), "count")
     commits = [i for i in body if i["opcode"] == "UTCBAR"]
     checker.check(len(commits) == 1, f"{where}: one UTCBAR (commit) per iteration",
                   lines(commits), "count")
@@ -162,7 +171,7 @@ def main():
     if cuobjdump is None:
         return status
     checker = Checker()
-    checker.check(len(op_list) == 70, f"{len(op_list)} ops in GPUPROBE_TCGEN05_OPS (70 expected)")
+    checker.check(len(op_list) == 74, f"{len(op_list)} ops in GPUPROBE_TCGEN05_OPS (74 expected)")
     with tempfile.TemporaryDirectory() as tmp:
         obj, stale = build_object(args.build_dir, args.source_dir, SOURCE)
         if obj and not stale and ARCH in args.cuda_targets:
@@ -177,7 +186,8 @@ def main():
                 for suffix, mmas in PER_ITERATION.items():
                     name = f"{stem}_{suffix}"
                     if checker.check(name in functions, f"{ARCH} {name} present"):
-                        check_loop(checker, f"{ARCH} {name}", functions[name], mmas, CLASS[kind])
+                        check_loop(checker, f"{ARCH} {name}", functions[name], mmas, CLASS[kind],
+                                   SCALE_VEC.get(kind))
             for cg in (1, 2):
                 name = f"gpuprobe_tcgen05_baseline_cg{cg}_lat"
                 if checker.check(name in functions, f"{ARCH} {name} present"):

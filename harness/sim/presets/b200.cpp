@@ -208,16 +208,31 @@ Preset make_b200() {
                          "; latency " + in.latency_source + (ts ? ", TS DER 24 lower (16-32)" : "") +
                          (cg == 2 ? ", cta_group::2 as ::1: assumption" : "")});
         }
-  // Block-scaled kind::mxf8f6f4 e4m3 with ue8m0 scales (SS, cta_group::1 only).
-  for (int n : {64, 256})
-    p.tensor.push_back(
-        {.op = "tcgen05_m128n" + std::to_string(n) + "k32_mxf8_e4m3_f32_ss_cg1",
-         .flops_per_clk_per_sm = 16384,
-         .latency_cycles = n == 64 ? 168.0 : 264.0,
-         .source = std::string("M [SA umma_throughput] MXF8 ~16,345 of 16,384 FLOP/clk/SM, "
-                               "FIGURES §5a") +
-                   (n == 64 ? "; N 64 at the N 256 rate: assumption" : "") +
-                   "; latency as M [SA umma_latency] BF16/FP8 SS M128 (FIGURES §5b): assumption"});
+  // Block-scaled (SS, cta_group::1 only): kind::mxf8f6f4 e4m3 with ue8m0 scales (K 32), kind::mxf4
+  // (MXFP4) and kind::mxf4nvf4 scale_vec::4X (NVFP4), e2m1 packed, K 64.
+  struct BsInput {
+    const char* name;   // <k>_<input>
+    double flops_per_clk_per_sm;
+    const char* rate_source;
+  };
+  const BsInput bs_inputs[] = {
+      {"k32_mxf8_e4m3", 16384,
+       "M [SA umma_throughput] MXF8 ~16,345 of 16,384 FLOP/clk/SM, FIGURES §5a"},
+      {"k64_mxf4", 32768, "M [SA umma_throughput] FP4/MXF4 ~32,730 of 32,768 FLOP/clk/SM, FIGURES §5a"},
+      {"k64_nvf4", 32768,
+       "assumption: NVFP4 at M [SA umma_throughput] FP4/MXF4 ~32,730 of 32,768 FLOP/clk/SM "
+       "(FIGURES §5a names no NVFP4 figure; §1 D [MLE] gives one dense FP4 9000 TFLOPS)"},
+  };
+  for (const BsInput& in : bs_inputs)
+    for (int n : {64, 256})
+      p.tensor.push_back(
+          {.op = "tcgen05_m128n" + std::to_string(n) + in.name + "_f32_ss_cg1",
+           .flops_per_clk_per_sm = in.flops_per_clk_per_sm,
+           .latency_cycles = n == 64 ? 168.0 : 264.0,
+           .source = std::string(in.rate_source) +
+                     (n == 64 ? "; N 64 at the N 256 rate: assumption" : "") +
+                     "; latency as M [SA umma_latency] BF16/FP8/FP4 SS M128 (FIGURES §5b): "
+                     "assumption"});
   return p;
 }
 

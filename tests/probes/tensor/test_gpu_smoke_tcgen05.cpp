@@ -47,12 +47,13 @@ TEST_CASE("gpu-smoke: tensor/tcgen05 runs every op on an sm_100 GPU with its sel
       CHECK(p["latency_cycles"].get<double>() < 1000);
     } else {
       // At most the M [SA] peak per SM (+5% for clock drift), and a tenth of it at least: FP8,
-      // MXF8 and INT8 16384; fp6/fp4 through kind::f8f6f4 at most the FP4 32768 (their rate is
-      // not known).
+      // MXF8 and INT8 16384; the block-scaled FP4 (mxf4, nvf4) the FP4/MXF4 32768; fp6/fp4
+      // through kind::f8f6f4 at most the FP4 32768 too (their rate is not known).
       const std::string precision = p["precision"];
       const bool fp8 = precision == "e4m3" || precision == "e5m2" || precision == "s8" ||
                        precision == "mxf8_e4m3";
-      const bool fp6_fp4 = precision == "e3m2" || precision == "e2m3" || precision == "e2m1";
+      const bool fp6_fp4 = precision == "e3m2" || precision == "e2m3" || precision == "e2m1" ||
+                           precision == "mxf4" || precision == "nvf4";
       const double peak = precision == "tf32" ? 4096 : fp8 ? 16384 : fp6_fp4 ? 32768 : 8192;
       CHECK(p["flops_per_clk_per_sm"].get<double>() <= 1.05 * peak);
       CHECK(p["flops_per_clk_per_sm"].get<double>() > 0.1 * peak);

@@ -15,6 +15,8 @@
 #include <tuple>
 
 #include "analysis/compute_model.hpp"
+#include "analysis/datasheet.hpp"
+#include "analysis/machine_model.hpp"
 #include "harness/error.hpp"
 #include "harness/probe.hpp"
 #include "harness/sim/sim_device.hpp"
@@ -90,8 +92,12 @@ TEST_CASE("tcgen05 op table: names, shapes and FLOP per MMA", "[tensor][tcgen05]
   for (const auto& info : kTcgen05Ops) {
     names.insert(info.name);
     CHECK(probes::parse_tcgen05_op(info.name) == info.op);
-    // Every input row is 32 bytes: K x element size.
-    CHECK(info.k * probes::tensor::tile_elem_bits(probes::tcgen05_tile_elem(info.input)) / 8 == 32);
+    // Every input row is 32 bytes: K x element size (the packed fp4 of mxf4/nvf4: K 64 x 4 bits).
+    const uint32_t elem_bits =
+        probes::tensor::tcgen05_packed_fp4(info)
+            ? probes::tensor::tcgen05_smem_element_bits(info)
+            : probes::tensor::tile_elem_bits(probes::tcgen05_tile_elem(info.input));
+    CHECK(info.k * elem_bits / 8 == 32);
     // TMEM: a power of two from 32 to 512 columns, holding the accumulators and TS's A.
     for (bool thr : {false, true}) {
       const uint32_t cols = probes::tensor::tcgen05_tmem_columns(info, thr);
@@ -103,7 +109,7 @@ TEST_CASE("tcgen05 op table: names, shapes and FLOP per MMA", "[tensor][tcgen05]
     }
   }
   CHECK(names.size() == probes::tensor::kTcgen05OpCount);
-  CHECK(probes::tensor::kTcgen05OpCount == 70);
+  CHECK(probes::tensor::kTcgen05OpCount == 74);
   // Block-scaled: kind::mxf8f6f4 e4m3, SS, cta_group::1, N 64 and 256.
   const auto& mx = probes::tcgen05_info(Tcgen05Op::mxf8_e4m3_f32_n256_ss_cg1);
   CHECK(std::string(mx.name) == "tcgen05_m128n256k32_mxf8_e4m3_f32_ss_cg1");
@@ -113,6 +119,31 @@ TEST_CASE("tcgen05 op table: names, shapes and FLOP per MMA", "[tensor][tcgen05]
   CHECK(probes::tensor::tcgen05_tmem_columns(mx, true) == 512);
   CHECK(probes::tensor::tcgen05_tmem_columns(
             probes::tcgen05_info(Tcgen05Op::mxf8_e4m3_f32_n64_ss_cg1), true) == 256);
+  CHECK(probes::tensor::tcgen05_scale_vec(mx) == 1);
+  CHECK_FALSE(probes::tensor::tcgen05_packed_fp4(mx));
+  // The block-scaled fp4 kinds: kind::mxf4 (scale_vec::2X, ue8m0) and kind::mxf4nvf4
+  // (scale_vec::4X, ue4m3), e2m1 packed, K 64, SS, cta_group::1.
+  const auto& mxf4 = probes::tcgen05_info(Tcgen05Op::mxf4_f32_n256_ss_cg1);
+  const auto& nvf4 = probes::tcgen05_info(Tcgen05Op::nvf4_f32_n64_ss_cg1);
+  CHECK(std::string(mxf4.name) == "tcgen05_m128n256k64_mxf4_f32_ss_cg1");
+  CHECK(std::string(nvf4.name) == "tcgen05_m128n64k64_nvf4_f32_ss_cg1");
+  CHECK(std::string(mxf4.kind_name) == "mxf4");
+  CHECK(std::string(nvf4.kind_name) == "mxf4nvf4");
+  CHECK(std::string(mxf4.input_name) == "mxf4");
+  CHECK(std::string(nvf4.input_name) == "nvf4");
+  CHECK(probes::tensor::tcgen05_flops(mxf4) == 2ull * 128 * 256 * 64);
+  for (const auto* fp4 : {&mxf4, &nvf4}) {
+    CHECK(probes::tensor::tcgen05_block_scaled(*fp4));
+    CHECK(probes::tensor::tcgen05_packed_fp4(*fp4));
+    CHECK(probes::tcgen05_tile_elem(fp4->input) == probes::tensor::TileElem::e2m1);
+    CHECK(probes::tensor::tcgen05_smem_element_bits(*fp4) == 4);
+    CHECK_FALSE(fp4->ts);
+    CHECK(fp4->cta_group == 1);
+  }
+  CHECK(probes::tensor::tcgen05_scale_vec(mxf4) == 2);
+  CHECK(probes::tensor::tcgen05_scale_vec(nvf4) == 4);
+  CHECK_FALSE(probes::tensor::tcgen05_ue4m3_scales(mxf4));
+  CHECK(probes::tensor::tcgen05_ue4m3_scales(nvf4));
   // fp6/fp4 (kind::f8f6f4, K 32) are SS only; f16 accumulate exists SS and TS.
   for (const auto& info : kTcgen05Ops) {
     const std::string in = info.input_name;
@@ -166,6 +197,12 @@ TEST_CASE("tcgen05 descriptors: the PTX ISA's instruction and shared-memory desc
   // UE8M0 (1) at bit 23, M >> 4 at 24, A scale id 0 at bit 29, K 32 (0) at bit 31.
   CHECK(tcgen05_idesc(probes::tcgen05_info(Tcgen05Op::mxf8_e4m3_f32_n64_ss_cg1)) ==
         ((8u << 17) | (1u << 23) | (8u << 24)));
+  // mxf4 / mxf4nvf4: E2M1 1 at bits 7 and 10; scale format UE8M0 (1) for mxf4, UE4M3 (0) for
+  // mxf4nvf4; K 64 dense (0) at bit 31.
+  CHECK(tcgen05_idesc(probes::tcgen05_info(Tcgen05Op::mxf4_f32_n256_ss_cg1)) ==
+        ((1u << 7) | (1u << 10) | (32u << 17) | (1u << 23) | (8u << 24)));
+  CHECK(tcgen05_idesc(probes::tcgen05_info(Tcgen05Op::nvf4_f32_n64_ss_cg1)) ==
+        ((1u << 7) | (1u << 10) | (8u << 17) | (8u << 24)));
   CHECK(probes::tensor::tcgen05_sf_desc(0x2400) ==
         (0x240ull | (1ull << 16) | (8ull << 32) | (1ull << 46)));
   // f16 accumulate: D format 0 (F16), A/B F16 0.
@@ -318,11 +355,18 @@ TEST_CASE("tcgen05 fp6/fp4 self-check: one corrupted or misread operand element 
 }
 
 TEST_CASE(
-    "tcgen05 block-scaled operands: ue8m0 scales per row and column applied, a lost one fails",
+    "tcgen05 block-scaled operands: ue8m0 or ue4m3 scales per row and column applied, a lost one "
+    "fails",
     "[tensor][tcgen05]") {
-  for (Tcgen05Op op : {Tcgen05Op::mxf8_e4m3_f32_n64_ss_cg1, Tcgen05Op::mxf8_e4m3_f32_n256_ss_cg1}) {
+  for (Tcgen05Op op : {Tcgen05Op::mxf8_e4m3_f32_n64_ss_cg1, Tcgen05Op::mxf8_e4m3_f32_n256_ss_cg1,
+                       Tcgen05Op::mxf4_f32_n64_ss_cg1, Tcgen05Op::mxf4_f32_n256_ss_cg1,
+                       Tcgen05Op::nvf4_f32_n64_ss_cg1, Tcgen05Op::nvf4_f32_n256_ss_cg1}) {
     const auto& info = probes::tcgen05_info(op);
     INFO(info.name);
+    const uint32_t k_all = info.k;
+    const bool ue4m3 = probes::tensor::tcgen05_ue4m3_scales(info);
+    // The scale code of 2^e: ue8m0 127 + e; ue4m3 exponent field 7 + e, mantissa 0.
+    auto code_of = [&](int e) { return ue4m3 ? uint32_t(7 + e) << 3 : uint32_t(127 + e); };
     const auto d = probes::make_tcgen05_operands(info, Tcgen05Operands::random, 9);
     REQUIRE(d.sf_image.size() == 1024 / 4);
     REQUIRE(d.sf_exponent_a.size() == 32);
@@ -332,27 +376,29 @@ TEST_CASE(
       exponents.insert(d.sf_exponent_a[r]);
       CHECK(d.sf_exponent_a[r] >= -2);
       CHECK(d.sf_exponent_a[r] <= 2);
-      // Every byte of row r's 16 is the ue8m0 code 127 + exponent: A's rows first, then B's.
+      // Every byte of row r's 16 is the code of 2^exponent: A's rows first, then B's.
       for (uint32_t b = 0; b < 16; ++b) {
-        CHECK(byte_at(r * 16 + b) == uint32_t(127 + d.sf_exponent_a[r]));
-        CHECK(byte_at(512 + r * 16 + b) == uint32_t(127 + d.sf_exponent_b[r]));
+        CHECK(byte_at(r * 16 + b) == code_of(d.sf_exponent_a[r]));
+        CHECK(byte_at(512 + r * 16 + b) == code_of(d.sf_exponent_b[r]));
       }
     }
     CHECK(exponents.size() > 1);
-    // The logical A holds the image's e4m3 value times 2^exponent of row r % 32.
-    const auto e4m3 = probes::tensor::TileElem::e4m3;
-    const uint32_t at = probes::tensor::tcgen05_smem_offset(77, 5);
-    CHECK(d.a[77 * 32 + 5] == std::ldexp(probes::tensor::tile_decode(
-                                             e4m3, (d.a_image[at / 4] >> (8 * (at % 4))) & 0xff),
-                                         d.sf_exponent_a[77 % 32]));
+    // The logical A holds the image's element value times 2^exponent of row r % 32, for every K
+    // block alike.
+    const auto elem = probes::tcgen05_tile_elem(info.input);
+    for (uint32_t k : {5u, k_all - 1})
+      CHECK(d.a[77 * k_all + k] ==
+            std::ldexp(probes::tensor::tile_decode(elem, image_element(info, d.a_image, 0, 77, k)),
+                       d.sf_exponent_a[77 % 32]));
     const auto words = probes::tcgen05_tile_words(info, probes::tcgen05_reference(info, d));
     CHECK(probes::check_tcgen05_tile(info, d, words).passed);
-    // An MMA that ignored the scale factors, or read one row's scale wrong, fails the self-check.
+    // An MMA that ignored the scale factors, or read one row's scale wrong, fails the self-check;
+    // so does one that read a wrong scale for one K block of one row (NVFP4: the last 16 of 64).
     auto unscaled = d;
     for (uint32_t r = 0; r < 128; ++r)
-      for (uint32_t k = 0; k < 32; ++k)
-        unscaled.a[r * 32 + k] = std::ldexp(d.a[r * 32 + k], -d.sf_exponent_a[r % 32]);
-    for (uint32_t k = 0; k < 32; ++k)
+      for (uint32_t k = 0; k < k_all; ++k)
+        unscaled.a[r * k_all + k] = std::ldexp(d.a[r * k_all + k], -d.sf_exponent_a[r % 32]);
+    for (uint32_t k = 0; k < k_all; ++k)
       for (uint32_t n = 0; n < info.n; ++n)
         unscaled.b[k * info.n + n] = std::ldexp(d.b[k * info.n + n], -d.sf_exponent_b[n % 32]);
     CHECK_FALSE(
@@ -360,14 +406,94 @@ TEST_CASE(
             info, d, probes::tcgen05_tile_words(info, probes::tcgen05_reference(info, unscaled)))
             .passed);
     auto one_wrong = d;
-    for (uint32_t k = 0; k < 32; ++k) one_wrong.a[45 * 32 + k] *= 2;
+    for (uint32_t k = 0; k < k_all; ++k) one_wrong.a[45 * k_all + k] *= 2;
     const auto bad = probes::check_tcgen05_tile(
         info, d, probes::tcgen05_tile_words(info, probes::tcgen05_reference(info, one_wrong)));
     CHECK_FALSE(bad.passed);
     CHECK(bad.why.find("D[45][") != std::string::npos);
-    // Zeros: zero elements, scale 1 (code 127).
+    auto one_block = d;
+    const uint32_t block = k_all / std::max(1u, probes::tensor::tcgen05_scale_vec(info));
+    for (uint32_t k = k_all - block; k < k_all; ++k) one_block.a[45 * k_all + k] *= 4;
+    CHECK_FALSE(probes::check_tcgen05_tile(
+                    info, d,
+                    probes::tcgen05_tile_words(info, probes::tcgen05_reference(info, one_block)))
+                    .passed);
+    // NVFP4: a tensor core taking the ue4m3 codes as ue8m0 (2^(code - 127)) fails it.
+    if (ue4m3) {
+      auto as_ue8m0 = d;
+      for (uint32_t r = 0; r < 128; ++r)
+        for (uint32_t k = 0; k < k_all; ++k) {
+          const int e = d.sf_exponent_a[r % 32];
+          as_ue8m0.a[r * k_all + k] =
+              std::ldexp(d.a[r * k_all + k], int(code_of(e)) - 127 - e);
+        }
+      CHECK_FALSE(
+          probes::check_tcgen05_tile(
+              info, d, probes::tcgen05_tile_words(info, probes::tcgen05_reference(info, as_ue8m0)))
+              .passed);
+    }
+    // Zeros: zero elements, scale 1 (ue8m0 127, ue4m3 0x38).
     const auto z = probes::make_tcgen05_operands(info, Tcgen05Operands::zeros, 9);
-    for (uint32_t w : z.sf_image) CHECK(w == 0x7f7f7f7fu);
+    for (uint32_t w : z.sf_image) CHECK(w == (ue4m3 ? 0x38383838u : 0x7f7f7f7fu));
+  }
+}
+
+TEST_CASE("tcgen05 packed fp4 (mxf4, nvf4): two e2m1 per byte, a padded or swapped reading fails",
+          "[tensor][tcgen05]") {
+  using probes::tensor::tcgen05_smem_offset;
+  const auto& mxf4 = probes::tcgen05_info(Tcgen05Op::mxf4_f32_n64_ss_cg1);
+  // K element 37 of row 9: the high nibble of byte 18 (in the core matrix of K bytes 16-31).
+  CHECK(probes::tcgen05_smem_bit(mxf4, 9, 37) == size_t(tcgen05_smem_offset(9, 18)) * 8 + 4);
+  CHECK(probes::tcgen05_smem_bit(mxf4, 0, 0) == 0);
+  CHECK(probes::tcgen05_smem_bit(mxf4, 127, 63) == 4095 * 8 + 4);
+  for (Tcgen05Op op : {Tcgen05Op::mxf4_f32_n256_ss_cg1, Tcgen05Op::nvf4_f32_n64_ss_cg1}) {
+    const auto& info = probes::tcgen05_info(op);
+    INFO(info.name);
+    const auto d = probes::make_tcgen05_operands(info, Tcgen05Operands::random, 13);
+    REQUIRE(d.a.size() == 128 * 64);
+    REQUIRE(d.b.size() == 64 * info.n);
+    REQUIRE(d.a_image.size() == 4096 / 4);
+    REQUIRE(d.b_image.size() == info.n * 32 / 4);
+    const auto elem = probes::tensor::TileElem::e2m1;
+    // Every element reads back from its nibble as the logical matrices hold it (unscaled), and
+    // every byte of the images is used (no padding: some high nibble is non-zero in each 16).
+    for (uint32_t r = 0; r < 128; ++r)
+      for (uint32_t k = 0; k < 64; ++k)
+        REQUIRE(std::ldexp(probes::tensor::tile_decode(elem, image_element(info, d.a_image, 0, r, k)),
+                           d.sf_exponent_a[r % 32]) == d.a[r * 64 + k]);
+    for (uint32_t n = 0; n < info.n; ++n)
+      for (uint32_t k = 0; k < 64; ++k)
+        REQUIRE(std::ldexp(probes::tensor::tile_decode(elem, image_element(info, d.b_image, 0, n, k)),
+                           d.sf_exponent_b[n % 32]) == d.b[k * info.n + n]);
+    uint32_t upper_half_used = 0;
+    for (size_t byte = 0; byte < d.a_image.size() * 4; ++byte)
+      if (byte % 16 >= 8 && ((d.a_image[byte / 4] >> (8 * (byte % 4))) & 0xff) != 0)
+        ++upper_half_used;
+    CHECK(upper_half_used > 0);
+    // A tensor core reading A from the image another way gets another product: the padded form
+    // of kind::f8f6f4 (16 elements in the low 8 of each 16 bytes, K 32) or the nibbles swapped.
+    auto read_a = [&](bool padded, bool swapped) {
+      auto from = d;
+      for (uint32_t r = 0; r < 128; ++r)
+        for (uint32_t k = 0; k < 64; ++k) {
+          // Padded: K 0-15 in the low 8 bytes of the first 16, K 16-31 of the second, no more.
+          if (padded && k >= 32) {
+            from.a[r * 64 + k] = 0;
+            continue;
+          }
+          const size_t byte = padded ? tcgen05_smem_offset(r, k / 16 * 16 + (k % 16) / 2)
+                                     : tcgen05_smem_offset(r, k / 2);
+          const uint32_t shift = ((k % 2) ^ (swapped ? 1u : 0u)) * 4;
+          const uint64_t code = (d.a_image[byte / 4] >> (8 * (byte % 4) + shift)) & 0xf;
+          from.a[r * 64 + k] =
+              std::ldexp(probes::tensor::tile_decode(elem, code), d.sf_exponent_a[r % 32]);
+        }
+      return probes::check_tcgen05_tile(
+          info, d, probes::tcgen05_tile_words(info, probes::tcgen05_reference(info, from)));
+    };
+    CHECK(read_a(false, false).passed);
+    CHECK_FALSE(read_a(true, false).passed);
+    CHECK_FALSE(read_a(false, true).passed);
   }
 }
 
@@ -570,7 +696,9 @@ TEST_CASE("tensor/tcgen05 records land in the machine model's compute section", 
        {std::tuple<std::string, std::string, std::string>{"tcgen05_m128n64k32_e2m1_f32_ss_cg1",
                                                           "e2m1", "f32"},
         {"tcgen05_m128n64k16_f16_f16_ts_cg1", "f16", "f16"},
-        {"tcgen05_m128n256k32_mxf8_e4m3_f32_ss_cg1", "mxf8_e4m3", "f32"}}) {
+        {"tcgen05_m128n256k32_mxf8_e4m3_f32_ss_cg1", "mxf8_e4m3", "f32"},
+        {"tcgen05_m128n256k64_mxf4_f32_ss_cg1", "mxf4", "f32"},
+        {"tcgen05_m128n64k64_nvf4_f32_ss_cg1", "nvf4", "f32"}}) {
     const auto r = run(*device, {{"op", name}, {"iterations", "32"}});
     REQUIRE(r["status"] == "ok");
     analysis::add_compute_from_run(r, compute);
@@ -581,4 +709,59 @@ TEST_CASE("tensor/tcgen05 records land in the machine model's compute section", 
       compute["ops"]["tcgen05_m128n256k32_mxf8_e4m3_f32_ss_cg1"]["ptx"] ==
       "tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.scale_vec::1X [d_tmem], a_desc, b_desc, "
       "idesc, [sfa_tmem], [sfb_tmem], p");
+  CHECK(compute["ops"]["tcgen05_m128n256k64_mxf4_f32_ss_cg1"]["ptx"].get<std::string>().find(
+            "tcgen05.mma.cta_group::1.kind::mxf4.block_scale.scale_vec::2X [d_tmem], a_desc") == 0);
+  CHECK(compute["ops"]["tcgen05_m128n64k64_nvf4_f32_ss_cg1"]["ptx"].get<std::string>().find(
+            "tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.scale_vec::4X [d_tmem], a_desc") ==
+        0);
+}
+
+TEST_CASE("tensor/tcgen05 block-scaled ops on sim:b200: mxf8_e4m3 at the FP8 peak, mxf4 and nvf4 "
+          "at the FP4 9000e12, in the model and the roofline",
+          "[tensor][tcgen05][model][roofline]") {
+  const sim::Preset& preset = sim::find_preset("b200");
+  auto device = sim::make_sim_device(preset);
+  std::vector<nlohmann::json> records;
+  std::vector<std::string> files;
+  for (const char* op : {"tcgen05_m128n256k32_mxf8_e4m3_f32_ss_cg1",
+                         "tcgen05_m128n256k64_mxf4_f32_ss_cg1",
+                         "tcgen05_m128n256k64_nvf4_f32_ss_cg1",
+                         "tcgen05_m128n256k32_e2m1_f32_ss_cg1"}) {
+    records.push_back(run(*device, {{"op", op}, {"iterations", "32"}}));
+    REQUIRE(records.back()["status"] == "ok");
+    files.push_back(std::string(op) + ".json");
+  }
+  const auto model = analysis::build_machine_model(records, files);
+  const auto& ops = model["compute"]["ops"];
+  INFO(ops.dump(1).substr(0, 3000));
+  const auto sheet = analysis::datasheet_for(preset.info.name);
+  REQUIRE(sheet);
+  // FLOP/s at the preset's rate over the datasheet's peak.
+  auto expected_percent = [&](double flops_per_clk_per_sm, double peak) {
+    return 100.0 * flops_per_clk_per_sm * preset.info.sm_count * preset.info.rated_sm_clock_mhz *
+           1e6 / peak;
+  };
+  const auto& mx = ops["tcgen05_m128n256k32_mxf8_e4m3_f32_ss_cg1"];
+  REQUIRE(mx.contains("percent_of_peak"));
+  CHECK(mx["peak"]["flops_per_s"] == 4500e12);
+  CHECK(mx["percent_of_peak"].get<double>() == Approx(expected_percent(16384, 4500e12)).epsilon(0.02));
+  for (const char* op : {"tcgen05_m128n256k64_mxf4_f32_ss_cg1", "tcgen05_m128n256k64_nvf4_f32_ss_cg1"}) {
+    INFO(op);
+    const auto& o = ops[op];
+    REQUIRE(o.contains("percent_of_peak"));
+    CHECK(o["peak"]["flops_per_s"] == 9000e12);
+    CHECK(o["flops_per_clk_per_sm"].get<double>() == Approx(32768).epsilon(0.02));
+    CHECK(o["percent_of_peak"].get<double>() == Approx(expected_percent(32768, 9000e12)).epsilon(0.02));
+    CHECK(o["block_scale"]["input"] == "e2m1");
+  }
+  CHECK(ops["tcgen05_m128n256k64_nvf4_f32_ss_cg1"]["block_scale"]["scale_format"] == "ue4m3");
+  CHECK(ops["tcgen05_m128n256k64_nvf4_f32_ss_cg1"]["block_scale"]["block_elements"] == 16);
+  CHECK(ops["tcgen05_m128n256k64_mxf4_f32_ss_cg1"]["block_scale"]["scale_format"] == "ue8m0");
+  CHECK(ops["tcgen05_m128n256k64_mxf4_f32_ss_cg1"]["block_scale"]["block_elements"] == 32);
+  // Plain e2m1 through kind::f8f6f4 gets no FP4 peak.
+  CHECK_FALSE(ops["tcgen05_m128n256k32_e2m1_f32_ss_cg1"].contains("percent_of_peak"));
+  const auto& roof = model["roofline"]["compute"];
+  CHECK(roof["mxf4"]["op"] == "tcgen05_m128n256k64_mxf4_f32_ss_cg1");
+  CHECK(roof["nvf4"]["op"] == "tcgen05_m128n256k64_nvf4_f32_ss_cg1");
+  CHECK(roof["mxf8_e4m3"]["op"] == "tcgen05_m128n256k32_mxf8_e4m3_f32_ss_cg1");
 }
