@@ -56,4 +56,30 @@ double measure_clock(ProbeContext& ctx, const char* when) {
   return mhz;
 }
 
+double write_point_repeats(nlohmann::json& p, ProbeContext& ctx, const RepeatOutcome& outcome,
+                           uint64_t iterations) {
+  const double clock_mhz = ctx.device().measure_sm_clock_mhz(kPointClockSpinNs);
+  p["repeats"] = outcome.summary.n;
+  p["converged"] = outcome.converged;
+  p["iterations"] = iterations;
+  p["region_sm_clock_mhz"] = clock_mhz;
+  return clock_mhz;
+}
+
+void write_latency(nlohmann::json& p, const stats::Summary& sum, double clock_mhz) {
+  p["latency_cycles"] = sum.median;
+  p["ci95_cycles"] = {sum.median_ci95.lo, sum.median_ci95.hi};
+  p["latency_ns"] = clock_mhz > 0 ? nlohmann::json(sum.median / clock_mhz * 1000)
+                                  : nlohmann::json(nullptr);
+}
+
+void write_rate(nlohmann::json& p, ProbeContext& ctx, const std::string& unit,
+                const stats::Summary& sum, double spread_min, double spread_max, double clock_mhz) {
+  const double sms = ctx.device().info().sm_count;
+  p[unit + "_per_clk_per_sm"] = sum.median;
+  p["ci95_" + unit + "_per_clk_per_sm"] = {sum.median_ci95.lo, sum.median_ci95.hi};
+  p["sm_spread_" + unit + "_per_clk"] = {spread_min, spread_max};
+  p[unit + "_per_s"] = sum.median * sms * clock_mhz * 1e6;
+}
+
 }  // namespace gpuprobe

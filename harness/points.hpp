@@ -4,12 +4,15 @@
 // clock is recorded before and after (`sm_clock_mhz`). Points of an interrupted earlier run (the
 // context's resumed points, matched by their axes) are kept as measured, not measured again.
 #pragma once
+#include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "harness/probe.hpp"
+#include "harness/repeat.hpp"
 
 namespace gpuprobe {
 
@@ -26,5 +29,23 @@ void measure_points(ProbeContext& ctx, const std::vector<PlannedPoint>& points);
 
 // Measures the SM clock and records it in the run record under sm_clock_mhz.<when>.
 double measure_clock(ProbeContext& ctx, const char* when);
+
+// The fields a repeated point shares, whatever its family (docs/SCHEMA.md).
+// The SM clock spin after each point (ns).
+inline constexpr uint64_t kPointClockSpinNs = 200'000;
+
+// Measures the SM clock right after a point and writes repeats, converged, iterations and
+// region_sm_clock_mhz. Returns the clock (MHz).
+double write_point_repeats(nlohmann::json& p, ProbeContext& ctx, const RepeatOutcome& outcome,
+                           uint64_t iterations);
+
+// A latency median: latency_cycles, ci95_cycles and latency_ns at clock_mhz (null without a clock).
+void write_latency(nlohmann::json& p, const stats::Summary& sum, double clock_mhz);
+
+// A rate median in <unit> per clock per SM: <unit>_per_clk_per_sm, ci95_<unit>_per_clk_per_sm,
+// sm_spread_<unit>_per_clk ([slowest, fastest] SM) and <unit>_per_s over the device's SMs at
+// clock_mhz.
+void write_rate(nlohmann::json& p, ProbeContext& ctx, const std::string& unit,
+                const stats::Summary& sum, double spread_min, double spread_max, double clock_mhz);
 
 }  // namespace gpuprobe

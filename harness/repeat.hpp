@@ -3,6 +3,8 @@
 #include <cstddef>
 #include <functional>
 #include <optional>
+#include <string>
+#include <type_traits>
 #include <vector>
 
 #include "harness/stats.hpp"
@@ -34,5 +36,37 @@ RepeatOutcome repeat_until_stable(const std::function<double()>& measure,
 // still applies). The caller bounds how many it rejects.
 RepeatOutcome repeat_until_stable_rejecting(const std::function<std::optional<double>()>& measure,
                                             const RepeatPolicy& policy);
+
+// A point's repeats (repeat_point) and its first repeat's whole result (the family's shape,
+// counts and launch come from it); `skipped` says why the device cannot measure the point.
+template <class Result>
+struct PointRepeats {
+  RepeatOutcome outcome;
+  Result first{};
+  std::optional<std::string> skipped;
+};
+
+// repeat_until_stable over a family's run() (returns its Result): value(result) is the number
+// that must settle (a latency, a rate). Keeps the first result; the family's Unavailable thrown by
+// run() ends the point with skipped = its what().
+template <class Unavailable, class Run, class Value>
+auto repeat_point(const RepeatPolicy& policy, Run&& run, Value&& value)
+    -> PointRepeats<std::decay_t<decltype(run())>> {
+  using Result = std::decay_t<decltype(run())>;
+  PointRepeats<Result> r;
+  bool have_first = false;
+  try {
+    r.outcome = repeat_until_stable(
+        [&] {
+          const Result x = run();
+          if (!have_first) r.first = x, have_first = true;
+          return value(x);
+        },
+        policy);
+  } catch (const Unavailable& e) {
+    r.skipped = e.what();
+  }
+  return r;
+}
 
 }  // namespace gpuprobe

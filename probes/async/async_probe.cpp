@@ -28,8 +28,6 @@
 namespace gpuprobe::probes {
 namespace {
 
-// Spin for the SM clock reading after each point (ns).
-constexpr uint64_t kClockSpinNs = 200'000;
 constexpr uint64_t kMaxIterations = uint64_t{1} << 20;
 constexpr uint64_t kLatencyFootprintBytes = 1ull << 20;  // L2-resident everywhere
 // Bulk and TMA latency sweeps (bytes per copy) and their throughput copy.
@@ -53,61 +51,41 @@ uint64_t pow2_at_least(uint64_t v) {
 
 nlohmann::json measure_async(ProbeContext& ctx, const AsyncSetup& setup, const AsyncRun& run) {
   const auto& info = async_info(setup.op);
-  AsyncResult first;
-  bool have_first = false;
-  RepeatOutcome outcome;
-  try {
-    outcome = repeat_until_stable(
-        [&] {
-          const AsyncResult r = ctx.ops<AsyncOps>().run(setup, run);
-          if (!have_first) first = r, have_first = true;
-          return setup.kind == AsyncKind::throughput ? r.bytes_per_clk_per_sm : r.latency_cycles;
-        },
-        ctx.repeat());
-  } catch (const AsyncOpUnavailable& e) {
-    return {{"ptx", info.ptx}, {"skipped", e.what()}};
-  }
-  const double clock_mhz = ctx.device().measure_sm_clock_mhz(kClockSpinNs);
-  const auto& sum = outcome.summary;
+  const bool throughput = setup.kind == AsyncKind::throughput;
+  const auto r = repeat_point<AsyncOpUnavailable>(
+      ctx.repeat(), [&] { return ctx.ops<AsyncOps>().run(setup, run); },
+      [&](const AsyncResult& x) { return throughput ? x.bytes_per_clk_per_sm : x.latency_cycles; });
+  if (r.skipped) return {{"ptx", info.ptx}, {"skipped", *r.skipped}};
+  const AsyncResult& first = r.first;
   nlohmann::json p = {{"ptx", info.ptx},
                       {"synchronous", info.synchronous},
-                      {"repeats", sum.n},
-                      {"converged", outcome.converged},
-                      {"iterations", run.iterations},
                       {"copy_bytes", first.copy_bytes},
                       {"footprint_bytes", setup.footprint_bytes},
                       {"block_threads", setup.block_threads},
                       {"blocks", setup.blocks},
                       {"sms", first.sms},
-                      {"region_sm_clock_mhz", clock_mhz},
                       {"kernel", async_kernel_name(setup)},
                       {"launch", to_json(first.launch)},
                       {"self_check", "passed"}};
+  const double clock_mhz = write_point_repeats(p, ctx, r.outcome, run.iterations);
+  const auto& sum = r.outcome.summary;
   if (setup.cluster_size != 0) p["cluster_size"] = setup.cluster_size;
   if (setup.kind == AsyncKind::multicast) {
     // A round's latency (one cluster barrier included) and the bytes every CTA receives.
     const double sms = ctx.device().info().sm_count;
-    p["latency_cycles"] = sum.median;
-    p["ci95_cycles"] = {sum.median_ci95.lo, sum.median_ci95.hi};
-    p["latency_ns"] = clock_mhz > 0 ? nlohmann::json(sum.median / clock_mhz * 1000) : nlohmann::json(nullptr);
+    write_latency(p, sum, clock_mhz);
     p["bytes_per_clk_per_sm"] = first.bytes_per_clk_per_sm;
     p["bytes_per_s"] = first.bytes_per_clk_per_sm * sms * clock_mhz * 1e6;
-  } else if (setup.kind == AsyncKind::throughput) {
-    const double sms = ctx.device().info().sm_count;
+  } else if (throughput) {
     p["depth"] = setup.depth;
     p["ctas_per_sm"] = first.ctas_per_sm;
     p["bytes_in_flight_per_sm"] = first.bytes_in_flight_per_sm;
-    p["bytes_per_clk_per_sm"] = sum.median;
-    p["ci95_bytes_per_clk_per_sm"] = {sum.median_ci95.lo, sum.median_ci95.hi};
-    p["sm_spread_bytes_per_clk"] = {first.bytes_per_clk_per_sm_min, first.bytes_per_clk_per_sm_max};
-    p["bytes_per_s"] = sum.median * sms * clock_mhz * 1e6;
+    write_rate(p, ctx, "bytes", sum, first.bytes_per_clk_per_sm_min,
+               first.bytes_per_clk_per_sm_max, clock_mhz);
   } else {
     if (setup.kind == AsyncKind::chase) p["warmup_hops"] = run.warmup;
-    p["latency_cycles"] = sum.median;
-    p["ci95_cycles"] = {sum.median_ci95.lo, sum.median_ci95.hi};
+    write_latency(p, sum, clock_mhz);
     p["slowest_cta_cycles"] = first.latency_cycles_max;
-    p["latency_ns"] = clock_mhz > 0 ? nlohmann::json(sum.median / clock_mhz * 1000)
-                                    : nlohmann::json(nullptr);
   }
   return p;
 }

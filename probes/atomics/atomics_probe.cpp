@@ -17,55 +17,36 @@
 namespace gpuprobe::probes {
 namespace {
 
-constexpr uint64_t kClockSpinNs = 200'000;
 constexpr uint64_t kMaxIterations = uint64_t{1} << 16;
 
 nlohmann::json measure_atomics(ProbeContext& ctx, const AtomicsSetup& setup, const AtomicsRun& run) {
   const atomics::AtomicsOpInfo& info = atomics_info(setup.op);
-  AtomicsResult first;
-  bool have_first = false;
-  RepeatOutcome outcome;
-  try {
-    outcome = repeat_until_stable(
-        [&] {
-          const AtomicsResult r = ctx.ops<AtomicsOps>().run(setup, run);
-          if (!have_first) first = r, have_first = true;
-          return setup.kind == AtomicsKind::latency ? r.latency_cycles : r.ops_per_clk_per_sm;
-        },
-        ctx.repeat());
-  } catch (const AtomicsOpUnavailable& e) {
-    return {{"ptx", info.ptx}, {"skipped", e.what()}};
-  }
-  const double clock_mhz = ctx.device().measure_sm_clock_mhz(kClockSpinNs);
-  const auto& sum = outcome.summary;
+  const bool latency = setup.kind == AtomicsKind::latency;
+  const auto r = repeat_point<AtomicsOpUnavailable>(
+      ctx.repeat(), [&] { return ctx.ops<AtomicsOps>().run(setup, run); },
+      [&](const AtomicsResult& x) { return latency ? x.latency_cycles : x.ops_per_clk_per_sm; });
+  if (r.skipped) return {{"ptx", info.ptx}, {"skipped", *r.skipped}};
+  const AtomicsResult& first = r.first;
   nlohmann::json p = {{"ptx", info.ptx},
                       {"space", info.shared ? "shared" : "global"},
                       {"bytes", info.bytes},
                       {"lowering", atomics_lowering_name(info.lowering)},
-                      {"repeats", sum.n},
-                      {"converged", outcome.converged},
-                      {"iterations", run.iterations},
                       {"ops_per_chain", first.ops_per_chain},
                       {"chains_per_thread", atomics_chains(setup.kind)},
                       {"block_threads", setup.block_threads},
                       {"blocks", setup.blocks},
                       {"warps_per_sm", first.warps_per_sm},
                       {"sms", first.sms},
-                      {"region_sm_clock_mhz", clock_mhz},
                       {"kernel", atomics_kernel_name(setup.op, setup.kind)},
                       {"launch", to_json(first.launch)},
                       {"self_check", "passed"}};
-  if (setup.kind == AtomicsKind::latency) {
-    p["latency_cycles"] = sum.median;
-    p["ci95_cycles"] = {sum.median_ci95.lo, sum.median_ci95.hi};
+  const double clock_mhz = write_point_repeats(p, ctx, r.outcome, run.iterations);
+  if (latency) {
+    write_latency(p, r.outcome.summary, clock_mhz);
     p["slowest_warp_cycles"] = first.latency_cycles_max;
-    p["latency_ns"] = clock_mhz > 0 ? nlohmann::json(sum.median / clock_mhz * 1000) : nlohmann::json(nullptr);
   } else {
-    const double sms = ctx.device().info().sm_count;
-    p["ops_per_clk_per_sm"] = sum.median;
-    p["ci95_ops_per_clk_per_sm"] = {sum.median_ci95.lo, sum.median_ci95.hi};
-    p["sm_spread_ops_per_clk"] = {first.ops_per_clk_per_sm_min, first.ops_per_clk_per_sm_max};
-    p["ops_per_s"] = sum.median * sms * clock_mhz * 1e6;
+    write_rate(p, ctx, "ops", r.outcome.summary, first.ops_per_clk_per_sm_min,
+               first.ops_per_clk_per_sm_max, clock_mhz);
   }
   return p;
 }

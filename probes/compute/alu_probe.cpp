@@ -16,54 +16,35 @@
 namespace gpuprobe::probes {
 namespace {
 
-// Spin for the SM clock reading after each point (ns).
-constexpr uint64_t kClockSpinNs = 200'000;
 constexpr uint64_t kMaxIterations = uint64_t{1} << 20;
 
 nlohmann::json measure_alu(ProbeContext& ctx, const AluSetup& setup, const AluRun& run) {
   const compute::AluOpInfo& info = alu_info(setup.op);
-  AluResult first;
-  bool have_first = false;
-  RepeatOutcome outcome;
-  try {
-    outcome = repeat_until_stable(
-        [&] {
-          const AluResult r = ctx.ops<AluOps>().run(setup, run);
-          if (!have_first) first = r, have_first = true;
-          return setup.kind == AluKind::latency ? r.latency_cycles : r.ops_per_clk_per_sm;
-        },
-        ctx.repeat());
-  } catch (const AluOpUnavailable& e) {
-    return {{"ptx", info.ptx}, {"skipped", e.what()}};
-  }
-  const double clock_mhz = ctx.device().measure_sm_clock_mhz(kClockSpinNs);
-  const auto& sum = outcome.summary;
+  const bool latency = setup.kind == AluKind::latency;
+  const auto r = repeat_point<AluOpUnavailable>(
+      ctx.repeat(), [&] { return ctx.ops<AluOps>().run(setup, run); },
+      [&](const AluResult& x) { return latency ? x.latency_cycles : x.ops_per_clk_per_sm; });
+  if (r.skipped) return {{"ptx", info.ptx}, {"skipped", *r.skipped}};
+  const AluResult& first = r.first;
   nlohmann::json p = {{"ptx", info.ptx},
                       {"path", info.path},
                       {"precision", info.precision},
                       {"elements_per_op", info.elements},
-                      {"repeats", sum.n},
-                      {"converged", outcome.converged},
-                      {"iterations", run.iterations},
                       {"ops_per_chain", first.ops_per_chain},
                       {"chains_per_thread", alu_chains(setup.kind)},
                       {"warps_per_sm", first.warps_per_sm},
                       {"sms", first.sms},
-                      {"region_sm_clock_mhz", clock_mhz},
                       {"kernel", alu_kernel_name(setup.op, setup.kind)},
                       {"launch", to_json(first.launch)},
                       {"self_check", "passed"}};
-  if (setup.kind == AluKind::latency) {
-    p["latency_cycles"] = sum.median;
-    p["ci95_cycles"] = {sum.median_ci95.lo, sum.median_ci95.hi};
-    p["latency_ns"] = clock_mhz > 0 ? nlohmann::json(sum.median / clock_mhz * 1000)
-                                    : nlohmann::json(nullptr);
+  const double clock_mhz = write_point_repeats(p, ctx, r.outcome, run.iterations);
+  const auto& sum = r.outcome.summary;
+  if (latency) {
+    write_latency(p, sum, clock_mhz);
   } else {
     const double sms = ctx.device().info().sm_count;
-    p["ops_per_clk_per_sm"] = sum.median;
-    p["ci95_ops_per_clk_per_sm"] = {sum.median_ci95.lo, sum.median_ci95.hi};
-    p["sm_spread_ops_per_clk"] = {first.ops_per_clk_per_sm_min, first.ops_per_clk_per_sm_max};
-    p["ops_per_s"] = sum.median * sms * clock_mhz * 1e6;
+    write_rate(p, ctx, "ops", sum, first.ops_per_clk_per_sm_min, first.ops_per_clk_per_sm_max,
+               clock_mhz);
     if (info.flops_per_element > 0) {
       const double per_op = double(info.elements) * info.flops_per_element;
       p["flops_per_clk_per_sm"] = sum.median * per_op;

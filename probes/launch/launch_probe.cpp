@@ -29,28 +29,17 @@ constexpr uint64_t kMaxSmallKernelBytes = uint64_t{1} << 30;
 // Repeats `sample` until stable; the point's numbers, or {"skipped": why}.
 template <class F>
 nlohmann::json measure(ProbeContext& ctx, F&& sample) {
-  LaunchMeasurement first;
-  bool have_first = false;
-  RepeatOutcome outcome;
-  try {
-    outcome = repeat_until_stable(
-        [&] {
-          const LaunchMeasurement m = sample();
-          if (!have_first) first = m, have_first = true;
-          return m.ns;
-        },
-        ctx.repeat());
-  } catch (const LaunchUnavailable& e) {
-    return {{"skipped", e.what()}};
-  }
-  const auto& sum = outcome.summary;
+  const auto r = repeat_point<LaunchUnavailable>(ctx.repeat(), sample,
+                                                 [](const LaunchMeasurement& m) { return m.ns; });
+  if (r.skipped) return {{"skipped", *r.skipped}};
+  const auto& sum = r.outcome.summary;
   return {{"ns", sum.median},
           {"ci95_ns", {sum.median_ci95.lo, sum.median_ci95.hi}},
           {"repeats", sum.n},
-          {"converged", outcome.converged},
-          {"units_per_sample", first.units},
-          {"kernel", first.launch.kernel},
-          {"launch", to_json(first.launch)},
+          {"converged", r.outcome.converged},
+          {"units_per_sample", r.first.units},
+          {"kernel", r.first.launch.kernel},
+          {"launch", to_json(r.first.launch)},
           {"self_check", "passed"}};
 }
 

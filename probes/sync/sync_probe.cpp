@@ -20,8 +20,6 @@ namespace {
 
 using sync::SyncShape;
 
-// Spin for the SM clock reading after each point (ns).
-constexpr uint64_t kClockSpinNs = 200'000;
 constexpr uint64_t kMaxIterations = uint64_t{1} << 20;
 // Throughput shapes (harness/sim/presets/sync_costs.cpp chooses its rates for these).
 constexpr uint32_t kCtaThroughputThreads = 64;     // two warps per CTA
@@ -31,52 +29,35 @@ constexpr uint32_t kGridBlockThreads = 128;
 
 nlohmann::json measure_sync(ProbeContext& ctx, const SyncSetup& setup, const SyncRun& run) {
   const sync::SyncOpInfo& info = sync_info(setup.op);
-  SyncResult first;
-  bool have_first = false;
-  RepeatOutcome outcome;
-  try {
-    outcome = repeat_until_stable(
-        [&] {
-          const SyncResult r = ctx.ops<SyncOps>().run(setup, run);
-          if (!have_first) first = r, have_first = true;
-          return setup.kind == SyncKind::latency ? r.latency_cycles : r.ops_per_clk_per_sm;
-        },
-        ctx.repeat());
-  } catch (const SyncOpUnavailable& e) {
-    return {{"ptx", info.ptx}, {"skipped", e.what()}};
-  }
-  const double clock_mhz = ctx.device().measure_sm_clock_mhz(kClockSpinNs);
-  const auto& sum = outcome.summary;
+  const bool latency = setup.kind == SyncKind::latency;
+  const auto r = repeat_point<SyncOpUnavailable>(
+      ctx.repeat(), [&] { return ctx.ops<SyncOps>().run(setup, run); },
+      [&](const SyncResult& x) { return latency ? x.latency_cycles : x.ops_per_clk_per_sm; });
+  if (r.skipped) return {{"ptx", info.ptx}, {"skipped", *r.skipped}};
+  const SyncResult& first = r.first;
   nlohmann::json p = {{"ptx", info.ptx},
                       {"scope", info.scope},
                       {"unit", sync_unit_name(info.unit)},
-                      {"repeats", sum.n},
-                      {"converged", outcome.converged},
-                      {"iterations", run.iterations},
                       {"ops_per_chain", first.ops_per_chain},
                       {"chains_per_thread", sync_chains(setup.op, setup.kind)},
                       {"block_threads", setup.block_threads},
                       {"blocks", setup.blocks},
                       {"warps_per_sm", first.warps_per_sm},
                       {"sms", first.sms},
-                      {"region_sm_clock_mhz", clock_mhz},
                       {"kernel", sync_kernel_name(setup.op, setup.kind)},
                       {"launch", to_json(first.launch)},
                       {"self_check", "passed"}};
+  const double clock_mhz = write_point_repeats(p, ctx, r.outcome, run.iterations);
+  const auto& sum = r.outcome.summary;
   if (setup.cluster_size != 0) p["cluster_size"] = setup.cluster_size;
-  if (setup.kind == SyncKind::latency) {
-    p["latency_cycles"] = sum.median;
-    p["ci95_cycles"] = {sum.median_ci95.lo, sum.median_ci95.hi};
+  if (latency) {
+    write_latency(p, sum, clock_mhz);
     p["slowest_warp_cycles"] = first.latency_cycles_max;
-    p["latency_ns"] = clock_mhz > 0 ? nlohmann::json(sum.median / clock_mhz * 1000)
-                                    : nlohmann::json(nullptr);
   } else {
-    const double sms = ctx.device().info().sm_count;
-    p["ops_per_clk_per_sm"] = sum.median;
-    p["ci95_ops_per_clk_per_sm"] = {sum.median_ci95.lo, sum.median_ci95.hi};
-    p["sm_spread_ops_per_clk"] = {first.ops_per_clk_per_sm_min, first.ops_per_clk_per_sm_max};
-    p["ops_per_s"] = sum.median * sms * clock_mhz * 1e6;
+    write_rate(p, ctx, "ops", sum, first.ops_per_clk_per_sm_min, first.ops_per_clk_per_sm_max,
+               clock_mhz);
     if (setup.op == SyncOp::dsmem_ld) {  // 8-byte loads
+      const double sms = ctx.device().info().sm_count;
       p["bytes_per_clk_per_sm"] = sum.median * 8;
       p["bytes_per_s"] = sum.median * 8 * sms * clock_mhz * 1e6;
     }

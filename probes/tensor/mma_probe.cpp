@@ -35,17 +35,20 @@ nlohmann::json measure_mma(ProbeContext& ctx, const MmaSetup& setup, const MmaRu
   const tensor::MmaOpInfo& info = mma_info(setup.op);
   const int sm = ctx.device().info().cc.sm();
   const bool latency = setup.kind == MmaKind::latency;
-  MmaResult first;
-  RepeatOutcome outcome;
+  const auto skipped = [&](const std::string& why) -> nlohmann::json {
+    return {{"ptx", info.ptx}, {"path", "mma.sync"}, {"skipped", why}};
+  };
   try {
     // The tile self-check, once per form, before its first timed launch.
     if (!checks.count(setup.op))
       checks[setup.op] = mma_self_check(ctx.ops<MmaOps>(), ctx.device().info(), setup.op, MmaOperands::random);
-    outcome = tensor::repeat_point(ctx, latency, first,
-                                   [&] { return ctx.ops<MmaOps>().run(setup, run); });
   } catch (const MmaOpUnavailable& e) {
-    return {{"ptx", info.ptx}, {"path", "mma.sync"}, {"skipped", e.what()}};
+    return skipped(e.what());
   }
+  const auto r = tensor::repeat_point<MmaOpUnavailable>(
+      ctx, latency, [&] { return ctx.ops<MmaOps>().run(setup, run); });
+  if (r.skipped) return skipped(*r.skipped);
+  const MmaResult& first = r.first;
   nlohmann::json p = {{"ptx", info.ptx},
                       {"path", "mma.sync"},
                       {"shape", info.shape},
@@ -66,8 +69,8 @@ nlohmann::json measure_mma(ProbeContext& ctx, const MmaSetup& setup, const MmaRu
     p["block_scale"] = {{"input", info.input}, {"scale_format", mma_scale_format(setup.op)},
                         {"scales_per_row", s.vec}, {"block_elements", info.k / s.vec}};
   }
-  tensor::write_timing(p, ctx, outcome, latency, run.iterations, first);
-  if (!latency) p["mmas_per_clk_per_sm"] = outcome.summary.median / mma_flops(setup.op);
+  tensor::write_timing(p, ctx, r.outcome, latency, run.iterations, first);
+  if (!latency) p["mmas_per_clk_per_sm"] = r.outcome.summary.median / mma_flops(setup.op);
   return p;
 }
 

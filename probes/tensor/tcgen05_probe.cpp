@@ -61,16 +61,14 @@ nlohmann::json measure_tcgen05(ProbeContext& ctx, const Tcgen05Setup& setup, con
                         {"block_elements", info.k / vec}};
   }
   const bool latency = setup.kind == Tcgen05Kind::latency;
-  Tcgen05Result first;
-  RepeatOutcome outcome;
-  try {
-    outcome = tensor::repeat_point(ctx, latency, first,
-                                   [&] { return ctx.ops<Tcgen05Ops>().run(setup, run); });
-  } catch (const Tcgen05OpUnavailable& e) {
-    p["skipped"] = e.what();
+  const auto r = tensor::repeat_point<Tcgen05OpUnavailable>(
+      ctx, latency, [&] { return ctx.ops<Tcgen05Ops>().run(setup, run); });
+  if (r.skipped) {
+    p["skipped"] = *r.skipped;
     return p;
   }
-  tensor::write_timing(p, ctx, outcome, latency, run.iterations, first);
+  const Tcgen05Result& first = r.first;
+  tensor::write_timing(p, ctx, r.outcome, latency, run.iterations, first);
   p["ctas"] = setup.ctas;
   p["kernel"] = tcgen05_kernel_name(setup.op, setup.kind);
   p["launch"] = to_json(first.launch);

@@ -1,6 +1,7 @@
 #include "probes/tensor/tensor_point.hpp"
 
 #include "harness/error.hpp"
+#include "harness/points.hpp"
 
 namespace gpuprobe::probes::tensor {
 
@@ -27,25 +28,12 @@ uint64_t iterations(const Params& params) {
 double write_timing(nlohmann::json& p, ProbeContext& ctx, const RepeatOutcome& outcome,
                     bool latency, uint64_t iterations, uint32_t sms, double spread_min,
                     double spread_max) {
-  const double clock_mhz = ctx.device().measure_sm_clock_mhz(kPointClockSpinNs);
-  const auto& sum = outcome.summary;
-  p["repeats"] = sum.n;
-  p["converged"] = outcome.converged;
-  p["iterations"] = iterations;
+  const double clock_mhz = write_point_repeats(p, ctx, outcome, iterations);
   p["sms"] = sms;
-  p["region_sm_clock_mhz"] = clock_mhz;
-  if (latency) {
-    p["latency_cycles"] = sum.median;
-    p["ci95_cycles"] = {sum.median_ci95.lo, sum.median_ci95.hi};
-    p["latency_ns"] = clock_mhz > 0 ? nlohmann::json(sum.median / clock_mhz * 1000)
-                                    : nlohmann::json(nullptr);
-  } else {
-    const double device_sms = ctx.device().info().sm_count;
-    p["flops_per_clk_per_sm"] = sum.median;
-    p["ci95_flops_per_clk_per_sm"] = {sum.median_ci95.lo, sum.median_ci95.hi};
-    p["sm_spread_flops_per_clk"] = {spread_min, spread_max};
-    p["flops_per_s"] = sum.median * device_sms * clock_mhz * 1e6;
-  }
+  if (latency)
+    write_latency(p, outcome.summary, clock_mhz);
+  else
+    write_rate(p, ctx, "flops", outcome.summary, spread_min, spread_max, clock_mhz);
   return clock_mhz;
 }
 

@@ -1,8 +1,9 @@
 // What the tensor probes (tensor/mma, tensor/wgmma, tensor/tcgen05) share when they plan and
 // write a point: the --kind, --operands and --iterations parameters, the repeat loop that keeps
-// the first launch's result, and the timing fields of a point (repeats, the SM clock measured
-// right after, then latency in cycles and ns or throughput in FLOP/clk/SM, its spread over the
-// SMs and FLOP/s). Each probe keeps its own fields (form, shape, kernel, self-check...).
+// the first launch's result (harness/repeat.hpp's repeat_point) and the timing fields of a point
+// (harness/points.hpp: repeats, the SM clock measured right after, then latency in cycles and ns
+// or throughput in FLOP/clk/SM, its spread over the SMs and FLOP/s). Each probe keeps its own
+// fields (form, shape, kernel, self-check...).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -15,8 +16,6 @@
 
 namespace gpuprobe::probes::tensor {
 
-// Spin for the SM clock reading after each point (ns).
-constexpr uint64_t kPointClockSpinNs = 200'000;
 constexpr uint64_t kMaxIterations = uint64_t{1} << 20;
 
 // --kind latency|throughput|both.
@@ -28,18 +27,13 @@ ParamSpec iterations_param(const std::string& default_value, const std::string& 
 // The --iterations value; outside 1 to kMaxIterations throws the one-line error.
 uint64_t iterations(const Params& params);
 
-// repeat_until_stable over run() (a Result with latency_cycles and flops_per_clk_per_sm): the
-// latency for a latency point, else the throughput; `first` gets the first launch's result.
-template <class Result, class Run>
-RepeatOutcome repeat_point(ProbeContext& ctx, bool latency, Result& first, Run run) {
-  bool have_first = false;
-  return repeat_until_stable(
-      [&] {
-        const Result r = run();
-        if (!have_first) first = r, have_first = true;
-        return latency ? r.latency_cycles : r.flops_per_clk_per_sm;
-      },
-      ctx.repeat());
+// repeat_point over run() (a Result with latency_cycles and flops_per_clk_per_sm): the latency
+// for a latency point, else the throughput; Unavailable (the probe's) skips the point.
+template <class Unavailable, class Run>
+auto repeat_point(ProbeContext& ctx, bool latency, Run&& run) {
+  return gpuprobe::repeat_point<Unavailable>(ctx.repeat(), run, [latency](const auto& r) {
+    return latency ? r.latency_cycles : r.flops_per_clk_per_sm;
+  });
 }
 
 // Measures the SM clock, then writes into p the fields every tensor point has: repeats,

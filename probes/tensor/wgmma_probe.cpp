@@ -42,16 +42,14 @@ nlohmann::json measure_wgmma(ProbeContext& ctx, const WgmmaSetup& setup, const W
                       {"implementation", "native"},
                       {"sass_per_op", "1 " + wgmma_sass(info)}};
   const bool latency = setup.kind == WgmmaKind::latency;
-  WgmmaResult first;
-  RepeatOutcome outcome;
-  try {
-    outcome = tensor::repeat_point(ctx, latency, first,
-                                   [&] { return ctx.ops<WgmmaOps>().run(setup, run); });
-  } catch (const WgmmaOpUnavailable& e) {
-    p["skipped"] = e.what();
+  const auto r = tensor::repeat_point<WgmmaOpUnavailable>(
+      ctx, latency, [&] { return ctx.ops<WgmmaOps>().run(setup, run); });
+  if (r.skipped) {
+    p["skipped"] = *r.skipped;
     return p;
   }
-  tensor::write_timing(p, ctx, outcome, latency, run.iterations, first);
+  const WgmmaResult& first = r.first;
+  tensor::write_timing(p, ctx, r.outcome, latency, run.iterations, first);
   p["warpgroups_per_sm"] = first.warpgroups_per_sm;
   p["kernel"] = wgmma_kernel_name(setup.op, setup.kind);
   p["launch"] = to_json(first.launch);
