@@ -2,8 +2,10 @@
 // (sectored set-associative caches, near/far L2, TLB levels, DRAM, per-SM L2 distance, seeded
 // noise). Families implement their operations on it (probes/<family>/*_sim.cpp) with walk().
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "harness/chain.hpp"
@@ -11,6 +13,21 @@
 #include "harness/sim/preset.hpp"
 
 namespace gpuprobe::sim {
+
+// Where every simulated warp's, warpgroup's or CTA's clock starts in a family's simulated ops
+// (any value: only differences count).
+inline constexpr uint64_t kStartCycles = 1'000'000;
+
+// The entry of a preset's table (Preset::compute, ::tensor, ::sync...) that match(entry) picks,
+// for a family's simulated ops; none throws the family's Unavailable ("the simulated <preset>
+// has no model of <what>"), which records the point as skipped.
+template <class Unavailable, class Model, class Match>
+const Model* model_of(const Preset& p, const std::vector<Model>& table, const std::string& what,
+                      Match match) {
+  const auto it = std::find_if(table.begin(), table.end(), match);
+  if (it == table.end()) throw Unavailable("the simulated " + p.name + " has no model of " + what);
+  return &*it;
+}
 
 // Faults a test can plant to prove that a probe's self-checks fail loudly.
 struct Faults {

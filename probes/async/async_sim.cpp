@@ -21,7 +21,6 @@ namespace {
 using async::AsyncCtaOut;
 
 // Where every simulated CTA's clock starts (any value: only differences count).
-constexpr uint64_t kSimStartCycles = 1'000'000;
 
 class SimAsyncOps final : public AsyncOps {
  public:
@@ -32,10 +31,8 @@ class SimAsyncOps final : public AsyncOps {
     if (p.async_copy.empty()) throw OpsUnavailable("the simulated " + p.name + " has no async-copy model");
     check_async_fits(setup, device_.info());
     const auto& info = async_info(setup.op);
-    const auto model = std::find_if(p.async_copy.begin(), p.async_copy.end(),
-                                    [&](const sim::AsyncCopyModel& m) { return m.op == info.name; });
-    if (model == p.async_copy.end())
-      throw AsyncOpUnavailable("the simulated " + p.name + " has no model of " + info.name);
+    const auto model = sim::model_of<AsyncOpUnavailable>(
+        p, p.async_copy, info.name, [&](const sim::AsyncCopyModel& m) { return m.op == info.name; });
     const std::string kernel = async_kernel_name(setup);
     if (run.iterations == 0) throw Error(kernel + ": no iterations");
     std::mt19937_64 rng(std::hash<std::string>{}(kernel) ^ setup.blocks ^ (setup.footprint_bytes << 8) ^
@@ -67,8 +64,8 @@ class SimAsyncOps final : public AsyncOps {
     for (uint32_t b = 0; b < setup.blocks; ++b) {
       AsyncCtaOut& o = ctas[b];
       o.smid = b % sms;
-      o.start_cycles = kSimStartCycles;
-      o.end_cycles = kSimStartCycles + static_cast<uint64_t>(sm_cycles[o.smid] + 0.5);
+      o.start_cycles = sim::kStartCycles;
+      o.end_cycles = sim::kStartCycles + static_cast<uint64_t>(sm_cycles[o.smid] + 0.5);
       o.ran = 1;
       o.result = run.store ? async_reference_fingerprint(setup, run, b) : 0;
     }
@@ -97,8 +94,8 @@ class SimAsyncOps final : public AsyncOps {
     for (uint32_t b = 0; b < setup.blocks; ++b) {
       AsyncCtaOut& o = ctas[b];
       o.smid = b % sms;
-      o.start_cycles = kSimStartCycles;
-      o.end_cycles = kSimStartCycles + static_cast<uint64_t>(double(run.iterations) * round * jitter() + 0.5);
+      o.start_cycles = sim::kStartCycles;
+      o.end_cycles = sim::kStartCycles + static_cast<uint64_t>(double(run.iterations) * round * jitter() + 0.5);
       o.ran = 1;
       o.result = run.store ? async_reference_fingerprint(setup, run, b) : 0;
     }
@@ -119,8 +116,8 @@ class SimAsyncOps final : public AsyncOps {
     const double cycles = walked.phase_cycles[1] + double(run.iterations) * model.chase_extra_cycles;
     AsyncCtaOut o{};
     o.smid = 0;
-    o.start_cycles = kSimStartCycles;
-    o.end_cycles = kSimStartCycles + static_cast<uint64_t>(cycles * jitter + 0.5);
+    o.start_cycles = sim::kStartCycles;
+    o.end_cycles = sim::kStartCycles + static_cast<uint64_t>(cycles * jitter + 0.5);
     o.ran = 1;
     o.result = static_cast<uint32_t>(chain.offset_bytes[walked.final_slot] / 4);
     AsyncResult r = summarize_async_launch(setup, run, {o}, async_chase_reference(chain, run));

@@ -18,8 +18,6 @@ namespace {
 
 using atomics::AtomicsWarpOut;
 
-constexpr uint64_t kSimStartCycles = 1'000'000;
-
 class SimAtomicsOps final : public AtomicsOps {
  public:
   explicit SimAtomicsOps(sim::SimDevice& device) : device_(device) {}
@@ -30,11 +28,9 @@ class SimAtomicsOps final : public AtomicsOps {
     check_atomics_fits(setup, device_.info());
     const atomics::AtomicsOpInfo& info = atomics_info(setup.op);
     const std::string pattern = atomics_pattern_name(setup.pattern);
-    const auto model = std::find_if(p.atomics.begin(), p.atomics.end(), [&](const sim::AtomicOpModel& m) {
-      return m.op == info.name && m.pattern == pattern;
-    });
-    if (model == p.atomics.end())
-      throw AtomicsOpUnavailable("the simulated " + p.name + " has no model of " + info.name + " (" + pattern + ")");
+    const auto model = sim::model_of<AtomicsOpUnavailable>(
+        p, p.atomics, std::string(info.name) + " (" + pattern + ")",
+        [&](const sim::AtomicOpModel& m) { return m.op == info.name && m.pattern == pattern; });
     const std::string kernel = atomics_kernel_name(setup.op, setup.kind);
     if (run.iterations == 0) throw Error(kernel + ": no iterations");
 
@@ -60,8 +56,8 @@ class SimAtomicsOps final : public AtomicsOps {
       const uint32_t sm = static_cast<uint32_t>((w / wpb) % sms);
       AtomicsWarpOut& o = warps[w];
       o.smid = sm;
-      o.start_cycles = kSimStartCycles;
-      o.end_cycles = kSimStartCycles + static_cast<uint64_t>(sm_cycles[sm] + 0.5);
+      o.start_cycles = sim::kStartCycles;
+      o.end_cycles = sim::kStartCycles + static_cast<uint64_t>(sm_cycles[sm] + 0.5);
       o.ran = 1;
       if (run.store)
         for (uint32_t k = 0; k < chains; ++k) o.hits[k] = static_cast<uint32_t>(cas_shared ? ops : 32 * ops);

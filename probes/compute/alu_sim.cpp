@@ -19,8 +19,6 @@ namespace {
 
 using compute::AluWarpOut;
 
-// Where every simulated warp's clock starts (any value: only differences count).
-constexpr uint64_t kSimStartCycles = 1'000'000;
 // Schedulers (SM sub-partitions) per SM, Volta and later: assumption (not in FIGURES).
 constexpr double kSubPartitions = 4;
 
@@ -34,10 +32,8 @@ class SimAluOps final : public AluOps {
       throw OpsUnavailable("the simulated " + p.name + " has no compute model");
     check_alu_fits(setup, device_.info());
     const std::string name = alu_info(setup.op).name;
-    const auto model = std::find_if(p.compute.begin(), p.compute.end(),
-                                    [&](const sim::AluOpModel& m) { return m.op == name; });
-    if (model == p.compute.end())
-      throw AluOpUnavailable("the simulated " + p.name + " has no model of " + name);
+    const auto model = sim::model_of<AluOpUnavailable>(
+        p, p.compute, name, [&](const sim::AluOpModel& m) { return m.op == name; });
     if (run.iterations == 0) throw Error(alu_kernel_name(setup.op, setup.kind) + ": no iterations");
 
     const uint32_t chains = alu_chains(setup.kind);
@@ -66,8 +62,8 @@ class SimAluOps final : public AluOps {
       const uint32_t sm = static_cast<uint32_t>((w / warps_per_block) % sms);
       AluWarpOut& o = warps[w];
       o.smid = sm;
-      o.start_cycles = kSimStartCycles;
-      o.end_cycles = kSimStartCycles + static_cast<uint64_t>(sm_cycles[sm] + 0.5);
+      o.start_cycles = sim::kStartCycles;
+      o.end_cycles = sim::kStartCycles + static_cast<uint64_t>(sm_cycles[sm] + 0.5);
       o.ran = 1;
       if (run.store)
         for (uint32_t k = 0; k < chains; ++k) o.result[k] = reference[k];

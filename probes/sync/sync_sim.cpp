@@ -18,8 +18,6 @@ namespace {
 
 using sync::SyncWarpOut;
 
-// Where every simulated warp's clock starts (any value: only differences count).
-constexpr uint64_t kSimStartCycles = 1'000'000;
 
 class SimSyncOps final : public SyncOps {
  public:
@@ -30,10 +28,8 @@ class SimSyncOps final : public SyncOps {
     if (p.sync.empty()) throw OpsUnavailable("the simulated " + p.name + " has no sync model");
     check_sync_fits(setup, device_.info());
     const sync::SyncOpInfo& info = sync_info(setup.op);
-    const auto model = std::find_if(p.sync.begin(), p.sync.end(),
-                                    [&](const sim::SyncOpModel& m) { return m.op == info.name; });
-    if (model == p.sync.end())
-      throw SyncOpUnavailable("the simulated " + p.name + " has no model of " + info.name);
+    const auto model = sim::model_of<SyncOpUnavailable>(
+        p, p.sync, info.name, [&](const sim::SyncOpModel& m) { return m.op == info.name; });
     const std::string kernel = sync_kernel_name(setup.op, setup.kind);
     if (run.iterations == 0) throw Error(kernel + ": no iterations");
     if (setup.kind == SyncKind::throughput && !(model->ops_per_clk_per_sm > 0))
@@ -71,8 +67,8 @@ class SimSyncOps final : public SyncOps {
       const uint32_t sm = static_cast<uint32_t>((w / warps_per_block) % sms);
       SyncWarpOut& o = warps[w];
       o.smid = sm;
-      o.start_cycles = kSimStartCycles;
-      o.end_cycles = kSimStartCycles + static_cast<uint64_t>(sm_cycles[sm] + 0.5);
+      o.start_cycles = sim::kStartCycles;
+      o.end_cycles = sim::kStartCycles + static_cast<uint64_t>(sm_cycles[sm] + 0.5);
       o.ran = 1;
       if (run.store)
         for (uint32_t k = 0; k < checked; ++k) o.result[k] = reference[k];

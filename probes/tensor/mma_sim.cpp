@@ -19,8 +19,6 @@ namespace {
 
 using tensor::MmaWarpOut;
 
-// Where every simulated warp's clock starts (any value: only differences count).
-constexpr uint64_t kSimStartCycles = 1'000'000;
 // Schedulers (SM sub-partitions, one tensor core each) per SM, Volta and later: assumption (not
 // in FIGURES; FIGURES §1 "x 4 TC/SM" for H100 and A100).
 constexpr double kSubPartitions = 4;
@@ -64,8 +62,8 @@ class SimMmaOps final : public MmaOps {
       const uint32_t sm = static_cast<uint32_t>((w / warps_per_block) % sms);
       MmaWarpOut& o = warps[w];
       o.smid = sm;
-      o.start_cycles = kSimStartCycles;
-      o.end_cycles = kSimStartCycles + static_cast<uint64_t>(sm_cycles[sm] + 0.5);
+      o.start_cycles = sim::kStartCycles;
+      o.end_cycles = sim::kStartCycles + static_cast<uint64_t>(sm_cycles[sm] + 0.5);
       o.ran = 1;
     }
     MmaResult r = summarize_mma_launch(setup, run, warps);
@@ -82,10 +80,8 @@ class SimMmaOps final : public MmaOps {
     check_mma_fits(setup, device_.info());
     if (p.tensor.empty()) throw OpsUnavailable("the simulated " + p.name + " has no tensor model");
     const std::string name = mma_info(setup.op).name;
-    const auto model = std::find_if(p.tensor.begin(), p.tensor.end(),
-                                    [&](const sim::TensorOpModel& m) { return m.op == name; });
-    if (model == p.tensor.end())
-      throw MmaOpUnavailable("the simulated " + p.name + " has no model of " + name);
+    const auto model = sim::model_of<MmaOpUnavailable>(
+        p, p.tensor, name, [&](const sim::TensorOpModel& m) { return m.op == name; });
     return *model;
   }
 

@@ -20,7 +20,6 @@ namespace {
 using tensor::Tcgen05CtaOut;
 
 // Where every simulated CTA's clock starts (any value: only differences count).
-constexpr uint64_t kSimStartCycles = 1'000'000;
 // The commit/mbarrier-wait round trip with no MMA outstanding: assumption (not in FIGURES).
 constexpr double kSimBaselineCycles = 40;
 
@@ -32,10 +31,8 @@ class SimTcgen05Ops final : public Tcgen05Ops {
     const sim::Preset& p = device_.preset();
     check_tcgen05_fits(setup, device_.info());
     const std::string name = tcgen05_info(setup.op).name;
-    const auto model = std::find_if(p.tensor.begin(), p.tensor.end(),
-                                    [&](const sim::TensorOpModel& m) { return m.op == name; });
-    if (model == p.tensor.end())
-      throw Tcgen05OpUnavailable("the simulated " + p.name + " has no model of " + name);
+    const auto model = sim::model_of<Tcgen05OpUnavailable>(
+        p, p.tensor, name, [&](const sim::TensorOpModel& m) { return m.op == name; });
     return run_tcgen05(setup, run, [&](const Tcgen05Launch& l) { return launch(l, *model, p); });
   }
 
@@ -75,8 +72,8 @@ class SimTcgen05Ops final : public Tcgen05Ops {
       w.leader = c % group == 0 ? 1 : 0;
       w.ran = 1;
       if (w.leader) {
-        w.start_cycles = kSimStartCycles;
-        w.end_cycles = kSimStartCycles + static_cast<uint64_t>(sm_cycles[w.smid] + 0.5);
+        w.start_cycles = sim::kStartCycles;
+        w.end_cycles = sim::kStartCycles + static_cast<uint64_t>(sm_cycles[w.smid] + 0.5);
       }
     }
     if (l.store) o.tile = tcgen05_tile_words(info, tcgen05_reference(info, *l.operands));

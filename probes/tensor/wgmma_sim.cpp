@@ -18,8 +18,6 @@ namespace {
 
 using tensor::WgmmaGroupOut;
 
-// Where every simulated warpgroup's clock starts (any value: only differences count).
-constexpr uint64_t kSimStartCycles = 1'000'000;
 // The fence/commit/wait round trip of an empty commit group: assumption (not in FIGURES).
 constexpr double kSimBaselineCycles = 24;
 
@@ -33,10 +31,8 @@ class SimWgmmaOps final : public WgmmaOps {
     if (p.tensor.empty())
       throw OpsUnavailable("the simulated " + p.name + " has no tensor model");
     const std::string name = wgmma_info(setup.op).name;
-    const auto model = std::find_if(p.tensor.begin(), p.tensor.end(),
-                                    [&](const sim::TensorOpModel& m) { return m.op == name; });
-    if (model == p.tensor.end())
-      throw WgmmaOpUnavailable("the simulated " + p.name + " has no model of " + name);
+    const auto model = sim::model_of<WgmmaOpUnavailable>(
+        p, p.tensor, name, [&](const sim::TensorOpModel& m) { return m.op == name; });
     return run_wgmma(setup, run,
                      [&](const WgmmaLaunch& l) { return launch(l, *model, p); });
   }
@@ -70,8 +66,8 @@ class SimWgmmaOps final : public WgmmaOps {
     for (uint32_t g = 0; g < l.blocks; ++g) {
       WgmmaGroupOut& w = o.groups[g];
       w.smid = g % sms;
-      w.start_cycles = kSimStartCycles;
-      w.end_cycles = kSimStartCycles + static_cast<uint64_t>(sm_cycles[w.smid] + 0.5);
+      w.start_cycles = sim::kStartCycles;
+      w.end_cycles = sim::kStartCycles + static_cast<uint64_t>(sm_cycles[w.smid] + 0.5);
       w.ran = 1;
     }
     if (l.store) o.tile = wgmma_tile_words(info, wgmma_reference(info, *l.operands));
