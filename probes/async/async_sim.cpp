@@ -20,8 +20,6 @@ namespace {
 
 using async::AsyncCtaOut;
 
-// Where every simulated CTA's clock starts (any value: only differences count).
-
 class SimAsyncOps final : public AsyncOps {
  public:
   explicit SimAsyncOps(sim::SimDevice& device) : device_(device) {}

@@ -19,7 +19,6 @@ namespace {
 
 using tensor::Tcgen05CtaOut;
 
-// Where every simulated CTA's clock starts (any value: only differences count).
 // The commit/mbarrier-wait round trip with no MMA outstanding: assumption (not in FIGURES).
 constexpr double kSimBaselineCycles = 40;
 
