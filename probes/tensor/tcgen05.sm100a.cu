@@ -10,9 +10,10 @@
 #include "ptx/sreg.cuh"
 #include "ptx/tcgen05.cuh"
 
-// The PTX wrappers this unit uses exist only on device passes (GPUPROBE_PTX_HAS_*); the host pass
-// turns each kernel into its launch stub and never instantiates device code, so it is given only
-// the declarations of the two device templates the kernels name (below).
+// The PTX wrappers this unit uses exist only on device passes (GPUPROBE_PTX_HAS_*). nvcc's host
+// pass compiles each __global__ kernel into the host function that launches it and never
+// instantiates device code, so that pass sees only the declarations of the two device templates
+// the kernels name (below); their definitions are device-pass code.
 #if defined(__CUDA_ARCH__)
 namespace gpuprobe::probes::tensor::device {
 
