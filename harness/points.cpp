@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "harness/error.hpp"
 #include "harness/stats.hpp"
 
 namespace gpuprobe {
@@ -80,6 +81,27 @@ void write_rate(nlohmann::json& p, ProbeContext& ctx, const std::string& unit,
   p["ci95_" + unit + "_per_clk_per_sm"] = {sum.median_ci95.lo, sum.median_ci95.hi};
   p["sm_spread_" + unit + "_per_clk"] = {spread_min, spread_max};
   p[unit + "_per_s"] = sum.median * sms * clock_mhz * 1e6;
+}
+
+uint64_t read_iterations(const Params& params, uint64_t max_iterations) {
+  const uint64_t n = params.get_u64("iterations");
+  if (n == 0 || n > max_iterations)
+    throw Error("--iterations must be 1 to " + std::to_string(max_iterations));
+  return n;
+}
+
+uint32_t read_block_threads(const Params& params, uint32_t max_block_threads) {
+  const uint64_t threads = params.get_u64("block-threads");
+  if (threads == 0 || threads % 32 != 0 || threads > max_block_threads)
+    throw Error("--block-threads must be a multiple of 32 from 32 to " +
+                std::to_string(max_block_threads));
+  return static_cast<uint32_t>(threads);
+}
+
+uint32_t read_blocks_per_sm(const Params& params) {
+  const uint64_t per_sm = params.get_u64("blocks-per-sm");
+  if (per_sm == 0 || per_sm > 32) throw Error("--blocks-per-sm must be 1 to 32");
+  return static_cast<uint32_t>(per_sm);
 }
 
 }  // namespace gpuprobe

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/params.hpp"
 #include "harness/probe.hpp"
 #include "harness/repeat.hpp"
 
@@ -26,6 +27,15 @@ struct PlannedPoint {
 inline constexpr double kClockOutlierRel = 0.02;
 
 void measure_points(ProbeContext& ctx, const std::vector<PlannedPoint>& points);
+
+// The launch parameters the probe families share, read and checked before anything runs; a bad
+// value is one line naming the parameter and its range:
+//   --iterations      1 to max_iterations (loop iterations per launch)
+//   --block-threads   a multiple of 32 from 32 to max_block_threads
+//   --blocks-per-sm   1 to 32
+uint64_t read_iterations(const Params& params, uint64_t max_iterations);
+uint32_t read_block_threads(const Params& params, uint32_t max_block_threads = 1024);
+uint32_t read_blocks_per_sm(const Params& params);
 
 // Measures the SM clock and records it in the run record under sm_clock_mhz.<when>.
 double measure_clock(ProbeContext& ctx, const char* when);

@@ -187,13 +187,9 @@ ProbeSpec async_probe() {
   };
   p.run = [](ProbeContext& ctx) {
     const auto& prm = ctx.params();
-    const uint64_t threads = prm.get_u64("block-threads");
-    if (threads == 0 || threads % 32 != 0 || threads > async::kAsyncMaxBlockThreads)
-      throw Error("--block-threads must be a multiple of 32 from 32 to 512");
+    const uint32_t threads = read_block_threads(prm, async::kAsyncMaxBlockThreads);
     AsyncRun run;
-    run.iterations = prm.get_u64("iterations");
-    if (run.iterations == 0 || run.iterations > kMaxIterations)
-      throw Error("--iterations must be 1 to " + std::to_string(kMaxIterations));
+    run.iterations = read_iterations(prm, kMaxIterations);
     const uint64_t hops = prm.get_u64("chase-hops");
     if (hops == 0 || hops > kMaxIterations)
       throw Error("--chase-hops must be 1 to " + std::to_string(kMaxIterations));
@@ -207,7 +203,7 @@ ProbeSpec async_probe() {
       std::vector<AsyncSetup> setups;
       if (kinds == "all" || kinds == "latency") setups = latency_setups(op.op);
       if (kinds == "all" || kinds == "throughput")
-        for (const AsyncSetup& s : throughput_setups(op.op, info, static_cast<uint32_t>(threads), footprint))
+        for (const AsyncSetup& s : throughput_setups(op.op, info, threads, footprint))
           setups.push_back(s);
       for (const AsyncSetup& s : setups) {
         nlohmann::json axes = {{"op", op.name}, {"kind", async_kind_name(s.kind)}};

@@ -71,15 +71,10 @@ ProbeSpec atomics_probe() {
   };
   p.run = [](ProbeContext& ctx) {
     const auto& prm = ctx.params();
-    const uint64_t threads = prm.get_u64("block-threads");
-    if (threads == 0 || threads % 32 != 0 || threads > 1024)
-      throw Error("--block-threads must be a multiple of 32 from 32 to 1024");
-    const uint64_t per_sm = prm.get_u64("blocks-per-sm");
-    if (per_sm == 0 || per_sm > 32) throw Error("--blocks-per-sm must be 1 to 32");
+    const uint32_t threads = read_block_threads(prm);
+    const uint32_t per_sm = read_blocks_per_sm(prm);
     AtomicsRun run;
-    run.iterations = prm.get_u64("iterations");
-    if (run.iterations == 0 || run.iterations > kMaxIterations)
-      throw Error("--iterations must be 1 to " + std::to_string(kMaxIterations));
+    run.iterations = read_iterations(prm, kMaxIterations);
     const std::string which = prm.get_text("op");
     const std::string pattern = prm.get_text("pattern");
     const std::string kinds = prm.get_text("kind");
@@ -101,8 +96,8 @@ ProbeSpec atomics_probe() {
         }
         if (kinds != "latency") {
           s.kind = AtomicsKind::throughput;
-          s.block_threads = static_cast<uint32_t>(threads);
-          s.blocks = sms * static_cast<uint32_t>(per_sm);
+          s.block_threads = threads;
+          s.blocks = sms * per_sm;
           setups.push_back(s);
         }
         for (const AtomicsSetup& x : setups) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "harness/error.hpp"
+#include "harness/points.hpp"
 #include "harness/repeat.hpp"
 #include "harness/stats.hpp"
 #include "probes/bandwidth/loaded_ops.hpp"
@@ -115,11 +116,8 @@ ProbeSpec loaded_latency_probe() {
       throw Error("--slot-bytes must be a multiple of 8 and leave at least two slots in the chain");
     LoadedSetup setup;
     setup.level = plan.level;
-    setup.block_threads = static_cast<uint32_t>(prm.get_u64("block-threads"));
-    if (setup.block_threads == 0 || setup.block_threads % 32 != 0)
-      throw Error("--block-threads must be a multiple of 32 from 32 to 1024");
-    setup.blocks_per_sm = static_cast<uint32_t>(prm.get_u64("blocks-per-sm"));
-    if (setup.blocks_per_sm == 0) throw Error("--blocks-per-sm must be 1 to 32");
+    setup.block_threads = read_block_threads(prm);
+    setup.blocks_per_sm = read_blocks_per_sm(prm);
     setup.chaser_sm = static_cast<int>(prm.get_u64("chaser-sm"));
     if (setup.chaser_sm >= info.sm_count)
       throw Error("--chaser-sm " + std::to_string(setup.chaser_sm) + ": " + info.name + " has " +

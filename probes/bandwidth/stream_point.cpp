@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "harness/error.hpp"
+#include "harness/points.hpp"
 #include "harness/stats.hpp"
 #include "harness/timing.hpp"
 
@@ -202,13 +203,8 @@ StreamConfig stream_config(ProbeContext& ctx, StreamKind kind) {
   c.shape.kind = kind;
   c.shape.vec_bytes = static_cast<uint32_t>(std::stoul(prm.get_text("vec-bytes")));
   c.shape.ilp = static_cast<uint32_t>(std::stoul(prm.get_text("ilp")));
-  const uint64_t threads = prm.get_u64("block-threads");
-  if (threads == 0 || threads % 32 != 0 || threads > 1024)
-    throw Error("--block-threads must be a multiple of 32 from 32 to 1024");
-  c.block_threads = static_cast<uint32_t>(threads);
-  const uint64_t per_sm = prm.get_u64("blocks-per-sm");
-  if (per_sm == 0 || per_sm > 32) throw Error("--blocks-per-sm must be 1 to 32");
-  c.blocks_per_sm = static_cast<uint32_t>(per_sm);
+  c.block_threads = read_block_threads(prm);
+  c.blocks_per_sm = read_blocks_per_sm(prm);
   const DeviceInfo& info = ctx.device().info();
   if (c.shape.vec_bytes == 32 && info.cc.major * 10 + info.cc.minor < bandwidth::kMinSmVec32)
     throw Error("--vec-bytes 32 needs sm_100 or newer; " + info.name + " is sm_" +

@@ -73,15 +73,10 @@ ProbeSpec alu_probe() {
   };
   p.run = [](ProbeContext& ctx) {
     const auto& prm = ctx.params();
-    const uint64_t threads = prm.get_u64("block-threads");
-    if (threads == 0 || threads % 32 != 0 || threads > 1024)
-      throw Error("--block-threads must be a multiple of 32 from 32 to 1024");
-    const uint64_t per_sm = prm.get_u64("blocks-per-sm");
-    if (per_sm == 0 || per_sm > 32) throw Error("--blocks-per-sm must be 1 to 32");
+    const uint32_t threads = read_block_threads(prm);
+    const uint32_t per_sm = read_blocks_per_sm(prm);
     AluRun run;
-    run.iterations = prm.get_u64("iterations");
-    if (run.iterations == 0 || run.iterations > kMaxIterations)
-      throw Error("--iterations must be 1 to " + std::to_string(kMaxIterations));
+    run.iterations = read_iterations(prm, kMaxIterations);
     const std::string which = prm.get_text("op");
     const std::string kinds = prm.get_text("kind");
     const DeviceInfo& device = ctx.device().info();
@@ -94,7 +89,7 @@ ProbeSpec alu_probe() {
         s.op = info.op;
         s.kind = kind;
         if (kind == AluKind::throughput) {
-          s.block_threads = static_cast<uint32_t>(threads);
+          s.block_threads = threads;
           s.blocks = static_cast<uint32_t>(device.sm_count * per_sm);
         }
         points.push_back({{{"op", info.name}, {"kind", alu_kind_name(kind)}},

@@ -152,15 +152,10 @@ ProbeSpec sync_probe() {
   };
   p.run = [](ProbeContext& ctx) {
     const auto& prm = ctx.params();
-    const uint64_t threads = prm.get_u64("block-threads");
-    if (threads == 0 || threads % 32 != 0 || threads > 1024)
-      throw Error("--block-threads must be a multiple of 32 from 32 to 1024");
-    const uint64_t per_sm = prm.get_u64("blocks-per-sm");
-    if (per_sm == 0 || per_sm > 32) throw Error("--blocks-per-sm must be 1 to 32");
+    const uint32_t threads = read_block_threads(prm);
+    const uint32_t per_sm = read_blocks_per_sm(prm);
     SyncRun run;
-    run.iterations = prm.get_u64("iterations");
-    if (run.iterations == 0 || run.iterations > kMaxIterations)
-      throw Error("--iterations must be 1 to " + std::to_string(kMaxIterations));
+    run.iterations = read_iterations(prm, kMaxIterations);
     const std::string which = prm.get_text("op");
     const std::string kinds = prm.get_text("kind");
     const uint32_t sms = static_cast<uint32_t>(ctx.device().info().sm_count);
@@ -170,8 +165,7 @@ ProbeSpec sync_probe() {
       std::vector<SyncSetup> setups;
       if (kinds != "throughput") setups = latency_setups(info.op, sms);
       if (kinds != "latency")
-        for (const SyncSetup& s : throughput_setups(info.op, sms, static_cast<uint32_t>(threads),
-                                                    static_cast<uint32_t>(per_sm)))
+        for (const SyncSetup& s : throughput_setups(info.op, sms, threads, per_sm))
           setups.push_back(s);
       for (const SyncSetup& s : setups) {
         nlohmann::json axes = {{"op", info.name}, {"kind", sync_kind_name(s.kind)}};

@@ -93,12 +93,8 @@ ProbeSpec mma_probe() {
   };
   p.run = [](ProbeContext& ctx) {
     const auto& prm = ctx.params();
-    const uint64_t threads = prm.get_u64("block-threads");
-    if (threads == 0 || threads % 32 != 0 || threads > tensor::kMmaMaxBlockThreads)
-      throw Error("--block-threads must be a multiple of 32 from 32 to " +
-                  std::to_string(tensor::kMmaMaxBlockThreads));
-    const uint64_t per_sm = prm.get_u64("blocks-per-sm");
-    if (per_sm == 0 || per_sm > 32) throw Error("--blocks-per-sm must be 1 to 32");
+    const uint32_t threads = read_block_threads(prm, tensor::kMmaMaxBlockThreads);
+    const uint32_t per_sm = read_blocks_per_sm(prm);
     const uint64_t iterations = tensor::iterations(prm);
     const std::string which = prm.get_text("op");
     const std::string kinds = prm.get_text("kind");
@@ -118,7 +114,7 @@ ProbeSpec mma_probe() {
           s.op = info.op;
           s.kind = kind;
           if (kind == MmaKind::throughput) {
-            s.block_threads = static_cast<uint32_t>(threads);
+            s.block_threads = threads;
             s.blocks = static_cast<uint32_t>(device.sm_count * per_sm);
           }
           MmaRun run;

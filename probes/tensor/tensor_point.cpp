@@ -19,10 +19,7 @@ ParamSpec iterations_param(const std::string& default_value, const std::string& 
 }
 
 uint64_t iterations(const Params& params) {
-  const uint64_t n = params.get_u64("iterations");
-  if (n == 0 || n > kMaxIterations)
-    throw Error("--iterations must be 1 to " + std::to_string(kMaxIterations));
-  return n;
+  return read_iterations(params, kMaxIterations);
 }
 
 double write_timing(nlohmann::json& p, ProbeContext& ctx, const RepeatOutcome& outcome,

@@ -64,3 +64,24 @@ TEST_CASE("points: a clock more than 2% off is measured again, and flagged if st
   CHECK(f.ctx.extra()["clock_outliers_remeasured"] == 2);
   CHECK(f.ctx.extra()["median_region_sm_clock_mhz"] == 1380.0);
 }
+
+TEST_CASE("points: the shared launch parameters are checked, each bad value one line naming its range",
+          "[points]") {
+  using K = ParamSpec::Kind;
+  const std::vector<ParamSpec> specs = {{"iterations", K::integer, "16", "", {}, 0},
+                                        {"block-threads", K::integer, "256", "", {}, 0},
+                                        {"blocks-per-sm", K::integer, "4", "", {}, 0}};
+  const Params good = Params::parse(specs, {});
+  CHECK(read_iterations(good, 16) == 16);
+  CHECK(read_block_threads(good) == 256);
+  CHECK(read_blocks_per_sm(good) == 4);
+  const auto with = [&](const char* name, const char* value) { return Params::parse(specs, {{name, value}}); };
+  CHECK_THROWS_WITH(read_iterations(with("iterations", "0"), 16), "--iterations must be 1 to 16");
+  CHECK_THROWS_WITH(read_iterations(good, 15), "--iterations must be 1 to 15");
+  CHECK_THROWS_WITH(read_block_threads(with("block-threads", "48")),
+                    "--block-threads must be a multiple of 32 from 32 to 1024");
+  CHECK_THROWS_WITH(read_block_threads(good, 128), "--block-threads must be a multiple of 32 from 32 to 128");
+  CHECK(read_block_threads(with("block-threads", "512"), 512) == 512);
+  CHECK_THROWS_WITH(read_blocks_per_sm(with("blocks-per-sm", "0")), "--blocks-per-sm must be 1 to 32");
+  CHECK_THROWS_WITH(read_blocks_per_sm(with("blocks-per-sm", "33")), "--blocks-per-sm must be 1 to 32");
+}
