@@ -195,10 +195,19 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   run_all->add_option("--out", run_out, "output directory (default results/<device>)");
   run_all->add_option("--max-seconds-per-point", max_seconds,
                       "time bound per point, calibration and repeats (0 < s <= 3600; default 2)");
-  bool run_resume = false, run_force = false;
+  bool run_resume = false, run_force = false, run_quick = false, run_full = false;
   run_all->add_flag("--resume", run_resume,
                     "keep the complete records in --out byte for byte, continue the interrupted");
   run_all->add_flag("--force", run_force, "measure everything again over the results in --out");
+  auto* quick_flag = run_all->add_flag("--quick", run_quick,
+                                       "the quick profile: a minute or less on an H100, every ceiling "
+                                       "within 3% of --full");
+  run_all->add_flag("--full", run_full, "the full profile (the default): ten minutes or less")
+      ->excludes(quick_flag);
+  std::vector<std::string> run_only;
+  run_all->add_option("--only", run_only,
+                      "run only these probes or families (memory, bandwidth/dram, ...; comma-separated)")
+      ->delimiter(',');
 
   auto* analyze = app.add_subcommand("analyze", "fit a machine model from run records or a CSV curve");
   std::vector<std::string> run_files;
@@ -235,11 +244,14 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   // A mistyped command ("lst") is named; CLI11 would say a command is missing.
   if (argc > 1 && argv[1][0] != '-') {
     bool known = false;
-    for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
+    std::string names;
+    for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
       known = known || sub->get_name() == argv[1];
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+    }
     if (!known) {
-      err << "gpuprobe: error: unknown command '" << argv[1]
-          << "' (commands: list, probe, run-all, analyze, roofline; see gpuprobe --help)\n";
+      err << "gpuprobe: error: unknown command '" << argv[1] << "' (commands: " << names
+          << "; see gpuprobe --help)\n";
       return 2;
     }
   }
@@ -282,8 +294,17 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     if (*probe)
       return cmd_probe(probe_id, probe_device, probe_out, max_seconds, probe_resume,
                        probe->remaining(), out, err);
-    if (*run_all)
-      return cmd_run_all(run_device, run_out, max_seconds, run_resume, run_force, out, err);
+    if (*run_all) {
+      RunAllOptions options;
+      options.device_spec = run_device;
+      options.out_dir = run_out;
+      options.max_seconds_per_point = max_seconds;
+      options.resume = run_resume;
+      options.force = run_force;
+      options.profile = run_quick ? RunProfile::quick : RunProfile::full;
+      options.only = run_only;
+      return cmd_run_all(options, out, err);
+    }
     if (*analyze) {
       analysis::HierarchyFitOptions csv_options;
       csv_options.first_level = first_level;

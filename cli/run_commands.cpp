@@ -88,6 +88,27 @@ std::string slug(const std::string& text) {
   return s.empty() ? "device" : s;
 }
 
+// The runs of `plan` that `only` names (a probe id, or a family: the part before the slash);
+// all of them when `only` is empty. A name that matches nothing is an error.
+std::vector<PlannedRun> select_runs(const std::vector<PlannedRun>& plan,
+                                    const std::vector<std::string>& only) {
+  if (only.empty()) return plan;
+  for (const auto& name : only) {
+    bool found = false;
+    for (const auto& run : plan)
+      found = found || run.probe == name || run.probe.substr(0, run.probe.find('/')) == name;
+    if (!found) throw Error("--only " + name + ": run-all has no such probe or family (see gpuprobe list)");
+  }
+  std::vector<PlannedRun> chosen;
+  for (const auto& run : plan)
+    for (const auto& name : only)
+      if (run.probe == name || run.probe.substr(0, run.probe.find('/')) == name) {
+        chosen.push_back(run);
+        break;
+      }
+  return chosen;
+}
+
 RepeatPolicy repeat_policy(double max_seconds_per_point) {
   RepeatPolicy p;
   p.max_seconds = max_seconds_per_point;
@@ -236,9 +257,12 @@ int cmd_probe(const std::string& id, const std::string& device_spec, const std::
   return 0;
 }
 
-int cmd_run_all(const std::string& device_spec, std::string out_dir, double max_seconds,
-                bool resume, bool force, std::ostream& out, std::ostream& err) {
+int cmd_run_all(const RunAllOptions& options, std::ostream& out, std::ostream& err) {
   namespace fs = std::filesystem;
+  const std::string& device_spec = options.device_spec;
+  std::string out_dir = options.out_dir;
+  const double max_seconds = options.max_seconds_per_point;
+  const bool resume = options.resume, force = options.force;
   check_max_seconds(max_seconds);
   if (resume && force) throw Error("--resume keeps earlier results and --force replaces them: give one");
   // Every probe and parameter is checked before anything is opened or written.
@@ -249,7 +273,7 @@ int cmd_run_all(const std::string& device_spec, std::string out_dir, double max_
     nlohmann::json earlier;  // the record already there (--resume), or null
   };
   std::vector<Job> jobs;
-  for (const auto& planned : run_all_plan()) {
+  for (const auto& planned : select_runs(run_all_plan(options.profile), options.only)) {
     const ProbeSpec& probe = find_probe(planned.probe);
     std::string label = planned.probe;
     for (const auto& [k, v] : planned.params) label += " --" + k + " " + v;

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/run_plan.hpp"
+
 namespace gpuprobe {
 
 // The largest --max-seconds-per-point (it must be positive and finite).
@@ -17,9 +19,17 @@ int cmd_probe(const std::string& id, const std::string& device_spec, const std::
               double max_seconds, bool resume, const std::vector<std::string>& extras,
               std::ostream& out, std::ostream& err);
 
+struct RunAllOptions {
+  std::string device_spec = "cuda";
+  std::string out_dir;  // empty: results/<device>
+  double max_seconds_per_point = 2.0;
+  bool resume = false, force = false;
+  RunProfile profile = RunProfile::full;
+  std::vector<std::string> only;  // probe ids or families to run; empty: all
+};
+
 // A folder holding results is refused unless `resume` (complete records are kept byte for byte,
 // interrupted ones continued from their last point) or `force` (everything measured again).
-int cmd_run_all(const std::string& device_spec, std::string out_dir, double max_seconds,
-                bool resume, bool force, std::ostream& out, std::ostream& err);
+int cmd_run_all(const RunAllOptions& options, std::ostream& out, std::ostream& err);
 
 }  // namespace gpuprobe

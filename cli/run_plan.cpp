@@ -2,7 +2,7 @@
 
 namespace gpuprobe {
 
-std::vector<PlannedRun> run_all_plan() {
+std::vector<PlannedRun> run_all_plan(RunProfile /*profile*/) {
   return {{"memory/chase", {{"cache-op", "default"}}, "memory_chase_default.json"},
           {"memory/chase", {{"cache-op", "ca"}}, "memory_chase_ca.json"},
           {"memory/chase", {{"cache-op", "cg"}}, "memory_chase_cg.json"},
