@@ -295,6 +295,19 @@ json classify_kernel(const json& roofline, const RooflineKernel& k, const std::s
   out["attainable_flops_per_s"] = attainable;
   out["bound"] = bound;
   out["percent_of_attainable"] = 100.0 * achieved / attainable;
+  // Headroom at each memory level: how much of that level's bandwidth the kernel uses, and how
+  // much faster it could run before that level alone would bound it.
+  json headroom = json::object();
+  for (const auto& limit : limits) {
+    if (limit["kind"] != "memory" || !(k.time_s > 0)) continue;
+    const std::string level = limit["level"].get<std::string>();
+    const double bytes_per_s = k.bytes.at(level) / k.time_s;
+    const double ceiling = limit["bytes_per_s"].get<double>();
+    headroom[level] = {{"achieved_bytes_per_s", bytes_per_s},
+                       {"percent_of_bandwidth", 100.0 * bytes_per_s / ceiling},
+                       {"speedup_until_bound", ceiling / bytes_per_s}};
+  }
+  out["headroom"] = headroom;
   if (achieved > attainable * 1.0001)
     out["notes"].push_back("achieves more than the attainable (" + short_number(achieved) + " > " +
                            short_number(attainable) +

@@ -107,6 +107,16 @@ void print_kernels(std::ostream& out, const json& kernels, const std::string& pr
     else
       out << ", nothing to compare it with";
     out << "\n";
+    std::string headroom;
+    for (const auto& level : analysis::kRooflineLevels)
+      if (k.contains("headroom") && k["headroom"].contains(level)) {
+        const auto& h = k["headroom"][level];
+        headroom += (headroom.empty() ? "" : "; ") + level + " " +
+                    format_rate(h["achieved_bytes_per_s"].get<double>(), "B/s") + " = " +
+                    g3(h["percent_of_bandwidth"].get<double>()) + "% of its bandwidth (x" +
+                    g3(h["speedup_until_bound"].get<double>()) + " until it bounds)";
+      }
+    if (!headroom.empty()) out << "      headroom: " << headroom << "\n";
     for (const auto& n : k["notes"]) out << "      " << n.get<std::string>() << "\n";
   }
 }

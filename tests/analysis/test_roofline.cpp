@@ -131,6 +131,21 @@ TEST_CASE("roofline: each kernel is bound by the ceiling that gives the least, w
     CHECK(out["achieved_flops_per_s"].get<double>() == Approx(achieved));
     CHECK(out["percent_of_attainable"].get<double>() == Approx(100 * achieved / c.attainable));
   }
+  // Headroom: per memory level the bandwidth used and how much faster the kernel could run before
+  // that level alone bounds it. "l2": 4e12 B/s against the L2's 8 TB/s, 1e10 against DRAM's 2 TB/s.
+  {
+    const json out = analysis::classify_kernel(r, kernel("l2", 1e12, 1.0, {{"DRAM", 1e10}, {"L2", 4e12}}), "f32");
+    INFO(out.dump(1));
+    REQUIRE(out["headroom"].size() == 2);
+    CHECK(out["headroom"]["L2"]["achieved_bytes_per_s"].get<double>() == Approx(4e12));
+    CHECK(out["headroom"]["L2"]["percent_of_bandwidth"].get<double>() == Approx(50));
+    CHECK(out["headroom"]["L2"]["speedup_until_bound"].get<double>() == Approx(2));
+    CHECK(out["headroom"]["DRAM"]["percent_of_bandwidth"].get<double>() == Approx(0.5));
+    CHECK(out["headroom"]["DRAM"]["speedup_until_bound"].get<double>() == Approx(200));
+    // A level with no bytes has no headroom entry (nothing moves there).
+    const json none = analysis::classify_kernel(r, kernel("c", 1e12, 1.0, {{"DRAM", 0.0}, {"L2", 1e12}}), "f32");
+    CHECK_FALSE(none["headroom"].contains("DRAM"));
+  }
   // A kernel asked onto the CUDA-core path of f16 meets that path's ceiling, not the tensor one.
   auto k = kernel("hfma", 1e12, 0.1, {{"DRAM", 1e9}}, "f16");
   k.path = "fma";
