@@ -127,33 +127,20 @@ def footprint_series(bandwidth):
     return out
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("model")
-    parser.add_argument("--out-prefix", default="")
-    args = parser.parse_args()
-    model = common.load_model(args.model)
-    prefix = args.out_prefix or os.path.splitext(args.model)[0]
-    common.output_folder_or_fail(prefix)
+def figures(model, plt):
+    """The bandwidth figures of `model`, drawn with matplotlib.pyplot `plt` (Agg): a list of
+    (name, figure), name one of bandwidth-footprint, bandwidth-inflight, loaded-latency; [] when
+    the bandwidth section holds no sweep. The caller saves (this script) or embeds (the report)
+    and closes them. Raises Malformed for a section of the wrong shape."""
     bandwidth = model.get("bandwidth")
     if not isinstance(bandwidth, dict) or not bandwidth:
-        common.fail(f"{args.model} has no bandwidth section (run the bandwidth probes, then analyze)")
+        return []
     sms = model.get("device", {}).get("sm_count", 0) if isinstance(model.get("device"), dict) else 0
-    try:
-        footprints = footprint_series(bandwidth)
-        concurrency = concurrency_series(bandwidth, sms)
-        measured = measured_loaded_series(bandwidth)
-    except common.Malformed as e:
-        common.fail(f"{args.model}: {e}")
-    if not footprints and not concurrency and not measured:
-        common.fail(f"{args.model}: the bandwidth section holds no sweep to plot")
-
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    footprints = footprint_series(bandwidth)
+    concurrency = concurrency_series(bandwidth, sms)
+    measured = measured_loaded_series(bandwidth)
     device = model.get("device", {}).get("name", "?") if isinstance(model.get("device"), dict) else "?"
-    written = []
+    out = []
     if footprints:
         fig, axes = plt.subplots(1, len(footprints), figsize=(6 * len(footprints), 4.2), squeeze=False)
         for ax, (label, xlabel, xs, ys, levels) in zip(axes[0], footprints):
@@ -173,8 +160,7 @@ def main():
             ax.set_title(f"{label}: {device}")
             ax.grid(True, which="both", alpha=0.3)
         fig.tight_layout()
-        written += common.save_figure(fig, f"{prefix}.bandwidth-footprint")
-        plt.close(fig)
+        out.append(("bandwidth-footprint", fig))
     if concurrency or measured:
         fig2, ax2 = plt.subplots(figsize=(7, 4.5))
     if concurrency:
@@ -202,7 +188,7 @@ def main():
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=8)
         fig.tight_layout()
-        written += common.save_figure(fig, f"{prefix}.bandwidth-inflight")
+        out.append(("bandwidth-inflight", fig))
     for level, xs, ys, idle, model_params in measured:
         line, = ax2.plot([x / 1e9 for x in xs], ys, "s", ms=5, mfc="none",
                          label=f"{level} measured: chase under load")
@@ -222,11 +208,44 @@ def main():
         ax2.grid(True, which="both", alpha=0.3)
         ax2.legend(fontsize=8)
         fig2.tight_layout()
-        written += common.save_figure(fig2, f"{prefix}.loaded-latency")
-    if concurrency:
+        out.append(("loaded-latency", fig2))
+    elif concurrency or measured:
+        plt.close(fig2)   # concurrency sweeps without the SM count: no latency to draw
+    return out
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("model")
+    parser.add_argument("--out-prefix", default="")
+    args = parser.parse_args()
+    model = common.load_model(args.model)
+    prefix = args.out_prefix or os.path.splitext(args.model)[0]
+    common.output_folder_or_fail(prefix)
+    bandwidth = model.get("bandwidth")
+    if not isinstance(bandwidth, dict) or not bandwidth:
+        common.fail(f"{args.model} has no bandwidth section (run the bandwidth probes, then analyze)")
+    try:   # the shape is checked before matplotlib is imported: a bad model fails fast
+        sms = model.get("device", {}).get("sm_count", 0) if isinstance(model.get("device"), dict) else 0
+        series = (footprint_series(bandwidth), concurrency_series(bandwidth, sms),
+                  measured_loaded_series(bandwidth))
+        if not any(series):
+            common.fail(f"{args.model}: the bandwidth section holds no sweep to plot")
+    except common.Malformed as e:
+        common.fail(f"{args.model}: {e}")
+
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    written = []
+    try:
+        figs = figures(model, plt)
+    except common.Malformed as e:
+        common.fail(f"{args.model}: {e}")
+    for name, fig in figs:
+        written += common.save_figure(fig, f"{prefix}.{name}")
         plt.close(fig)
-    if concurrency or measured:
-        plt.close(fig2)
     for path in written:
         print(f"wrote {path}")
     return 0

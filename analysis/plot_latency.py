@@ -80,20 +80,19 @@ def checked_levels(memory):
     return out
 
 
-def plot(model, prefix):
+def draw(ax, model):
+    """Draws the model's latency curves and fitted levels into the matplotlib axes `ax` (the
+    report embeds the same drawing); False, drawing nothing, when the model has no curve.
+    Raises Malformed for a model of the wrong shape."""
+    import matplotlib.pyplot as plt
+    import matplotlib.ticker
     memory = expect(model.get("memory", {}), dict, "memory")
     curves = checked_curves(memory)
     if not curves:
-        fail("the model has no latency curve to plot")
+        return False
     levels = checked_levels(memory)
     device = model.get("device", {})
     device = device if isinstance(device, dict) else {}
-    # Imported only once the model is known to be good: a bad one fails fast.
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    import matplotlib.ticker
-    fig, ax = plt.subplots(figsize=(10, 6))
     for label, xs, ys in curves:
         ax.plot(xs, ys, marker=".", linewidth=1, label=label)
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
@@ -127,6 +126,18 @@ def plot(model, prefix):
     ax.set_title(title)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(loc="upper left", fontsize=8)
+    return True
+
+
+def plot(model, prefix):
+    # The shape is checked before matplotlib is imported: a bad model fails fast.
+    checked_curves(expect(model.get("memory", {}), dict, "memory"))
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(10, 6))
+    if not draw(ax, model):
+        fail("the model has no latency curve to plot")
     fig.tight_layout()
     written = save_figure(fig, prefix)
     plt.close(fig)

@@ -69,28 +69,15 @@ def tera(v):
     return f"{v / 1e12:.3g} TFLOP/s" if v >= 1e11 else f"{v / 1e9:.3g} GFLOP/s"
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("roofline")
-    parser.add_argument("--out-prefix", default="")
-    args = parser.parse_args()
-    doc = common.load_model(args.roofline, SCHEMA, 1, " (gpuprobe roofline writes one)")
-    stem = args.out_prefix or os.path.splitext(args.roofline)[0]
-    common.output_folder_or_fail(stem)
-    try:
-        mem, comp, kernels = ceilings(doc)
-    except Malformed as e:
-        fail(f"{args.roofline}: {e}")
+def draw(ax, doc, ceilings_of=None):
+    """Draws the roofline document `doc` (gpuprobe.roofline, or any object with its `roofline`,
+    `kernels`, `device` and `simulated` keys) into the matplotlib axes `ax` (the report embeds the
+    same drawing); False, drawing nothing, when it has neither a compute nor a memory ceiling.
+    `ceilings_of` is what ceilings(doc) returned, when the caller has it already. Raises Malformed."""
+    import matplotlib.pyplot as plt
+    mem, comp, kernels = ceilings_of or ceilings(doc)
     if not mem and not comp:
-        fail(f"{args.roofline}: the model has neither a compute nor a memory ceiling to draw "
-             "(run compute/alu and the bandwidth probes)")
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        fail(f"matplotlib is not installed for {sys.executable} (scripts/setup.sh installs it into .venv)")
-
+        return False
     # The intensity range: around every ridge point and kernel, at least 1/64 to 1024 FLOP/byte.
     xs = [1 / 64, 1024.0]
     for _, bw in mem:
@@ -99,7 +86,6 @@ def main():
     x_lo, x_hi = min(xs) / 4, max(xs) * 4
     peak = max([f for _, _, f, _ in comp] or [bw * x_hi for _, bw in mem])
 
-    fig, ax = plt.subplots(figsize=(9, 6))
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for i, (lvl, bw) in enumerate(mem):
         top = peak * 1.5
@@ -145,6 +131,33 @@ def main():
                                             "simulated" not in device else ""))
     ax.grid(True, which="both", alpha=0.25)
     ax.legend(fontsize=7, loc="lower right")
+    return True
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("roofline")
+    parser.add_argument("--out-prefix", default="")
+    args = parser.parse_args()
+    doc = common.load_model(args.roofline, SCHEMA, 1, " (gpuprobe roofline writes one)")
+    stem = args.out_prefix or os.path.splitext(args.roofline)[0]
+    common.output_folder_or_fail(stem)
+    try:
+        mem, comp, kernels = ceilings(doc)
+    except Malformed as e:
+        fail(f"{args.roofline}: {e}")
+    if not mem and not comp:
+        fail(f"{args.roofline}: the model has neither a compute nor a memory ceiling to draw "
+             "(run compute/alu and the bandwidth probes)")
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        fail(f"matplotlib is not installed for {sys.executable} (scripts/setup.sh installs it into .venv)")
+
+    fig, ax = plt.subplots(figsize=(9, 6))
+    draw(ax, doc, (mem, comp, kernels))
     fig.tight_layout()
     for out in common.save_figure(fig, stem):
         print(f"wrote {out}")
