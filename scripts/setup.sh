@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 build_dir="${1:-build}"
 
 debs=(cmake ninja-build g++ libeigen3-dev catch2 nlohmann-json3-dev libcli11-dev libbenchmark-dev
-      python3 python3-venv)
+      python3 python3-venv chromium)   # chromium: tests/scripts/test_report_html.py opens the report
 missing=()
 for p in "${debs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
