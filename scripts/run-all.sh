@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The main job: set up, build, run every probe on the first GPU (or, when there is none, on the
-# simulated H100, with a banner saying so), fit the machine model and plot it.
+# simulated H100, with a banner saying so), fit the machine model, plot it and write its report.
 #   scripts/run-all.sh [--out DIR] [--device SPEC]      outputs under results/ by default
 # Options take "--name value" or "--name=value"; a relative --out is relative to the folder the
 # script is called from. GPUPROBE_BUILD_DIR (default build) and GPUPROBE_SKIP_SETUP=1 let a test
@@ -40,5 +40,8 @@ if [ -n "$model" ]; then
   .venv/bin/python analysis/plot_bandwidth.py "$model"
   # The hierarchical roofline of the model: machine_model.roofline.json, .png and .svg.
   GPUPROBE_PYTHON=.venv/bin/python "$build_dir/gpuprobe" roofline --model "$model"
+  # The report next to the model: report.md (its plots report-*.png) and report.html, one
+  # self-contained page; reads machine_model.roofline.json and results/reference/.
+  .venv/bin/python analysis/report.py "$model"
 fi
 exit "$status"

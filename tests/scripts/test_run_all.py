@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Tests scripts/run-all.sh, the README's main command, against the build under test: it runs
-run-all, finds the model it wrote and plots it; a failing run-all makes the script fail."""
+run-all, finds the model it wrote, plots it and writes its report; a failing run-all makes the
+script fail."""
 import os
 import shutil
 import subprocess
@@ -41,11 +42,17 @@ def main():
                      os.path.join("raw", "bandwidth_dram.json"),
                      "machine_model.bandwidth-footprint.png", "machine_model.bandwidth-inflight.svg",
                      "machine_model.loaded-latency.png", "machine_model.roofline.json",
-                     "machine_model.roofline.png", "machine_model.roofline.svg"):
+                     "machine_model.roofline.png", "machine_model.roofline.svg",
+                     "report.md", "report.html", "report-latency.png", "report-roofline.png"):
             check(os.path.isfile(os.path.join(out, name)), f"run-all.sh did not write {name}")
         check("SIMULATED DEVICE" in r.stderr, "no simulated-device banner")
         check(f"wrote {os.path.join(out, 'latency.png')}" in r.stdout, "the plot was not reported")
         check("bandwidth (GB = 10^9 bytes" in r.stdout, "the summary does not print the bandwidth")
+        check(f"wrote {os.path.join(out, 'report.html')}" in r.stdout, "the report was not reported")
+        if os.path.isfile(os.path.join(out, "report.md")):
+            report = open(os.path.join(out, "report.md"), encoding="utf-8").read()
+            check("# gpuprobe report: " in report and "SIMULATED DEVICE" in report
+                  and "## Is my number normal?" in report, "report.md lacks its header or summary")
 
         # A run-all that fails (unknown device) fails the script, with one error line, no plot.
         bad = os.path.join(tmp, "bad")
@@ -54,6 +61,7 @@ def main():
         check(r.returncode != 0, "run-all.sh succeeded with an unknown device")
         check(r.stderr.count("gpuprobe: error:") == 1, f"stderr: {r.stderr!r}")
         check(not os.path.exists(os.path.join(bad, "latency.png")), "plotted a failed run")
+        check(not os.path.exists(os.path.join(bad, "report.html")), "reported a failed run")
     print(f"run_all_script: {0 if failures else 1} passed, {len(failures)} failed")
     return 1 if failures else 0
 
