@@ -13,6 +13,7 @@
 #include "analysis/csv_import.hpp"
 #include "analysis/machine_model.hpp"
 #include "analysis/roofline_fit.hpp"
+#include "cli/compare_command.hpp"
 #include "cli/report.hpp"
 #include "cli/roofline_command.hpp"
 #include "cli/run_commands.hpp"
@@ -240,6 +241,8 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
 
   RooflineArgs roofline_args;
   auto* roofline = add_roofline_subcommand(app, roofline_args);
+  CompareArgs compare_args;
+  auto* compare = add_compare_subcommand(app, compare_args);
 
   // A mistyped command ("lst") is named; CLI11 would say a command is missing.
   if (argc > 1 && argv[1][0] != '-') {
@@ -313,6 +316,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
                          first_opt->count() > 0 || ends_opt->count() > 0, sm_count, model_out, out, err);
     }
     if (*roofline) return cmd_roofline(roofline_args, out, err);
+    if (*compare) return cmd_compare(compare_args, out, err);
   } catch (const std::exception& e) {
     std::string msg = e.what();
     if (const auto nl = msg.find('\n'); nl != std::string::npos) msg.resize(nl);

@@ -24,8 +24,4 @@ CLI::App* add_roofline_subcommand(CLI::App& app, RooflineArgs& args);
 // gpuprobe::Error (one line) on bad input, before anything is written.
 int cmd_roofline(const RooflineArgs& args, std::ostream& out, std::ostream& err);
 
-// The Python that draws the plots: $GPUPROBE_PYTHON, else the one the build was configured with
-// (CMake GPUPROBE_PYTHON, scripts/setup.sh's .venv) if it exists, else python3 from PATH.
-std::string plot_python();
-
 }  // namespace gpuprobe

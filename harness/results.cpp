@@ -117,6 +117,10 @@ std::size_t remove_stale_temporaries(const std::string& dir) {
 }
 
 void write_json_atomically(const std::string& path, const nlohmann::json& doc) {
+  write_text_atomically(path, doc.dump(2) + "\n");
+}
+
+void write_text_atomically(const std::string& path, const std::string& text) {
   namespace fs = std::filesystem;
   check_output_path(path);
   const std::string real = resolve_output_path(path);
@@ -128,7 +132,6 @@ void write_json_atomically(const std::string& path, const nlohmann::json& doc) {
                         ec.message());
   }
   const std::string tmp = real + ".tmp-" + std::to_string(::getpid());
-  const std::string text = doc.dump(2) + "\n";
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644);
   if (fd < 0) throw Error("cannot write " + tmp + ": " + std::strerror(errno));
   std::size_t done = 0;

@@ -24,6 +24,9 @@ std::string utc_timestamp();
 // Throws gpuprobe::Error on failure.
 void write_json_atomically(const std::string& path, const nlohmann::json& doc);
 
+// The same for any text (a Markdown table, a CSV): `text` as it is.
+void write_text_atomically(const std::string& path, const std::string& text);
+
 // Refuses, in one line, an output path that exists (through symbolic links) and is not a regular
 // file: the check write_json_atomically makes, for a command to make before it starts.
 void check_output_path(const std::string& path);

@@ -1,0 +1,251 @@
+// `gpuprobe compare` on the fixtures of tests/data/compare (machine models in the metrics[]
+// contract: a measured A, a simulated B, a published C): the exact Markdown table and summary for
+// two and three inputs, the ratio arithmetic, metrics one input lacks, a unit mismatch, the
+// published and simulated inputs labelled as such, and bad input refused in one line.
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/compare_command.hpp"
+#include "harness/error.hpp"
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+struct Scratch {
+  fs::path dir;
+  Scratch() {
+    static int counter = 0;
+    dir = fs::temp_directory_path() /
+          ("gpuprobe-compare-cmd-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    for (const char* f : {"a.json", "b.json", "c_published.json", "v1_no_metrics.json"})
+      fs::copy_file(fs::path(GPUPROBE_TEST_DATA_DIR) / "compare" / f, dir / f);
+  }
+  ~Scratch() {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+  std::string operator/(const std::string& name) const { return (dir / name).string(); }
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+struct Result {
+  int rc = -1;
+  std::string out, err;
+};
+
+// Runs gpuprobe in the scratch folder, so that the inputs are named as given (a.json).
+Result run(const Scratch& s, const std::string& args) {
+  const std::string cmd = "cd " + s.dir.string() + " && " + std::string(GPUPROBE_EXE) + " " + args + " >" +
+                          (s / ".out") + " 2>" + (s / ".err");
+  const int status = std::system(cmd.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(s / ".out"), slurp(s / ".err")};
+}
+
+json fixture(const std::string& name) {
+  return json::parse(slurp(fs::path(GPUPROBE_TEST_DATA_DIR) / "compare" / name));
+}
+
+json metric(const std::string& id, const json& value, const std::string& unit, const json& per_clock = nullptr) {
+  return {{"id", id}, {"family", id.substr(0, id.find('.'))}, {"label", id}, {"value", value}, {"unit", unit},
+          {"better", "higher"}, {"ceiling", true}, {"source", "measured"}, {"per_sm_per_clock", per_clock}};
+}
+
+json model(const json& metrics) {
+  return {{"schema", "gpuprobe.machine_model"}, {"schema_version", 2}, {"device", {{"name", "M"}}},
+          {"metrics", metrics}};
+}
+
+const std::string kInputsAB =
+    "# gpuprobe compare\n"
+    "\n"
+    "| input | file | device | source | SMs | SM clock |\n"
+    "|---|---|---|---|---|---|\n"
+    "| A | a.json | Test GPU A | measured | 100 | 1000 MHz |\n"
+    "| B | b.json | Test GPU B | simulated | 200 | 2000 MHz |\n";
+
+const std::string kSummaryBA =
+    "B (Test GPU B, simulated) against A (Test GPU A, measured), 6 metrics compared: the largest "
+    "differences are bandwidth.DRAM.read_bytes_per_s 4x (B faster), tensor.f16.flops_per_s 4x (B faster), "
+    "memory.L2.capacity_bytes 2x (B larger); per SM per clock, compute.fma_rn_f32.flops_per_s 0.5x (A faster).";
+
+}  // namespace
+
+TEST_CASE("compare: two models, the exact table and summary, in PREFIX.compare.md and .json", "[cli][compare]") {
+  Scratch s;
+  const Result r = run(s, "compare a.json b.json --out ab --no-plot");
+  INFO(r.out << r.err);
+  REQUIRE(r.rc == 0);
+  const std::string expected =
+      kInputsAB +
+      "\n"
+      "| metric | A | B | B/A | B/A per SM per clock |\n"
+      "|---|---|---|---|---|\n"
+      "| memory.L1.latency_cycles | 30 cycles | 33 cycles | 1.1x | - |\n"
+      "| memory.L2.latency_cycles | 200 cycles | 300 cycles | 1.5x | - |\n"
+      "| memory.L2.capacity_bytes | 50 MiB | 100 MiB | 2x | - |\n"
+      "| memory.DRAM.latency_cycles | 600 cycles | 300 ns | units differ | units differ |\n"
+      "| bandwidth.DRAM.read_bytes_per_s | 2 TB/s | 8 TB/s | 4x | 1x |\n"
+      "| compute.fma_rn_f32.flops_per_s | 50 TFLOP/s | 100 TFLOP/s | 2x | 0.5x |\n"
+      "| tensor.f16.flops_per_s | 1 PFLOP/s | 4 PFLOP/s | 4x | 1x |\n"
+      "| sync.bar_sync.latency_cycles | - | 20 cycles | - | - |\n"
+      "| atomics.atom_add.same.ops_per_s | 10 Gop/s | - | - | - |\n"
+      "\n" +
+      kSummaryBA + " 2 metrics are in one input only. B: the simulator, not a GPU.\n";
+  CHECK(slurp(s / "ab.compare.md") == expected);
+  CHECK(r.out == expected + "wrote ab.compare.md, ab.compare.json\n");
+  CHECK(r.err.empty());
+
+  const json doc = json::parse(slurp(s / "ab.compare.json"));
+  CHECK(doc["schema"] == "gpuprobe.compare");
+  CHECK(doc["schema_version"] == 1);
+  REQUIRE(doc["inputs"].size() == 2);
+  CHECK(doc["inputs"][1]["source"] == "simulated");
+  CHECK(doc["inputs"][1]["device"]["sm_count"] == 200);
+  REQUIRE(doc["rows"].size() == 9);
+  const json& dram = doc["rows"][4];
+  CHECK(dram["id"] == "bandwidth.DRAM.read_bytes_per_s");
+  CHECK(dram["ratios"][0].is_null());
+  CHECK(dram["ratios"][1]["absolute"] == 4.0);
+  CHECK(dram["ratios"][1]["per_sm_per_clock"] == 1.0);
+  CHECK(dram["values"][1]["per_sm_per_clock"]["unit"] == "bytes/clk/SM");
+  const json& mixed = doc["rows"][3];
+  CHECK(mixed["ratios"][1]["absolute"].is_null());
+  REQUIRE(mixed["notes"].size() == 1);
+  CHECK(mixed["notes"][0] == "units differ (A cycles, B ns): no ratio");
+  CHECK(doc["rows"][7]["values"][0].is_null());  // sync: only in B
+  CHECK(doc["rows"][7]["ratios"][1]["absolute"].is_null());
+  CHECK(doc["summary"].get<std::string>().rfind(kSummaryBA, 0) == 0);
+  CHECK(!fs::exists(s / "ab.compare-latency.png"));  // --no-plot
+}
+
+TEST_CASE("compare: three models, a published one labelled as such", "[cli][compare]") {
+  Scratch s;
+  const Result r = run(s, "compare a.json b.json c_published.json --out abc --no-plot");
+  INFO(r.out << r.err);
+  REQUIRE(r.rc == 0);
+  const std::string expected =
+      kInputsAB +
+      "| C | c_published.json | Ref GPU C | published | 100 | 1000 MHz |\n"
+      "\n"
+      "| metric | A | B | C | B/A | C/A | B/A per SM per clock | C/A per SM per clock |\n"
+      "|---|---|---|---|---|---|---|---|\n"
+      "| memory.L1.latency_cycles | 30 cycles | 33 cycles | 30 cycles | 1.1x | 1x | - | - |\n"
+      "| memory.L2.latency_cycles | 200 cycles | 300 cycles | - | 1.5x | - | - | - |\n"
+      "| memory.L2.capacity_bytes | 50 MiB | 100 MiB | - | 2x | - | - | - |\n"
+      "| memory.DRAM.latency_cycles | 600 cycles | 300 ns | 600 cycles | units differ | 1x | units differ | - |\n"
+      "| bandwidth.DRAM.read_bytes_per_s | 2 TB/s | 8 TB/s | 1 TB/s | 4x | 0.5x | 1x | 0.5x |\n"
+      "| compute.fma_rn_f32.flops_per_s | 50 TFLOP/s | 100 TFLOP/s | - | 2x | - | 0.5x | - |\n"
+      "| tensor.f16.flops_per_s | 1 PFLOP/s | 4 PFLOP/s | 1 PFLOP/s | 4x | 1x | 1x | 1x |\n"
+      "| sync.bar_sync.latency_cycles | - | 20 cycles | - | - | - | - | - |\n"
+      "| atomics.atom_add.same.ops_per_s | 10 Gop/s | - | - | - | - | - | - |\n"
+      "\n" +
+      kSummaryBA +
+      " C (Ref GPU C, published) against A (Test GPU A, measured), 4 metrics compared: the largest "
+      "differences are bandwidth.DRAM.read_bytes_per_s 0.5x (A faster); per SM per clock, "
+      "bandwidth.DRAM.read_bytes_per_s 0.5x (A faster). 2 metrics are in one input only. C: published "
+      "figures (docs/FIGURES.md), not measured by gpuprobe. B: the simulator, not a GPU.\n";
+  CHECK(slurp(s / "abc.compare.md") == expected);
+  const json doc = json::parse(slurp(s / "abc.compare.json"));
+  CHECK(doc["inputs"][2]["source"] == "published");
+  CHECK(doc["rows"][4]["values"][2]["source"] == "published");
+  CHECK(doc["rows"][4]["ratios"][2]["absolute"] == 0.5);
+  CHECK(doc["rows"][3]["ratios"][2]["absolute"] == 1.0);  // C and A agree on the unit
+}
+
+TEST_CASE("compare: a published input against a simulated one, and a published metric in a measured model",
+          "[cli][compare]") {
+  Scratch s;
+  json a = fixture("a.json");
+  a["metrics"][0]["source"] = "published";  // memory.L1.latency_cycles
+  std::ofstream(s / "a_mixed.json") << a.dump();
+  const Result r = run(s, "compare c_published.json b.json a_mixed.json --out x --no-plot");
+  INFO(r.out << r.err);
+  REQUIRE(r.rc == 0);
+  CHECK(r.out.find("| A | c_published.json | Ref GPU C | published | 100 | 1000 MHz |") != std::string::npos);
+  CHECK(r.out.find("| B | b.json | Test GPU B | simulated | 200 | 2000 MHz |") != std::string::npos);
+  CHECK(r.out.find("| memory.L1.latency_cycles | 30 cycles | 33 cycles | 30 cycles (published) | 1.1x | 1x |") !=
+        std::string::npos);
+  CHECK(r.out.find("B (Test GPU B, simulated) against A (Ref GPU C, published)") != std::string::npos);
+  CHECK(r.out.find("A: published figures (docs/FIGURES.md), not measured by gpuprobe. B: the simulator, not a GPU.") !=
+        std::string::npos);
+}
+
+TEST_CASE("compare: ratio arithmetic", "[cli][compare]") {
+  const json base = model({metric("bandwidth.L2.bytes_per_s", 3e12, "bytes/s", {{"value", 30}, {"unit", "bytes/clk/SM"}}),
+                           metric("bandwidth.L1.bytes_per_s", 0, "bytes/s"),
+                           metric("tensor.f16.flops_per_s", 2e15, "flop/s", {{"value", 8}, {"unit", "flop/clk/SM"}}),
+                           metric("compute.fma_rn_f32.flops_per_s", nullptr, "flop/s")});
+  const json other = model({metric("bandwidth.L2.bytes_per_s", 1.5e12, "bytes/s", {{"value", 45}, {"unit", "bytes/clk/SM"}}),
+                            metric("bandwidth.L1.bytes_per_s", 5e12, "bytes/s"),
+                            metric("tensor.f16.flops_per_s", 3e15, "flop/s", {{"value", 8}, {"unit", "flop/clk"}}),
+                            metric("compute.fma_rn_f32.flops_per_s", 1e12, "flop/s")});
+  const json doc = gpuprobe::compare_models({base, other}, {"base.json", "other.json"});
+  REQUIRE(doc["rows"].size() == 4);
+  CHECK(doc["rows"][0]["id"] == "bandwidth.L2.bytes_per_s");
+  CHECK(doc["rows"][0]["ratios"][1]["absolute"] == 0.5);
+  CHECK(doc["rows"][0]["ratios"][1]["per_sm_per_clock"] == 1.5);
+  CHECK(doc["rows"][1]["ratios"][1]["absolute"].is_null());  // base 0: no ratio
+  CHECK(doc["rows"][2]["id"] == "compute.fma_rn_f32.flops_per_s");  // families in order: compute before tensor
+  CHECK(doc["rows"][2]["ratios"][1]["absolute"].is_null());  // base value null
+  CHECK(doc["rows"][3]["ratios"][1]["absolute"] == 1.5);
+  CHECK(doc["rows"][3]["ratios"][1]["per_sm_per_clock"].is_null());  // flop/clk/SM against flop/clk
+  const std::string md = gpuprobe::compare_markdown(doc);
+  CHECK(md.find("| compute.fma_rn_f32.flops_per_s | n/a | 1 TFLOP/s | - | - |") != std::string::npos);
+  CHECK(md.find("| bandwidth.L2.bytes_per_s | 3 TB/s | 1.5 TB/s | 0.5x | 1.5x |") != std::string::npos);
+  CHECK(doc["summary"] ==
+        "B (M, measured) against A (M, measured), 2 metrics compared: the largest differences are "
+        "bandwidth.L2.bytes_per_s 0.5x (A faster), tensor.f16.flops_per_s 1.5x (B faster); per SM per clock, "
+        "bandwidth.L2.bytes_per_s 1.5x (B faster).");
+}
+
+TEST_CASE("compare: bad input is refused in one line before anything is written", "[cli][compare]") {
+  Scratch s;
+  const auto refused = [&](const std::string& args, const std::string& message) {
+    const Result r = run(s, "compare " + args + " --out bad --no-plot");
+    INFO(args << "\n" << r.out << r.err);
+    CHECK(r.rc == 1);
+    CHECK(r.err == "gpuprobe: error: " + message + "\n");
+    CHECK(!fs::exists(s / "bad.compare.md"));
+    CHECK(!fs::exists(s / "bad.compare.json"));
+  };
+  refused("a.json v1_no_metrics.json",
+          "v1_no_metrics.json has no metrics table (schema_version < 2): run gpuprobe analyze on its records again");
+  refused("a.json", "compare needs two or more machine models (A.json B.json ...)");
+  refused("a.json missing.json", "cannot open missing.json");
+  std::ofstream(s / "run.json") << json{{"schema", "gpuprobe.run"}, {"schema_version", 1}}.dump();
+  refused("a.json run.json", "run.json is not a gpuprobe machine model (schema \"gpuprobe.machine_model\")");
+  json a = fixture("a.json");
+  a["metrics"][2].erase("unit");
+  std::ofstream(s / "no_unit.json") << a.dump();
+  refused("a.json no_unit.json", "no_unit.json: metrics[2] (memory.L2.capacity_bytes) has no unit");
+  a = fixture("a.json");
+  a["metrics"].push_back(a["metrics"][0]);
+  std::ofstream(s / "twice.json") << a.dump();
+  refused("a.json twice.json", "twice.json lists the metric memory.L1.latency_cycles twice");
+  a = fixture("a.json");
+  a["schema_version"] = 3;
+  std::ofstream(s / "v3.json") << a.dump();
+  refused("a.json v3.json", "v3.json has model schema version 3; compare reads version 2");
+
+  const Result r = run(s, "compare a.json b.json --out a.json --no-plot");  // a.json.compare.*: fine
+  CHECK(r.rc == 0);
+  CHECK_THROWS_AS(gpuprobe::compare_models({fixture("a.json")}, {"a.json"}), gpuprobe::Error);
+}
