@@ -103,7 +103,8 @@ json concurrency_json(const std::vector<ConcurrencyPoint>& points, int sm_count,
           {"loaded_latency", model},
           {"confidence", f.confidence},
           {"reasons", f.reasons},
-          {"points", raw}};
+          {"points", raw},
+          {"clock_mhz", clock_mhz > 0 ? json(clock_mhz) : json(nullptr)}};
 }
 
 json concurrency_json(const std::vector<const json*>& points, int sm_count, double clock_mhz) {
@@ -138,7 +139,8 @@ json footprint_json(std::vector<FootprintPoint> curve, const char* x_key,
     ys.push_back(c.bandwidth_bytes_per_s);
   }
   return {{"x_name", x_key}, {"levels", levels}, {"reasons", f.reasons},
-          {"x", xs}, {"bandwidth_bytes_per_s", ys}};
+          {"x", xs}, {"bandwidth_bytes_per_s", ys},
+          {"clock_mhz", clock_mhz > 0 ? json(clock_mhz) : json(nullptr)}};
 }
 
 json footprint_json(const std::vector<const json*>& points, const char* x_key,
@@ -268,6 +270,11 @@ void add_bandwidth_from_run(const json& run, json& bandwidth) {
       json k = json::object();
       if (auto base = sweep(run, "base", kind); !base.empty()) {
         k["bandwidth_bytes_per_s"] = number(*base.front(), "bandwidth_bytes_per_s");
+        // The base point's repeats and SM clock (null when the record has none).
+        const json& b = *base.front();
+        const double mhz = number(b, "region_sm_clock_mhz");
+        k["repeats"] = b.contains("repeats") && b["repeats"].is_number_integer() ? b["repeats"] : json(nullptr);
+        k["clock_mhz"] = mhz > 0 ? json(mhz) : json(nullptr);
       }
       if (auto pts = sweep(run, "concurrency", kind); !pts.empty()) {
         k["concurrency"] = fit_or_error([&] { return concurrency_json(pts, sms, clock); });

@@ -38,6 +38,14 @@ const Entry kTable[] = {
                    "derived: FIGURES §1 D [NVBLOG-TC9] 125 TF (mixed precision, SXM2) x 1380 / 1530 MHz (D [TPU-DB] clocks)"}},
     {"v100", {"V100", 900e9, "FIGURES §1 D [NVBLOG-TC9]", 15.7e12, 7.8e12, "FIGURES §1 D [FUDZ] (SXM2)",
                    {{"f16", 125e12}}, "FIGURES §1 D [NVBLOG-TC9] (mixed precision, SXM2)"}},
+    // FIGURES §1 T4 row: 320 GB/s, FP32 8.1, FP64 0.25 TFLOPS, FP16 TC 65 (D [TPU-DB]), INT8 130
+    // TOPS (S [T4-INT8]). "tesla t4", not "t4": a Quadro T400 holds "t4" too.
+    {"tesla t4", {"T4", 320e9, "FIGURES §1 D [TPU-DB]", 8.1e12, 0.25e12, "FIGURES §1 D [TPU-DB]",
+                   {{"f16", 65e12}, {"s8", 130e12}}, "FIGURES §1 D [TPU-DB] (FP16), S [T4-INT8] (INT8)"}},
+    // FIGURES §1 RTX 4090 row: 1008 GB/s, FP32 82.6; its tensor figures are marked "likely with
+    // sparsity — verify", so none is given here.
+    {"rtx 4090", {"RTX 4090", 1008e9, "FIGURES §1 D [TOMS-ADA], [FPSREV]", 82.6e12, 0,
+                   "FIGURES §1 D [TOMS-ADA], [FPSREV]", {}, ""}},
     {"l40s", {"L40S", 860e9, "FIGURES §1 D [MLE]", 91.6e12, 0, "FIGURES §1 D [MLE]",
                    {{"tf32", 183e12}, {"f16", 362e12}, {"bf16", 362e12}, {"e4m3", 733e12}, {"e5m2", 733e12}, {"s8", 733e12}},
                    "FIGURES §1 D [MLE]"}},

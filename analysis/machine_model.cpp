@@ -11,6 +11,7 @@
 #include "analysis/bandwidth_model.hpp"
 #include "analysis/compute_model.hpp"
 #include "analysis/launch_model.hpp"
+#include "analysis/metrics.hpp"
 #include "analysis/async_model.hpp"
 #include "analysis/atomics_model.hpp"
 #include "analysis/sync_model.hpp"
@@ -194,6 +195,22 @@ nlohmann::json curve_json(const Curve& c) {
     ys.push_back(p.latency_cycles);
   }
   return {{"x_name", c.x_name}, {"x", xs}, {"latency_cycles", ys}, {"clock_mhz", c.clock_mhz}};
+}
+
+// "passed" when every point of the record that carries a self_check passed it (the text "passed",
+// or the tensor probes' {"passed": true}) and at least one does; "failed" when one did not; null
+// (nothing said) when no point carries one.
+const char* self_check_of(const nlohmann::json& run) {
+  if (!run.contains("series") || !run["series"].is_array()) return nullptr;
+  bool any = false;
+  for (const auto& p : run["series"]) {
+    if (!p.is_object() || !p.contains("self_check")) continue;
+    const auto& c = p["self_check"];
+    const bool passed = c == "passed" || (c.is_object() && c.value("passed", nlohmann::json()) == true);
+    if (!passed) return "failed";
+    any = true;
+  }
+  return any ? "passed" : nullptr;
 }
 
 nlohmann::json model_skeleton() {
@@ -412,6 +429,7 @@ nlohmann::json build_machine_model(const std::vector<nlohmann::json>& runs,
     sources.push_back({{"file", path}, {"probe", head.probe}, {"status", head.status},
                        {"params", head.params}});
     auto& source = sources.back();
+    if (const char* checked = self_check_of(run)) source["self_check"] = checked;
     if (head.status == "skipped") {  // nothing measured; listed in sources
       if (run.contains("skip_reason") && run["skip_reason"].is_string())
         source["skip_reason"] = run["skip_reason"];
@@ -460,6 +478,7 @@ nlohmann::json build_machine_model(const std::vector<nlohmann::json>& runs,
         const double cycles = stats::median(lat);
         return nlohmann::json{{"latency_cycles", cycles},
                               {"latency_ns", clock > 0 ? cycles / clock * 1000 : 0.0},
+                              {"clock_mhz", clock > 0 ? nlohmann::json(clock) : nlohmann::json()},
                               {"p50_cycles", stats::median(p50)},
                               {"p95_cycles", stats::median(p95)},
                               {"points", lat.size()}};
@@ -521,6 +540,7 @@ nlohmann::json build_machine_model(const std::vector<nlohmann::json>& runs,
   model["simulated"] = model["device"].value("simulated", false);  // a boolean: read_head
   model["sources"] = sources;
   add_roofline(model);  // from the compute and bandwidth sections, once they are complete
+  model["metrics"] = build_metrics(model);  // the flat table of everything above
   return model;
 }
 
@@ -545,6 +565,7 @@ nlohmann::json build_machine_model_from_curve(const Curve& curve, const std::str
   model["memory"]["rejected"] = j["rejected"];
   model["memory"]["levels_from"] = "import-csv";
   model["memory"]["paths"]["imported"] = j;
+  model["metrics"] = build_metrics(model);
   return model;
 }
 
@@ -567,6 +588,7 @@ nlohmann::json build_machine_model_from_small_kernels(
   }
   model["launch"]["source"] = "imported from " + source + " (gpuprobe analyze --import-csv)";
   model["sources"] = {{{"file", source}, {"probe", "import-csv"}, {"curve", "small_kernels"}, {"rows", rows}}};
+  model["metrics"] = build_metrics(model);
   return model;
 }
 
@@ -582,6 +604,7 @@ nlohmann::json build_machine_model_from_bandwidth(const nlohmann::json& sweep, c
   model["bandwidth"]["imported"] = {{"source", "imported from " + source + " (gpuprobe analyze --import-csv)"},
                                     {key, sweep}};
   add_roofline(model);
+  model["metrics"] = build_metrics(model);
   return model;
 }
 
@@ -596,6 +619,7 @@ nlohmann::json build_machine_model_from_intensity(const nlohmann::json& imported
                        {"rows", imported.value("points", 0)}}};
   model["compute"] = {{"imported", imported}};
   add_roofline(model);  // the sweep's FP32 and DRAM ceilings, so `gpuprobe roofline` reads them as is
+  model["metrics"] = build_metrics(model);
   return model;
 }
 

@@ -7,7 +7,9 @@ import os
 import sys
 
 SCHEMA = "gpuprobe.machine_model"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+# Machine models of these versions have the sections the plots read (version 2 added metrics[]).
+SCHEMA_VERSIONS = (1, 2)
 
 
 def script_name():
@@ -28,9 +30,10 @@ def human_bytes(n):
     return f"{n:.0f} B"
 
 
-def load_model(path, schema=SCHEMA, version=SCHEMA_VERSION, hint=""):
-    """The JSON document at `path`, which must say it is `schema` v`version` (default: a machine
-    model); `hint` is added to the error when it is not."""
+def load_model(path, schema=SCHEMA, version=SCHEMA_VERSIONS, hint=""):
+    """The JSON document at `path`, which must say it is `schema` of version `version` (a number,
+    or a tuple of the versions accepted; default: a machine model of version 1 or 2); `hint` is
+    added to the error when it is not."""
     try:
         with open(path, encoding="utf-8") as f:
             model = json.load(f)
@@ -38,9 +41,11 @@ def load_model(path, schema=SCHEMA, version=SCHEMA_VERSION, hint=""):
         fail(f"cannot read {path}: {e.strerror}")
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         fail(f"{path} is not valid JSON: {e}")
+    versions = version if isinstance(version, tuple) else (version,)
     if not isinstance(model, dict) or model.get("schema") != schema \
-            or model.get("schema_version") != version:
-        fail(f"{path} is not a {schema} v{version} document{hint}")
+            or model.get("schema_version") not in versions:
+        shown = " or v".join(str(v) for v in versions)
+        fail(f"{path} is not a {schema} v{shown} document{hint}")
     return model
 
 

@@ -143,9 +143,11 @@ int cmd_roofline(const RooflineArgs& a, std::ostream& out, std::ostream& err) {
   const json model = read_json_file(a.model);
   if (!model.is_object() || model.value("schema", json()) != kModelSchema)
     throw Error(a.model + " is not a gpuprobe machine model (schema \"" + kModelSchema + "\")");
-  if (model.value("schema_version", json()) != kModelSchemaVersion)
-    throw Error(a.model + " has model schema version " + model.value("schema_version", json()).dump() +
-                "; this gpuprobe reads version " + std::to_string(kModelSchemaVersion));
+  // Version 1 (before metrics[]) has the same sections the roofline reads.
+  const json version = model.value("schema_version", json());
+  if (version != kModelSchemaVersion && version != 1)
+    throw Error(a.model + " has model schema version " + version.dump() + "; this gpuprobe reads versions 1 to " +
+                std::to_string(kModelSchemaVersion));
   const std::string precision = analysis::normalize_precision(a.precision.empty() ? "f32" : a.precision);
 
   // Every input is read before anything is written.

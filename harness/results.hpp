@@ -12,7 +12,7 @@ namespace gpuprobe {
 inline constexpr const char* kRunSchema = "gpuprobe.run";
 inline constexpr int kRunSchemaVersion = 1;
 inline constexpr const char* kModelSchema = "gpuprobe.machine_model";
-inline constexpr int kModelSchemaVersion = 1;
+inline constexpr int kModelSchemaVersion = 2;
 
 nlohmann::json to_json(const DeviceInfo& info);
 std::string utc_timestamp();
