@@ -445,6 +445,16 @@ def header(doc, model, metrics, model_path):
         ("report written", now),
         ("model file", os.path.basename(model_path)),
     ])
+    sources = model.get("sources") if isinstance(model.get("sources"), list) else []
+    left = [(str(x.get("probe", "?")), str(x.get("status", "?")),
+             str(x.get("skip_reason") or x.get("error") or "-"))
+            for x in sources if isinstance(x, dict) and x.get("status") != "ok"]
+    if left:
+        doc.p("Probes that gave no complete result (their sections say not measured):")
+        doc.table(("probe", "status", "reason"), left)
+    warnings = model.get("warnings") if isinstance(model.get("warnings"), list) else []
+    for w in warnings:
+        doc.p(f"Warning: {w}")
 
 
 def is_it_normal(doc, metrics, refs, ref_folder, device_name):

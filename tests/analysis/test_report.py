@@ -70,6 +70,8 @@ PROVENANCE_LINES = [
     f"the concurrency sweep | measured: {ALL} |",
     "| not measured: no async metric |".strip("| "),
     "| SM clock measured at | 1755 MHz (median of the metrics' clocks) |",
+    "| tensor/tcgen05 | skipped | tcgen05 needs compute capability 10.0 (sm_100a); this device is 9.0 |",
+    "Warning: raw/bandwidth_dram.json: the SM clock was throttled before the run (sw_power_cap)",
 ]
 
 
