@@ -261,7 +261,7 @@ def normal_rows(metrics, refs, same):
             same_text = fmt(ref, m["unit"])
             citation = own.get("citation") or "-"
         else:
-            v = verdict(m["value"], lo, hi, m.get("better")) + ": vs the range"
+            v = verdict(m["value"], lo, hi, m.get("better")) + ": vs the published range"
             same_text = "-"
             citation = "; ".join(f"{k}: {p.get('citation') or '-'}" for k, p in published)
         rows.append((m, same_text, range_text, v, citation))
@@ -672,6 +672,9 @@ def derived_section(doc, model, metrics, roof):
     else:
         doc.p("not measured: no metric has a datasheet figure for this GPU")
     doc.h(3, "Ridge points")
+    ridges = [m for m in metrics if m["family"] == "roofline" and "ridge" in m["id"]]
+    if ridges:   # metrics[] has them: each with its provenance
+        metric_table(doc, ridges, "")
     src = "simulated" if model.get("simulated") is True else "measured"
     rows = []
     compute = (roof or {}).get("roofline", {}).get("compute", {}) if roof else {}
@@ -682,7 +685,9 @@ def derived_section(doc, model, metrics, roof):
             if isinstance(r, dict) and isinstance(r.get("flop_per_byte"), (int, float)):
                 rows.append((prec, level, f"{num(r['flop_per_byte'])} FLOP/byte",
                              f"{src}: {c.get('source', '?')} / the {level} bandwidth"))
-    if rows:
+    if ridges:
+        pass
+    elif rows:   # a model without metrics[]: from its roofline section
         doc.table(("precision", "memory level", "ridge point", "provenance"), rows)
     else:
         doc.p("not measured: no compute and memory ceiling to meet")

@@ -36,7 +36,7 @@ VERDICT_LINES = [
     f"| above (worse): +17% vs h100 | FIGURES.md §2 H100 SXM5 L2 hit [MT4G] | measured: {ALL} |",
     # no h100 figure: 650 against the one published value, A100's 570.3
     f"| DRAM latency | 650 cycles | - | 570 cycles to 570 cycles (1 GPU: a100) "
-    f"| above (worse): vs the range | a100: FIGURES.md §2c A100 plateaus [GB24] | measured: {ALL} |",
+    f"| above (worse): vs the published range | a100: FIGURES.md §2c A100 plateaus [GB24] | measured: {ALL} |",
     f"| L2 capacity | 25 MiB | 25 MiB | 25 MiB to 25 MiB (1 GPU: h100) "
     f"| within: +0% vs h100 | FIGURES.md §3 L2 partition [MT4G] | measured: {ALL} |",
     # 2.70 / 3.18 = -15%, higher is better
@@ -50,7 +50,7 @@ VERDICT_LINES = [
     "| measured: compile-matrix, sass, sim-closed-loop, gpu-self-check |",
     # no h100 figure: 2100 ns under the range 2430..2620, lower is better
     "| stream launch overhead per pass | 2100 ns | - | 2430 ns to 2620 ns (2 GPUs: a100, h200) "
-    "| below (better): vs the range | a100: FIGURES.md §7 A100-80 [GB24]; h200: FIGURES.md §7 H200 "
+    "| below (better): vs the published range | a100: FIGURES.md §7 A100-80 [GB24]; h200: FIGURES.md §7 H200 "
     "[GB24] | measured: compile-matrix, sim-closed-loop, real-data |",
 ]
 
@@ -194,6 +194,23 @@ def main():
         md = open(os.path.join(tmp, "bare2.report.md"), encoding="utf-8").read()
         check("not measured: no metric of this run has a published counterpart" in md,
               "references but no metric: the summary does not say so")
+
+        # Ridge points from metrics[] when it has them (with their provenance), not the section.
+        ridged = json.loads(json.dumps(model))
+        ridged["metrics"].append({
+            "id": "roofline.f32.ridge_DRAM_flop_per_byte", "family": "roofline",
+            "label": "f32 ridge point at DRAM", "value": 24.07, "unit": "flop/byte",
+            "better": None, "ceiling": False, "method": "f32 ceiling / DRAM bandwidth",
+            "probe": None, "samples": None, "confidence": None, "clock_mhz": 1755.0,
+            "source": "measured", "checks": ["sim-closed-loop"], "citation": None,
+            "per_sm_per_clock": None, "datasheet": None})
+        path = os.path.join(tmp, "ridged.json")
+        json.dump(ridged, open(path, "w"))
+        r = run(script, path, "--references", refs, "--out-prefix", os.path.join(tmp, "ridged"))
+        md = open(os.path.join(tmp, "ridged.report.md"), encoding="utf-8").read()
+        check("| f32 ridge point at DRAM | 24.1 flop/byte | - | - | - | 1755 MHz | f32 ceiling / DRAM "
+              "bandwidth | measured: sim-closed-loop |" in md, "the ridge metric is not in the report")
+        check("| f32 | DRAM | 24.1 FLOP/byte |" not in md, "ridge points from the section as well")
 
         # Bad input: one line, exit 1.
         def variant(name, mutate, raw=None):
