@@ -1,0 +1,318 @@
+#!/usr/bin/env python3
+"""Schema validation of every output: docs/schema/*.schema.json against what gpuprobe writes.
+(a) every JSON of the simulated run-all fixture (tests/scripts/sim_run_all_fixture.py: run
+records, the machine model, the roofline report) is valid, and so are the models `analyze
+--import-csv` makes of each curve kind; (b) so is every committed JSON that
+names a schema (results/, tests/data/); (c) mutants of valid documents (a wrong type, a missing
+field, a bad enum, a broken status rule, a bad metric row) are refused, each at its JSON path."""
+import copy
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+from cuda_tools import test_args  # noqa: E402
+from sim_run_all_fixture import fixture_dir  # noqa: E402
+import validate_outputs as vo  # noqa: E402
+
+failures = []
+passed = 0
+
+# Fixtures that break the schema on purpose: path -> (why, the violations expected, as regexes).
+NOT_VALID = {
+    os.path.join("tests", "data", "compare", "b.json"): (
+        "compare's 'units differ' case: memory.DRAM.latency_cycles given in ns",
+        [r"^\$\.metrics\[\d+\]\.id: \"memory\.DRAM\.latency_cycles\" does not match"]),
+}
+# A hand-made fixture under tests/data may leave out keys its reader does not read (a required
+# key missing); every key it has must still be valid. Files under results/ are held to it all.
+MISSING_KEY = re.compile(r"^\$[^:]*: '[^']+' is a required property$")
+
+
+def check(condition, message):
+    global passed
+    if condition:
+        passed += 1
+    else:
+        failures.append(message)
+        print(f"FAIL: {message}")
+
+
+def load(path):
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def expect_valid(doc, schemas, what):
+    lines = vo.validate_document(doc, schemas)
+    check(not lines, f"{what}: {len(lines)} violation(s), first: {lines[:3]}")
+
+
+def expect_refused(doc, schemas, what, path_prefix):
+    """The mutant must fail, with a violation at (or under) path_prefix."""
+    lines = vo.validate_document(doc, schemas)
+    hit = [line for line in lines if line.startswith(path_prefix)]
+    check(hit, f"mutant not refused at {path_prefix}: {what} (violations: {lines[:3]})")
+
+
+def fixture_outputs(build_dir, schemas):
+    out = fixture_dir(build_dir)
+    if not os.path.isfile(os.path.join(out, "machine_model.json")):
+        check(False, f"no fixture output in {out}: run the ctest fixture gpuprobe_sim_run_all "
+                     "(ctest -R test_schemas runs it first)")
+        return {}
+    docs = {}
+    for path in vo.json_files([out]):
+        doc = load(path)
+        docs[os.path.relpath(path, out)] = doc
+        expect_valid(doc, schemas, path)
+    names = set(docs)
+    for want in ("machine_model.json", "machine_model.roofline.json",
+                 os.path.join("raw", "compute_alu.json"), os.path.join("raw", "tensor_mma.json"),
+                 os.path.join("raw", "tensor_tcgen05.json")):
+        check(want in names, f"the fixture did not write {want}")
+    statuses = {d.get("status") for d in docs.values() if d.get("schema") == "gpuprobe.run"}
+    check({"ok", "skipped"} <= statuses, f"the fixture's run records cover ok and skipped: "
+                                         f"{sorted(map(str, statuses))}")
+    return docs
+
+
+def imported_models(gpuprobe, schemas):
+    """`analyze --import-csv` models, one per curve kind, from small synthetic curves."""
+    curves = {
+        "latency": ("footprint_bytes,latency_cycles",
+                    [(1024 * 2 ** (i / 4), 30 if i < 30 else 250 if i < 45 else 600)
+                     for i in range(60)]),
+        "bandwidth": ("footprint_bytes,bandwidth_bytes_per_s",
+                      [(1024 * 2 ** (i / 4), 2e13 if i < 30 else 7e12 if i < 45 else 2e12)
+                       for i in range(60)]),
+        "intensity": ("flop_per_byte,flop_per_s,sm_clock_mhz",
+                      [(2 ** (i / 3 - 4), min(2e12 * 2 ** (i / 3 - 4), 5e13), 1755)
+                       for i in range(40)]),
+        "small_kernels": ("bytes,time_s,method",
+                          [(2 ** (10 + i), t + 2 ** (10 + i) / 2e12, m)
+                           for m, t in (("stream", 3e-6), ("graph", 1.5e-6)) for i in range(20)]),
+    }
+    with tempfile.TemporaryDirectory() as tmp:
+        for kind, (header, rows) in curves.items():
+            csv = os.path.join(tmp, f"{kind}.csv")
+            with open(csv, "w") as f:
+                f.write(header + "\n" + "".join(",".join(map(str, r)) + "\n" for r in rows))
+            out = os.path.join(tmp, f"{kind}.json")
+            r = subprocess.run([gpuprobe, "analyze", "--import-csv", csv, "--out", out],
+                               capture_output=True, text=True)
+            check(r.returncode == 0, f"analyze --import-csv of a {kind} curve: {r.stderr[-500:]}")
+            if r.returncode == 0:
+                expect_valid(load(out), schemas, f"the model of an imported {kind} curve")
+
+
+def committed_outputs(source_dir, schemas):
+    found = 0
+    for folder in ("results", os.path.join("tests", "data")):
+        for path in vo.json_files([os.path.join(source_dir, folder)]):
+            doc = load(path)
+            if not (isinstance(doc, dict) and "schema" in doc):
+                continue
+            rel = os.path.relpath(path, source_dir)
+            lines = vo.validate_document(doc, schemas)
+            if folder != "results":
+                lines = [line for line in lines if not MISSING_KEY.match(line)]
+            if rel in NOT_VALID:
+                why, expected = NOT_VALID[rel]
+                unexpected = [line for line in lines
+                              if not any(re.match(e, line) for e in expected)]
+                check(lines and not unexpected, f"{rel} ({why}): expected only {expected}, "
+                                                f"got {lines[:3]}")
+                continue
+            found += 1
+            check(not lines, f"{rel}: {len(lines)} violation(s), first: {lines[:3]}")
+    check(found > 0, "no committed JSON with a schema key found under results/ or tests/data/")
+
+
+def point_with(series, key):
+    for i, p in enumerate(series):
+        if key in p and "skipped" not in p:
+            return i
+    raise KeyError(key)
+
+
+def run_mutants(docs, schemas):
+    record = docs.get(os.path.join("raw", "compute_alu.json"))
+    if record:
+        i = point_with(record["series"], "latency_cycles")
+        mutants = []
+
+        def mutant(what, path, change):
+            doc = copy.deepcopy(record)
+            change(doc)
+            mutants.append((what, path, doc))
+
+        mutant("a point's latency as text", f"$.series[{i}].latency_cycles",
+               lambda d: d["series"][i].update(latency_cycles="fast"))
+        mutant("device without sm_count", "$.device", lambda d: d["device"].pop("sm_count"))
+        mutant("compute capability as a number", "$.device.compute_capability",
+               lambda d: d["device"].update(compute_capability=9.0))
+        mutant("an unknown status", "$.status", lambda d: d.update(status="done"))
+        mutant("failed without error", "$", lambda d: d.update(status="failed"))
+        mutant("ok with an error", "$", lambda d: d.update(error="boom"))
+        mutant("skipped with points and no reason", "$", lambda d: d.update(status="skipped"))
+        mutant("an undocumented top-level key", "$", lambda d: d.update(extra=1))
+        mutant("no series", "$", lambda d: d.pop("series"))
+        mutant("schema_version as text", "$", lambda d: d.update(schema_version="1"))
+        mutant("a 2-element grid", f"$.series[{i}].launch.grid",
+               lambda d: d["series"][i]["launch"].update(grid=[1, 1]))
+        mutant("a failed self-check", f"$.series[{i}].self_check",
+               lambda d: d["series"][i].update(self_check="failed"))
+        mutant("an undocumented point key", f"$.series[{i}]",
+               lambda d: d["series"][i].update(latency_fs=1.0))
+        mutant("an unknown alu op", f"$.series[{i}].op",
+               lambda d: d["series"][i].update(op="fma_rn_f128"))
+        mutant("a measured point without repeats", f"$.series[{i}]",
+               lambda d: d["series"][i].pop("repeats"))
+        mutant("created_utc not ISO 8601 UTC", "$.created_utc",
+               lambda d: d.update(created_utc="yesterday"))
+        for what, path, doc in mutants:
+            expect_refused(doc, schemas, what, path)
+    mma = docs.get(os.path.join("raw", "tensor_mma.json"))
+    if mma:
+        j = point_with(mma["series"], "self_check")
+        doc = copy.deepcopy(mma)
+        doc["series"][j]["self_check"]["passed"] = False
+        expect_refused(doc, schemas, "a tile check that did not pass",
+                       f"$.series[{j}].self_check.passed")
+        doc = copy.deepcopy(mma)
+        doc["series"][j]["operands"] = "ones"
+        expect_refused(doc, schemas, "unknown operands", f"$.series[{j}].operands")
+
+    roofline = docs.get("machine_model.roofline.json")
+    if roofline and roofline.get("kernels"):
+        doc = copy.deepcopy(roofline)
+        doc["kernels"][0]["limits"][0]["kind"] = "disk"
+        expect_refused(doc, schemas, "a limit of an unknown kind", "$.kernels[0].limits[0]")
+        doc = copy.deepcopy(roofline)
+        del doc["kernels"][0]["time_s"]
+        expect_refused(doc, schemas, "a kernel without time_s", "$.kernels[0]")
+        doc = copy.deepcopy(roofline)
+        doc["roofline"]["memory"]["HBM"] = doc["roofline"]["memory"].get("DRAM", {})
+        expect_refused(doc, schemas, "a memory ceiling of an unknown level", "$.roofline.memory")
+
+    model = docs.get("machine_model.json")
+    if model:
+        doc = copy.deepcopy(model)
+        del doc["sources"]
+        expect_refused(doc, schemas, "a model without sources", "$")
+        doc = copy.deepcopy(model)
+        doc["schema_version"] = 99
+        expect_refused(doc, schemas, "a model version no schema describes", "$")
+        metric_mutants(model, schemas)
+
+
+def valid_metric(model):
+    """A metric row of the fixture's model (version 2), else one made here by the contract."""
+    for m in model.get("metrics", []):
+        if m.get("probe") and m.get("checks"):
+            return copy.deepcopy(m)
+    return {"id": "bandwidth.DRAM.read_bytes_per_s", "family": "bandwidth",
+            "label": "DRAM read bandwidth", "value": 1.9e12, "unit": "bytes/s", "better": "higher",
+            "ceiling": True, "method": "bandwidth/dram base point", "probe": "bandwidth/dram",
+            "samples": 3, "confidence": 0.95, "clock_mhz": 1755.0, "source": "simulated",
+            "checks": ["compile-matrix", "sass", "sim-closed-loop", "real-data", "gpu-self-check"],
+            "citation": None, "per_sm_per_clock": {"value": 9.7, "unit": "bytes/clk/SM"},
+            "datasheet": {"value": 2.0e12, "unit": "bytes/s", "percent": 95.0,
+                          "source": "FIGURES.md H100 PCIe HBM2e [NV-H100]"}}
+
+
+def metric_mutants(model, schemas):
+    base = copy.deepcopy(model)
+    base["schema_version"] = 2
+    base.setdefault("warnings", [])
+    metric = valid_metric(model)
+    metric["source"] = "simulated" if base.get("simulated") else "measured"
+    base["metrics"] = [metric]
+    expect_valid(base, schemas, "a version 2 model holding one contract metric")
+    changes = [
+        ("an unknown family", "$.metrics[0].family", {"family": "gpu"}),
+        ("a unit outside the list", "$.metrics[0].unit", {"unit": "GB/s"}),
+        ("better neither higher nor lower", "$.metrics[0].better", {"better": "up"}),
+        ("an unknown check", "$.metrics[0].checks[0]", {"checks": ["vibes"]}),
+        ("a check twice", "$.metrics[0].checks", {"checks": ["sass", "sass"]}),
+        ("confidence above 1", "$.metrics[0].confidence", {"confidence": 1.5}),
+        ("a value as text", "$.metrics[0].value", {"value": "3 TB/s"}),
+        ("an id outside its family", "$.metrics[0].id", {"id": "compute.DRAM.read_bytes_per_s"}),
+        ("a unit the id does not end in", "$.metrics[0].id",
+         {"unit": "percent" if metric["unit"] != "percent" else "ns"}),
+        ("a citation on an unpublished number", "$.metrics[0].citation",
+         {"citation": "FIGURES.md x [Y]"}),
+        ("checks without a probe", "$.metrics[0].checks", {"probe": None}),
+        ("the other source than the model's", "$.metrics[0].source",
+         {"source": "measured" if base.get("simulated") else "simulated"}),
+        ("published without a citation", "$.metrics[0].citation",
+         {"source": "published", "probe": None, "checks": []}),
+        ("per_sm_per_clock without its unit", "$.metrics[0].per_sm_per_clock",
+         {"per_sm_per_clock": {"value": 1.0}}),
+    ]
+    for what, path, change in changes:
+        doc = copy.deepcopy(base)
+        doc["metrics"][0].update(change)
+        expect_refused(doc, schemas, what, path)
+    for field in ("confidence", "datasheet", "clock_mhz"):
+        doc = copy.deepcopy(base)
+        del doc["metrics"][0][field]
+        expect_refused(doc, schemas, f"a metric without {field}", "$.metrics[0]")
+    doc = copy.deepcopy(base)
+    doc["metrics"].append(copy.deepcopy(metric))
+    expect_refused(doc, schemas, "a metric id twice", "$.metrics[1].id")
+
+
+def command_line(schemas_dir, docs):
+    """validate_outputs.py itself: exit 0 on a valid file, 1 with one line per violation."""
+    record = docs.get(os.path.join("raw", "compute_alu.json"))
+    if not record:
+        return
+    script = os.path.join(HERE, "validate_outputs.py")
+    with tempfile.TemporaryDirectory() as tmp:
+        good = os.path.join(tmp, "good.json")
+        bad = os.path.join(tmp, "bad.json")
+        with open(good, "w") as f:
+            json.dump(record, f)
+        broken = copy.deepcopy(record)
+        broken["status"] = "done"
+        broken["device"]["sm_count"] = "many"
+        with open(bad, "w") as f:
+            json.dump(broken, f)
+        r = subprocess.run([sys.executable, script, good], capture_output=True, text=True)
+        check(r.returncode == 0 and not r.stdout, f"a valid file: rc {r.returncode} {r.stdout}")
+        r = subprocess.run([sys.executable, script, tmp], capture_output=True, text=True)
+        lines = r.stdout.splitlines()
+        check(r.returncode == 1, f"an invalid file in the folder: rc {r.returncode}")
+        check(lines == [f"{bad}: $.device.sm_count: \"many\" is not of type \"integer\"",
+                        f"{bad}: $.status: \"done\" is not one of "
+                        "[\"ok\", \"running\", \"interrupted\", \"failed\", \"skipped\"]"],
+              f"one line per violation with its path: {lines}")
+        r = subprocess.run([sys.executable, script, os.path.join(tmp, "nope.json")],
+                           capture_output=True, text=True)
+        check(r.returncode == 1 and r.stderr.startswith("gpuprobe: error: "),
+              f"a missing path: rc {r.returncode} {r.stderr!r}")
+
+
+def main():
+    args = test_args(__doc__.splitlines()[0])
+    schemas = vo.Schemas(os.path.join(args.source_dir, "docs", "schema"))
+    for key in (("gpuprobe.run", 1), ("gpuprobe.machine_model", 2), ("gpuprobe.roofline", 1)):
+        check(key in schemas.by_key, f"docs/schema has no schema for {key[0]} version {key[1]}")
+    docs = fixture_outputs(args.build_dir, schemas)
+    imported_models(args.gpuprobe, schemas)
+    committed_outputs(args.source_dir, schemas)
+    run_mutants(docs, schemas)
+    command_line(schemas.folder, docs)
+    print(f"schemas: {passed} passed, {len(failures)} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
