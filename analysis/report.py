@@ -316,7 +316,8 @@ def render_md(doc, image_files):
 
 
 CSS = """body{font-family:sans-serif;max-width:1200px;margin:1em auto;padding:0 1em;color:#222}
-table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:90%}
+table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:90%;display:block;overflow-x:auto}
+.within{background:#dff0d8}.better{background:#d9edf7}.worse{background:#f8d7da}
 td,th{border:1px solid #bbb;padding:3px 6px;text-align:left;vertical-align:top}
 th{background:#eee}img{max-width:100%;display:block;margin:.5em 0}
 .banner{background:#fbe3a1;border:2px solid #c90;padding:.6em;font-weight:bold}
@@ -337,6 +338,17 @@ root.setAttribute('data-errors',String(errors.length));root.setAttribute('data-e
 root.setAttribute('data-self-check','done');});})();"""
 
 
+def verdict_class(cell):
+    """A verdict cell's colour: within, better or worse (CSS classes of the same names)."""
+    text = str(cell)
+    for prefix, cls in (("within:", "within"), ("above (better)", "better"),
+                        ("below (better)", "better"), ("above (worse)", "worse"),
+                        ("below (worse)", "worse")):
+        if text.startswith(prefix):
+            return f' class="{cls}"'
+    return ""
+
+
 def render_html(doc, title):
     e = html.escape
     out = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
@@ -352,8 +364,8 @@ def render_html(doc, title):
         elif b[0] == "table":
             out.append("<table><thead><tr>" + "".join(f"<th>{e(str(c))}</th>" for c in b[1])
                        + "</tr></thead><tbody>")
-            out += ["<tr>" + "".join(f"<td>{e(str(c))}</td>" for c in row) + "</tr>"
-                    for row in b[2]]
+            out += ["<tr>" + "".join(f"<td{verdict_class(c)}>{e(str(c))}</td>" for c in row)
+                    + "</tr>" for row in b[2]]
             out.append("</tbody></table>")
         elif b[0] == "img":
             data = base64.b64encode(b[3]).decode("ascii")

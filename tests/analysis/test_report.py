@@ -147,7 +147,10 @@ def main():
         check(not re.search(r"(href|src)=\"(?!data:)|https?://|<link\b|@import|url\(", page),
               "the HTML refers to something outside itself")
         check(page.count("<script>") == 1, "the HTML has other scripts than its self-check")
-        check("<td>above (worse): +17% vs h100</td>" in page, "the HTML lacks the verdict cell")
+        check('<td class="worse">above (worse): +17% vs h100</td>' in page
+              and '<td class="within">within: +5% vs h100</td>' in page
+              and '<td class="better">below (better): vs the published range</td>' in page,
+              "the HTML lacks the verdict cells and their colours")
 
         # A simulated model: the banner, and every number says simulated.
         model = json.load(open(os.path.join(data, "model.json"), encoding="utf-8"))
