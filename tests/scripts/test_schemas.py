@@ -2,9 +2,10 @@
 """Schema validation of every output: docs/schema/*.schema.json against what gpuprobe writes.
 (a) every JSON of the simulated run-all fixture (tests/scripts/sim_run_all_fixture.py: run
 records, the machine model, the roofline report) is valid, and so are the models `analyze
---import-csv` makes of each curve kind; (b) so is every committed JSON that
-names a schema (results/, tests/data/); (c) mutants of valid documents (a wrong type, a missing
-field, a bad enum, a broken status rule, a bad metric row) are refused, each at its JSON path."""
+--import-csv` makes of each curve kind and `compare`'s JSON of that model against published
+profiles; (b) so is every committed JSON that names a schema (results/, tests/data/); (c) mutants
+of valid documents (a wrong type, a missing field, a bad enum, a broken status rule, a bad metric
+row) are refused, each at its JSON path."""
 import copy
 import json
 import os
@@ -109,6 +110,37 @@ def imported_models(gpuprobe, schemas):
             check(r.returncode == 0, f"analyze --import-csv of a {kind} curve: {r.stderr[-500:]}")
             if r.returncode == 0:
                 expect_valid(load(out), schemas, f"the model of an imported {kind} curve")
+
+
+def compared(gpuprobe, source_dir, build_dir, schemas):
+    """`gpuprobe compare` of the fixture's model against two published profiles: its JSON is
+    valid, and mutants of it are refused."""
+    model = os.path.join(fixture_dir(build_dir), "machine_model.json")
+    references = [os.path.join(source_dir, "results", "reference", f"{gpu}.json")
+                  for gpu in ("h100", "a100")]
+    if not all(os.path.isfile(p) for p in [model] + references):
+        check(False, "compare: the fixture's model or results/reference/{h100,a100}.json is missing")
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        prefix = os.path.join(tmp, "cmp")
+        r = subprocess.run([gpuprobe, "compare", model] + references + ["--out", prefix,
+                                                                       "--no-plot"],
+                           capture_output=True, text=True)
+        check(r.returncode == 0, f"compare: {r.stderr[-500:]}")
+        if r.returncode != 0:
+            return
+        doc = load(prefix + ".compare.json")
+    expect_valid(doc, schemas, "compare's JSON")
+    for what, path, change in (
+            ("a row whose better is neither", "$.rows[0].better",
+             lambda d: d["rows"][0].update(better="up")),
+            ("an input labelled with a word", "$.inputs[0].label",
+             lambda d: d["inputs"][0].update(label="first")),
+            ("a ratio as text", "$.rows[0].ratios[1]",
+             lambda d: d["rows"][0]["ratios"].__setitem__(1, "2x"))):
+        mutant = copy.deepcopy(doc)
+        change(mutant)
+        expect_refused(mutant, schemas, what, path)
 
 
 def committed_outputs(source_dir, schemas):
@@ -303,10 +335,13 @@ def command_line(schemas_dir, docs):
 def main():
     args = test_args(__doc__.splitlines()[0])
     schemas = vo.Schemas(os.path.join(args.source_dir, "docs", "schema"))
-    for key in (("gpuprobe.run", 1), ("gpuprobe.machine_model", 2), ("gpuprobe.roofline", 1)):
+    for key in (("gpuprobe.run", 1), ("gpuprobe.machine_model", 2), ("gpuprobe.roofline", 1),
+                ("gpuprobe.compare", 1)):
         check(key in schemas.by_key, f"docs/schema has no schema for {key[0]} version {key[1]}")
     docs = fixture_outputs(args.build_dir, schemas)
     imported_models(args.gpuprobe, schemas)
+    if docs:
+        compared(args.gpuprobe, args.source_dir, args.build_dir, schemas)
     committed_outputs(args.source_dir, schemas)
     run_mutants(docs, schemas)
     command_line(schemas.folder, docs)
