@@ -154,8 +154,13 @@ def validate_paths(paths, schemas, versioned_only=False, out=sys.stdout):
     return checked, violations
 
 
+class Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line and exit 1, like every gpuprobe error
+        self.exit(1, f"gpuprobe: error: {message} (see --help)\n")
+
+
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = Parser(description=__doc__.splitlines()[0])
     parser.add_argument("paths", nargs="+", metavar="PATH", help="a JSON file or a folder")
     parser.add_argument("--schemas", default=SCHEMA_DIR, help="folder of *.schema.json")
     parser.add_argument("--versioned-only", action="store_true",
