@@ -650,16 +650,40 @@ def goodput_section(doc, model, metrics):
     kernels = [k for k in section.get("kernels", []) if isinstance(k, dict)] \
         if isinstance(section.get("kernels"), list) else []
     src = "simulated" if model.get("simulated") is True else "measured"
+
     def seconds(v):
         return fmt(v * 1e9, "ns") if isinstance(v, (int, float)) and not isinstance(v, bool) else "-"
+
+    def error(k):   # signed when the model gives the sign (> 0: the prediction is slower)
+        v = k.get("signed_error_percent", k.get("error_percent"))
+        return f"{v:+.1f}%" if isinstance(v, (int, float)) and not isinstance(v, bool) else "-"
+
+    def prov(k):
+        check = f"; self-check {k['self_check']}" if isinstance(k.get("self_check"), str) else ""
+        return f"{src}: the kernel's time{check}; predicted from the model's other sections"
     if kernels:
         doc.table(("kernel", "measured", "predicted", "error", "bound", "method", "provenance"),
                   [(k.get("name", "?"), seconds(k.get("measured_s")), seconds(k.get("predicted_s")),
-                    fmt(k.get("error_percent"), "percent"), k.get("bound") or "-",
-                    k.get("method") or "-", f"{src}: time of the run; prediction from the model")
+                    error(k), k.get("bound") or "-", k.get("method") or "-", prov(k))
                    for k in kernels])
     else:
         doc.p("not measured: the model has no goodput section")
+    skipped = section.get("skipped") if isinstance(section.get("skipped"), dict) else {}
+    for name, why in sorted(skipped.items()):
+        doc.p(f"{name}: not measured: {why}")
+    cublas = section.get("cublas") if isinstance(section.get("cublas"), dict) else None
+    if cublas and "skipped" in cublas:
+        doc.p(f"cuBLAS GEMM: not measured: {cublas['skipped']}")
+    elif cublas:
+        doc.table(("cuBLAS GEMM", "throughput", "% of the measured tensor peak", "tensor peak",
+                   "provenance"),
+                  [(f"{cublas.get('precision', '?')} {cublas.get('m', '?')}x{cublas.get('n', '?')}"
+                    f"x{cublas.get('k', '?')} ({cublas.get('library') or 'cuBLAS'})",
+                    fmt(cublas.get("flops_per_s"), "flop/s"),
+                    fmt(cublas.get("percent_of_tensor_peak"), "percent"),
+                    f"{fmt(cublas.get('tensor_peak_flops_per_s'), 'flop/s')} "
+                    f"({cublas.get('tensor_peak_from') or '-'})",
+                    f"{src}: cuBLAS's time; the peak from this model")])
     metric_table(doc, [m for m in metrics if m["family"] == "goodput"], "")
 
 
