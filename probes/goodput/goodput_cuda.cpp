@@ -1,0 +1,374 @@
+// GoodputOps on a CUDA GPU. Buffers are allocated and filled once per size and kept across the
+// repeats of a point; every launch goes through the harness's launch path (cuda::launch, or a
+// cuda::PreparedLaunch for the graph chain's captured nodes) and every sample is one event-timed
+// launch (one graph launch for the chain) behind a spin (cuda::time_with_events_ms), after an
+// untimed warm-up that loads the module. What the kernels left goes to summarize_goodput_sample.
+// cuBLAS is loaded at run time (dlopen libcublas.so.13, .12, then .so, as harness/telemetry.cpp
+// loads NVML): no link-time dependency; where none loads, the GEMM point is skipped with the
+// reason. Plain C++ (g++); the kernels are goodput.cu.
+#include <cuda_runtime.h>
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "harness/cuda/check.hpp"
+#include "harness/cuda/cuda_device.hpp"
+#include "harness/cuda/launch.hpp"
+#include "harness/cuda/timing.hpp"
+#include "harness/ops.hpp"
+#include "probes/goodput/goodput_ops.hpp"
+#include "probes/tensor/tile_reference.hpp"
+
+using gpuprobe::probes::goodput::ReduceArgs;
+using gpuprobe::probes::goodput::TileArgs;
+using gpuprobe::probes::goodput::TriadArgs;
+extern "C" {
+void gpuprobe_goodput_fill(float* b, float* c, uint64_t n);
+void gpuprobe_goodput_triad_verify(const float* a, uint64_t n, float scalar, unsigned long long* bad);
+void gpuprobe_goodput_fill_words(uint32_t* words, uint64_t n);
+void gpuprobe_goodput_triad(TriadArgs t);
+void gpuprobe_goodput_reduce(ReduceArgs r);
+void gpuprobe_goodput_tile(TileArgs t);
+void gpuprobe_goodput_chain(uint32_t* counter);
+}
+
+namespace gpuprobe::probes {
+namespace {
+
+namespace gp = goodput;
+using cuda::DeviceArray;
+
+// The spin in front of the chain's graphs lasts graphs x this (ns): longer than their enqueueing.
+constexpr uint64_t kSpinPerGraphNs = 20'000;
+// The smallest SM number with mma.sync m16n8k16 f16 (PTX ISA 7.0).
+constexpr int kTileMinSm = 80;
+
+template <class F>
+const void* kernel_ptr(F* f) {
+  return reinterpret_cast<const void*>(f);
+}
+
+LaunchConfig config_of(const GoodputGrid& g) {
+  LaunchConfig c;
+  c.grid = Dim3{g.blocks, 1, 1};
+  c.block = Dim3{g.threads, 1, 1};
+  return c;
+}
+
+// A helper kernel (fill, verify) over n elements: 256 threads, at most 8192 blocks, grid-stride.
+LaunchConfig helper_grid(uint64_t n) {
+  return config_of({256, static_cast<uint32_t>(std::clamp<uint64_t>((n + 255) / 256, 1, 8192))});
+}
+
+// cuBLAS, loaded once per process (never unloaded, as NVML). Types and enum values are
+// cublas_api.h's and library_types.h's (CUDA 12/13): CUBLAS_OP_N 0, CUDA_R_16F 2, CUDA_R_32F 0,
+// CUBLAS_COMPUTE_32F 68, CUBLAS_GEMM_DEFAULT -1.
+struct Cublas {
+  using Handle = void*;
+  using CreateFn = int (*)(Handle*);
+  using DestroyFn = int (*)(Handle);
+  using SetStreamFn = int (*)(Handle, cudaStream_t);
+  using GemmExFn = int (*)(Handle, int, int, int, int, int, const void*, const void*, int, int, const void*, int, int,
+                           const void*, void*, int, int, int, int);
+  static constexpr int kOpN = 0, kR16F = 2, kR32F = 0, kCompute32F = 68, kGemmDefault = -1;
+  std::string library;   // the file that loaded, or empty
+  std::string failure;   // why none did
+  CreateFn create = nullptr;
+  DestroyFn destroy = nullptr;
+  SetStreamFn set_stream = nullptr;
+  GemmExFn gemm_ex = nullptr;
+
+  static const Cublas& get() {
+    static const Cublas instance = load();
+    return instance;
+  }
+
+ private:
+  static Cublas load() {
+    Cublas c;
+    std::string tried;
+    for (const char* name : {"libcublas.so.13", "libcublas.so.12", "libcublas.so"}) {
+      dlerror();
+      void* lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+      if (lib == nullptr) {
+        const char* why = dlerror();
+        tried += std::string(tried.empty() ? "" : "; ") + (why ? why : name);
+        continue;
+      }
+      c.create = reinterpret_cast<CreateFn>(dlsym(lib, "cublasCreate_v2"));
+      c.destroy = reinterpret_cast<DestroyFn>(dlsym(lib, "cublasDestroy_v2"));
+      c.set_stream = reinterpret_cast<SetStreamFn>(dlsym(lib, "cublasSetStream_v2"));
+      c.gemm_ex = reinterpret_cast<GemmExFn>(dlsym(lib, "cublasGemmEx"));
+      if (c.create && c.destroy && c.set_stream && c.gemm_ex) {
+        c.library = name;
+        return c;
+      }
+      tried += std::string(tried.empty() ? "" : "; ") + name + " lacks cublasCreate_v2/cublasGemmEx";
+    }
+    c.failure = "no cuBLAS: " + tried;
+    return c;
+  }
+};
+
+void check_cublas(int status, const char* call) {
+  if (status != 0) throw Error(std::string(call) + " failed: cublasStatus_t " + std::to_string(status));
+}
+
+class CudaGoodputOps final : public GoodputOps {
+ public:
+  explicit CudaGoodputOps(cuda::CudaDevice& gpu) : gpu_(gpu) {}
+  ~CudaGoodputOps() override {
+    if (cublas_handle_ != nullptr) static_cast<void>(Cublas::get().destroy(cublas_handle_));
+  }
+  CudaGoodputOps(const CudaGoodputOps&) = delete;
+  CudaGoodputOps& operator=(const CudaGoodputOps&) = delete;
+
+  GoodputSample run(const GoodputRequest& r) override {
+    gpu_.select();
+    switch (r.kernel) {
+      case GoodputKernel::triad: return triad(r);
+      case GoodputKernel::l2_reduction: return reduce(r);
+      case GoodputKernel::tensor_tile_loop: return tile(r);
+      case GoodputKernel::graph_chain: return chain(r);
+    }
+    throw Error("goodput: unknown kernel");
+  }
+
+  CublasGemm cublas_gemm(uint32_t size) override {
+    gpu_.select();
+    const Cublas& lib = Cublas::get();
+    if (lib.library.empty()) throw GoodputUnavailable(lib.failure);
+    const uint64_t elements = uint64_t(size) * size;
+    if (gemm_size_ != size) {
+      gemm_a_ = {}, gemm_b_ = {}, gemm_c_ = {};
+      require_memory(elements * (2 + 2 + 4), "the cuBLAS GEMM's matrices");
+      gemm_a_ = DeviceArray<uint16_t>(elements);
+      gemm_b_ = DeviceArray<uint16_t>(elements);
+      gemm_c_ = DeviceArray<float>(elements);
+      // Operands of modest size, never all zeros (PROBES.md: data-dependent power): a pattern of
+      // 64 Ki f16 values in [-1, 1] repeated.
+      std::vector<uint16_t> pattern(1u << 16);
+      for (uint32_t i = 0; i < pattern.size(); ++i)
+        pattern[i] = static_cast<uint16_t>(
+            tensor::tile_encode(tensor::TileElem::f16, (double((i * 2654435761u) >> 24) - 128.0) / 128.0));
+      for (uint64_t at = 0; at < elements; at += pattern.size()) {
+        const uint64_t n = std::min<uint64_t>(pattern.size(), elements - at);
+        GPUPROBE_CUDA_CHECK(cudaMemcpy(gemm_a_.get() + at, pattern.data(), n * 2, cudaMemcpyHostToDevice));
+        GPUPROBE_CUDA_CHECK(cudaMemcpy(gemm_b_.get() + at, pattern.data(), n * 2, cudaMemcpyHostToDevice));
+      }
+      if (cublas_handle_ == nullptr) check_cublas(lib.create(&cublas_handle_), "cublasCreate_v2");
+      gemm_size_ = size;
+      gemm(lib, size, nullptr);  // warm-up: the library picks and loads its kernel
+      GPUPROBE_CUDA_CHECK(cudaDeviceSynchronize());
+    }
+    CublasGemm g;
+    g.m = g.n = g.k = size;
+    g.flops = 2.0 * size * size * double(size);
+    g.library = lib.library;
+    g.precision = "f16 inputs, f32 compute and output (cublasGemmEx, CUBLAS_COMPUTE_32F)";
+    g.ns = 1e6 * cuda::time_with_events_ms([&](cudaStream_t st) { gemm(lib, size, st); }, {});
+    return g;
+  }
+
+ private:
+  void require_memory(uint64_t bytes, const std::string& what) {
+    const uint64_t free = gpu_.free_memory_bytes();
+    if (bytes > free / 10 * 9)
+      throw GoodputUnavailable(what + " need " + std::to_string(bytes >> 20) + " MiB, the GPU has " +
+                               std::to_string(free >> 20) + " MiB free");
+  }
+
+  void gemm(const Cublas& lib, uint32_t size, cudaStream_t stream) {
+    const float alpha = 1, beta = 0;
+    const int n = static_cast<int>(size);
+    check_cublas(lib.set_stream(cublas_handle_, stream), "cublasSetStream_v2");
+    check_cublas(lib.gemm_ex(cublas_handle_, Cublas::kOpN, Cublas::kOpN, n, n, n, &alpha, gemm_a_.get(), Cublas::kR16F,
+                             n, gemm_b_.get(), Cublas::kR16F, n, &beta, gemm_c_.get(), Cublas::kR32F, n,
+                             Cublas::kCompute32F, Cublas::kGemmDefault),
+                 "cublasGemmEx");
+  }
+
+  // The ns of one event-timed launch of `kernel` behind the timing layer's spin.
+  static double timed(const void* kernel, const char* name, const LaunchConfig& config, void** args) {
+    return 1e6 * cuda::time_with_events_ms(
+                     [&](cudaStream_t st) { cuda::launch(kernel, name, config, args, nullptr, st, false); }, {});
+  }
+
+  GoodputSample triad(const GoodputRequest& r) {
+    const GoodputGrid grid = goodput_grid(r.kernel, gpu_.info().sm_count, 0);
+    GoodputSample s;
+    s.kernel = "gpuprobe_goodput_triad";
+    s.work = goodput_work(r, grid);
+    const uint64_t n = s.work.elements;
+    if (triad_a_.size() != n) {
+      triad_a_ = {}, triad_b_ = {}, triad_c_ = {};
+      require_memory(3 * n * 4, "the triad's three arrays");
+      triad_a_ = DeviceArray<float>(n), triad_b_ = DeviceArray<float>(n), triad_c_ = DeviceArray<float>(n);
+      float* b = triad_b_.get();
+      float* c = triad_c_.get();
+      uint64_t count = n;
+      void* args[] = {&b, &c, &count};
+      cuda::launch(kernel_ptr(&gpuprobe_goodput_fill), "gpuprobe_goodput_fill", helper_grid(n), args);
+    }
+    TriadArgs t{triad_a_.get(), triad_b_.get(), triad_c_.get(), gp::kTriadScalar, n / gp::kTriadVecFloats};
+    void* args[] = {&t};
+    // Untimed first (the module loads), then a destination that already held the result would
+    // prove nothing: cleared before the timed launch.
+    s.launch = cuda::launch(kernel_ptr(&gpuprobe_goodput_triad), s.kernel.c_str(), config_of(grid), args);
+    GPUPROBE_CUDA_CHECK(cudaMemset(triad_a_.get(), 0xff, triad_a_.bytes()));
+    GPUPROBE_CUDA_CHECK(cudaDeviceSynchronize());
+    s.elapsed_ns = timed(kernel_ptr(&gpuprobe_goodput_triad), s.kernel.c_str(), config_of(grid), args);
+    DeviceArray<unsigned long long> bad(1);
+    GPUPROBE_CUDA_CHECK(cudaMemset(bad.get(), 0, bad.bytes()));
+    const float* a = triad_a_.get();
+    float scalar = gp::kTriadScalar;
+    unsigned long long* bad_ptr = bad.get();
+    uint64_t count = n;
+    void* vargs[] = {&a, &count, &scalar, &bad_ptr};
+    cuda::launch(kernel_ptr(&gpuprobe_goodput_triad_verify), "gpuprobe_goodput_triad_verify", helper_grid(n), vargs);
+    unsigned long long mismatches = 0;
+    GPUPROBE_CUDA_CHECK(cudaMemcpy(&mismatches, bad.get(), sizeof mismatches, cudaMemcpyDeviceToHost));
+    s.mismatches = mismatches;
+    return s;
+  }
+
+  GoodputSample reduce(const GoodputRequest& r) {
+    const GoodputGrid grid = goodput_grid(r.kernel, gpu_.info().sm_count, 0);
+    GoodputSample s;
+    s.kernel = "gpuprobe_goodput_reduce";
+    s.work = goodput_work(r, grid);
+    const uint64_t n = s.work.elements;
+    if (words_.size() != n) {
+      words_ = {};
+      require_memory(n * 4, "the reduction's buffer");
+      words_ = DeviceArray<uint32_t>(n);
+      uint32_t* w = words_.get();
+      uint64_t count = n;
+      void* args[] = {&w, &count};
+      cuda::launch(kernel_ptr(&gpuprobe_goodput_fill_words), "gpuprobe_goodput_fill_words", helper_grid(n), args);
+    }
+    if (sum_.size() == 0) sum_ = DeviceArray<unsigned long long>(1);
+    ReduceArgs a{words_.get(), s.work.iterations, r.repeats, sum_.get()};
+    void* args[] = {&a};
+    // Untimed first (the module loads, the buffer comes into the L2); the sum counts the timed one.
+    const LaunchConfig config = config_of(grid);
+    s.launch = cuda::launch(kernel_ptr(&gpuprobe_goodput_reduce), s.kernel.c_str(), config, args);
+    GPUPROBE_CUDA_CHECK(cudaMemset(sum_.get(), 0, sum_.bytes()));
+    GPUPROBE_CUDA_CHECK(cudaDeviceSynchronize());
+    s.elapsed_ns = timed(kernel_ptr(&gpuprobe_goodput_reduce), s.kernel.c_str(), config, args);
+    unsigned long long sum = 0;
+    GPUPROBE_CUDA_CHECK(cudaMemcpy(&sum, sum_.get(), sizeof sum, cudaMemcpyDeviceToHost));
+    s.sum = static_cast<uint32_t>(sum);
+    return s;
+  }
+
+  GoodputSample tile(const GoodputRequest& r) {
+    const DeviceInfo& info = gpu_.info();
+    if (info.cc.sm() < kTileMinSm)
+      throw GoodputUnavailable("the tile loop's mma.sync m16n8k16 f16 needs sm_80+; " + info.name + " is sm_" +
+                               std::to_string(info.cc.sm()));
+    const void* kernel = kernel_ptr(&gpuprobe_goodput_tile);
+    int per_sm = 0;
+    GPUPROBE_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, gp::kTileThreads, 0));
+    const GoodputGrid grid = goodput_grid(r.kernel, info.sm_count, static_cast<uint32_t>(std::max(per_sm, 1)));
+    GoodputSample s;
+    s.kernel = "gpuprobe_goodput_tile";
+    s.work = goodput_work(r, grid);
+    if (tile_a_.size() == 0) {
+      const TileInputs& in = goodput_tile_inputs();
+      tile_a_ = DeviceArray<uint16_t>(in.a_codes.size());
+      tile_bt_ = DeviceArray<uint16_t>(in.bt_codes.size());
+      tile_d_ = DeviceArray<float>(uint64_t(gp::kTilePairs) * gp::kTileM * gp::kTileN);
+      GPUPROBE_CUDA_CHECK(cudaMemcpy(tile_a_.get(), in.a_codes.data(), tile_a_.bytes(), cudaMemcpyHostToDevice));
+      GPUPROBE_CUDA_CHECK(cudaMemcpy(tile_bt_.get(), in.bt_codes.data(), tile_bt_.bytes(), cudaMemcpyHostToDevice));
+    }
+    const uint32_t stored = std::min<uint32_t>(grid.blocks, gp::kTilePairs);
+    TileArgs t{tile_a_.get(), tile_bt_.get(), tile_d_.get(), r.repeats, stored};
+    void* args[] = {&t};
+    // Untimed first (the module loads); D is cleared before the timed launch.
+    s.launch = cuda::launch(kernel, s.kernel.c_str(), config_of(grid), args);
+    GPUPROBE_CUDA_CHECK(cudaMemset(tile_d_.get(), 0xff, tile_d_.bytes()));
+    GPUPROBE_CUDA_CHECK(cudaDeviceSynchronize());
+    s.elapsed_ns = timed(kernel, s.kernel.c_str(), config_of(grid), args);
+    std::vector<float> d(uint64_t(stored) * gp::kTileM * gp::kTileN);
+    GPUPROBE_CUDA_CHECK(cudaMemcpy(d.data(), tile_d_.get(), d.size() * sizeof(float), cudaMemcpyDeviceToHost));
+    for (uint32_t b = 0; b < stored; ++b)
+      s.tiles.emplace_back(d.begin() + uint64_t(b) * gp::kTileM * gp::kTileN,
+                           d.begin() + uint64_t(b + 1) * gp::kTileM * gp::kTileN);
+    return s;
+  }
+
+  GoodputSample chain(const GoodputRequest& r) {
+    struct StreamDeleter {
+      void operator()(cudaStream_t s) const { static_cast<void>(cudaStreamDestroy(s)); }
+    };
+    struct GraphDeleter {
+      void operator()(cudaGraph_t g) const { static_cast<void>(cudaGraphDestroy(g)); }
+    };
+    struct ExecDeleter {
+      void operator()(cudaGraphExec_t e) const { static_cast<void>(cudaGraphExecDestroy(e)); }
+    };
+    const GoodputGrid grid = goodput_grid(r.kernel, gpu_.info().sm_count, 0);
+    GoodputSample s;
+    s.kernel = "a graph of " + std::to_string(r.nodes) + " gpuprobe_goodput_chain nodes";
+    s.work = goodput_work(r, grid);
+    DeviceArray<uint32_t> counter(1);
+    GPUPROBE_CUDA_CHECK(cudaMemset(counter.get(), 0, counter.bytes()));
+    GPUPROBE_CUDA_CHECK(cudaDeviceSynchronize());
+    const cuda::PreparedLaunch node(kernel_ptr(&gpuprobe_goodput_chain), "gpuprobe_goodput_chain", config_of(grid));
+    s.launch = node.record();
+    cudaStream_t raw_stream = nullptr;
+    GPUPROBE_CUDA_CHECK(cudaStreamCreateWithFlags(&raw_stream, cudaStreamNonBlocking));
+    const std::unique_ptr<std::remove_pointer_t<cudaStream_t>, StreamDeleter> stream(raw_stream);
+    cudaGraph_t raw_graph = nullptr;
+    GPUPROBE_CUDA_CHECK(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeGlobal));
+    uint32_t* c = counter.get();
+    void* args[] = {&c};
+    for (uint32_t k = 0; k < r.nodes; ++k) node.enqueue(args, stream.get());
+    GPUPROBE_CUDA_CHECK(cudaStreamEndCapture(stream.get(), &raw_graph));
+    const std::unique_ptr<std::remove_pointer_t<cudaGraph_t>, GraphDeleter> graph(raw_graph);
+    cudaGraphExec_t raw_exec = nullptr;
+    GPUPROBE_CUDA_CHECK(cudaGraphInstantiate(&raw_exec, graph.get(), 0));
+    const std::unique_ptr<std::remove_pointer_t<cudaGraphExec_t>, ExecDeleter> exec(raw_exec);
+    GPUPROBE_CUDA_CHECK(cudaGraphUpload(exec.get(), stream.get()));
+    GPUPROBE_CUDA_CHECK(cudaGraphLaunch(exec.get(), stream.get()));  // warm-up
+    GPUPROBE_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+    GPUPROBE_CUDA_CHECK(cudaMemset(counter.get(), 0, counter.bytes()));
+    GPUPROBE_CUDA_CHECK(cudaDeviceSynchronize());
+    cuda::EventTimingOptions options;
+    options.spin_ns = uint64_t(r.graphs) * kSpinPerGraphNs;
+    const double ms = cuda::time_with_events_ms(
+        [&](cudaStream_t st) {
+          for (uint32_t k = 0; k < r.graphs; ++k) GPUPROBE_CUDA_CHECK(cudaGraphLaunch(exec.get(), st));
+        },
+        options);
+    s.elapsed_ns = ms * 1e6 / r.graphs;
+    uint32_t counted = 0;
+    GPUPROBE_CUDA_CHECK(cudaMemcpy(&counted, counter.get(), sizeof counted, cudaMemcpyDeviceToHost));
+    s.counted = counted;
+    s.expected_count = uint64_t(r.nodes) * r.graphs;
+    return s;
+  }
+
+  cuda::CudaDevice& gpu_;
+  DeviceArray<float> triad_a_, triad_b_, triad_c_;
+  DeviceArray<uint32_t> words_;
+  DeviceArray<unsigned long long> sum_;
+  DeviceArray<uint16_t> tile_a_, tile_bt_;
+  DeviceArray<float> tile_d_;
+  DeviceArray<uint16_t> gemm_a_, gemm_b_;
+  DeviceArray<float> gemm_c_;
+  uint32_t gemm_size_ = 0;
+  Cublas::Handle cublas_handle_ = nullptr;
+};
+
+const OpsRegistration<GoodputOps> kRegistration("cuda", __FILE__, [](Device& d) {
+  return std::make_unique<CudaGoodputOps>(dynamic_cast<cuda::CudaDevice&>(d));
+});
+
+}  // namespace
+}  // namespace gpuprobe::probes

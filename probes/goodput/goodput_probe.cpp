@@ -1,0 +1,144 @@
+// goodput/reference: the reference kernels whose time the machine model predicts from the other
+// probes' numbers (analysis/goodput_model.hpp, docs/ANALYSIS.md "Goodput"): a STREAM triad over
+// DRAM-sized arrays, a reduction of an L2-resident buffer, a tensor-core tile loop (mma.sync
+// m16n8k16 f16 -> f32 over tiles staged in shared memory) and a chain of small kernels launched
+// as one CUDA graph; then, where libcublas loads, a cuBLAS GEMM (f16 in, f32 compute) whose rate
+// the model sets against the measured tensor peak. Each point repeats its sample until stable
+// (harness/repeat.hpp), and every sample passes the shared self-check (goodput_ops.hpp). A kernel
+// the device cannot run is recorded as skipped with the reason.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "harness/error.hpp"
+#include "harness/points.hpp"
+#include "harness/probe.hpp"
+#include "harness/repeat.hpp"
+#include "probes/goodput/goodput_ops.hpp"
+
+namespace gpuprobe::probes {
+namespace {
+
+constexpr uint64_t kMaxPasses = 100'000;
+constexpr uint64_t kMaxNodes = 4096;
+constexpr uint64_t kMaxGraphs = 10'000;
+constexpr uint64_t kMinGemm = 256, kMaxGemm = 16384;
+constexpr uint64_t kMaxTriadBytes = 64ull << 30, kMaxReduceBytes = 4ull << 30;
+
+// A count the spec bounds above (ParamSpec::max) that must also reach `lo`.
+uint32_t at_least(const Params& prm, const char* name, uint64_t lo) {
+  const uint64_t v = prm.get_u64(name);
+  if (v < lo) throw Error(std::string("--") + name + " must be at least " + std::to_string(lo) + ", got " + std::to_string(v));
+  return static_cast<uint32_t>(v);
+}
+
+nlohmann::json kernel_point(ProbeContext& ctx, const GoodputRequest& req) {
+  const auto r = repeat_point<GoodputUnavailable>(
+      ctx.repeat(), [&] { return summarize_goodput_sample(req, ctx.ops<GoodputOps>().run(req)); },
+      [](const GoodputMeasurement& m) { return m.ns; });
+  if (r.skipped) return {{"skipped", *r.skipped}};
+  const auto& sum = r.outcome.summary;
+  const GoodputWork& w = r.first.work;
+  nlohmann::json j = {{"ns", sum.median},
+                      {"ci95_ns", {sum.median_ci95.lo, sum.median_ci95.hi}},
+                      {"repeats", sum.n},
+                      {"converged", r.outcome.converged},
+                      {"bytes_read", w.bytes_read},
+                      {"bytes_written", w.bytes_written},
+                      {"shared_bytes", w.shared_bytes},
+                      {"flops", w.flops},
+                      {"launches", 1},
+                      {"kernel_name", r.first.launch.kernel},
+                      {"launch", to_json(r.first.launch)},
+                      {"self_check", "passed"},
+                      {"self_check_method", r.first.check}};
+  switch (req.kernel) {
+    case GoodputKernel::triad: j["elements"] = w.elements; break;
+    case GoodputKernel::l2_reduction:
+      j["footprint_bytes"] = w.elements * 4;
+      j["passes"] = req.repeats;
+      break;
+    case GoodputKernel::tensor_tile_loop: j["repeats_per_launch"] = req.repeats; break;
+    case GoodputKernel::graph_chain:
+      j["nodes"] = req.nodes;
+      j["launches"] = req.nodes;   // kernels per graph; ns is per graph
+      j["graphs_per_sample"] = req.graphs;
+      break;
+  }
+  return j;
+}
+
+nlohmann::json cublas_point(ProbeContext& ctx, uint32_t size) {
+  const auto r = repeat_point<GoodputUnavailable>(
+      ctx.repeat(), [&] { return ctx.ops<GoodputOps>().cublas_gemm(size); }, [](const CublasGemm& g) { return g.ns; });
+  if (r.skipped) return {{"skipped", *r.skipped}};
+  const auto& sum = r.outcome.summary;
+  return {{"ns", sum.median},
+          {"ci95_ns", {sum.median_ci95.lo, sum.median_ci95.hi}},
+          {"repeats", sum.n},
+          {"converged", r.outcome.converged},
+          {"m", r.first.m},
+          {"n", r.first.n},
+          {"k", r.first.k},
+          {"flops", r.first.flops},
+          {"flops_per_s", r.first.flops / (sum.median * 1e-9)},
+          {"precision", r.first.precision},
+          {"library", r.first.library}};
+}
+
+ProbeSpec reference_probe() {
+  using K = ParamSpec::Kind;
+  ProbeSpec p;
+  p.id = "goodput/reference";
+  p.summary = "reference kernels the model predicts (triad, L2 reduction, tensor tile loop, graph chain) and cuBLAS GEMM";
+  p.params = {
+      {"kernel", K::choice, "all", "which: triad, l2_reduction, tensor_tile_loop, graph_chain, cublas_gemm or all",
+       {"all", "triad", "l2_reduction", "tensor_tile_loop", "graph_chain", "cublas_gemm"}},
+      {"triad-bytes", K::bytes, "0", "bytes per triad array (0: four times the L2, at least 64 MiB)", {}, kMaxTriadBytes},
+      {"reduce-bytes", K::bytes, "0", "the L2-resident buffer (0: a quarter of the L2), whole sweeps of the grid", {},
+       kMaxReduceBytes},
+      {"reduce-passes", K::integer, "100", "passes over the buffer per launch", {}, kMaxPasses},
+      {"tile-repeats", K::integer, "2048", "tile-loop repeats per launch (D stays exact in f32)", {},
+       goodput::kTileMaxRepeats},
+      {"chain-nodes", K::integer, "32", "kernels in the graph chain", {}, kMaxNodes},
+      {"chain-graphs", K::integer, "20", "graphs launched per sample", {}, kMaxGraphs},
+      {"gemm-size", K::integer, "8192", "cuBLAS GEMM m = n = k, from 256, a multiple of 8", {}, kMaxGemm},
+  };
+  p.run = [](ProbeContext& ctx) {
+    const auto& prm = ctx.params();
+    const DeviceInfo& info = ctx.device().info();
+    const std::string which = prm.get_text("kernel");
+    uint64_t triad = prm.get_u64("triad-bytes");
+    if (triad == 0) triad = std::max<uint64_t>(4 * info.l2_bytes, 64ull << 20);
+    uint64_t reduce = prm.get_u64("reduce-bytes");
+    if (reduce == 0) reduce = info.l2_bytes / 4;
+    const uint32_t passes = at_least(prm, "reduce-passes", 1);
+    const uint32_t repeats = at_least(prm, "tile-repeats", 1);
+    const uint32_t nodes = at_least(prm, "chain-nodes", 1);
+    const uint32_t graphs = at_least(prm, "chain-graphs", 1);
+    const uint32_t gemm = at_least(prm, "gemm-size", kMinGemm);
+    if (gemm % 8 != 0) throw Error("--gemm-size must be a multiple of 8, got " + std::to_string(gemm));
+    std::vector<PlannedPoint> points;
+    for (GoodputKernel k : kGoodputKernels) {
+      if (which != "all" && which != to_string(k)) continue;
+      GoodputRequest req;
+      req.kernel = k;
+      req.bytes = k == GoodputKernel::triad ? triad : reduce;
+      req.repeats = k == GoodputKernel::l2_reduction ? passes : repeats;
+      req.nodes = nodes;
+      req.graphs = graphs;
+      // The layout is checked here, before anything runs (a buffer below one sweep of the grid).
+      goodput_work(req, goodput_grid(k, info.sm_count, 1));
+      points.push_back({{{"kernel", to_string(k)}}, [&ctx, req] { return kernel_point(ctx, req); }});
+    }
+    if (which == "all" || which == "cublas_gemm")
+      points.push_back({{{"kernel", "cublas_gemm"}}, [&ctx, gemm] { return cublas_point(ctx, gemm); }});
+    measure_points(ctx, points);
+  };
+  return p;
+}
+
+const ProbeRegistration kRegistration(reference_probe);
+
+}  // namespace
+}  // namespace gpuprobe::probes
