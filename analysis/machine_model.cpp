@@ -10,6 +10,7 @@
 
 #include "analysis/bandwidth_model.hpp"
 #include "analysis/compute_model.hpp"
+#include "analysis/goodput_model.hpp"
 #include "analysis/launch_model.hpp"
 #include "analysis/metrics.hpp"
 #include "analysis/async_model.hpp"
@@ -248,6 +249,8 @@ constexpr SectionFamily kSectionFamilies[] = {
     {"sync/", "sync", add_sync_from_run},
     {"atomics/", "atomics", add_atomics_from_run},
     {"launch/", "launch", add_launch_from_run},
+    // Kept as measured; predicted once the other sections are complete (add_goodput_predictions).
+    {"goodput/", "goodput", add_goodput_from_run},
 };
 
 // The family of `probe`, or nullptr if no section family analyses it.
@@ -540,6 +543,7 @@ nlohmann::json build_machine_model(const std::vector<nlohmann::json>& runs,
   model["simulated"] = model["device"].value("simulated", false);  // a boolean: read_head
   model["sources"] = sources;
   add_roofline(model);  // from the compute and bandwidth sections, once they are complete
+  add_goodput_predictions(model);  // from every section above and the roofline
   model["metrics"] = build_metrics(model);  // the flat table of everything above
   return model;
 }
