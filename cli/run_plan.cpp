@@ -25,7 +25,8 @@ std::vector<PlannedRun> run_all_plan(RunProfile /*profile*/) {
           {"async/copy", {}, "async_copy.json"},
           {"launch/overhead", {}, "launch_overhead.json"},
           {"launch/graph", {}, "launch_graph.json"},
-          {"launch/small_kernels", {}, "launch_small_kernels.json"}};
+          {"launch/small_kernels", {}, "launch_small_kernels.json"},
+          {"goodput/reference", {}, "goodput_reference.json"}};
 }
 
 }  // namespace gpuprobe
