@@ -199,7 +199,7 @@ class CudaGoodputOps final : public GoodputOps {
   }
 
   GoodputSample triad(const GoodputRequest& r) {
-    const GoodputGrid grid = goodput_grid(r.kernel, gpu_.info().sm_count, 0);
+    const GoodputGrid grid = goodput_grid(r, gpu_.info().sm_count, 0);
     GoodputSample s;
     s.kernel = "gpuprobe_goodput_triad";
     s.work = goodput_work(r, grid);
@@ -237,7 +237,7 @@ class CudaGoodputOps final : public GoodputOps {
   }
 
   GoodputSample reduce(const GoodputRequest& r) {
-    const GoodputGrid grid = goodput_grid(r.kernel, gpu_.info().sm_count, 0);
+    const GoodputGrid grid = goodput_grid(r, gpu_.info().sm_count, 0);
     GoodputSample s;
     s.kernel = "gpuprobe_goodput_reduce";
     s.work = goodput_work(r, grid);
@@ -274,7 +274,7 @@ class CudaGoodputOps final : public GoodputOps {
     const void* kernel = kernel_ptr(&gpuprobe_goodput_tile);
     int per_sm = 0;
     GPUPROBE_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, gp::kTileThreads, 0));
-    const GoodputGrid grid = goodput_grid(r.kernel, info.sm_count, static_cast<uint32_t>(std::max(per_sm, 1)));
+    const GoodputGrid grid = goodput_grid(r, info.sm_count, static_cast<uint32_t>(std::max(per_sm, 1)));
     GoodputSample s;
     s.kernel = "gpuprobe_goodput_tile";
     s.work = goodput_work(r, grid);
@@ -312,7 +312,7 @@ class CudaGoodputOps final : public GoodputOps {
     struct ExecDeleter {
       void operator()(cudaGraphExec_t e) const { static_cast<void>(cudaGraphExecDestroy(e)); }
     };
-    const GoodputGrid grid = goodput_grid(r.kernel, gpu_.info().sm_count, 0);
+    const GoodputGrid grid = goodput_grid(r, gpu_.info().sm_count, 0);
     GoodputSample s;
     s.kernel = "a graph of " + std::to_string(r.nodes) + " gpuprobe_goodput_chain nodes";
     s.work = goodput_work(r, grid);

@@ -22,11 +22,15 @@ const char* to_string(GoodputKernel k) {
   return "?";
 }
 
-GoodputGrid goodput_grid(GoodputKernel k, int sm_count, uint32_t resident_tile_blocks) {
+GoodputGrid goodput_grid(const GoodputRequest& r, int sm_count, uint32_t resident_tile_blocks) {
   const auto sms = static_cast<uint32_t>(sm_count > 0 ? sm_count : 1);
-  switch (k) {
+  switch (r.kernel) {
     case GoodputKernel::triad: return {kGoodputStreamThreads, sms * kGoodputTriadBlocksPerSm};
-    case GoodputKernel::l2_reduction: return {kGoodputStreamThreads, sms * kGoodputReduceBlocksPerSm};
+    case GoodputKernel::l2_reduction: {
+      const uint64_t block_sweep_bytes = uint64_t(kGoodputStreamThreads) * gp::kReduceIlp * gp::kReduceVecWords * 4;
+      const uint64_t fit = r.bytes / (block_sweep_bytes * sms);
+      return {kGoodputStreamThreads, sms * static_cast<uint32_t>(std::clamp<uint64_t>(fit, 1, kGoodputReduceBlocksPerSm))};
+    }
     case GoodputKernel::tensor_tile_loop:
       return {gp::kTileThreads, sms * (resident_tile_blocks > 0 ? resident_tile_blocks : 1)};
     case GoodputKernel::graph_chain: return {gp::kChainThreads, 1};

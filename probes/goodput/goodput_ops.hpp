@@ -46,8 +46,10 @@ struct GoodputGrid {
 constexpr uint32_t kGoodputStreamThreads = 256;
 constexpr uint32_t kGoodputTriadBlocksPerSm = 8;
 constexpr uint32_t kGoodputReduceBlocksPerSm = 4;
-// `resident_tile_blocks`: blocks of the tile loop one SM holds (occupancy; the simulator: 2).
-GoodputGrid goodput_grid(GoodputKernel k, int sm_count, uint32_t resident_tile_blocks);
+// `resident_tile_blocks`: blocks of the tile loop one SM holds (occupancy; the simulator: 2). The
+// reduction takes fewer blocks per SM (down to 1) where one sweep of 4 would exceed its buffer (a
+// small L2: a V100's quarter is 1.5 MiB).
+GoodputGrid goodput_grid(const GoodputRequest& r, int sm_count, uint32_t resident_tile_blocks);
 
 // What one sample's kernel(s) do: global bytes, shared bytes loaded into registers, FLOP, launches.
 struct GoodputWork {

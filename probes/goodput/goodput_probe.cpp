@@ -128,7 +128,7 @@ ProbeSpec reference_probe() {
       req.nodes = nodes;
       req.graphs = graphs;
       // The layout is checked here, before anything runs (a buffer below one sweep of the grid).
-      goodput_work(req, goodput_grid(k, info.sm_count, 1));
+      goodput_work(req, goodput_grid(req, info.sm_count, 1));
       points.push_back({{{"kernel", to_string(k)}}, [&ctx, req] { return kernel_point(ctx, req); }});
     }
     if (which == "all" || which == "cublas_gemm")

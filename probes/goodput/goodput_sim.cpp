@@ -34,7 +34,7 @@ class SimGoodputOps final : public GoodputOps {
 
   GoodputSample run(const GoodputRequest& r) override {
     const sim::Preset& p = device_.preset();
-    const GoodputGrid grid = goodput_grid(r.kernel, p.info.sm_count, kSimTileBlocksPerSm);
+    const GoodputGrid grid = goodput_grid(r, p.info.sm_count, kSimTileBlocksPerSm);
     GoodputSample s;
     s.kernel = std::string("gpuprobe_goodput_") + (r.kernel == GoodputKernel::l2_reduction      ? "reduce"
                                                    : r.kernel == GoodputKernel::tensor_tile_loop ? "tile"

@@ -37,10 +37,10 @@ const nlohmann::json& point(const nlohmann::json& record, const std::string& ker
 }  // namespace
 
 TEST_CASE("goodput work: bytes, FLOP and shared bytes per kernel", "[goodput]") {
-  const GoodputGrid triad_grid = goodput_grid(GoodputKernel::triad, 2, 0);
-  CHECK(triad_grid.blocks == 2 * kGoodputTriadBlocksPerSm);
   GoodputRequest r;
   r.bytes = 64ull << 20;
+  const GoodputGrid triad_grid = goodput_grid(r, 2, 0);
+  CHECK(triad_grid.blocks == 2 * kGoodputTriadBlocksPerSm);
   GoodputWork w = goodput_work(r, triad_grid);
   CHECK(w.elements == (16ull << 20));
   CHECK(w.bytes_read == (128ull << 20));
@@ -52,18 +52,25 @@ TEST_CASE("goodput work: bytes, FLOP and shared bytes per kernel", "[goodput]") 
   r = {};
   r.kernel = GoodputKernel::l2_reduction;
   r.repeats = 3;
-  const GoodputGrid reduce_grid = goodput_grid(r.kernel, 2, 0);
+  r.bytes = 64ull << 20;
+  const GoodputGrid reduce_grid = goodput_grid(r, 2, 0);
+  CHECK(reduce_grid.blocks == 2 * kGoodputReduceBlocksPerSm);
   const uint64_t sweep = uint64_t(reduce_grid.blocks) * reduce_grid.threads * goodput::kReduceIlp * 16;
   r.bytes = 5 * sweep + 100;  // rounded down to whole sweeps
   w = goodput_work(r, reduce_grid);
   CHECK(w.iterations == 5);
   CHECK(w.elements == 5 * sweep / 4);
   CHECK(w.bytes_read == 15 * sweep);
+  // A buffer smaller than 4 blocks' sweep on every SM: fewer blocks per SM (a V100's 1.5 MiB).
+  r.bytes = 3 * 2 * 16384 + 5;
+  CHECK(goodput_grid(r, 2, 0).blocks == 2 * 3);
+  r.bytes = 100;
+  CHECK(goodput_grid(r, 2, 0).blocks == 2);
 
   r = {};
   r.kernel = GoodputKernel::tensor_tile_loop;
   r.repeats = 10;
-  const GoodputGrid tile_grid = goodput_grid(r.kernel, 3, 2);
+  const GoodputGrid tile_grid = goodput_grid(r, 3, 2);
   CHECK(tile_grid.blocks == 6);
   w = goodput_work(r, tile_grid);
   CHECK(w.flops == 6ull * 10 * 2 * 128 * 128 * 32);
