@@ -2,8 +2,8 @@
 """ctest fixture gpuprobe_sim_run_all (tests/CMakeLists.txt): one simulated run-all output folder,
 BUILD/fixtures/sim-run-all, made once per ctest run for the tests that read gpuprobe's outputs
 (FIXTURES_REQUIRED gpuprobe_sim_run_all). It holds what `run-all --device sim:h100 --quick` writes
-for a cheap subset covering every family but async and atomics (raw/*.json, machine_model.json;
-tensor/tcgen05 is a skipped record on the H100) and `roofline --no-plot` of that model with
+for a cheap subset covering every family but async and atomics (raw/*.json, machine_model.json
+with its goodput section; tensor/tcgen05 is a skipped record on the H100) and `roofline --no-plot` of that model with
 command-line and Nsight Compute kernels (machine_model.roofline.json). Takes a few seconds."""
 import os
 import shutil
@@ -15,8 +15,8 @@ from cuda_tools import test_args  # noqa: E402
 
 # Cheap on the simulator (about a second each on the shared 2-core machine); memory/chase and
 # async/copy take minutes there, so the subset leaves them out.
-ONLY = ["memory/chase_shared", "memory/tlb", "bandwidth/l1", "bandwidth/dram", "compute/alu",
-        "tensor/mma", "tensor/tcgen05", "sync/primitives", "launch"]
+ONLY = ["memory/chase_shared", "memory/tlb", "bandwidth/l1", "bandwidth/l2", "bandwidth/dram",
+        "compute/alu", "tensor/mma", "tensor/tcgen05", "sync/primitives", "launch", "goodput"]
 
 
 def fixture_dir(build_dir):

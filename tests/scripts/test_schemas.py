@@ -75,7 +75,8 @@ def fixture_outputs(build_dir, schemas):
     names = set(docs)
     for want in ("machine_model.json", "machine_model.roofline.json",
                  os.path.join("raw", "compute_alu.json"), os.path.join("raw", "tensor_mma.json"),
-                 os.path.join("raw", "tensor_tcgen05.json")):
+                 os.path.join("raw", "tensor_tcgen05.json"),
+                 os.path.join("raw", "goodput_reference.json")):
         check(want in names, f"the fixture did not write {want}")
     statuses = {d.get("status") for d in docs.values() if d.get("schema") == "gpuprobe.run"}
     check({"ok", "skipped"} <= statuses, f"the fixture's run records cover ok and skipped: "
@@ -221,6 +222,16 @@ def run_mutants(docs, schemas):
         doc["series"][j]["operands"] = "ones"
         expect_refused(doc, schemas, "unknown operands", f"$.series[{j}].operands")
 
+    goodput = docs.get(os.path.join("raw", "goodput_reference.json"))
+    if goodput:
+        k = point_with(goodput["series"], "kernel_name")
+        doc = copy.deepcopy(goodput)
+        doc["series"][k]["kernel"] = "stream"
+        expect_refused(doc, schemas, "an unknown goodput kernel", f"$.series[{k}].kernel")
+        doc = copy.deepcopy(goodput)
+        del doc["series"][k]["self_check"]
+        expect_refused(doc, schemas, "a goodput kernel without its self-check", f"$.series[{k}]")
+
     roofline = docs.get("machine_model.roofline.json")
     if roofline and roofline.get("kernels"):
         doc = copy.deepcopy(roofline)
@@ -241,6 +252,11 @@ def run_mutants(docs, schemas):
         doc = copy.deepcopy(model)
         doc["schema_version"] = 99
         expect_refused(doc, schemas, "a model version no schema describes", "$")
+        if model.get("goodput", {}).get("kernels"):
+            doc = copy.deepcopy(model)
+            doc["goodput"]["kernels"][0]["bound"] = "disk"
+            expect_refused(doc, schemas, "a goodput bound that is no ceiling",
+                           "$.goodput.kernels[0].bound")
         metric_mutants(model, schemas)
 
 
