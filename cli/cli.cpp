@@ -173,7 +173,8 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   std::string preset_names;  // from the preset list itself, so that the help cannot fall behind
   for (const auto& preset : sim::presets()) preset_names += (preset_names.empty() ? "" : ", ") + preset.name;
   const std::string device_help =
-      "cuda, cuda:N, sim:<preset> (" + preset_names + ") or auto (GPU, else sim:h100)";
+      "cuda, cuda:N, sim:<preset>[,slowdown=F] (" + preset_names +
+      "; slowdown: an injected slow device) or auto (GPU, else sim:h100)";
 
   auto* list = app.add_subcommand("list", "list the probes and their parameters");
 

@@ -24,8 +24,7 @@ std::unique_ptr<FamilyOps> Device::make_ops(std::type_index type, std::string_vi
 
 std::unique_ptr<Device> open_device(std::string_view spec) {
   if (spec.starts_with("sim:")) {
-    const auto& preset = sim::find_preset(spec.substr(4));
-    return sim::make_sim_device(preset);
+    return sim::make_sim_device(sim::preset_from_spec(spec.substr(4)));
   }
   if (spec == "cuda") return make_cuda_device(0);
   if (spec.starts_with("cuda:")) {
@@ -37,7 +36,7 @@ std::unique_ptr<Device> open_device(std::string_view spec) {
     return make_cuda_device(ordinal);
   }
   throw Error("unknown device '" + std::string(spec) +
-              "': use cuda, cuda:N or sim:<preset> (e.g. sim:h100)");
+              "': use cuda, cuda:N or sim:<preset>[,slowdown=F] (e.g. sim:h100)");
 }
 
 }  // namespace gpuprobe

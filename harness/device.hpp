@@ -83,7 +83,7 @@ class Device {
   std::map<std::type_index, std::unique_ptr<FamilyOps>> ops_;
 };
 
-// "cuda", "cuda:N", "sim:<preset>". Throws gpuprobe::Error with a one-line, actionable message.
+// "cuda", "cuda:N", "sim:<preset>[,slowdown=F]". Throws gpuprobe::Error with a one-line, actionable message.
 std::unique_ptr<Device> open_device(std::string_view spec);
 
 }  // namespace gpuprobe

@@ -190,4 +190,15 @@ const std::vector<Preset>& presets();
 // Throws gpuprobe::Error listing the known presets when name is unknown.
 const Preset& find_preset(std::string_view name);
 
+// The same GPU made `factor` times slower, an injected slow device for fleet tests (`gpuprobe
+// aggregate`): every rate of the preset (per clock per SM, per second) divided by the factor,
+// every latency and cost (cycles, ns) multiplied by it; the clock, capacities and noise stay.
+// sim_preset and uuid carry the modifier ("h100,slowdown=1.25", "sim-h100-slowdown-1.25") so that
+// its results are never taken for the preset's; the name stays the GPU model's.
+Preset slowed_preset(const Preset& preset, double factor);
+
+// What follows "sim:" in a device spec: a preset name, optionally ",slowdown=F" (1 <= F <= 100).
+// Throws gpuprobe::Error (one line) on an unknown preset, modifier or a bad factor.
+Preset preset_from_spec(std::string_view spec);
+
 }  // namespace gpuprobe::sim

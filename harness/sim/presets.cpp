@@ -1,6 +1,9 @@
 // The list of simulator presets and the lookup by name (with a few accepted aliases).
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <utility>
 
@@ -87,6 +90,77 @@ const Preset& find_preset(std::string_view name) {
   std::string known;
   for (const auto& preset : presets()) known += (known.empty() ? "" : ", ") + preset.name;
   throw Error("unknown simulator preset '" + std::string(name) + "' (known: " + known + ")");
+}
+
+Preset slowed_preset(const Preset& preset, double factor) {
+  Preset p = preset;
+  const auto slower = [factor](double& rate) { rate /= factor; };
+  const auto longer = [factor](double& cost) { cost *= factor; };
+  for (auto& level : p.caches) longer(level.hit_latency_cycles);
+  for (auto& tlb : p.tlbs) longer(tlb.miss_penalty_cycles);
+  longer(p.dram_latency_cycles);
+  longer(p.shared_latency_cycles);
+  longer(p.page_walk_cycles);
+  longer(p.l2_sm_spread_cycles);
+  for (auto& cycles : p.l2_sm_offsets_cycles) longer(cycles);
+  for (auto& b : p.bandwidth) {
+    slower(b.peak_bytes_per_clk_per_sm);
+    slower(b.peak_bytes_per_s);
+    longer(b.queue_cycles);
+  }
+  // An op table: each entry's rate and its latency.
+  const auto ops = [&](auto& table, auto rate) {
+    for (auto& op : table) {
+      slower(op.*rate);
+      longer(op.latency_cycles);
+    }
+  };
+  ops(p.compute, &AluOpModel::ops_per_clk_per_sm);
+  ops(p.tensor, &TensorOpModel::flops_per_clk_per_sm);
+  ops(p.atomics, &AtomicOpModel::ops_per_clk_per_sm);
+  ops(p.sync, &SyncOpModel::ops_per_clk_per_sm);
+  ops(p.async_copy, &AsyncCopyModel::peak_bytes_per_clk_per_sm);
+  for (auto& op : p.sync) {
+    longer(op.per_doubling_cycles);
+    longer(op.per_unit_cycles);
+  }
+  for (auto& op : p.async_copy) {
+    longer(op.cycles_per_kib);
+    longer(op.chase_extra_cycles);
+  }
+  LaunchCostModel& l = p.launch;
+  for (double* ns : {&l.host_enqueue_ns, &l.round_trip_ns, &l.back_to_back_ns, &l.gap_ns, &l.pdl_launch_ns,
+                     &l.graph_instantiate_ns, &l.graph_instantiate_per_node_ns, &l.graph_update_ns,
+                     &l.graph_update_per_node_ns, &l.graph_launch_ns, &l.graph_launch_per_node_ns,
+                     &l.device_graph_launch_ns})
+    longer(*ns);
+  for (auto& k : l.small_kernels) {
+    longer(k.overhead_ns);
+    slower(k.bytes_per_s);
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", factor);
+  p.info.sim_preset = preset.name + ",slowdown=" + text;
+  p.info.uuid = "sim-" + preset.name + "-slowdown-" + text;
+  return p;
+}
+
+Preset preset_from_spec(std::string_view spec) {
+  const auto comma = spec.find(',');
+  const Preset& preset = find_preset(spec.substr(0, comma));
+  if (comma == std::string_view::npos) return preset;
+  const std::string modifier(spec.substr(comma + 1));
+  const std::string key = "slowdown=";
+  if (modifier.compare(0, key.size(), key) != 0)
+    throw Error("unknown simulator modifier '" + modifier + "' in 'sim:" + std::string(spec) +
+                "' (known: slowdown=F, e.g. sim:h100,slowdown=1.25)");
+  const std::string digits = modifier.substr(key.size());
+  char* end = nullptr;
+  const double factor = digits.empty() ? NAN : std::strtod(digits.c_str(), &end);
+  if (digits.empty() || end != digits.c_str() + digits.size() || !(factor >= 1 && factor <= 100))
+    throw Error("bad slowdown '" + digits + "' in 'sim:" + std::string(spec) +
+                "': expected a number from 1 to 100 (rates divided by it, latencies multiplied)");
+  return slowed_preset(preset, factor);
 }
 
 }  // namespace gpuprobe::sim

@@ -1,0 +1,69 @@
+// harness/sim/presets.cpp: the slowdown modifier of a simulator device spec (an injected slow
+// device for fleet tests): every rate divided, every latency multiplied, the modifier visible in
+// the device's identity, and a bad factor refused in one line.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "harness/device.hpp"
+#include "harness/error.hpp"
+#include "harness/sim/preset.hpp"
+
+using namespace gpuprobe;
+
+TEST_CASE("sim:h100,slowdown=2 halves every rate and doubles every latency of the preset", "[sim][slowdown]") {
+  const sim::Preset& base = sim::find_preset("h100");
+  const sim::Preset slow = sim::preset_from_spec("h100,slowdown=2");
+  REQUIRE(slow.caches.size() == base.caches.size());
+  for (std::size_t i = 0; i < base.caches.size(); ++i)
+    CHECK(slow.caches[i].hit_latency_cycles == Approx(2 * base.caches[i].hit_latency_cycles));
+  CHECK(slow.dram_latency_cycles == Approx(2 * base.dram_latency_cycles));
+  CHECK(slow.shared_latency_cycles == Approx(2 * base.shared_latency_cycles));
+  REQUIRE(!base.bandwidth.empty());
+  for (std::size_t i = 0; i < base.bandwidth.size(); ++i) {
+    CHECK(slow.bandwidth[i].peak_bytes_per_clk_per_sm == Approx(base.bandwidth[i].peak_bytes_per_clk_per_sm / 2));
+    CHECK(slow.bandwidth[i].peak_bytes_per_s == Approx(base.bandwidth[i].peak_bytes_per_s / 2));
+  }
+  REQUIRE(!base.compute.empty());
+  CHECK(slow.compute[0].ops_per_clk_per_sm == Approx(base.compute[0].ops_per_clk_per_sm / 2));
+  CHECK(slow.compute[0].latency_cycles == Approx(2 * base.compute[0].latency_cycles));
+  REQUIRE(!base.tensor.empty());
+  CHECK(slow.tensor[0].flops_per_clk_per_sm == Approx(base.tensor[0].flops_per_clk_per_sm / 2));
+  REQUIRE(!base.atomics.empty());
+  CHECK(slow.atomics[0].ops_per_clk_per_sm == Approx(base.atomics[0].ops_per_clk_per_sm / 2));
+  REQUIRE(!base.sync.empty());
+  CHECK(slow.sync[0].latency_cycles == Approx(2 * base.sync[0].latency_cycles));
+  CHECK(slow.launch.round_trip_ns == Approx(2 * base.launch.round_trip_ns));
+  // What is not a rate or a latency stays.
+  CHECK(slow.info.rated_sm_clock_mhz == base.info.rated_sm_clock_mhz);
+  CHECK(slow.caches[0].capacity_bytes == base.caches[0].capacity_bytes);
+  CHECK(slow.noise_rel == base.noise_rel);
+}
+
+TEST_CASE("a slowed device says so in sim_preset and uuid, and keeps the GPU model's name", "[sim][slowdown]") {
+  const auto device = open_device("sim:h100,slowdown=1.25");
+  const DeviceInfo& info = device->info();
+  CHECK(info.sim_preset == "h100,slowdown=1.25");
+  CHECK(info.uuid == "sim-h100-slowdown-1.25");
+  CHECK(info.name == sim::find_preset("h100").info.name);
+  CHECK(open_device("sim:h100")->info().sim_preset == "h100");
+  // An alias still works before the modifier.
+  CHECK(sim::preset_from_spec("h100_pcie,slowdown=1.5").info.sim_preset == "h100,slowdown=1.5");
+}
+
+TEST_CASE("a bad slowdown or an unknown modifier is refused in one line", "[sim][slowdown]") {
+  for (const std::string spec : {"sim:h100,slowdown=0.5", "sim:h100,slowdown=0", "sim:h100,slowdown=-2",
+                                 "sim:h100,slowdown=abc", "sim:h100,slowdown=", "sim:h100,slowdown=1.3x",
+                                 "sim:h100,slowdown=nan", "sim:h100,slowdown=inf", "sim:h100,slowdown=101",
+                                 "sim:h100,fast=2", "sim:h100,", "sim:nope,slowdown=2"}) {
+    INFO(spec);
+    try {
+      open_device(spec);
+      FAIL("accepted");
+    } catch (const Error& e) {
+      const std::string what = e.what();
+      CHECK(what.find('\n') == std::string::npos);
+      CHECK(!what.empty());
+    }
+  }
+}
