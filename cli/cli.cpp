@@ -13,6 +13,7 @@
 #include "analysis/csv_import.hpp"
 #include "analysis/machine_model.hpp"
 #include "analysis/roofline_fit.hpp"
+#include "cli/aggregate_command.hpp"
 #include "cli/compare_command.hpp"
 #include "cli/report.hpp"
 #include "cli/roofline_command.hpp"
@@ -242,6 +243,8 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
 
   RooflineArgs roofline_args;
   auto* roofline = add_roofline_subcommand(app, roofline_args);
+  AggregateArgs aggregate_args;
+  auto* aggregate = add_aggregate_subcommand(app, aggregate_args);
   CompareArgs compare_args;
   auto* compare = add_compare_subcommand(app, compare_args);
 
@@ -317,6 +320,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
                          first_opt->count() > 0 || ends_opt->count() > 0, sm_count, model_out, out, err);
     }
     if (*roofline) return cmd_roofline(roofline_args, out, err);
+    if (*aggregate) return cmd_aggregate(aggregate_args, out, err);
     if (*compare) return cmd_compare(compare_args, out, err);
   } catch (const std::exception& e) {
     std::string msg = e.what();

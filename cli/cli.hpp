@@ -5,7 +5,8 @@
 
 namespace gpuprobe {
 
-// Returns the process exit code: 0 success, 1 a failure while running, 2 bad usage.
+// Returns the process exit code: 0 success, 1 a failure while running, 2 bad usage, 3 `aggregate`
+// flagged an outlier.
 // Never throws: every error becomes one line "gpuprobe: error: ..." on `err`.
 int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err);
 
