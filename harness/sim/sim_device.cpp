@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -131,6 +132,8 @@ class SimDevice::Impl {
                            mix64(seed ^ (0x7e91'ace0'0000ull + level)));
     }
     for (const auto& model : preset_.tlbs) tlbs_.emplace_back(model);
+    for (const auto& model : preset_.caches)
+      if (model.replacement == Replacement::random) deterministic_ = false;
     const auto l1 = std::find_if(preset_.caches.begin(), preset_.caches.end(),
                                  [](const CacheLevelModel& m) { return m.name == "L1"; });
     if (l1 != preset_.caches.end()) {
@@ -162,35 +165,81 @@ class SimDevice::Impl {
   }
 
   WalkResult walk(const Chain& chain, const WalkSpec& spec) {
-    checked_chain(chain, spec);
+    const uint64_t fingerprint = checked_chain(chain, spec);
     if (spec.keep_each_hop.size() != spec.phase_hops.size())
       throw Error("walk: keep_each_hop must have one entry per phase");
-    reset_state();
     sm_penalty_cycles_ = l2_distance_cycles(spec.sm);
     const size_t first_level = spec.from_l1 ? l1_level_ : below_l1_level_;
-    HopStream hops(*this, chain, spec.shared ? MemorySpace::shared : MemorySpace::global,
-                   first_level);
     WalkResult result;
     result.phase_cycles.assign(spec.phase_hops.size(), 0.0);
     result.hop_cycles.resize(spec.phase_hops.size());
-    for (size_t phase = 0; phase < spec.phase_hops.size(); ++phase) {
-      uint64_t count = spec.phase_hops[phase];
-      // The planted fault: the timed phase (the second) walks too far.
-      if (phase == 1 && faults_.extra_timed_hops > 0) {
-        count += faults_.extra_timed_hops;
-        result.extra_timed_hops = faults_.extra_timed_hops;
+    std::vector<uint64_t> counts = spec.phase_hops;
+    // The planted fault: the timed phase (the second) walks too far.
+    if (counts.size() > 1 && faults_.extra_timed_hops > 0) {
+      counts[1] += faults_.extra_timed_hops;
+      result.extra_timed_hops = faults_.extra_timed_hops;
+    }
+    uint64_t total = faults_.extra_final_hops;
+    for (uint64_t c : counts) total += c;
+
+    // Every walk starts from empty caches and TLBs, so without random replacement a walk's hops
+    // (their latencies before the jitter, and their slots) are the same as those of the last walk
+    // of the same chain from the same SM: those are replayed from the memo instead of walked
+    // again, and only the jitter is drawn anew, exactly as a walk draws it.
+    const HopMemo::Key key{chain.next.data(), chain.next.size(), chain.start, chain.span_bytes,
+                           fingerprint, spec.shared, first_level, sm_penalty_cycles_};
+    const bool replay = memo_.valid && memo_.key == key && memo_.base_cycles.size() >= total;
+    const bool record = !replay && deterministic_ && total <= kMaxMemoHops;
+    if (record) {
+      memo_.valid = false;
+      memo_.key = key;
+      memo_.base_cycles.clear();
+      memo_.slots.clear();
+      memo_.base_cycles.reserve(total);
+      memo_.slots.reserve(total);
+    }
+    std::optional<HopStream> hops;
+    if (!replay) {
+      reset_state();
+      hops.emplace(*this, chain, spec.shared ? MemorySpace::shared : MemorySpace::global,
+                   first_level);
+    }
+    uint64_t hop = 0;
+    auto walk_hops = [&](uint64_t count, auto&& consume) {
+      if (replay) {
+        for (const uint64_t end = hop + count; hop < end; ++hop)
+          consume(jitter(memo_.base_cycles[hop]));
+        return;
       }
+      hops->run(count, [&](double base_cycles, uint32_t slot) {
+        if (record) {
+          memo_.base_cycles.push_back(base_cycles);
+          memo_.slots.push_back(slot);
+        }
+        consume(jitter(base_cycles));
+      });
+      hop += count;
+    };
+    for (size_t phase = 0; phase < counts.size(); ++phase) {
       const bool keep = spec.keep_each_hop[phase];
-      if (keep) result.hop_cycles[phase].reserve(count);
+      if (keep) result.hop_cycles[phase].reserve(counts[phase]);
       double sum = 0;
-      hops.run(count, [&](double cycles) {
+      walk_hops(counts[phase], [&](double cycles) {
         sum += cycles;
         if (keep) result.hop_cycles[phase].push_back(cycles);
       });
       result.phase_cycles[phase] = sum;
     }
-    if (faults_.extra_final_hops > 0) hops.run(faults_.extra_final_hops, [](double) {});
-    result.final_slot = hops.next_slot();
+    if (faults_.extra_final_hops > 0) walk_hops(faults_.extra_final_hops, [](double) {});
+    if (replay) {
+      result.final_slot = hop < memo_.slots.size() ? memo_.slots[hop] : memo_.final_slot;
+    } else {
+      result.final_slot = hops->next_slot();
+      if (record) {
+        memo_.final_slot = result.final_slot;
+        memo_.valid = true;
+      }
+    }
     ++walks_;
     result.clock_mhz = preset_.info.rated_sm_clock_mhz *
                        (faults_.slow_clock_from_walk != 0 && walks_ >= faults_.slow_clock_from_walk &&
@@ -228,7 +277,7 @@ class SimDevice::Impl {
         const Pending& pending = ring_[hop_ % kRingSize];
         const double cycles = shared_ ? device_.preset_.shared_latency_cycles
                                       : device_.global_latency(pending, first_level_);
-        consume(device_.jitter(cycles));
+        consume(cycles, pending.slot);
       }
     }
 
@@ -266,7 +315,8 @@ class SimDevice::Impl {
     Pending ring_[kRingSize] = {};
   };
 
-  void checked_chain(const Chain& chain, const WalkSpec& spec) {
+  // Checks the chain and returns a fingerprint of its contents (for the hop memo).
+  uint64_t checked_chain(const Chain& chain, const WalkSpec& spec) {
     const uint64_t slots = chain.next.size();
     if (slots == 0 || chain.offset_bytes.size() != slots || chain.start >= slots)
       throw Error("chain is malformed: " + std::to_string(slots) + " next entries, " +
@@ -275,11 +325,16 @@ class SimDevice::Impl {
     if (!spec.shared && chain.span_bytes > free_memory_bytes())
       throw Error("chain spans " + std::to_string(chain.span_bytes) + " bytes, more than the " +
                   std::to_string(free_memory_bytes()) + " bytes free on " + preset_.info.name);
-    for (uint64_t i = 0; i < slots; ++i)
+    uint64_t fingerprint = slots;
+    for (uint64_t i = 0; i < slots; ++i) {
       if (chain.next[i] >= slots || chain.offset_bytes[i] % 8 != 0 ||
           chain.offset_bytes[i] + 8 > chain.span_bytes)
         throw Error("chain slot " + std::to_string(i) +
                     " points outside the chain or is not an 8-byte slot inside its span");
+      fingerprint = (fingerprint ^ chain.next[i] ^ (chain.offset_bytes[i] << 29)) *
+                    0x9e37'79b9'7f4a'7c15ull;
+    }
+    return fingerprint;
   }
 
   void reset_state() {
@@ -315,9 +370,34 @@ class SimDevice::Impl {
     return std::max(cycles, 1.0);
   }
 
+  // The hops of the last walk that could be replayed (see walk()), up to kMaxMemoHops of them
+  // (12 bytes each).
+  static constexpr uint64_t kMaxMemoHops = uint64_t{1} << 24;
+  struct HopMemo {
+    struct Key {
+      const uint32_t* next = nullptr;
+      uint64_t slots = 0;
+      uint32_t start = 0;
+      uint64_t span_bytes = 0;
+      uint64_t fingerprint = 0;
+      bool shared = false;
+      size_t first_level = 0;
+      double sm_penalty_cycles = 0;
+      bool operator==(const Key&) const = default;
+    };
+    bool valid = false;
+    Key key;
+    std::vector<double> base_cycles;  // per hop, before the jitter
+    std::vector<uint32_t> slots;      // per hop, the slot it loads
+    uint32_t final_slot = 0;          // the slot after the last hop
+  };
+
   Preset preset_;
   Rng rng_;
   Faults faults_;
+  // No cache level draws random victims: a walk's hops depend only on the chain and the SM.
+  bool deterministic_ = true;
+  HopMemo memo_;
   uint64_t walks_ = 0;
   int page_shift_;
   double sm_penalty_cycles_ = 0;

@@ -368,3 +368,33 @@ TEST_CASE("sim: timed_ns is timed_cycles at the preset clock", "[sim]") {
   CHECK(static_cast<double>(result.timed_ns) ==
         Approx(result.timed_cycles / preset.info.rated_sm_clock_mhz * 1000.0).margin(1.0));
 }
+
+TEST_CASE("sim: a walk replayed from the memo of the last one equals the walk itself", "[sim]") {
+  // Device a walks the chain twice (the second replays the first walk's hops); device b walks it,
+  // then a copy at another address (a full walk: the memo is keyed by the chain). Both draw the
+  // same jitter, so the second walks must agree exactly, for the same and for shorter phases.
+  const Chain chain = make_random_cycle(96ull << 20, 128, 3);  // L1, L2, far L2 and DRAM hops
+  const Chain copy = chain;
+  sim::WalkSpec spec;
+  spec.sm = 5;
+  spec.phase_hops = {chain.slots(), 4096, 512};
+  spec.keep_each_hop = {false, false, true};
+  sim::WalkSpec shorter = spec;
+  shorter.phase_hops = {chain.slots() / 2, 1024, 100};
+  for (const sim::WalkSpec* second : {&spec, &shorter}) {
+    auto a = sim::make_sim_device(sim::find_preset("h100"), 7);
+    auto b = sim::make_sim_device(sim::find_preset("h100"), 7);
+    auto& da = dynamic_cast<sim::SimDevice&>(*a);
+    auto& db = dynamic_cast<sim::SimDevice&>(*b);
+    const sim::WalkResult a1 = da.walk(chain, spec), b1 = db.walk(chain, spec);
+    const sim::WalkResult a2 = da.walk(chain, *second), b2 = db.walk(copy, *second);
+    CHECK(a1.phase_cycles == b1.phase_cycles);
+    CHECK(a2.phase_cycles == b2.phase_cycles);
+    CHECK(a2.hop_cycles == b2.hop_cycles);
+    CHECK(a2.final_slot == b2.final_slot);
+    CHECK(a2.phase_cycles != a1.phase_cycles);  // new jitter, not a copy of the first walk
+    CHECK(a2.final_slot == walk(chain, chain.start, second->phase_hops[0] +
+                                                        second->phase_hops[1] +
+                                                        second->phase_hops[2]));
+  }
+}
