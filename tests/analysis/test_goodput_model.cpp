@@ -117,7 +117,7 @@ TEST_CASE("goodput inputs come from the model's sections, the fitted peaks first
   CHECK(goodput_inputs(m).mma_from == "roofline.compute.f16.flops_per_s");
 }
 
-TEST_CASE("goodput section: kernels[] with prediction and error, cublas against the tensor peak", "[goodput_model]") {
+TEST_CASE("goodput section: kernels with prediction and error, cublas against the tensor peak", "[goodput_model]") {
   json model = model_of_known_numbers();
   json run = {{"probe", "goodput/reference"},
               {"median_region_sm_clock_mhz", 1755.0},

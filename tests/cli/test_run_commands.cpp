@@ -330,7 +330,7 @@ TEST_CASE("run-all refuses a folder with results, and --resume keeps complete re
   CHECK(resumed["status"] == "ok");
   CHECK(resumed["series"].size() == all_points);
   for (int i = 0; i < 3; ++i) CHECK(resumed["series"][i] == cut["series"][i]);
-  CHECK(nlohmann::json::parse(slurp(fs::path(dir) / "machine_model.json"))["sources"].size() == 23);
+  CHECK(nlohmann::json::parse(slurp(fs::path(dir) / "machine_model.json"))["sources"].size() == 24);
   // --resume and --force together make no sense.
   r = run(s, "run-all --device sim:v100 --out " + dir + " --resume --force");
   CHECK(r.rc == 1);
