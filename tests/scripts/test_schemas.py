@@ -2,8 +2,8 @@
 """Schema validation of every output: docs/schema/*.schema.json against what gpuprobe writes.
 (a) every JSON of the simulated run-all fixture (tests/scripts/sim_run_all_fixture.py: run
 records, the machine model, the roofline report) is valid, and so are the models `analyze
---import-csv` makes of each curve kind and `compare`'s JSON of that model against published
-profiles; (b) so is every committed JSON that names a schema (results/, tests/data/); (c) mutants
+--import-csv` makes of each curve kind, `compare`'s JSON of that model against published
+profiles and `aggregate`'s of three copies of it (one slowed down); (b) so is every committed JSON that names a schema (results/, tests/data/); (c) mutants
 of valid documents (a wrong type, a missing field, a bad enum, a broken status rule, a bad metric
 row) are refused, each at its JSON path."""
 import copy
@@ -142,6 +142,46 @@ def compared(gpuprobe, source_dir, build_dir, schemas):
         mutant = copy.deepcopy(doc)
         change(mutant)
         expect_refused(mutant, schemas, what, path)
+
+
+def aggregated(gpuprobe, build_dir, schemas):
+    """`gpuprobe aggregate` of three copies of the fixture's model, one 30% slower on every
+    ceiling (an outlier): its JSON is valid, and mutants of it are refused."""
+    model_path = os.path.join(fixture_dir(build_dir), "machine_model.json")
+    if not os.path.isfile(model_path):
+        return  # fixture_outputs has said so
+    model = load(model_path)
+    with tempfile.TemporaryDirectory() as tmp:
+        files = []
+        for name, factor in (("node1", 1.0), ("node2", 1.0), ("slow", 0.7)):
+            doc = copy.deepcopy(model)
+            for m in doc.get("metrics", []):
+                if m.get("ceiling") and isinstance(m.get("value"), (int, float)):
+                    m["value"] *= factor if m.get("better") == "higher" else 1 / factor
+            files.append(os.path.join(tmp, f"{name}.json"))
+            with open(files[-1], "w") as f:
+                json.dump(doc, f)
+        prefix = os.path.join(tmp, "fleet")
+        r = subprocess.run([gpuprobe, "aggregate"] + files + ["--out", prefix],
+                           capture_output=True, text=True)
+        check(r.returncode == 3, f"aggregate flags the slow copy (exit 3): rc {r.returncode} "
+                                 f"{r.stderr[-500:]}")
+        if not os.path.isfile(prefix + ".aggregate.json"):
+            return
+        doc = load(prefix + ".aggregate.json")
+    expect_valid(doc, schemas, "aggregate's JSON")
+    check(doc.get("outliers"), "aggregate's JSON has the slow copy's outliers")
+    for what, path, change in (
+            ("an outlier's percent as text", "$.outliers[0].percent_worse",
+             lambda d: d["outliers"][0].update(percent_worse="a lot")),
+            ("a worst ceiling without its metric", "$.inputs[2].worst_ceiling",
+             lambda d: d["inputs"][2]["worst_ceiling"].pop("metric")),
+            ("a metric of an unknown family", "$.metrics[0].family",
+             lambda d: d["metrics"][0].update(family="gpu"))):
+        if doc.get("outliers") and doc["inputs"][2].get("worst_ceiling"):
+            mutant = copy.deepcopy(doc)
+            change(mutant)
+            expect_refused(mutant, schemas, what, path)
 
 
 def committed_outputs(source_dir, schemas):
@@ -352,12 +392,13 @@ def main():
     args = test_args(__doc__.splitlines()[0])
     schemas = vo.Schemas(os.path.join(args.source_dir, "docs", "schema"))
     for key in (("gpuprobe.run", 1), ("gpuprobe.machine_model", 2), ("gpuprobe.roofline", 1),
-                ("gpuprobe.compare", 1)):
+                ("gpuprobe.compare", 1), ("gpuprobe.aggregate", 1)):
         check(key in schemas.by_key, f"docs/schema has no schema for {key[0]} version {key[1]}")
     docs = fixture_outputs(args.build_dir, schemas)
     imported_models(args.gpuprobe, schemas)
     if docs:
         compared(args.gpuprobe, args.source_dir, args.build_dir, schemas)
+        aggregated(args.gpuprobe, args.build_dir, schemas)
     committed_outputs(args.source_dir, schemas)
     run_mutants(docs, schemas)
     command_line(schemas.folder, docs)
