@@ -2,9 +2,10 @@
 """ctest fixture gpuprobe_sim_run_all (tests/CMakeLists.txt): one simulated run-all output folder,
 BUILD/fixtures/sim-run-all, made once per ctest run for the tests that read gpuprobe's outputs
 (FIXTURES_REQUIRED gpuprobe_sim_run_all). It holds what `run-all --device sim:h100 --quick` writes
-for a cheap subset covering every family but async and atomics (raw/*.json, machine_model.json
-with its goodput section; tensor/tcgen05 is a skipped record on the H100) and `roofline --no-plot` of that model with
-command-line and Nsight Compute kernels (machine_model.roofline.json). Takes a few seconds."""
+for a cheap subset with every family (raw/*.json, machine_model.json with its goodput section;
+tensor/tcgen05 is a skipped record on the H100; memory/chase is left out) and `roofline
+--no-plot` of that model with command-line and Nsight Compute kernels
+(machine_model.roofline.json). Takes about ten seconds."""
 import os
 import shutil
 import subprocess
@@ -13,10 +14,11 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from cuda_tools import test_args  # noqa: E402
 
-# Cheap on the simulator (about a second each on the shared 2-core machine); memory/chase and
-# async/copy take minutes there, so the subset leaves them out.
+# Cheap on the simulator (one to three seconds each on the shared 2-core machine); memory/chase
+# takes over ten there, so the subset leaves it out (the model has no latency hierarchy).
 ONLY = ["memory/chase_shared", "memory/tlb", "bandwidth/l1", "bandwidth/l2", "bandwidth/dram",
-        "compute/alu", "tensor/mma", "tensor/tcgen05", "sync/primitives", "launch", "goodput"]
+        "compute/alu", "tensor/mma", "tensor/tcgen05", "sync/primitives", "atomics", "async",
+        "launch", "goodput"]
 
 
 def fixture_dir(build_dir):
