@@ -2,17 +2,20 @@
 """Schema validation of every output: docs/schema/*.schema.json against what gpuprobe writes.
 (a) every JSON of the simulated run-all fixture (tests/scripts/sim_run_all_fixture.py: run
 records, the machine model, the roofline report) is valid, and so are the models `analyze
---import-csv` makes of each curve kind, `compare`'s JSON of that model against published
-profiles and `aggregate`'s of three copies of it (one slowed down); (b) so is every committed JSON that names a schema (results/, tests/data/); (c) mutants
-of valid documents (a wrong type, a missing field, a bad enum, a broken status rule, a bad metric
-row) are refused, each at its JSON path."""
+--import-csv` makes of each curve kind, a record while its probe runs and once interrupted,
+`compare`'s JSON of the fixture's model against published profiles and `aggregate`'s of three
+copies of it (one slowed down); (b) so is every committed JSON that names a schema (results/,
+tests/data/); (c) mutants of valid documents (a wrong type, a missing field, a bad enum, a broken
+status rule, a bad metric row) are refused, each at its JSON path."""
 import copy
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
@@ -42,6 +45,7 @@ def check(condition, message):
     else:
         failures.append(message)
         print(f"FAIL: {message}")
+    return condition
 
 
 def load(path):
@@ -82,6 +86,38 @@ def fixture_outputs(build_dir, schemas):
     check({"ok", "skipped"} <= statuses, f"the fixture's run records cover ok and skipped: "
                                          f"{sorted(map(str, statuses))}")
     return docs
+
+
+def interrupted_record(gpuprobe, schemas):
+    """A record read while its probe runs (status running) and after SIGINT (interrupted)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "stride.json")
+        proc = subprocess.Popen([gpuprobe, "probe", "memory/stride", "--device", "sim:h100",
+                                 "--out", out], stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        running = None
+        deadline = time.monotonic() + 30
+        while running is None and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+            try:
+                doc = load(out)  # written atomically: complete or absent
+            except (OSError, ValueError):
+                continue
+            if doc.get("series"):
+                running = doc
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        if not check(running is not None and running.get("status") == "running",
+                     "no record with status running and a point was seen while the probe ran"):
+            return
+        expect_valid(running, schemas, "a record read while its probe runs")
+        done = load(out)
+        check(done.get("status") == "interrupted", f"after SIGINT: status {done.get('status')}")
+        expect_valid(done, schemas, "an interrupted record")
 
 
 def imported_models(gpuprobe, schemas):
@@ -396,6 +432,7 @@ def main():
         check(key in schemas.by_key, f"docs/schema has no schema for {key[0]} version {key[1]}")
     docs = fixture_outputs(args.build_dir, schemas)
     imported_models(args.gpuprobe, schemas)
+    interrupted_record(args.gpuprobe, schemas)
     if docs:
         compared(args.gpuprobe, args.source_dir, args.build_dir, schemas)
         aggregated(args.gpuprobe, args.build_dir, schemas)
