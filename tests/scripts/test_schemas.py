@@ -156,7 +156,8 @@ def compared(gpuprobe, source_dir, build_dir, schemas):
     references = [os.path.join(source_dir, "results", "reference", f"{gpu}.json")
                   for gpu in ("h100", "a100")]
     if not all(os.path.isfile(p) for p in [model] + references):
-        check(False, "compare: the fixture's model or results/reference/{h100,a100}.json is missing")
+        check(False, "compare: the fixture's model or results/reference/{h100,a100}.json "
+                     "is missing")
         return
     with tempfile.TemporaryDirectory() as tmp:
         prefix = os.path.join(tmp, "cmp")

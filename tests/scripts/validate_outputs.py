@@ -86,7 +86,8 @@ def describe(error):
         shown = json.dumps(error.instance)
         if len(shown) > 60:
             shown = shown[:57] + "..."
-        rule = {"type": f"is not of type {json.dumps(value)}", "const": f"must be {json.dumps(value)}",
+        rule = {"type": f"is not of type {json.dumps(value)}",
+                "const": f"must be {json.dumps(value)}",
                 "enum": f"is not one of {json.dumps(value)}",
                 "pattern": f"does not match {value}"}.get(v, f"fails {v} {json.dumps(value)}")
         return short(f"{shown} {rule}")
