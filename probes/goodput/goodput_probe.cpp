@@ -32,26 +32,32 @@ uint32_t at_least(const Params& prm, const char* name, uint64_t lo) {
   return static_cast<uint32_t>(v);
 }
 
+// A point's time: the median over repeats, its 95% interval, the repeats, whether it settled.
+template <class Result>
+nlohmann::json repeated_ns(const PointRepeats<Result>& r) {
+  const auto& sum = r.outcome.summary;
+  return {{"ns", sum.median},
+          {"ci95_ns", {sum.median_ci95.lo, sum.median_ci95.hi}},
+          {"repeats", sum.n},
+          {"converged", r.outcome.converged}};
+}
+
 nlohmann::json kernel_point(ProbeContext& ctx, const GoodputRequest& req) {
   const auto r = repeat_point<GoodputUnavailable>(
       ctx.repeat(), [&] { return summarize_goodput_sample(req, ctx.ops<GoodputOps>().run(req)); },
       [](const GoodputMeasurement& m) { return m.ns; });
   if (r.skipped) return {{"skipped", *r.skipped}};
-  const auto& sum = r.outcome.summary;
   const GoodputWork& w = r.first.work;
-  nlohmann::json j = {{"ns", sum.median},
-                      {"ci95_ns", {sum.median_ci95.lo, sum.median_ci95.hi}},
-                      {"repeats", sum.n},
-                      {"converged", r.outcome.converged},
-                      {"bytes_read", w.bytes_read},
-                      {"bytes_written", w.bytes_written},
-                      {"shared_bytes", w.shared_bytes},
-                      {"flops", w.flops},
-                      {"launches", 1},
-                      {"kernel_name", r.first.launch.kernel},
-                      {"launch", to_json(r.first.launch)},
-                      {"self_check", "passed"},
-                      {"self_check_method", r.first.check}};
+  nlohmann::json j = repeated_ns(r);
+  j.update({{"bytes_read", w.bytes_read},
+            {"bytes_written", w.bytes_written},
+            {"shared_bytes", w.shared_bytes},
+            {"flops", w.flops},
+            {"launches", 1},
+            {"kernel_name", r.first.launch.kernel},
+            {"launch", to_json(r.first.launch)},
+            {"self_check", "passed"},
+            {"self_check_method", r.first.check}});
   switch (req.kernel) {
     case GoodputKernel::triad: j["elements"] = w.elements; break;
     case GoodputKernel::l2_reduction:
@@ -72,18 +78,15 @@ nlohmann::json cublas_point(ProbeContext& ctx, uint32_t size) {
   const auto r = repeat_point<GoodputUnavailable>(
       ctx.repeat(), [&] { return ctx.ops<GoodputOps>().cublas_gemm(size); }, [](const CublasGemm& g) { return g.ns; });
   if (r.skipped) return {{"skipped", *r.skipped}};
-  const auto& sum = r.outcome.summary;
-  return {{"ns", sum.median},
-          {"ci95_ns", {sum.median_ci95.lo, sum.median_ci95.hi}},
-          {"repeats", sum.n},
-          {"converged", r.outcome.converged},
-          {"m", r.first.m},
-          {"n", r.first.n},
-          {"k", r.first.k},
-          {"flops", r.first.flops},
-          {"flops_per_s", r.first.flops / (sum.median * 1e-9)},
-          {"precision", r.first.precision},
-          {"library", r.first.library}};
+  nlohmann::json j = repeated_ns(r);
+  j.update({{"m", r.first.m},
+            {"n", r.first.n},
+            {"k", r.first.k},
+            {"flops", r.first.flops},
+            {"flops_per_s", r.first.flops / (r.outcome.summary.median * 1e-9)},
+            {"precision", r.first.precision},
+            {"library", r.first.library}});
+  return j;
 }
 
 ProbeSpec reference_probe() {
