@@ -246,11 +246,6 @@ double estimate(const std::string& probe, const Params& p) {
            (kRunsPerPoint * static_cast<double>(p.get_u64("iterations")) * 3e-6 + kPointOverheadSeconds);
   }
   if (probe == "goodput/reference") {
-    // (goodput) Five points of a few ms each on an H100 (the triad's 600 MB arrays, 2048 tile
-    // repeats, the graph chain, an 8192^3 cuBLAS GEMM), plus filling the buffers and loading cuBLAS.
-    return 5 * (kRunsPerPoint * 2e-3 + kPointOverheadSeconds) + 0.3;
-  }
-  if (probe == "goodput/reference") {
     // Each reference kernel is a point of short launches, except the cuBLAS GEMM: 2 m^3 FLOP
     // per run at about 600 TFLOP/s (assumption: near the H100's dense f16 tensor rate).
     const std::string& kernel = p.get_text("kernel");
