@@ -19,7 +19,7 @@ std::set<std::string> files(const std::vector<PlannedRun>& plan) {
 }
 }  // namespace
 
-TEST_CASE("--quick plans a minute or less on an H100 and --full ten minutes or less",
+TEST_CASE("run-all plan: --quick takes a minute or less on an H100 and --full ten minutes or less",
           "[cli][plan]") {
   const auto quick = run_all_plan(RunProfile::quick);
   const auto full = run_all_plan(RunProfile::full);
@@ -43,7 +43,7 @@ TEST_CASE("--quick plans a minute or less on an H100 and --full ten minutes or l
   CHECK(files(quick).size() == quick.size());
 }
 
-TEST_CASE("the estimate follows the parameters", "[cli][plan]") {
+TEST_CASE("run-all plan: the estimate follows the parameters", "[cli][plan]") {
   // More points, more time: a denser sweep, a larger footprint, more strides, more kinds.
   const double chase8 = estimated_h100_seconds("memory/chase", {});
   CHECK(estimated_h100_seconds("memory/chase", {{"points-per-octave", "2"}}) < chase8 / 2);
