@@ -30,6 +30,7 @@ void add_atomics_from_run(const json& run, json& atomics) {
     o["bytes"] = record_number(p, "bytes", where);
     o["lowering"] = record_text(p, "lowering", where);
     json& at = o["patterns"][pattern];
+    if (kind == "latency" || kind == "throughput") record_samples(p, kind, at);
     if (kind == "latency") {
       at["latency_cycles"] = record_number(p, "latency_cycles", where);
       at["latency_ns"] = p.contains("latency_ns") ? p["latency_ns"] : json(nullptr);

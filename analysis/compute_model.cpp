@@ -68,6 +68,7 @@ void add_tensor_points(const json& run, json& compute, const std::optional<Datas
     if (p.contains("self_check")) o["self_check"] = p["self_check"];
     if (p.contains("block_scale")) o["block_scale"] = p["block_scale"];
     json& into = zeros ? o["zeros"] : o;
+    if (kind == "latency" || kind == "throughput") record_samples(p, kind, into);
     if (kind == "latency") {
       into["latency_cycles"] = record_number(p, "latency_cycles", where);
       if (p.contains("latency_ns")) into["latency_ns"] = p["latency_ns"];
@@ -117,6 +118,7 @@ void add_compute_from_run(const json& run, json& compute) {
     o["precision"] = record_text(p, "precision", where);
     o["implementation"] = compute_implementation(op, sm);
     o["sass_per_op"] = compute_sass_per_op(op, sm);
+    if (kind == "latency" || kind == "throughput") record_samples(p, kind, o);
     if (kind == "latency") {
       o["latency_cycles"] = record_number(p, "latency_cycles", where);
       if (p.contains("latency_ns")) o["latency_ns"] = p["latency_ns"];

@@ -409,19 +409,20 @@ void compute_metrics(const json& model, const json& roofline, Table& t) {
       const std::string impl = text(&o, "implementation", "native");
       const std::string what = probe + " " + op + " (" + text(&o, "ptx", path) + ", " + impl + ")";
       const json clock = clock_of(o.value("clock_mhz", json()));
+      const json lat_repeats = num(&o, "latency_repeats"), thr_repeats = num(&o, "throughput_repeats");
       if (o.contains("latency_cycles"))
         t.add({id + ".latency_cycles", family, op + " latency", num(&o, "latency_cycles"), "cycles", "lower", false,
                what + ": one dependent chain, median over repeats of the median warp's cycles per op", probe,
-               nullptr, nullptr, nullptr});
+               lat_repeats, nullptr, clock_of(o.value("latency_clock_mhz", json()))});
       if (!tensor && o.contains("ops_per_s"))
         t.add({id + ".ops_per_s", family, op + " throughput", num(&o, "ops_per_s"), "ops/s", "higher", true,
-               what + ": independent chains on every SM, median SM's ops per clock x SMs x clock", probe, nullptr,
-               nullptr, clock});
+               what + ": independent chains on every SM, median SM's ops per clock x SMs x clock", probe,
+               thr_repeats, nullptr, clock});
       if (o.contains("flops_per_s"))
         t.add({id + ".flops_per_s", family, op + " FLOP rate", num(&o, "flops_per_s"), "flop/s", "higher", !tensor,
                what + (tensor ? ": random operands, independent accumulators on every SM, median SM x SMs x clock"
                               : ": FMA = 2 FLOP, independent chains on every SM, median SM x SMs x clock"),
-               probe, nullptr, nullptr, clock}, op_datasheet(o, t.sheet(), tensor));
+               probe, thr_repeats, nullptr, clock}, op_datasheet(o, t.sheet(), tensor));
     }
   }
   // tensor.<precision>: the best native tensor path per precision (the roofline's ceiling when a
@@ -446,7 +447,8 @@ void compute_metrics(const json& model, const json& roofline, Table& t) {
     t.add({"tensor." + part(precision) + ".flops_per_s", "tensor", precision + " tensor-core peak", best, "flop/s",
            "higher", true,
            "the best native tensor op of " + precision + ": " + op + " (" + best_path + "), random operands",
-           tensor_probe(best_path), nullptr, nullptr, o ? clock_of(o->value("clock_mhz", json())) : json(nullptr)},
+           tensor_probe(best_path), o ? num(o, "throughput_repeats") : json(nullptr), nullptr,
+           o ? clock_of(o->value("clock_mhz", json())) : json(nullptr)},
           t.sheet() ? sheet_entry(tensor_peak_flops_per_s(*t.sheet(), precision), "flop/s", t.sheet()->tensor_source)
                      : json(nullptr));
   }
@@ -482,14 +484,14 @@ void sync_metrics(const json& model, Table& t) {
       t.add({id + ".latency_cycles", "sync", op + " latency", num(&o, "latency_cycles"), "cycles", "lower", false,
              what + ": median over repeats of the median warp's cycles per op" +
                  (o.contains("latency_at") ? " at its smallest launch " + o["latency_at"].dump() : std::string()),
-             "sync/primitives", nullptr, nullptr, nullptr});
-    const json clock = clock_of(o.value("clock_mhz", json()));
+             "sync/primitives", num(&o, "latency_repeats"), nullptr, clock_of(o.value("latency_clock_mhz", json()))});
+    const json clock = clock_of(o.value("clock_mhz", json())), repeats = num(&o, "throughput_repeats");
     if (o.contains("ops_per_s"))
       t.add({id + ".ops_per_s", "sync", op + " throughput", num(&o, "ops_per_s"), "ops/s", "higher", true,
-             what + ": median SM's ops per clock x SMs x clock", "sync/primitives", nullptr, nullptr, clock});
+             what + ": median SM's ops per clock x SMs x clock", "sync/primitives", repeats, nullptr, clock});
     if (o.contains("bytes_per_s"))
       t.add({id + ".bytes_per_s", "sync", op + " bandwidth", num(&o, "bytes_per_s"), "bytes/s", "higher", true,
-             what + ": 8 bytes per load, median SM x SMs x clock", "sync/primitives", nullptr, nullptr, clock});
+             what + ": 8 bytes per load, median SM x SMs x clock", "sync/primitives", repeats, nullptr, clock});
   }
 }
 
@@ -508,11 +510,11 @@ void atomics_metrics(const json& model, Table& t) {
       if (a.contains("latency_cycles"))
         t.add({id + ".latency_cycles", "atomics", op + " " + p.key() + " latency", num(&a, "latency_cycles"),
                "cycles", "lower", false, what + ", lanes " + p.key() + ": one dependent chain, median over repeats",
-               "atomics/ops", nullptr, nullptr, nullptr});
+               "atomics/ops", num(&a, "latency_repeats"), nullptr, clock_of(a.value("latency_clock_mhz", json()))});
       if (a.contains("ops_per_s"))
         t.add({id + ".ops_per_s", "atomics", op + " " + p.key() + " throughput", num(&a, "ops_per_s"), "ops/s",
                "higher", true, what + ", lanes " + p.key() + ": thread-level atomics, median SM x SMs x clock",
-               "atomics/ops", nullptr, nullptr, clock_of(a.value("clock_mhz", json()))});
+               "atomics/ops", num(&a, "throughput_repeats"), nullptr, clock_of(a.value("clock_mhz", json()))});
     }
   }
 }
@@ -581,16 +583,29 @@ void launch_metrics(const json& model, Table& t) {
 }
 
 void goodput_metrics(const json& model, Table& t) {
-  const json* kernels = at(model, {"goodput", "kernels"});
-  if (!kernels || !kernels->is_array()) return;
-  for (const auto& k : *kernels) {
-    const std::string name = text(&k, "name");
-    if (name.empty()) continue;
-    t.add({"goodput." + part(name) + ".prediction_error_percent", "goodput", name + " prediction error",
-           num(&k, "error_percent"), "percent", "lower", false,
-           "goodput: the model's predicted time of the reference kernel against its measured time "
-           "(goodput.kernels[].error_percent)",
-           text(&k, "probe"), num(&k, "samples"), nullptr, clock_of(k.value("clock_mhz", json()))});
+  const json* goodput = at(model, {"goodput"});
+  if (!goodput) return;
+  if (const json* kernels = at(*goodput, {"kernels"}); kernels && kernels->is_array())
+    for (const auto& k : *kernels) {
+      const std::string name = text(&k, "name");
+      if (name.empty()) continue;
+      t.add({"goodput." + part(name) + ".prediction_error_percent", "goodput", name + " prediction error",
+             num(&k, "error_percent"), "percent", "lower", false,
+             "100 |predicted - measured| / measured time of the reference kernel; predicted: " +
+                 text(&k, "method", "(no method given)"),
+             text(&k, "probe"), num(&k, "samples"), nullptr, clock_of(k.value("clock_mhz", json()))});
+    }
+  // cuBLAS GEMM against the measured tensor peak: is all that throughput goodput?
+  if (const json* c = at(*goodput, {"cublas"}); c && c->is_object() && !c->contains("skipped")) {
+    const std::string what = "goodput/reference cuBLAS GEMM " + text(c, "precision") + " " +
+                             std::to_string(c->value("m", 0)) + "x" + std::to_string(c->value("n", 0)) + "x" +
+                             std::to_string(c->value("k", 0));
+    t.add({"goodput.cublas_gemm.flops_per_s", "goodput", "cuBLAS GEMM FLOP rate", num(c, "flops_per_s"), "flop/s",
+           "higher", false, what + ", median over repeats", "goodput/reference", num(c, "samples"), nullptr, nullptr});
+    t.add({"goodput.cublas_gemm.tensor_peak_share_percent", "goodput", "cuBLAS GEMM as % of the measured tensor peak",
+           num(c, "percent_of_tensor_peak"), "percent", "higher", false,
+           what + " / the measured tensor peak (" + text(c, "tensor_peak_from", "unknown") + ")", "goodput/reference",
+           num(c, "samples"), nullptr, nullptr});
   }
 }
 

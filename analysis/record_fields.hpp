@@ -24,6 +24,17 @@ inline std::string record_text(const nlohmann::json& p, const char* key, const s
   return p[key].get<std::string>();
 }
 
+// What the metrics table (analysis/metrics.cpp) reads of a measured point beside its number: its
+// repeats as `<kind>_repeats` and, for a latency, its region SM clock as `latency_clock_mhz` (a
+// rate's clock is the entry's `clock_mhz`); nothing when the point has none.
+inline void record_samples(const nlohmann::json& p, const std::string& kind, nlohmann::json& into) {
+  if (!p.is_object()) return;
+  if (p.contains("repeats") && p["repeats"].is_number_integer()) into[kind + "_repeats"] = p["repeats"];
+  if (kind == "latency" && p.contains("region_sm_clock_mhz") && p["region_sm_clock_mhz"].is_number() &&
+      p["region_sm_clock_mhz"].get<double>() > 0)
+    into["latency_clock_mhz"] = p["region_sm_clock_mhz"];
+}
+
 // Why a point marked "skipped" was skipped: its text, or "skipped" when it gives none.
 inline std::string record_skip_reason(const nlohmann::json& p) {
   return p["skipped"].is_string() ? p["skipped"].get<std::string>() : "skipped";

@@ -119,6 +119,7 @@ void add_sync_from_run(const json& run, json& sync) {
       for (const char* v : kSweeps)
         if (p.contains(v)) variable = v;
       if (variable == nullptr) {
+        record_samples(p, kind, o);
         o["latency_cycles"] = cycles;
         o["latency_ns"] = ns;
         continue;
@@ -128,6 +129,7 @@ void add_sync_from_run(const json& run, json& sync) {
           {{"x", record_number(p, variable, where)}, {"latency_cycles", cycles}, {"latency_ns", ns}});
       if (std::find(swept.begin(), swept.end(), op) == swept.end()) swept.push_back(op);
     } else if (kind == "throughput") {
+      record_samples(p, kind, o);
       o["ops_per_clk_per_sm"] = record_number(p, "ops_per_clk_per_sm", where);
       o["ops_per_s"] = record_number(p, "ops_per_s", where);
       o["clock_mhz"] = record_number(p, "region_sm_clock_mhz", where);

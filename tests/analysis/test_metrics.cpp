@@ -164,11 +164,14 @@ TEST_CASE("metrics: per SM per clock, datasheet percent, samples and clock come 
         Approx(model["compute"]["ops"]["fma_rn_f32"]["flops_per_clk_per_sm"].get<double>()).epsilon(0.02));
   CHECK(fma["datasheet"]["value"].get<double>() == sheet->fp32_flops_per_s);
   CHECK(fma["datasheet"]["percent"].get<double>() == Approx(100 * fma["value"].get<double>() / sheet->fp32_flops_per_s));
-  // Unknown stays null: the section keeps no repeats or confidence for an op, no clock for a latency.
-  CHECK(fma["samples"].is_null());
+  // An op's repeats (throughput and latency points apart) and its latency point's clock; no fit, so
+  // no confidence.
+  CHECK(fma["samples"] == model["compute"]["ops"]["fma_rn_f32"]["throughput_repeats"]);
+  CHECK(fma["samples"].get<int>() >= 1);
   CHECK(fma["confidence"].is_null());
   const json& lat = get(metrics, "compute.fma_rn_f32.latency_cycles");
-  CHECK(lat["clock_mhz"].is_null());
+  CHECK(lat["samples"] == model["compute"]["ops"]["fma_rn_f32"]["latency_repeats"]);
+  CHECK(lat["clock_mhz"].get<double>() == Approx(preset.info.rated_sm_clock_mhz).epsilon(0.02));
   CHECK(lat["per_sm_per_clock"].is_null());
   CHECK(lat["datasheet"].is_null());
   CHECK(lat["better"] == "lower");
@@ -276,15 +279,39 @@ TEST_CASE("metrics: unknown is null, never 0: no clock, no SM count, no datashee
 TEST_CASE("metrics: goodput kernels when the section is there, nothing when it is not", "[metrics]") {
   json model = analysis::build_machine_model(h100_runs(), {});
   for (const auto& m : model["metrics"]) CHECK(m["family"] != "goodput");
+  // The reference kernels run beside the other probes: one error per kernel, cuBLAS skipped (sim).
+  std::vector<json> runs = h100_runs();
+  auto dev = sim::make_sim_device(sim::find_preset("h100"));
+  runs.push_back(run(*dev, "launch/graph", {}));
+  runs.push_back(run(*dev, "goodput/reference", {}));
+  const json with = analysis::build_machine_model(runs, {});
+  REQUIRE(with["goodput"]["kernels"].size() == 4);
+  for (const auto& k : with["goodput"]["kernels"]) {
+    const json& g = get(with["metrics"], "goodput." + k["name"].get<std::string>() + ".prediction_error_percent");
+    CHECK(g["value"] == k["error_percent"]);
+    CHECK(g["unit"] == "percent");
+    CHECK(g["probe"] == "goodput/reference");
+    CHECK(g["samples"] == k["samples"]);
+    CHECK(has(g["checks"], "sim-closed-loop"));
+    CHECK(g["method"].get<std::string>().find(k["method"].get<std::string>()) != std::string::npos);
+  }
+  CHECK(find(with["metrics"], "goodput.cublas_gemm.flops_per_s") == nullptr);
+  // A kernel without a prediction has a null error; cuBLAS where it ran.
   model["goodput"] = {{"kernels", {{{"name", "stream_triad"}, {"measured_s", 1e-3}, {"predicted_s", 0.9e-3},
-                                    {"error_percent", -10.0}},
-                                   {{"name", "no error"}, {"measured_s", 1e-3}}}}};
+                                    {"error_percent", 10.0}},
+                                   {{"name", "no error"}, {"measured_s", 1e-3}}}},
+                      {"cublas", {{"flops_per_s", 600e12}, {"percent_of_tensor_peak", 80.0}, {"m", 4096},
+                                  {"n", 4096}, {"k", 4096}, {"precision", "f16"}, {"samples", 5}}}};
   const json table = analysis::build_metrics(model);
   const json& g = get(table, "goodput.stream_triad.prediction_error_percent");
-  CHECK(g["value"] == -10.0);
-  CHECK(g["unit"] == "percent");
+  CHECK(g["value"] == 10.0);
   CHECK(g["family"] == "goodput");
+  CHECK(g["probe"].is_null());
   CHECK(get(table, "goodput.no_error.prediction_error_percent")["value"].is_null());
+  const json& share = get(table, "goodput.cublas_gemm.tensor_peak_share_percent");
+  CHECK(share["value"] == 80.0);
+  CHECK(share["samples"] == 5);
+  CHECK(get(table, "goodput.cublas_gemm.flops_per_s")["per_sm_per_clock"].is_null());  // no clock
 }
 
 TEST_CASE("metrics: imported curves give metrics without a probe or checks", "[metrics][csv]") {

@@ -159,3 +159,23 @@ TEST_CASE("roofline command: no Python for the plot is one line, exit 1, and the
   CHECK(fs::exists(s / "m.roofline.json"));
   CHECK_FALSE(fs::exists(s / "m.roofline.png"));
 }
+
+TEST_CASE("roofline command: reads machine models of version 1 and 2, refuses another in one line",
+          "[cli][roofline]") {
+  Scratch s;
+  for (int version : {1, 2, 3}) {
+    INFO("schema_version " << version);
+    json m = model_with(true, true);
+    m["schema_version"] = version;
+    if (version == 2) m["metrics"] = json::array();
+    const std::string model = write_model(s, m, "v" + std::to_string(version) + ".json");
+    const Result r = run(s, "roofline --no-plot --model " + model);
+    if (version <= 2) {
+      CHECK(r.rc == 0);
+      CHECK(fs::exists(s / ("v" + std::to_string(version) + ".roofline.json")));
+    } else {
+      CHECK(r.rc == 1);
+      CHECK(r.err == "gpuprobe: error: " + model + " has model schema version 3; this gpuprobe reads versions 1 to 2\n");
+    }
+  }
+}
