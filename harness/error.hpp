@@ -17,4 +17,12 @@ class DeviceUnavailable : public Error {
   using Error::Error;
 };
 
+// The device's context is lost to a sticky error (an illegal address, a failed or timed-out
+// launch, an uncorrectable ECC error...): every later CUDA call of this process fails. Only a new
+// process, with a new context, can measure again (`probe` exits kExitDeviceLost; run-all retries).
+class DeviceLost : public Error {
+ public:
+  using Error::Error;
+};
+
 }  // namespace gpuprobe

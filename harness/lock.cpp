@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include "harness/error.hpp"
@@ -28,6 +29,21 @@ std::string lock_path_for_file(const std::string& out_file) {
 std::string lock_path_for_dir(const std::string& out_dir) {
   return (std::filesystem::path(out_dir) / ".gpuprobe.lock").string();
 }
+
+namespace {
+
+// Whether process `pid` of this host is gone: none has the pid, or it is a zombie that nobody
+// reaps (a probe process killed with run-all, in a container whose init does not reap).
+bool process_gone(pid_t pid) {
+  if (::kill(pid, 0) != 0) return errno == ESRCH;
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  const std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto end_of_name = stat.rfind(") ");
+  return end_of_name != std::string::npos && end_of_name + 2 < stat.size() &&
+         stat[end_of_name + 2] == 'Z';
+}
+
+}  // namespace
 
 OutputLock::OutputLock(std::string lock_path, const std::string& what) : path_(std::move(lock_path)) {
   const std::string me = host_name();
@@ -51,8 +67,7 @@ OutputLock::OutputLock(std::string lock_path, const std::string& what) : path_(s
       std::ifstream in(path_);
       in >> pid >> host;
     }
-    const bool dead_here = host == me && pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 &&
-                           errno == ESRCH;
+    const bool dead_here = host == me && pid > 0 && process_gone(static_cast<pid_t>(pid));
     if (!dead_here) {
       if (pid <= 0) {
         throw Error(what + " is locked by " + path_ +

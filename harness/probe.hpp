@@ -92,6 +92,11 @@ struct ProbeRegistration {
 // Throws a one-line gpuprobe::Error naming the known probes.
 const ProbeSpec& find_probe(const std::string& id);
 
+// A run record of `probe` with `params` on `info` before anything is measured: status "running",
+// no points (what run_probe starts from, and what run-all writes for a probe that wrote nothing).
+nlohmann::json new_run_record(const DeviceInfo& info, const ProbeSpec& probe, const Params& params,
+                              const RepeatPolicy& repeat);
+
 // Runs one probe and returns its run record (schema gpuprobe.run). If out_path is not empty the
 // record is written there after every point and at the end. A failing probe (including a failed
 // self-check) gives status "failed" with the error and keeps its points; the error is rethrown

@@ -110,23 +110,28 @@ void ProbeContext::replace_point(std::size_t index, nlohmann::json point) {
   throw_if_interrupted();
 }
 
+nlohmann::json new_run_record(const DeviceInfo& info, const ProbeSpec& probe, const Params& params,
+                              const RepeatPolicy& repeat) {
+  return {{"schema", kRunSchema},
+          {"schema_version", kRunSchemaVersion},
+          {"gpuprobe_version", GPUPROBE_VERSION},
+          {"created_utc", utc_timestamp()},
+          {"probe", probe.id},
+          {"params", params.to_json()},
+          {"repeat_policy",
+           {{"min_repeats", repeat.min_repeats},
+            {"max_repeats", repeat.max_repeats},
+            {"target_rel_ci", repeat.target_rel_ci},
+            {"max_seconds_per_point", repeat.max_seconds}}},
+          {"device", to_json(info)},
+          {"status", "running"},
+          {"series", nlohmann::json::array()}};
+}
+
 nlohmann::json run_probe(Device& device, const ProbeSpec& probe, const Params& params,
                          const RepeatPolicy& repeat, const std::string& out_path,
                          std::ostream& log, const nlohmann::json& resume_from) {
-  nlohmann::json record = {{"schema", kRunSchema},
-                           {"schema_version", kRunSchemaVersion},
-                           {"gpuprobe_version", GPUPROBE_VERSION},
-                           {"created_utc", utc_timestamp()},
-                           {"probe", probe.id},
-                           {"params", params.to_json()},
-                           {"repeat_policy",
-                            {{"min_repeats", repeat.min_repeats},
-                             {"max_repeats", repeat.max_repeats},
-                             {"target_rel_ci", repeat.target_rel_ci},
-                             {"max_seconds_per_point", repeat.max_seconds}}},
-                           {"device", to_json(device.info())},
-                           {"status", "running"},
-                           {"series", nlohmann::json::array()}};
+  nlohmann::json record = new_run_record(device.info(), probe, params, repeat);
   nlohmann::json kept = nlohmann::json::array();
   if (resume_from.is_object()) {
     record["created_utc"] = resume_from.value("created_utc", record["created_utc"]);

@@ -51,6 +51,25 @@ std::optional<ComputeCapability> current_cc() {
   return cc;
 }
 
+// The errors that corrupt the context: every later call of the process fails with them.
+bool sticky(cudaError_t status) {
+  switch (status) {
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorAssert:
+    case cudaErrorHardwareStackError:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorLaunchFailure:
+    case cudaErrorECCUncorrectable:
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace
 
 void throw_cuda_error(cudaError_t status, const char* call, const char* file, int line) {
@@ -58,8 +77,11 @@ void throw_cuda_error(cudaError_t status, const char* call, const char* file, in
     static_cast<void>(cudaGetLastError());  // clear it: the context stays usable
     if (const auto cc = current_cc()) throw DeviceUnavailable(no_code_message(*cc));
   }
-  throw Error(short_path(file) + ":" + std::to_string(line) + ": " + call + " failed: " +
-              cudaGetErrorName(status) + " (" + cudaGetErrorString(status) + ")");
+  const std::string message = short_path(file) + ":" + std::to_string(line) + ": " + call +
+                              " failed: " + cudaGetErrorName(status) + " (" +
+                              cudaGetErrorString(status) + ")";
+  if (sticky(status)) throw DeviceLost(message + "; the CUDA context is lost (a sticky error)");
+  throw Error(message);
 }
 
 namespace {
