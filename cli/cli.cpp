@@ -211,6 +211,10 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   run_all->add_option("--only", run_only,
                       "run only these probes or families (memory, bandwidth/dram, ...; comma-separated)")
       ->delimiter(',');
+  double run_watchdog = 0;
+  run_all->add_option("--watchdog-seconds", run_watchdog,
+                      "kill a probe whose record has not changed for this long, mark it failed "
+                      "and go on (default: max(60, 10 x --max-seconds-per-point, its estimate))");
 
   auto* analyze = app.add_subcommand("analyze", "fit a machine model from run records or a CSV curve");
   std::vector<std::string> run_files;
@@ -310,6 +314,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
       options.force = run_force;
       options.profile = run_quick ? RunProfile::quick : RunProfile::full;
       options.only = run_only;
+      options.watchdog_seconds = run_watchdog;
       return cmd_run_all(options, out, err);
     }
     if (*analyze) {

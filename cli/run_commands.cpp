@@ -1,17 +1,29 @@
 #include "cli/run_commands.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <chrono>
+#include <cmath>
 #include <csignal>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
-#include <sstream>
+#include <deque>
 #include <exception>
 #include <filesystem>
+#include <fstream>
+#include <iostream>
 #include <map>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -208,6 +220,322 @@ std::string refit_model_after_interrupt(const std::string& model_path,
   }
 }
 
+// Test hooks (run_commands.hpp): whether the environment variable `name` names probe `id`.
+bool test_hook(const char* name, const std::string& id) {
+  const char* value = std::getenv(name);
+  return value != nullptr && id == value;
+}
+
+// `probe` as the test hooks want it: unchanged unless one names it.
+ProbeSpec with_test_hooks(const ProbeSpec& probe, bool resuming) {
+  const bool fail = test_hook("GPUPROBE_TEST_FAIL_PROBE", probe.id);
+  const bool hang = test_hook("GPUPROBE_TEST_HANG_PROBE", probe.id);
+  const bool lose = test_hook("GPUPROBE_TEST_STICKY_PROBE", probe.id) && !resuming;
+  if (!fail && !hang && !lose) return probe;
+  ProbeSpec hooked = probe;
+  hooked.run = [run = probe.run, fail, hang, lose](ProbeContext& ctx) {
+    run(ctx);
+    if (fail) throw Error("forced to fail by the test hook GPUPROBE_TEST_FAIL_PROBE");
+    if (lose)
+      throw DeviceLost("the test hook GPUPROBE_TEST_STICKY_PROBE: as after a sticky CUDA error");
+    while (hang) ::pause();  // a stuck kernel answers no signal either
+  };
+  return hooked;
+}
+
+// ---- run-all's supervisor: every probe in a process of its own ----
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+// "0:07", "12:31", "1:02:03".
+std::string clock_text(double seconds) {
+  const long s = std::lround(std::max(0.0, seconds));
+  char buf[32];
+  if (s >= 3600)
+    std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);
+  else
+    std::snprintf(buf, sizeof buf, "%ld:%02ld", s / 60, s % 60);
+  return buf;
+}
+
+std::string seconds_text(double seconds) {
+  std::ostringstream t;
+  t << seconds;
+  return t.str();
+}
+
+// The bar, the count, the current probe, the elapsed time and the ETA. The ETA weighs each run
+// still to measure by its estimated device time (equal weights where the plan has none), scaled
+// by how the runs done so far kept to their weights.
+class Progress {
+ public:
+  Progress(std::ostream& err, bool tty, std::size_t total, double total_weight)
+      : err_(err), tty_(tty), total_(total), remaining_weight_(total_weight) {}
+
+  void start(std::size_t index, const std::string& label, double weight) {
+    index_ = index;
+    label_ = label;
+    weight_ = weight;
+    current_start_ = Clock::now();
+    if (tty_) {
+      draw();
+    } else {
+      err_ << "gpuprobe: [" << index + 1 << "/" << total_ << "] " << label_ << "  " << times()
+           << "\n";
+    }
+  }
+  // The current run is done: `measured` when it ran (a kept record costs no time).
+  void finish(bool measured) {
+    remaining_weight_ -= weight_;
+    if (measured) {
+      done_weight_ += weight_;
+      measured_seconds_ += seconds_since(current_start_);
+    }
+    weight_ = 0;
+  }
+  // A line of its own (above the bar on a terminal).
+  void note(const std::string& line) {
+    if (tty_ && drawn_) err_ << "\r\033[K";
+    err_ << line << "\n";
+    if (tty_ && drawn_) draw();
+  }
+  // Redraws the bar at most twice a second (a terminal only).
+  void tick() {
+    if (tty_ && seconds_since(last_draw_) >= 0.5) draw();
+  }
+  void end() {
+    if (tty_ && drawn_) err_ << "\r\033[K" << std::flush;
+    drawn_ = false;
+  }
+
+ private:
+  std::string times() const {
+    std::string eta = "--:--";
+    const double rate = done_weight_ > 0 ? measured_seconds_ / done_weight_ : 0;
+    if (rate > 0)
+      eta = clock_text(std::max(0.0, rate * remaining_weight_ - seconds_since(current_start_)));
+    return "elapsed " + clock_text(seconds_since(started_)) + "  ETA " + eta;
+  }
+  void draw() {
+    constexpr std::size_t kWidth = 10;
+    const std::size_t filled = total_ == 0 ? kWidth : kWidth * index_ / total_;
+    err_ << "\r\033[K[" << std::string(filled, '#') << std::string(kWidth - filled, '.') << "] "
+         << index_ + 1 << "/" << total_ << " " << label_ << "  " << times() << std::flush;
+    drawn_ = true;
+    last_draw_ = Clock::now();
+  }
+
+  std::ostream& err_;
+  bool tty_;
+  std::size_t total_, index_ = 0;
+  std::string label_;
+  double weight_ = 0, remaining_weight_, done_weight_ = 0, measured_seconds_ = 0;
+  Clock::time_point started_ = Clock::now(), current_start_ = started_, last_draw_ = started_;
+  bool drawn_ = false;
+};
+
+// A file's identity and state, to tell whether it was rewritten.
+struct FileStamp {
+  bool exists = false;
+  ino_t inode = 0;
+  off_t size = 0;
+  long long mtime_ns = 0;
+  bool operator==(const FileStamp& o) const {
+    return exists == o.exists && inode == o.inode && size == o.size && mtime_ns == o.mtime_ns;
+  }
+  bool operator!=(const FileStamp& o) const { return !(*this == o); }
+};
+
+FileStamp stamp_of(const std::string& path) {
+  struct stat st {};
+  FileStamp f;
+  if (::stat(path.c_str(), &st) != 0) return f;
+  f.exists = true;
+  f.inode = st.st_ino;
+  f.size = st.st_size;
+  f.mtime_ns = static_cast<long long>(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec;
+  return f;
+}
+
+// How a probe's process ended.
+struct ChildEnd {
+  pid_t pid = 0;
+  bool exited = false;      // else killed by `signal_number`
+  int code = 0;             // exit status
+  int signal_number = 0;
+  bool watchdog = false;    // killed by the watchdog
+  int forwarded = 0;        // the SIGINT or SIGTERM passed on to it, or 0
+  std::string error;        // its last "gpuprobe: error: ..." line, without the prefix
+};
+
+// What a probe's process prints goes through (not on a terminal), but for what run-all says
+// itself: the simulator's banner, the probe's first line, skips, errors, interrupts, "wrote".
+bool worth_forwarding(const std::string& line, const std::string& probe_id) {
+  for (const char* own : {"##", "gpuprobe: error:", "gpuprobe: interrupted", "wrote "})
+    if (line.rfind(own, 0) == 0) return false;
+  for (const char* own : {" on ", " skipped: "})
+    if (line.rfind("gpuprobe: " + probe_id + own, 0) == 0) return false;
+  return line.find_first_not_of(' ') != std::string::npos;
+}
+
+// Runs `argv` (argv[0]: the executable) in its own process group, its output read through a pipe,
+// until it ends. No change of `record` and no output for `watchdog_seconds`: its group is killed.
+// A SIGINT or SIGTERM to run-all is passed on to it, and it is waited for.
+ChildEnd run_child(const std::vector<std::string>& argv, const std::string& probe_id,
+                   const std::string& record, double watchdog_seconds, Progress& progress,
+                   bool forward_lines) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) throw Error(std::string("cannot make a pipe: ") + std::strerror(errno));
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    const int e = errno;
+    ::close(fds[0]);
+    ::close(fds[1]);
+    throw Error(std::string("cannot start a process: ") + std::strerror(e));
+  }
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // run-all killed: its probe goes with it
+    if (::getppid() != parent) ::_exit(127);
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    ::signal(SIGINT, SIG_DFL);
+    ::signal(SIGTERM, SIG_DFL);
+    ::dup2(fds[1], STDOUT_FILENO);
+    ::dup2(fds[1], STDERR_FILENO);
+    ::execv(args[0], args.data());
+    const std::string msg = std::string("gpuprobe: error: cannot run ") + args[0] + ": " +
+                            std::strerror(errno) + "\n";
+    if (::write(STDERR_FILENO, msg.data(), msg.size()) < 0) {
+    }
+    ::_exit(127);
+  }
+  ::setpgid(pid, pid);  // both sides, whichever runs first
+  ::close(fds[1]);
+  ::fcntl(fds[0], F_SETFL, ::fcntl(fds[0], F_GETFL) | O_NONBLOCK);
+  ChildEnd end;
+  end.pid = pid;
+  std::string pending;
+  bool open = true, reaped = false;
+  int status = 0;
+  FileStamp seen = stamp_of(record);
+  Clock::time_point last_progress = Clock::now();
+  const auto take_line = [&](const std::string& line) {
+    if (line.rfind("gpuprobe: error: ", 0) == 0) end.error = line.substr(17);
+    if (forward_lines && worth_forwarding(line, probe_id)) progress.note(line);
+  };
+  while (!reaped || open) {
+    if (open) {
+      pollfd p{fds[0], POLLIN, 0};
+      ::poll(&p, 1, reaped ? 0 : 100);
+      char buf[4096];
+      for (;;) {
+        const ssize_t n = ::read(fds[0], buf, sizeof buf);
+        if (n > 0) {
+          pending.append(buf, static_cast<std::size_t>(n));
+          last_progress = Clock::now();
+          continue;
+        }
+        if (n == 0 || (errno != EAGAIN && errno != EINTR)) open = false;
+        else if (reaped) open = false;  // a grandchild holds the pipe: not waited for
+        break;
+      }
+      for (auto nl = pending.find('\n'); nl != std::string::npos; nl = pending.find('\n')) {
+        take_line(pending.substr(0, nl));
+        pending.erase(0, nl + 1);
+      }
+    } else if (!reaped) {
+      ::usleep(100000);
+    }
+    if (!reaped) {
+      const pid_t r = ::waitpid(pid, &status, WNOHANG);
+      if (r == pid || (r < 0 && errno != EINTR)) {
+        reaped = true;
+        continue;  // drain what is left in the pipe
+      }
+    }
+    if (reaped) continue;
+    if (const FileStamp now = stamp_of(record); now != seen) {
+      seen = now;
+      last_progress = Clock::now();
+    }
+    if (const int sig = interrupt_signal(); sig != 0 && end.forwarded == 0) {
+      end.forwarded = sig;
+      ::kill(-pid, sig);
+      last_progress = Clock::now();  // it gets a watchdog's time to save and stop
+    }
+    if (!end.watchdog && seconds_since(last_progress) > watchdog_seconds) {
+      end.watchdog = true;
+      ::kill(-pid, SIGKILL);
+      ::kill(pid, SIGKILL);
+    }
+    progress.tick();
+  }
+  ::close(fds[0]);
+  if (!pending.empty()) take_line(pending);
+  end.exited = WIFEXITED(status);
+  end.code = end.exited ? WEXITSTATUS(status) : 0;
+  end.signal_number = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+  ::kill(-pid, SIGKILL);  // anything it left in its group
+  return end;
+}
+
+// The record at `path`, or null if there is none or it cannot be read.
+nlohmann::json record_at(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return nullptr;
+  try {
+    return read_json_file(path);
+  } catch (const Error&) {
+    return nullptr;
+  }
+}
+
+// Marks the record at `path` with `status` (and `error`, when not empty), keeping its points; a
+// probe that wrote nothing gets a record of its own, without points, so that its outcome is
+// recorded. Written atomically.
+void mark_record(const std::string& path, const std::string& status, const std::string& error,
+                 const ProbeSpec& probe, const Params& params, const DeviceInfo& info,
+                 double max_seconds) {
+  nlohmann::json record = record_at(path);
+  if (!record.is_object() || record.value("schema", "") != kRunSchema)
+    record = new_run_record(info, probe, params, repeat_policy(max_seconds));
+  record["status"] = status;
+  if (!error.empty()) record["error"] = error;
+  write_json_atomically(path, record);
+}
+
+// The lock a killed probe process left on its record (FILE.lock naming its pid) is removed.
+void remove_lock_of(const std::string& record, pid_t pid_gone) {
+  const std::string lock = lock_path_for_file(record);
+  std::ifstream in(lock);
+  long pid = 0;
+  if (in >> pid && pid == pid_gone) ::unlink(lock.c_str());
+}
+
+std::string signal_text(int sig) {
+  switch (sig) {
+    case SIGSEGV: return "SIGSEGV";
+    case SIGABRT: return "SIGABRT";
+    case SIGBUS: return "SIGBUS";
+    case SIGFPE: return "SIGFPE";
+    case SIGILL: return "SIGILL";
+    case SIGKILL: return "SIGKILL";
+    case SIGINT: return "SIGINT";
+    case SIGTERM: return "SIGTERM";
+    default: return "signal " + std::to_string(sig);
+  }
+}
+
 }  // namespace
 
 int cmd_probe(const std::string& id, const std::string& device_spec, const std::string& out_path,
@@ -242,7 +570,16 @@ int cmd_probe(const std::string& id, const std::string& device_spec, const std::
   err << "gpuprobe: " << id << " on " << dev->info().name << "\n";
   nlohmann::json record;
   try {
-    record = run_probe(*dev, probe, params, repeat_policy(max_seconds), out_path, err, resume_from);
+    record = run_probe(*dev, with_test_hooks(probe, resume_from.is_object()), params,
+                       repeat_policy(max_seconds), out_path, err, resume_from);
+  } catch (const DeviceLost& e) {
+    const std::size_t kept = points_in(out_path);
+    err << "gpuprobe: error: " << e.what() << " ("
+        << (kept > 0 ? std::to_string(kept) + " measured points kept in " + out_path +
+                           "; continue in a new process with the same command and --resume"
+                     : std::string("nothing measured; run the same command again"))
+        << ")\n";
+    return kExitDeviceLost;
   } catch (const Interrupted& e) {
     const std::size_t kept = points_in(out_path);
     err << "gpuprobe: interrupted by " << signal_name(e.signal_number()) << ": "
@@ -264,38 +601,55 @@ int cmd_run_all(const RunAllOptions& options, std::ostream& out, std::ostream& e
   const double max_seconds = options.max_seconds_per_point;
   const bool resume = options.resume, force = options.force;
   check_max_seconds(max_seconds);
+  if (!(options.watchdog_seconds >= 0) || !(options.watchdog_seconds <= kMaxWatchdogSeconds))
+    throw Error("--watchdog-seconds must be a positive number of seconds, at most " +
+                std::to_string(static_cast<int>(kMaxWatchdogSeconds)) + " (got " +
+                seconds_text(options.watchdog_seconds) + ")");
   if (resume && force) throw Error("--resume keeps earlier results and --force replaces them: give one");
   // Every probe and parameter is checked before anything is opened or written.
   struct Job {
     const ProbeSpec* probe;
     Params params;
     std::string label, path;
-    nlohmann::json earlier;  // the record already there (--resume), or null
+    std::vector<std::string> param_args;  // "--name", "value", ... for `probe`
+    double estimate;                      // the plan's device seconds, 0 if none
+    nlohmann::json earlier;               // the record already there (--resume), or null
   };
   std::vector<Job> jobs;
   for (const auto& planned : select_runs(run_all_plan(options.profile), options.only)) {
     const ProbeSpec& probe = find_probe(planned.probe);
     std::string label = planned.probe;
-    for (const auto& [k, v] : planned.params) label += " --" + k + " " + v;
-    jobs.push_back({&probe, Params::parse(probe.params, planned.params), label, planned.file, {}});
+    std::vector<std::string> args;
+    for (const auto& [k, v] : planned.params) {
+      label += " --" + k + " " + v;
+      args.push_back("--" + k);
+      args.push_back(v);
+    }
+    jobs.push_back({&probe, Params::parse(probe.params, planned.params), label, planned.file, args,
+                    planned.estimated_device_seconds, {}});
   }
   const bool dir_given = !out_dir.empty();
   if (dir_given) require_writable_dir((fs::path(out_dir) / "raw").string());
   auto dev = open_for_run(device_spec, err);
-  const DeviceInfo& info = dev->info();
+  const DeviceInfo info = dev->info();
+  // Each probe opens the device in its own process: the same one ("auto" as it was resolved).
+  const std::string child_spec =
+      device_spec != "auto" ? device_spec : info.simulated ? "sim:" + info.sim_preset : "cuda:0";
+  dev.reset();
   if (!dir_given) {
     out_dir = "results/" + (info.simulated ? "sim-" + info.sim_preset : slug(info.name));
     require_writable_dir((fs::path(out_dir) / "raw").string());
   }
   const OutputLock lock(lock_path_for_dir(out_dir), out_dir);
+  const std::string raw_dir = (fs::path(out_dir) / "raw").string();
   remove_stale_temporaries(out_dir);
-  remove_stale_temporaries((fs::path(out_dir) / "raw").string());
+  remove_stale_temporaries(raw_dir);
   const std::string model_path = (fs::path(out_dir) / "machine_model.json").string();
   check_output_path(model_path);
   std::vector<std::string> existing;
   std::error_code ec;
   for (auto& job : jobs) {
-    job.path = (fs::path(out_dir) / "raw" / job.path).string();
+    job.path = (fs::path(raw_dir) / job.path).string();
     check_output_path(job.path);
     if (fs::exists(job.path, ec)) existing.push_back(job.path);
   }
@@ -320,48 +674,135 @@ int cmd_run_all(const RunAllOptions& options, std::ostream& out, std::ostream& e
       job.earlier = std::move(earlier);
     }
   }
+  std::string executable = options.probe_executable;
+  if (executable.empty()) {
+    std::error_code self_ec;
+    executable = fs::read_symlink("/proc/self/exe", self_ec).string();
+    if (self_ec) throw Error("cannot find the gpuprobe executable (/proc/self/exe): " + self_ec.message());
+  }
   const std::string resume_hint = "gpuprobe run-all --device " + device_spec + " --out " + out_dir +
                                   " --resume";
+  // Weights for the ETA: the plan's estimates, equal where there are none.
+  double estimated = 0;
+  std::size_t with_estimate = 0;
+  for (const auto& job : jobs)
+    if (job.estimate > 0) estimated += job.estimate, ++with_estimate;
+  const double fallback_weight = with_estimate > 0 ? estimated / with_estimate : 1.0;
+  const auto weight_of = [&](const Job& job) { return job.estimate > 0 ? job.estimate : fallback_weight; };
+  double total_weight = 0;
+  for (const auto& job : jobs)
+    if (!(job.earlier.is_object() && complete(job.earlier))) total_weight += weight_of(job);
+  const bool tty = &err == &std::cerr && ::isatty(STDERR_FILENO) == 1;
+  Progress progress(err, tty, jobs.size(), total_weight);
   install_interrupt_handlers();
-  std::vector<nlohmann::json> runs;
-  std::vector<std::string> paths;
-  int failures = 0;
-  std::size_t kept_complete = 0;
-  for (const auto& job : jobs) {
-    err << "gpuprobe: " << job.label << "\n";
-    try {
-      throw_if_interrupted();
-      if (job.earlier.is_object() && complete(job.earlier)) {
-        err << "  complete in " << job.path << ": kept as it is\n";
-        runs.push_back(job.earlier);
-        paths.push_back(job.path);
-        ++kept_complete;
+  struct Outcome {
+    std::string label, why;
+  };
+  std::vector<Outcome> skipped, failed;
+  std::size_t ok = 0, kept_complete = 0;
+  std::vector<std::string> record_paths;
+  for (const auto& j : jobs) record_paths.push_back(j.path);
+  const auto interrupted = [&](int sig, const Job* job) {
+    progress.end();
+    const std::size_t points = job ? points_in(job->path) : 0;
+    err << "gpuprobe: interrupted by " << signal_name(sig) << ": kept " << kept_complete
+        << " complete record(s)"
+        << (points > 0 ? " and " + std::to_string(points) + " points of " + job->label : "")
+        << " in " << raw_dir << " (" << refit_model_after_interrupt(model_path, record_paths)
+        << "); resume with: " << resume_hint << "\n";
+    return 128 + sig;
+  };
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const Job& job = jobs[i];
+    if (const int sig = interrupt_signal(); sig != 0) return interrupted(sig, nullptr);
+    const bool kept = job.earlier.is_object() && complete(job.earlier);
+    progress.start(i, job.label, kept ? 0 : weight_of(job));
+    if (kept) {
+      if (!tty) progress.note("  complete in " + job.path + ": kept as it is");
+      progress.finish(false);
+      ++kept_complete;
+      if (job.earlier["status"] == "skipped")
+        skipped.push_back({job.label, job.earlier.value("skip_reason", "")});
+      else
+        ++ok;
+      continue;
+    }
+    const double watchdog = options.watchdog_seconds > 0
+                                ? options.watchdog_seconds
+                                : std::max({60.0, 10 * max_seconds, job.estimate});
+    // The file as it was before this run touched it: --resume continues a record only if it is
+    // the earlier one kept by --resume, or one this run wrote.
+    const FileStamp before = stamp_of(job.path);
+    ChildEnd end;
+    for (int attempt = 0;; ++attempt) {
+      std::vector<std::string> argv = {executable, "probe", job.probe->id, "--device", child_spec,
+                                       "--out", job.path, "--max-seconds-per-point",
+                                       seconds_text(max_seconds)};
+      argv.insert(argv.end(), job.param_args.begin(), job.param_args.end());
+      if ((resume && job.earlier.is_object()) || stamp_of(job.path) != before) argv.push_back("--resume");
+      end = run_child(argv, job.probe->id, job.path, watchdog, progress, !tty);
+      if (end.watchdog || !end.exited) {
+        remove_lock_of(job.path, end.pid);
+        remove_stale_temporaries(raw_dir);
+      }
+      if (end.exited && end.code == kExitDeviceLost && end.forwarded == 0 && attempt == 0) {
+        progress.note("gpuprobe: " + job.label + ": " + end.error +
+                      "; measuring it again in a new process, keeping its " +
+                      std::to_string(points_in(job.path)) + " points");
         continue;
       }
-      runs.push_back(run_probe(*dev, *job.probe, job.params, repeat_policy(max_seconds), job.path,
-                               err, job.earlier));
-      paths.push_back(job.path);
-      ++kept_complete;
-    } catch (const Interrupted& e) {
-      const std::size_t points = points_in(job.path);
-      std::vector<std::string> record_paths;
-      for (const auto& j : jobs) record_paths.push_back(j.path);
-      err << "gpuprobe: interrupted by " << signal_name(e.signal_number()) << ": kept "
-          << kept_complete << " complete record(s)"
-          << (points > 0 ? " and " + std::to_string(points) + " points of " + job.label : "")
-          << " in " << (fs::path(out_dir) / "raw").string() << " ("
-          << refit_model_after_interrupt(model_path, record_paths) << "); resume with: " << resume_hint
-          << "\n";
-      return 128 + e.signal_number();
-    } catch (const DeviceUnavailable&) {
-      throw;  // nothing else can run either
-    } catch (const std::exception& e) {
-      ++failures;
-      err << "gpuprobe: error: " << job.label << " failed: " << e.what()
-          << (points_in(job.path) > 0 ? " (what it measured is kept in " + job.path + ")"
-                                      : std::string(" (nothing written)"))
-          << "\n";
+      break;
     }
+    const nlohmann::json record = record_at(job.path);
+    const std::string status = record.is_object() ? record.value("status", "") : "";
+    std::string error;  // why this run failed, or ""
+    if (end.watchdog) {
+      error = "watchdog: no progress for " + seconds_text(watchdog) + " s";
+      if (end.forwarded != 0) error += " after " + signal_name(end.forwarded);
+    } else if (end.forwarded != 0) {
+      // Interrupted: its record says so (a process killed before it could is marked here).
+      if (status == "running") mark_record(job.path, "interrupted", "", *job.probe, job.params, info, max_seconds);
+      progress.finish(true);
+      return interrupted(end.forwarded, &job);
+    } else if (!end.exited) {
+      error = "its process was killed by " + signal_text(end.signal_number);
+    } else if (status == "skipped") {
+      skipped.push_back({job.label, record.value("skip_reason", "")});
+      progress.note("gpuprobe: " + job.label + " skipped: " + record.value("skip_reason", ""));
+    } else if (end.code == 0 && status == "ok") {
+      ++ok;
+    } else {
+      error = status == "failed" && record.contains("error") && record["error"].is_string()
+                  ? record["error"].get<std::string>()
+                  : !end.error.empty() ? end.error
+                                       : "its process exited with " + std::to_string(end.code);
+    }
+    if (!error.empty()) {
+      if (const auto nl = error.find('\n'); nl != std::string::npos) error.resize(nl);
+      // The record says failed, with the error, and keeps its points (one with none is written).
+      // A record the probe never touched (it refused to start: a lock) is left as it was.
+      const bool touched = stamp_of(job.path) != before || !before.exists;
+      if (end.watchdog || !end.exited || (touched && (status != "failed" || !record.contains("error"))))
+        mark_record(job.path, "failed", error, *job.probe, job.params, info, max_seconds);
+      failed.push_back({job.label, error});
+      const std::size_t points = points_in(job.path);
+      progress.note("gpuprobe: error: " + job.label + " failed: " + error +
+                    (points > 0 ? " (its " + std::to_string(points) + " points are kept in " + job.path + ")"
+                                : " (recorded in " + job.path + ")"));
+    }
+    progress.finish(true);
+    if (end.forwarded != 0) return interrupted(end.forwarded, &job);
+  }
+  progress.end();
+  // The model: every complete record, and every cut one that holds points (with a warning).
+  std::vector<nlohmann::json> runs;
+  std::vector<std::string> paths;
+  for (const auto& job : jobs) {
+    nlohmann::json record = record_at(job.path);
+    if (!record.is_object()) continue;
+    if (!complete(record) && record.value("series", nlohmann::json::array()).empty()) continue;
+    runs.push_back(std::move(record));
+    paths.push_back(job.path);
   }
   if (!runs.empty()) {
     const auto model = analysis::build_machine_model(runs, paths);
@@ -370,8 +811,13 @@ int cmd_run_all(const RunAllOptions& options, std::ostream& out, std::ostream& e
     out << "wrote " << model_path << "\n";
   }
   if (info.simulated) print_sim_banner(err, info);
-  if (failures > 0) {
-    err << "gpuprobe: error: " << failures << " probe run(s) failed; see the messages above\n";
+  err << "gpuprobe: run-all: " << ok << " ok, " << skipped.size() << " skipped, " << failed.size()
+      << " failed" << (kept_complete > 0 ? " (" + std::to_string(kept_complete) + " kept from before)" : "")
+      << "\n";
+  for (const auto& s : skipped) err << "  skipped " << s.label << ": " << s.why << "\n";
+  for (const auto& f : failed) err << "  failed " << f.label << ": " << f.why << "\n";
+  if (!failed.empty()) {
+    err << "gpuprobe: error: " << failed.size() << " probe run(s) failed; see the messages above\n";
     return 1;
   }
   return 0;

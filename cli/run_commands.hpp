@@ -12,9 +12,22 @@ namespace gpuprobe {
 // The largest --max-seconds-per-point (it must be positive and finite).
 inline constexpr double kMaxSecondsPerPoint = 3600;
 
+// The largest --watchdog-seconds of run-all (a day).
+inline constexpr double kMaxWatchdogSeconds = 86400;
+
+// `probe`'s exit code when the device's context was lost to a sticky error (DeviceLost,
+// harness/error.hpp): what it measured is saved, and the same command with --resume, in a new
+// process, continues. run-all retries such a probe once that way. (EX_TEMPFAIL of sysexits.h.)
+inline constexpr int kExitDeviceLost = 75;
+
 // Every parameter is checked before anything is written; the output is locked against a second
 // run; --resume continues an interrupted record. A SIGINT or SIGTERM ends the run with one line
-// saying what was kept and how to resume, and exit code 128 + the signal's number.
+// saying what was kept and how to resume, and exit code 128 + the signal's number; a lost device
+// context (a sticky CUDA error) exits kExitDeviceLost.
+// Test hooks, read here and only for run-all's isolation tests: GPUPROBE_TEST_FAIL_PROBE=<id>
+// makes probe <id> fail once its points are measured, GPUPROBE_TEST_HANG_PROBE=<id> makes it hang
+// there (it never ends by itself), and GPUPROBE_TEST_STICKY_PROBE=<id> makes a run of it that does
+// not --resume end there as after a sticky CUDA error.
 int cmd_probe(const std::string& id, const std::string& device_spec, const std::string& out_path,
               double max_seconds, bool resume, const std::vector<std::string>& extras,
               std::ostream& out, std::ostream& err);
@@ -26,10 +39,22 @@ struct RunAllOptions {
   bool resume = false, force = false;
   RunProfile profile = RunProfile::full;
   std::vector<std::string> only;  // probe ids or families to run; empty: all
+  // A probe whose record has not changed (and which printed nothing) for this long is killed and
+  // its record marked failed; 0: max(60 s, 10 x max_seconds_per_point, the plan's estimate).
+  double watchdog_seconds = 0;
+  // The gpuprobe executable that runs each probe (`probe ... --resume`); empty: this process's
+  // own (/proc/self/exe). A program that embeds cmd_run_all must name gpuprobe here.
+  std::string probe_executable;
 };
 
 // A folder holding results is refused unless `resume` (complete records are kept byte for byte,
 // interrupted ones continued from their last point) or `force` (everything measured again).
+// Each probe runs in a process of its own (`gpuprobe probe`), so that one that crashes, hangs
+// (the watchdog) or loses the device context cannot take the others down: its record says
+// `failed` with the `error`, and the run goes on; one that lost the context is retried once in a
+// new process, keeping its points. Progress: one redrawn line on a terminal, else one line per
+// probe, with the count, the elapsed time and an ETA. The machine model is fitted at the end from
+// every complete record and every cut one that holds points. Exit 1 when a probe failed.
 int cmd_run_all(const RunAllOptions& options, std::ostream& out, std::ostream& err);
 
 }  // namespace gpuprobe

@@ -473,3 +473,42 @@ TEST_CASE("two runs into the same output at once: the second refuses in one line
     CHECK(r.err.find("footprint_bytes=") == std::string::npos);  // measured nothing
   }
 }
+
+TEST_CASE("run-all --watchdog-seconds must be a positive finite number", "[cli][bounds]") {
+  Scratch s;
+  for (const char* value : {"nan", "inf", "-1", "1e9"}) {
+    INFO(value);
+    const auto r = run(s, "run-all --device sim:h100 --watchdog-seconds " + std::string(value) +
+                              " --out " + (s / "x"));
+    CHECK(r.rc == 1);
+    CHECK(lines(r.err) == 1);
+    CHECK(r.err.find("--watchdog-seconds") != std::string::npos);
+    CHECK_FALSE(fs::exists(s / "x"));
+  }
+}
+
+TEST_CASE("a probe that lost its device context saves its points, exits 75, and --resume in a new "
+          "process finishes it",
+          "[cli][resume]") {
+  Scratch s;
+  const std::string out = s / "alu.json";
+  const std::string args = "probe compute/alu --device sim:v100 --out " + out;
+  // The test hook makes a run that does not resume end as after a sticky CUDA error.
+  ::setenv("GPUPROBE_TEST_STICKY_PROBE", "compute/alu", 1);
+  auto r = run(s, args);
+  const auto lost = nlohmann::json::parse(slurp(out));
+  INFO(r.err);
+  CHECK(r.rc == 75);
+  CHECK(lines(error_lines(r.err)) == 1);
+  CHECK(error_lines(r.err).find("sticky") != std::string::npos);
+  CHECK(error_lines(r.err).find("--resume") != std::string::npos);
+  CHECK(lost["status"] == "failed");
+  REQUIRE(lost["series"].size() > 3);
+  r = run(s, args + " --resume");
+  ::unsetenv("GPUPROBE_TEST_STICKY_PROBE");
+  REQUIRE(r.rc == 0);
+  const auto done = nlohmann::json::parse(slurp(out));
+  CHECK(done["status"] == "ok");
+  CHECK(done["series"] == lost["series"]);  // every point kept, none measured again
+  CHECK_FALSE(done.contains("error"));
+}
