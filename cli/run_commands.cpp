@@ -746,7 +746,10 @@ int cmd_run_all(const RunAllOptions& options, std::ostream& out, std::ostream& e
         remove_stale_temporaries(raw_dir);
       }
       if (end.exited && end.code == kExitDeviceLost && end.forwarded == 0 && attempt == 0) {
-        progress.note("gpuprobe: " + job.label + ": " + end.error +
+        std::string why = end.error;  // without probe's advice to resume: run-all does that
+        if (const auto at = why.rfind(" ("); at != std::string::npos && why.find("measured", at) != std::string::npos)
+          why.resize(at);
+        progress.note("gpuprobe: " + job.label + ": " + why +
                       "; measuring it again in a new process, keeping its " +
                       std::to_string(points_in(job.path)) + " points");
         continue;
