@@ -635,6 +635,14 @@ int cmd_run_all(const RunAllOptions& options, std::ostream& out, std::ostream& e
   // Each probe opens the device in its own process: the same one ("auto" as it was resolved).
   const std::string child_spec =
       device_spec != "auto" ? device_spec : info.simulated ? "sim:" + info.sim_preset : "cuda:0";
+  // The probes open the device themselves: this process gives its context back, so it holds no
+  // GPU memory meanwhile and an exclusive-process GPU stays open to them.
+  try {
+    dev->release_context();
+  } catch (const std::exception& e) {
+    err << "gpuprobe: warning: cannot give back the device context (" << e.what()
+        << "); the probes open the device beside it\n";
+  }
   dev.reset();
   if (!dir_given) {
     out_dir = "results/" + (info.simulated ? "sim-" + info.sim_preset : slug(info.name));

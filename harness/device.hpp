@@ -68,6 +68,10 @@ class Device {
   // The shortest timed region whose %globaltimer reading is precise to 0.1% (1 ms: before Hopper
   // the timer ticks in microseconds).
   virtual uint64_t min_timed_region_ns() const = 0;
+  // Gives back what this process holds on the device (a GPU's primary context and its memory),
+  // so that other processes can open it, in an exclusive compute mode too. Nothing of this device
+  // may be used afterwards. The simulator holds nothing.
+  virtual void release_context() {}
 
   // The operations of family Ops on this device; throws OpsUnavailable naming the family and the
   // backend when no implementation is registered. Created once per device.

@@ -194,6 +194,11 @@ CudaDevice::CudaDevice(int ordinal) : ordinal_(ordinal) {
 
 void CudaDevice::select() const { GPUPROBE_CUDA_CHECK(cudaSetDevice(ordinal_)); }
 
+void CudaDevice::release_context() {
+  select();
+  GPUPROBE_CUDA_CHECK(cudaDeviceReset());
+}
+
 uint64_t CudaDevice::free_memory_bytes() {
   select();
   size_t free_bytes = 0;

@@ -17,6 +17,9 @@ class CudaDevice final : public Device {
   nlohmann::json warm_up(double max_seconds) override;
   nlohmann::json telemetry() override;
   uint64_t min_timed_region_ns() const override { return 1'000'000; }
+  // cudaDeviceReset of this device: its primary context is destroyed (run-all's supervisor,
+  // before each probe opens the device in a process of its own).
+  void release_context() override;
 
   int ordinal() const { return ordinal_; }
   // Makes this device current for the calling thread (every runtime call after it is checked).
