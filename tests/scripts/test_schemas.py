@@ -2,11 +2,11 @@
 """Schema validation of every output: docs/schema/*.schema.json against what gpuprobe writes.
 (a) every JSON of the simulated run-all fixture (tests/scripts/sim_run_all_fixture.py: run
 records, the machine model, the roofline report) is valid, and so are the models `analyze
---import-csv` makes of each curve kind, a record while its probe runs and once interrupted,
-`compare`'s JSON of the fixture's model against published profiles and `aggregate`'s of three
-copies of it (one slowed down); (b) so is every committed JSON that names a schema (results/,
-tests/data/); (c) mutants of valid documents (a wrong type, a missing field, a bad enum, a broken
-status rule, a bad metric row) are refused, each at its JSON path."""
+--import-csv` makes of each curve kind, a record while its probe runs, once interrupted and one
+that failed, `compare`'s JSON of the fixture's model against published profiles and
+`aggregate`'s of three copies of it (one slowed down); (b) so is every committed JSON that names a
+schema (results/, tests/data/); (c) mutants of valid documents (a wrong type, a missing field, a
+bad enum, a broken status rule, a bad metric row) are refused, each at its JSON path."""
 import copy
 import json
 import os
@@ -118,6 +118,27 @@ def interrupted_record(gpuprobe, schemas):
         done = load(out)
         check(done.get("status") == "interrupted", f"after SIGINT: status {done.get('status')}")
         expect_valid(done, schemas, "an interrupted record")
+
+
+def failed_record(gpuprobe, schemas):
+    """A record of a probe that failed (run-all's test hook GPUPROBE_TEST_FAIL_PROBE,
+    cli/run_commands.hpp): status failed with its error, and the run's other records."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "run")
+        r = subprocess.run([gpuprobe, "run-all", "--device", "sim:h100", "--quick", "--only",
+                            "memory/chase_shared,compute/alu", "--out", out],
+                           env=dict(os.environ, GPUPROBE_TEST_FAIL_PROBE="compute/alu"),
+                           capture_output=True, text=True)
+        check(r.returncode == 1, f"run-all with a failing probe exits 1: rc {r.returncode}")
+        path = os.path.join(out, "raw", "compute_alu.json")
+        if not check(os.path.isfile(path), "run-all wrote no record of the failing probe"):
+            return
+        doc = load(path)
+        check(doc.get("status") == "failed" and doc.get("error"),
+              f"the failing probe's record: status {doc.get('status')}, error {doc.get('error')}")
+        for p in vo.json_files([out]):
+            expect_valid(load(p), schemas,
+                         f"run-all with a failing probe: {os.path.relpath(p, out)}")
 
 
 def imported_models(gpuprobe, schemas):
@@ -434,6 +455,7 @@ def main():
     docs = fixture_outputs(args.build_dir, schemas)
     imported_models(args.gpuprobe, schemas)
     interrupted_record(args.gpuprobe, schemas)
+    failed_record(args.gpuprobe, schemas)
     if docs:
         compared(args.gpuprobe, args.source_dir, args.build_dir, schemas)
         aggregated(args.gpuprobe, args.build_dir, schemas)
