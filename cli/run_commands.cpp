@@ -645,7 +645,7 @@ int cmd_run_all(const RunAllOptions& options, std::ostream& out, std::ostream& e
   }
   dev.reset();
   if (!dir_given) {
-    out_dir = "results/" + (info.simulated ? "sim-" + info.sim_preset : slug(info.name));
+    out_dir = "results/" + (info.simulated ? "sim-" + slug(info.sim_preset) : slug(info.name));
     require_writable_dir((fs::path(out_dir) / "raw").string());
   }
   const OutputLock lock(lock_path_for_dir(out_dir), out_dir);

@@ -30,7 +30,9 @@ def main():
         # under the caller's folder, not the script's.
         rel = f"gpuprobe-run-all-test-{os.getpid()}"
         out = os.path.join(tmp, rel)
-        r = subprocess.run([script, "--device=sim:v100", "--out", rel], env=env, cwd=tmp,
+        # --quick: the whole chain (run-all, model, plots, roofline, report) at a CI cost;
+        # tests/scripts/test_run_all_profiles.py holds --quick against --full.
+        r = subprocess.run([script, "--device=sim:v100", "--quick", "--out", rel], env=env, cwd=tmp,
                            capture_output=True, text=True)
         check(r.returncode == 0, f"run-all.sh failed: {r.stderr[-2000:]}")
         misplaced = os.path.join(args.source_dir, rel)
@@ -38,7 +40,7 @@ def main():
             check(False, "a relative --out was taken relative to the source folder")
             shutil.rmtree(misplaced)
         for name in ("machine_model.json", "latency.png", "latency.svg",
-                     os.path.join("raw", "memory_chase_ca.json"),
+                     os.path.join("raw", "memory_chase_default.json"),
                      os.path.join("raw", "bandwidth_dram.json"),
                      "machine_model.bandwidth-footprint.png", "machine_model.bandwidth-inflight.svg",
                      "machine_model.loaded-latency.png", "machine_model.roofline.json",
