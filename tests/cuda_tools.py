@@ -1,4 +1,5 @@
-"""Shared by the Python tests: finding the CUDA disassemblers and reading CMake booleans."""
+"""Shared by the Python tests: their arguments, their checks (Checks), finding the CUDA
+disassemblers and reading CMake booleans."""
 import argparse
 import glob
 import os
@@ -38,6 +39,32 @@ def test_args(description):
     parser.add_argument("--with-cuda", default="0")
     parser.add_argument("--cuda-targets", default="")
     return parser.parse_args()
+
+
+class Checks:
+    """One way to check in a Python test: `check = Checks("name")`, then `check(condition, message)`
+    prints `FAIL: message` when the condition is false and returns the condition;
+    `check.failures` lists the failed messages; `check.finish()` prints `name: N passed, M failed`
+    and returns the test's exit code (1 on any failure)."""
+
+    def __init__(self, name):
+        self.name = name
+        self.passed = 0
+        self.failures = []
+
+    def __call__(self, condition, message):
+        if condition:
+            self.passed += 1
+        else:
+            self.failures.append(message)
+            print(f"FAIL: {message}")
+        return condition
+
+    check = __call__
+
+    def finish(self):
+        print(f"{self.name}: {self.passed} passed, {len(self.failures)} failed")
+        return 1 if self.failures else 0
 
 
 def nvcc_path():

@@ -10,15 +10,9 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from cuda_tools import test_args  # noqa: E402
+from cuda_tools import Checks, test_args  # noqa: E402
 
-failures = []
-
-
-def check(condition, message):
-    if not condition:
-        failures.append(message)
-        print(f"FAIL: {message}")
+check = Checks("plot_bandwidth")
 
 
 def one_line_failure(r, what):
@@ -47,7 +41,7 @@ def main():
         r = subprocess.run([args.gpuprobe, "analyze", *runs, "--out", model], capture_output=True,
                            text=True)
         check(r.returncode == 0, f"analyze: {r.stderr.strip()[-300:]}")
-        if failures:
+        if check.failures:
             return 1
         r = subprocess.run([sys.executable, script, model], capture_output=True, text=True)
         check(r.returncode == 0, f"plot: {r.stderr.strip()}")
@@ -121,8 +115,7 @@ def main():
         r = subprocess.run([sys.executable, script, model, "--out-prefix",
                             os.path.join(tmp, "missing", "x")], capture_output=True, text=True)
         one_line_failure(r, "an output folder that does not exist")
-    print(f"plot_bandwidth: {len(failures)} failures")
-    return 1 if failures else 0
+    return check.finish()
 
 
 if __name__ == "__main__":

@@ -12,15 +12,9 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from cuda_tools import test_args  # noqa: E402
+from cuda_tools import Checks, test_args  # noqa: E402
 
-failures = []
-
-
-def check(condition, message):
-    if not condition:
-        failures.append(message)
-        print(f"FAIL: {message}")
+check = Checks("plot_compare")
 
 
 def main():
@@ -49,7 +43,7 @@ def main():
             for ext in ("png", "svg"):
                 path = f"{prefix}.compare-{kind}.{ext}"
                 check(os.path.isfile(path) and os.path.getsize(path) > 1000, f"{path} missing or empty")
-        if failures:
+        if check.failures:
             return 1
         doc = json.load(open(prefix + ".compare.json"))
         check(doc["plots"]["inputs"][0]["curve"] is not None, "the measured curve is not in the JSON")
@@ -93,11 +87,7 @@ def main():
             check(r.returncode != 0 and r.stderr.count("\n") == 1 and r.stderr.startswith("plot_compare: error: ")
                   and "Traceback" not in r.stderr, f"{name}: not one error line: {r.stderr!r}")
         shutil.rmtree(tmp, ignore_errors=True)
-    if failures:
-        print(f"{len(failures)} failure(s)")
-        return 1
-    print("ok")
-    return 0
+    return check.finish()
 
 
 if __name__ == "__main__":

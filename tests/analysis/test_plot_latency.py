@@ -8,15 +8,9 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from cuda_tools import test_args  # noqa: E402
+from cuda_tools import Checks, test_args  # noqa: E402
 
-failures = []
-
-
-def check(condition, message):
-    if not condition:
-        failures.append(message)
-        print(f"FAIL: {message}")
+check = Checks("plot")
 
 
 def one_line_failure(r, what):
@@ -153,8 +147,7 @@ def main():
 
         check_robustness(script, model, tmp)
 
-    print(f"plot: {0 if failures else 1} passed, {1 if failures else 0} failed")
-    return 1 if failures else 0
+    return check.finish()
 
 
 if __name__ == "__main__":

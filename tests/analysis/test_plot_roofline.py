@@ -11,15 +11,9 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from cuda_tools import test_args  # noqa: E402
+from cuda_tools import Checks, test_args  # noqa: E402
 
-failures = []
-
-
-def check(condition, message):
-    if not condition:
-        failures.append(message)
-        print(f"FAIL: {message}")
+check = Checks("plot_roofline")
 
 
 def one_line_failure(r, what):
@@ -47,7 +41,7 @@ def main():
         r = subprocess.run([args.gpuprobe, "analyze", *runs, "--out", model], capture_output=True,
                            text=True)
         check(r.returncode == 0, f"analyze: {r.stderr.strip()[-300:]}")
-        if failures:
+        if check.failures:
             return 1
         r = subprocess.run([args.gpuprobe, "roofline", "--model", model,
                             "--kernel", "triad:flops=1e9,bytes_hbm=2.4e10,time_s=0.0125",
@@ -58,7 +52,7 @@ def main():
         for ext in ("png", "svg"):
             path = os.path.join(tmp, f"model.roofline.{ext}")
             check(os.path.isfile(path) and os.path.getsize(path) > 1000, f"{path} missing or empty")
-        if failures:
+        if check.failures:
             return 1
         svg = open(os.path.join(tmp, "model.roofline.svg"), encoding="utf-8").read()
         for text in ("triad [f32]", "sgemm [f32]", "dgemm [f64]", "(DRAM)", "f32 fma", "f64 fma",
@@ -94,8 +88,7 @@ def main():
                                          os.path.join(tmp, "missing", "x")],
                                         capture_output=True, text=True),
                          "an output folder that does not exist")
-    print(f"plot_roofline: {len(failures)} failures")
-    return 1 if failures else 0
+    return check.finish()
 
 
 if __name__ == "__main__":

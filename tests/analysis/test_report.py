@@ -12,9 +12,9 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from cuda_tools import test_args  # noqa: E402
+from cuda_tools import Checks, test_args  # noqa: E402
 
-failures = []
+check = Checks("report")
 
 SECTIONS = ["# gpuprobe report: NVIDIA H100 80GB HBM3", "## Is my number normal?",
             "## Latency curve", "## Bandwidth curves", "## Roofline", "## Compute (CUDA cores)",
@@ -80,12 +80,6 @@ PROVENANCE_LINES = [
 ]
 
 
-def check(condition, message):
-    if not condition:
-        failures.append(message)
-        print(f"FAIL: {message}")
-
-
 def run(script, *args):
     return subprocess.run([sys.executable, script, *args], capture_output=True, text=True)
 
@@ -122,7 +116,7 @@ def main():
         check(r.returncode == 0, f"report failed: {r.stderr.strip()}")
         check(r.stdout == f"wrote {prefix}.report.md\nwrote {prefix}.report.html\n",
               f"stdout: {r.stdout!r}")
-        if failures:
+        if check.failures:
             return 1
         md = open(prefix + ".report.md", encoding="utf-8").read()
         lines = md.splitlines()
@@ -257,8 +251,7 @@ def main():
                          "a model as --roofline", "gpuprobe.roofline")
         one_line_failure(run(script, os.path.join(data, "model.json"), "--out-prefix",
                              os.path.join(tmp, "no", "such", "p")), "missing output folder", "does not exist")
-    print(f"report: {0 if failures else 1} passed, {len(failures)} failed")
-    return 1 if failures else 0
+    return check.finish()
 
 
 if __name__ == "__main__":

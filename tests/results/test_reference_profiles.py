@@ -11,18 +11,12 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from cuda_tools import test_args  # noqa: E402
+from cuda_tools import Checks, test_args  # noqa: E402
 
 FIELDS = {"id", "family", "label", "value", "unit", "better", "ceiling", "method", "probe", "samples",
           "confidence", "clock_mhz", "source", "checks", "citation", "per_sm_per_clock", "datasheet"}
 CITATION = re.compile(r"^FIGURES\.md §(\d+[a-z]?) (.+) \[([A-Za-z0-9-]+)\]$")
-failures = []
-
-
-def check(condition, message):
-    if not condition:
-        failures.append(message)
-        print(f"FAIL: {message}")
+check = Checks("reference_profiles")
 
 
 def sections(figures):
@@ -103,11 +97,8 @@ def main():
                       f"{where}: per_sm_per_clock {p['value']} is not value / (SMs x clock) = {expect:.4f}")
     # The test must be able to fail: a number FIGURES.md does not state is caught.
     check(not stated(123.456e12, by_section.get("1", "")), "stated() accepts a number §1 does not hold")
-    if failures:
-        print(f"{len(failures)} failure(s)")
-        return 1
-    print(f"ok: {len(files)} reference profiles")
-    return 0
+    print(f"reference_profiles: {len(files)} reference profiles")
+    return check.finish()
 
 
 if __name__ == "__main__":

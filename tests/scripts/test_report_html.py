@@ -12,15 +12,9 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from cuda_tools import test_args  # noqa: E402
+from cuda_tools import Checks, test_args  # noqa: E402
 
-failures = []
-
-
-def check(condition, message):
-    if not condition:
-        failures.append(message)
-        print(f"FAIL: {message}")
+check = Checks("report_html")
 
 
 def find_chromium():
@@ -94,7 +88,7 @@ def main():
                            capture_output=True, text=True)
         check(r.returncode == 0, f"report of the simulated run: {r.stderr.strip()}")
         pages.append((os.path.join(out, "report.html"), 3))
-        if failures:
+        if check.failures:
             return 1
 
         for page, min_images in pages:
@@ -120,8 +114,7 @@ def main():
             problems = open_in_chromium(chromium, path, profile)
             check(any(expected in p for p in problems),
                   f"the checker did not catch a {name} ({expected!r}): {problems}")
-    print(f"report_html: {0 if failures else 1} passed, {len(failures)} failed")
-    return 1 if failures else 0
+    return check.finish()
 
 
 if __name__ == "__main__":

@@ -9,15 +9,9 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from cuda_tools import test_args  # noqa: E402
+from cuda_tools import Checks, test_args  # noqa: E402
 
-failures = []
-
-
-def check(condition, message):
-    if not condition:
-        failures.append(message)
-        print(f"FAIL: {message}")
+check = Checks("run_all_script")
 
 
 def main():
@@ -64,8 +58,7 @@ def main():
         check(r.stderr.count("gpuprobe: error:") == 1, f"stderr: {r.stderr!r}")
         check(not os.path.exists(os.path.join(bad, "latency.png")), "plotted a failed run")
         check(not os.path.exists(os.path.join(bad, "report.html")), "reported a failed run")
-    print(f"run_all_script: {0 if failures else 1} passed, {len(failures)} failed")
-    return 1 if failures else 0
+    return check.finish()
 
 
 if __name__ == "__main__":

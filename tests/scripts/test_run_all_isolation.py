@@ -16,21 +16,14 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from cuda_tools import test_args  # noqa: E402
+from cuda_tools import Checks, test_args  # noqa: E402
 
-failures = []
+check = Checks("run_all_isolation")
 
 # Small, quick probes on the simulator (well under a second each), in run-all's plan order.
 CUT_RUN = "memory/chase_shared,memory/tlb,compute/alu,sync/primitives,launch/graph"
 CUT_FILES = ["memory_chase_shared.json", "memory_tlb.json", "compute_alu.json",
              "sync_primitives.json", "launch_graph.json"]
-
-
-def check(condition, message):
-    if not condition:
-        failures.append(message)
-        print(f"FAIL: {message}")
-    return condition
 
 
 def records(raw):
@@ -252,8 +245,7 @@ def main():
         test_interrupted_run(gpuprobe, tmp)
         test_failing_and_hanging(gpuprobe, tmp)
         test_terminal_progress(gpuprobe, tmp)
-    print(f"run_all_isolation: {0 if failures else 1} passed, {len(failures)} failed")
-    return 1 if failures else 0
+    return check.finish()
 
 
 if __name__ == "__main__":

@@ -11,16 +11,10 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from cuda_tools import test_args  # noqa: E402
+from cuda_tools import Checks, test_args  # noqa: E402
 
 TOLERANCE = 0.03
-failures = []
-
-
-def check(condition, message):
-    if not condition:
-        failures.append(message)
-        print(f"FAIL: {message}")
+check = Checks("run_all_profiles")
 
 
 def model(gpuprobe, profile, out):
@@ -105,9 +99,8 @@ def main():
             off = abs(quick_value - full_value) / max(abs(full_value), 1000.0)
         check(off <= TOLERANCE, f"{key}: --quick {quick_value:.6g}, --full {full_value:.6g} "
                                 f"({100 * off:.1f}% off, at most {100 * TOLERANCE:.0f}%)")
-    print(f"run_all_profiles: compared {len(want)} ceilings through {how}, "
-          f"{len(failures)} failed")
-    return 1 if failures else 0
+    print(f"run_all_profiles: compared {len(want)} ceilings through {how}")
+    return check.finish()
 
 
 if __name__ == "__main__":

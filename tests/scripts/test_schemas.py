@@ -20,12 +20,11 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, HERE)
-from cuda_tools import test_args  # noqa: E402
+from cuda_tools import Checks, test_args  # noqa: E402
 from sim_run_all_fixture import fixture_dir  # noqa: E402
 import validate_outputs as vo  # noqa: E402
 
-failures = []
-passed = 0
+check = Checks("schemas")
 
 # Fixtures that break the schema on purpose: path -> (why, the violations expected, as regexes).
 NOT_VALID = {
@@ -36,16 +35,6 @@ NOT_VALID = {
 # A hand-made fixture under tests/data may leave out keys its reader does not read (a required
 # key missing); every key it has must still be valid. Files under results/ are held to it all.
 MISSING_KEY = re.compile(r"^\$[^:]*: '[^']+' is a required property$")
-
-
-def check(condition, message):
-    global passed
-    if condition:
-        passed += 1
-    else:
-        failures.append(message)
-        print(f"FAIL: {message}")
-    return condition
 
 
 def load(path):
@@ -462,8 +451,7 @@ def main():
     committed_outputs(args.source_dir, schemas)
     run_mutants(docs, schemas)
     command_line(schemas.folder, docs)
-    print(f"schemas: {passed} passed, {len(failures)} failed")
-    return 1 if failures else 0
+    return check.finish()
 
 
 if __name__ == "__main__":

@@ -13,9 +13,9 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from cuda_tools import test_args  # noqa: E402
+from cuda_tools import Checks, test_args  # noqa: E402
 
-failures = []
+check = Checks("slurm_fleet")
 
 # srun --ntasks-per-node=N [other options] bash -c SCRIPT: SCRIPT once per local id, in turn.
 FAKE_SRUN = """#!/bin/bash
@@ -44,12 +44,6 @@ mkdir -p "$out/raw"
   --out "$out/raw/bandwidth_dram.json" >/dev/null 2>&1 &&
   "$REAL_GPUPROBE" analyze "$out/raw/bandwidth_dram.json" --out "$out/machine_model.json" >/dev/null
 """
-
-
-def check(condition, message):
-    if not condition:
-        failures.append(message)
-        print(f"FAIL: {message}")
 
 
 def executable(path, text):
@@ -104,8 +98,7 @@ def main():
         check(r.returncode == 1 and r.stderr.count("\n") == 1 and "is not an executable" in r.stderr,
               f"missing gpuprobe: exit {r.returncode}, stderr {r.stderr!r}")
         check(devices == [], "ran tasks without a gpuprobe")
-    print(f"slurm_fleet: {0 if failures else 1} passed, {len(failures)} failed")
-    return 1 if failures else 0
+    return check.finish()
 
 
 if __name__ == "__main__":
