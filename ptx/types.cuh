@@ -3,6 +3,7 @@
 #pragma once
 #if defined(__CUDACC_RTC__)
 using uint8_t = unsigned char;
+using uint16_t = unsigned short;
 using uint32_t = unsigned int;
 using int32_t = int;
 using uint64_t = unsigned long long;
