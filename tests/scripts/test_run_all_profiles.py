@@ -2,7 +2,9 @@
 """run-all's profiles on the simulated H100: every ceiling of `--quick` is within 3% of `--full`
 (README "run-all profiles"): memory bandwidth per level and the DRAM read/write/copy bandwidth,
 every compute op's rate and each precision's compute ceiling, the latency of every cache level and
-of shared memory, and the launch fits. One run of each profile (--full: about 30 s on 2 cores).
+of shared memory at 3%; the launch fits (costs, not ceilings: intercepts and slopes of fits to
+timings, noisier than a plateau) at LAUNCH_TOLERANCE. One run of each profile (--full: about 30 s
+on 2 cores).
 The models are compared through their flat metrics[] table where both have one (its ceilings and
 latencies), else through their roofline, bandwidth, memory and launch sections."""
 import os
@@ -14,6 +16,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from cuda_tools import Checks, test_args  # noqa: E402
 
 TOLERANCE = 0.03
+LAUNCH_TOLERANCE = 0.10
 check = Checks("run_all_profiles")
 
 
@@ -94,11 +97,13 @@ def main():
         quick_value = got[key]
         scale = max(abs(full_value), 1e-30)
         off = abs(quick_value - full_value) / scale
+        bound = TOLERANCE
         # A launch time near zero (PDL overlap) is compared on the largest launch time instead.
         if key.startswith("launch.") and key.endswith("_ns"):
             off = abs(quick_value - full_value) / max(abs(full_value), 1000.0)
-        check(off <= TOLERANCE, f"{key}: --quick {quick_value:.6g}, --full {full_value:.6g} "
-                                f"({100 * off:.1f}% off, at most {100 * TOLERANCE:.0f}%)")
+            bound = LAUNCH_TOLERANCE
+        check(off <= bound, f"{key}: --quick {quick_value:.6g}, --full {full_value:.6g} "
+                            f"({100 * off:.1f}% off, at most {100 * bound:.0f}%)")
     print(f"run_all_profiles: compared {len(want)} ceilings through {how}")
     return check.finish()
 
