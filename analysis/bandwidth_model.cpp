@@ -278,7 +278,7 @@ void add_bandwidth_from_run(const json& run, json& bandwidth) {
       }
       if (auto pts = sweep(run, "concurrency", kind); !pts.empty()) {
         k["concurrency"] = fit_or_error([&] { return concurrency_json(pts, sms, clock); });
-        if (sheet && k["concurrency"].contains("measured_top_bytes_per_s"))
+        if (sheet && sheet->dram_bytes_per_s > 0 && k["concurrency"].contains("measured_top_bytes_per_s"))
           k["percent_of_datasheet"] =
               100.0 * k["concurrency"]["measured_top_bytes_per_s"].get<double>() /
               sheet->dram_bytes_per_s;
@@ -287,7 +287,7 @@ void add_bandwidth_from_run(const json& run, json& bandwidth) {
       if (std::string(kind) == "read" && k.contains("concurrency"))
         derive_loaded_latency(dram, k["concurrency"]);
     }
-    if (sheet)
+    if (sheet && sheet->dram_bytes_per_s > 0)
       dram["datasheet"] = {{"gpu", sheet->gpu}, {"bytes_per_s", sheet->dram_bytes_per_s},
                            {"source", sheet->source}};
   } else if (probe == "bandwidth/shared") {

@@ -20,6 +20,12 @@ const Entry kTable[] = {
     {"h100", {"H100 SXM5", 3350e9, "FIGURES §1 D [HPCTECH]", 67e12, 34e12, "FIGURES §1 D [HPCTECH]",
                    {{"f64", 67e12}, {"tf32", 494.5e12}, {"f16", 989e12}, {"bf16", 989e12}, {"e4m3", 1979e12}, {"e5m2", 1979e12}, {"s8", 1979e12}},
                    "FIGURES §1 D [HPCTECH] (sparse figures halved)"}},
+    // GH200 (its name holds "h200"): H100 SXM compute; its DRAM is 4000 or 4800 GB/s by the HBM
+    // fitted (96 GB HBM3 or 141/144 GB HBM3e), which the name does not tell: no DRAM figure.
+    {"gh200", {"GH200", 0, "FIGURES §1 D [MLE] (DRAM 4000 or 4800 GB/s by memory: none taken)", 67e12, 34e12,
+                   "FIGURES §1 D [MLE] (= H100 SXM)",
+                   {{"f64", 67e12}, {"tf32", 494.5e12}, {"f16", 989e12}, {"bf16", 989e12}, {"e4m3", 1979e12}, {"e5m2", 1979e12}, {"s8", 1979e12}},
+                   "FIGURES §1 D [MLE] (= H100 SXM)"}},
     {"h200", {"H200 SXM", 4800e9, "FIGURES §1 D [MLE]", 67e12, 34e12, "FIGURES §1 D [MLE]",
                    {{"f64", 67e12}, {"tf32", 494.5e12}, {"f16", 989e12}, {"bf16", 989e12}, {"e4m3", 1979e12}, {"e5m2", 1979e12}, {"s8", 1979e12}},
                    "FIGURES §1 D [MLE]"}},

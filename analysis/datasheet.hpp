@@ -10,7 +10,7 @@ namespace gpuprobe::analysis {
 
 struct DatasheetPeak {
   std::string gpu;            // the table's name for the part
-  double dram_bytes_per_s = 0;
+  double dram_bytes_per_s = 0;  // 0: no one figure published for the part (no DRAM % then)
   std::string source;         // FIGURES.md key
   // CUDA-core peaks (dense, non-tensor; 0 where FIGURES §1 gives none), at the boost clock.
   double fp32_flops_per_s = 0;

@@ -127,6 +127,13 @@ TEST_CASE("the datasheet table names the part and its source, most specific matc
     CHECK(sheet->gpu == gpu);
   }
   CHECK(analysis::datasheet_for("NVIDIA GB200")->gpu == "GB200");     // not the B200 it contains
+  // GH200 is not the H200 its name contains: H100 SXM compute, and no DRAM figure (4.0 or 4.8 TB/s
+  // by the memory fitted), so no DRAM % of the datasheet.
+  const auto gh = analysis::datasheet_for("NVIDIA GH200 480GB");
+  REQUIRE(gh.has_value());
+  CHECK(gh->gpu == "GH200");
+  CHECK(gh->dram_bytes_per_s == 0);
+  CHECK(gh->fp32_flops_per_s == 67e12);
   const auto rtx = analysis::datasheet_for("NVIDIA GeForce RTX 5090");
   REQUIRE(rtx.has_value());
   CHECK(rtx->dram_bytes_per_s == 1792e9);
