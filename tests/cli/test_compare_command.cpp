@@ -15,6 +15,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/cli/gpuprobe_run.hpp"
+
 #include "cli/compare_command.hpp"
 #include "harness/error.hpp"
 
@@ -23,40 +25,20 @@ using json = nlohmann::json;
 
 namespace {
 
-struct Scratch {
-  fs::path dir;
-  Scratch() {
-    static int counter = 0;
-    dir = fs::temp_directory_path() /
-          ("gpuprobe-compare-cmd-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-    fs::remove_all(dir);
-    fs::create_directories(dir);
+using gpuprobe::test::Result;
+using gpuprobe::test::slurp;
+
+// A scratch folder holding copies of the fixtures, so that they are named as given (a.json).
+struct Scratch : gpuprobe::test::Scratch {
+  Scratch() : gpuprobe::test::Scratch("compare-cmd") {
     for (const char* f : {"a.json", "b.json", "c_published.json", "v1_no_metrics.json"})
       fs::copy_file(fs::path(GPUPROBE_TEST_DATA_DIR) / "compare" / f, dir / f);
   }
-  ~Scratch() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-  std::string operator/(const std::string& name) const { return (dir / name).string(); }
 };
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-struct Result {
-  int rc = -1;
-  std::string out, err;
-};
-
-// Runs gpuprobe in the scratch folder, so that the inputs are named as given (a.json).
+// Runs gpuprobe in the scratch folder.
 Result run(const Scratch& s, const std::string& args) {
-  const std::string cmd = "cd " + s.dir.string() + " && " + std::string(GPUPROBE_EXE) + " " + args + " >" +
-                          (s / ".out") + " 2>" + (s / ".err");
-  const int status = std::system(cmd.c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(s / ".out"), slurp(s / ".err")};
+  return gpuprobe::test::run_gpuprobe(s, args, "", s.dir);
 }
 
 json fixture(const std::string& name) {

@@ -15,42 +15,22 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/cli/gpuprobe_run.hpp"
+
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
 namespace {
 
-struct Scratch {
-  fs::path dir;
-  Scratch() {
-    static int counter = 0;
-    dir = fs::temp_directory_path() /
-          ("gpuprobe-roofline-cmd-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  ~Scratch() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-  std::string operator/(const std::string& name) const { return (dir / name).string(); }
-};
+using gpuprobe::test::Result;
+using gpuprobe::test::slurp;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-struct Result {
-  int rc = -1;
-  std::string out, err;
+struct Scratch : gpuprobe::test::Scratch {
+  Scratch() : gpuprobe::test::Scratch("roofline-cmd") {}
 };
 
 Result run(const Scratch& s, const std::string& args, const std::string& env = "") {
-  const std::string cmd = env + " " + std::string(GPUPROBE_EXE) + " " + args + " >" + (s / ".out") +
-                          " 2>" + (s / ".err");
-  const int status = std::system(cmd.c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(s / ".out"), slurp(s / ".err")};
+  return gpuprobe::test::run_gpuprobe(s, args, env);
 }
 
 json model_with(bool compute, bool memory) {

@@ -22,47 +22,20 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/cli/gpuprobe_run.hpp"
+
 namespace fs = std::filesystem;
 
 namespace {
 
-// A scratch folder, removed when the test ends however it ends.
-struct Scratch {
-  fs::path dir;
-  Scratch() {
-    static int counter = 0;
-    dir = fs::temp_directory_path() /
-          ("gpuprobe-run-commands-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  ~Scratch() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-  std::string operator/(const std::string& name) const { return (dir / name).string(); }
+using gpuprobe::test::Result;
+using gpuprobe::test::slurp;
+
+struct Scratch : gpuprobe::test::Scratch {
+  Scratch() : gpuprobe::test::Scratch("run-commands") {}
 };
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-struct Result {
-  int rc = -1;
-  std::string out, err;
-};
-
-Result run(const Scratch& s, const std::string& args) {
-  const std::string cmd = std::string(GPUPROBE_EXE) + " " + args + " >" + (s / ".out") + " 2>" +
-                          (s / ".err");
-  const int status = std::system(cmd.c_str());
-  Result r;
-  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = slurp(s / ".out");
-  r.err = slurp(s / ".err");
-  return r;
-}
+Result run(const Scratch& s, const std::string& args) { return gpuprobe::test::run_gpuprobe(s, args); }
 
 int lines(const std::string& s) {
   int n = 0;
