@@ -105,19 +105,16 @@ std::string slug(const std::string& text) {
 std::vector<PlannedRun> select_runs(const std::vector<PlannedRun>& plan,
                                     const std::vector<std::string>& only) {
   if (only.empty()) return plan;
-  for (const auto& name : only) {
-    bool found = false;
-    for (const auto& run : plan)
-      found = found || run.probe == name || run.probe.substr(0, run.probe.find('/')) == name;
-    if (!found) throw Error("--only " + name + ": run-all has no such probe or family (see gpuprobe list)");
-  }
+  const auto named = [&](const PlannedRun& run, const std::string& name) {
+    return run.probe == name || run.probe.substr(0, run.probe.find('/')) == name;
+  };
+  for (const auto& name : only)
+    if (std::none_of(plan.begin(), plan.end(), [&](const PlannedRun& run) { return named(run, name); }))
+      throw Error("--only " + name + ": run-all has no such probe or family (see gpuprobe list)");
   std::vector<PlannedRun> chosen;
   for (const auto& run : plan)
-    for (const auto& name : only)
-      if (run.probe == name || run.probe.substr(0, run.probe.find('/')) == name) {
-        chosen.push_back(run);
-        break;
-      }
+    if (std::any_of(only.begin(), only.end(), [&](const std::string& name) { return named(run, name); }))
+      chosen.push_back(run);
   return chosen;
 }
 
@@ -179,16 +176,34 @@ void require_writable_dir(const std::string& dir) {
   ::unlink(trial.c_str());
 }
 
-std::string signal_name(int sig) { return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal"; }
+std::string signal_name(int sig) {
+  switch (sig) {
+    case SIGSEGV: return "SIGSEGV";
+    case SIGABRT: return "SIGABRT";
+    case SIGBUS: return "SIGBUS";
+    case SIGFPE: return "SIGFPE";
+    case SIGILL: return "SIGILL";
+    case SIGKILL: return "SIGKILL";
+    case SIGINT: return "SIGINT";
+    case SIGTERM: return "SIGTERM";
+    default: return "signal " + std::to_string(sig);
+  }
+}
+
+// The record at `path`, or null when there is none or it cannot be read.
+nlohmann::json record_at(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return nullptr;
+  try {
+    return read_json_file(path);
+  } catch (const Error&) {
+    return nullptr;
+  }
+}
 
 std::size_t points_in(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) return 0;
-  try {
-    return read_json_file(path).value("series", nlohmann::json::array()).size();
-  } catch (const Error&) {
-    return 0;
-  }
+  const nlohmann::json record = record_at(path);
+  return record.is_object() ? record.value("series", nlohmann::json::array()).size() : 0;
 }
 
 // After an interrupt the machine model, if there is one, must not describe records that are gone
@@ -426,7 +441,9 @@ ChildEnd run_child(const std::vector<std::string>& argv, const std::string& prob
   end.pid = pid;
   std::string pending;
   bool open = true, reaped = false;
+  bool status_known = false;  // waitpid reported the exit (not ECHILD, not given up on)
   int status = 0;
+  Clock::time_point killed_at{};
   FileStamp seen = stamp_of(record);
   Clock::time_point last_progress = Clock::now();
   const auto take_line = [&](const std::string& line) {
@@ -460,7 +477,15 @@ ChildEnd run_child(const std::vector<std::string>& argv, const std::string& prob
       const pid_t r = ::waitpid(pid, &status, WNOHANG);
       if (r == pid || (r < 0 && errno != EINTR)) {
         reaped = true;
+        status_known = r == pid;
         continue;  // drain what is left in the pipe
+      }
+      // A process SIGKILL does not end (stuck in the driver) is left behind after a second
+      // watchdog period, so that the run goes on.
+      if (end.watchdog && seconds_since(killed_at) > watchdog_seconds) {
+        reaped = true;
+        open = false;
+        break;
       }
     }
     if (reaped) continue;
@@ -475,6 +500,7 @@ ChildEnd run_child(const std::vector<std::string>& argv, const std::string& prob
     }
     if (!end.watchdog && seconds_since(last_progress) > watchdog_seconds) {
       end.watchdog = true;
+      killed_at = Clock::now();
       ::kill(-pid, SIGKILL);
       ::kill(pid, SIGKILL);
     }
@@ -482,23 +508,15 @@ ChildEnd run_child(const std::vector<std::string>& argv, const std::string& prob
   }
   ::close(fds[0]);
   if (!pending.empty()) take_line(pending);
-  end.exited = WIFEXITED(status);
+  // An exit waitpid could not report counts as a kill, never as a success.
+  end.exited = status_known && WIFEXITED(status);
   end.code = end.exited ? WEXITSTATUS(status) : 0;
-  end.signal_number = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+  end.signal_number = !status_known ? SIGKILL : WIFSIGNALED(status) ? WTERMSIG(status) : 0;
   ::kill(-pid, SIGKILL);  // anything it left in its group
   return end;
 }
 
 // The record at `path`, or null if there is none or it cannot be read.
-nlohmann::json record_at(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) return nullptr;
-  try {
-    return read_json_file(path);
-  } catch (const Error&) {
-    return nullptr;
-  }
-}
 
 // Marks the record at `path` with `status` (and `error`, when not empty), keeping its points; a
 // probe that wrote nothing gets a record of its own, without points, so that its outcome is
@@ -522,19 +540,6 @@ void remove_lock_of(const std::string& record, pid_t pid_gone) {
   if (in >> pid && pid == pid_gone) ::unlink(lock.c_str());
 }
 
-std::string signal_text(int sig) {
-  switch (sig) {
-    case SIGSEGV: return "SIGSEGV";
-    case SIGABRT: return "SIGABRT";
-    case SIGBUS: return "SIGBUS";
-    case SIGFPE: return "SIGFPE";
-    case SIGILL: return "SIGILL";
-    case SIGKILL: return "SIGKILL";
-    case SIGINT: return "SIGINT";
-    case SIGTERM: return "SIGTERM";
-    default: return "signal " + std::to_string(sig);
-  }
-}
 
 }  // namespace
 
@@ -776,7 +781,7 @@ int cmd_run_all(const RunAllOptions& options, std::ostream& out, std::ostream& e
       progress.finish(true);
       return interrupted(end.forwarded, &job);
     } else if (!end.exited) {
-      error = "its process was killed by " + signal_text(end.signal_number);
+      error = "its process was killed by " + signal_name(end.signal_number);
     } else if (status == "skipped") {
       skipped.push_back({job.label, record.value("skip_reason", "")});
       progress.note("gpuprobe: " + job.label + " skipped: " + record.value("skip_reason", ""));

@@ -182,7 +182,12 @@ nlohmann::json run_probe(Device& device, const ProbeSpec& probe, const Params& p
     return record;
   } catch (const std::exception& e) {
     if (!ctx.measuring()) throw;  // planning failed (a parameter): nothing ran, nothing written
-    record["telemetry"]["after"] = device.telemetry();
+    try {
+      record["telemetry"]["after"] = device.telemetry();
+    } catch (const std::exception& t) {
+      // A lost device context fails every later call: the record still says what happened.
+      record["telemetry"]["after"] = {{"available", false}, {"reason", t.what()}};
+    }
     record["series"] = ctx.series();
     for (const auto& [k, v] : ctx.extra().items()) record[k] = v;
     const auto* interrupted = dynamic_cast<const Interrupted*>(&e);
