@@ -10,6 +10,8 @@
 
 #include "analysis/datasheet.hpp"
 #include "analysis/provenance.hpp"
+#include "harness/error.hpp"
+#include "harness/results.hpp"
 #include "analysis/roofline.hpp"
 
 namespace gpuprobe::analysis {
@@ -195,7 +197,7 @@ void memory_metrics(const json& model, Table& t) {
            "memory/chase_shared: median over the footprints of the ld.shared chase", "memory/chase_shared",
            num(s, "points"), nullptr, clock_s});
     t.add({"memory.shared.latency_ns", "memory", "shared-memory load-to-use latency",
-           clock_s.is_number() ? num(s, "latency_ns") : json(nullptr), "ns", "lower", false,
+           num(s, "latency_ns"), "ns", "lower", false,
            "memory/chase_shared: the cycles at the run's SM clock (null when no clock is known)",
            "memory/chase_shared", num(s, "points"), nullptr, clock_s});
   }
@@ -361,7 +363,7 @@ void littles_law_metrics(const json& model, const json& roofline, Table& t) {
     std::string latency_from;
     if (level == "shared") {
       const json* s = at(model, {"memory", "shared"});
-      if (s && clock_of(s->value("clock_mhz", json())).is_number()) ns = num(s, "latency_ns");
+      if (s) ns = num(s, "latency_ns");
       latency_from = "memory.shared.latency_ns";
     } else if (const json* levels = at(model, {"memory", "levels"}); levels && levels->is_array()) {
       for (const auto& l : *levels)
@@ -625,6 +627,23 @@ json build_metrics(const json& model) {
   launch_metrics(model, t);
   goodput_metrics(model, t);
   return t.take();
+}
+
+void check_metrics_model(const json& model, const std::string& file, const std::string& command) {
+  if (!model.is_object() || model.value("schema", json()) != kModelSchema)
+    throw Error(file + " is not a gpuprobe machine model (schema \"" + kModelSchema + "\")");
+  const json version = model.value("schema_version", json());
+  if (!model.contains("metrics"))
+    throw Error(file + " has no metrics[] (machine model schema_version " + version.dump() +
+                "): fit it again with this gpuprobe (gpuprobe analyze DIR/raw/*.json --out MODEL.json)");
+  if (!version.is_number_integer() || version.get<int>() < kFirstMetricsModelVersion ||
+      version.get<int>() > kModelSchemaVersion)
+    throw Error(file + " has machine model schema_version " + version.dump() + "; " + command + " reads " +
+                (kFirstMetricsModelVersion == kModelSchemaVersion
+                     ? "version " + std::to_string(kModelSchemaVersion)
+                     : "versions " + std::to_string(kFirstMetricsModelVersion) + " to " +
+                           std::to_string(kModelSchemaVersion)));
+  if (!model["metrics"].is_array()) throw Error(file + ": metrics is not an array");
 }
 
 }  // namespace gpuprobe::analysis

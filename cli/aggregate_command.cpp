@@ -8,8 +8,10 @@
 #include <optional>
 #include <set>
 
+#include "analysis/metrics.hpp"
 #include "harness/error.hpp"
 #include "harness/results.hpp"
+#include "harness/stats.hpp"
 
 namespace gpuprobe {
 namespace {
@@ -18,7 +20,6 @@ using json = nlohmann::json;
 
 constexpr const char* kAggregateSchema = "gpuprobe.aggregate";
 constexpr int kAggregateSchemaVersion = 1;
-constexpr int kFirstMetricsVersion = 2;  // the machine model version that brought metrics[]
 
 // One metric of one machine model, as aggregate reads it (docs/SCHEMA.md, metrics[]).
 struct Metric {
@@ -74,17 +75,7 @@ Metric read_metric(const json& m, const std::string& where, const std::string& d
 }
 
 Input read_input(const json& model, const std::string& file) {
-  if (!model.is_object() || model.value("schema", json()) != kModelSchema)
-    throw Error(file + " is not a gpuprobe machine model (schema \"" + kModelSchema + "\")");
-  const json version = model.value("schema_version", json());
-  if (!model.contains("metrics"))
-    throw Error(file + " has no metrics[] (machine model schema_version " + version.dump() +
-                "): fit it again with this gpuprobe (gpuprobe analyze DIR/raw/*.json --out MODEL.json)");
-  const int newest = std::max(kFirstMetricsVersion, kModelSchemaVersion);
-  if (!version.is_number_integer() || version.get<int>() < kFirstMetricsVersion || version.get<int>() > newest)
-    throw Error(file + " has machine model schema_version " + version.dump() + "; aggregate reads versions " +
-                std::to_string(kFirstMetricsVersion) + " to " + std::to_string(newest));
-  if (!model["metrics"].is_array()) throw Error(file + ": metrics is not an array");
+  analysis::check_metrics_model(model, file, "aggregate");
   const json device = model.value("device", json());
   if (!device.is_object() || !device.contains("name") || !device["name"].is_string())
     throw Error(file + " has no device.name");
@@ -122,12 +113,6 @@ std::vector<Row> collect_rows(const std::vector<Input>& inputs) {
       row.sources[i] = m.source;
     }
   return rows;
-}
-
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 // x as a % of |median|; null when the median is 0.
@@ -191,11 +176,9 @@ json stats_of(const Row& row, const std::vector<Input>& inputs) {
   if (present.empty()) {
     for (const char* key : {"median", "min", "max", "mad", "mad_percent", "range_percent"}) s[key] = nullptr;
   } else {
-    const double median = median_of(present);
-    std::vector<double> deviations;
-    for (double v : present) deviations.push_back(std::fabs(v - median));
+    const double median = stats::median(present);  // even n: the mean of the middle two
     const auto [lo, hi] = std::minmax_element(present.begin(), present.end());
-    const double mad = median_of(deviations);
+    const double mad = stats::mad(present);
     s.update({{"median", median}, {"min", *lo}, {"max", *hi}, {"mad", mad},
               {"mad_percent", percent_of(mad, median)}, {"range_percent", percent_of(*hi - *lo, median)}});
   }

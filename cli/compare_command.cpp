@@ -7,6 +7,7 @@
 #include <set>
 
 #include "cli/plot_runner.hpp"
+#include "analysis/metrics.hpp"
 #include "harness/error.hpp"
 #include "harness/results.hpp"
 
@@ -14,9 +15,6 @@ namespace gpuprobe {
 namespace {
 
 using json = nlohmann::json;
-
-// The machine model version whose `metrics[]` table compare reads (contract of issue 11).
-constexpr int kMetricsModelVersion = 2;
 
 // Families in the order the table lists them; an unknown family comes after these.
 const std::vector<std::string> kFamilies = {"memory", "bandwidth", "compute", "tensor", "sync",
@@ -81,13 +79,7 @@ std::string input_source(const json& model) {
 }
 
 Input read_input(const json& model, const std::string& file, std::size_t index) {
-  if (!model.is_object() || model.value("schema", json()) != kModelSchema)
-    throw Error(file + " is not a gpuprobe machine model (schema \"" + kModelSchema + "\")");
-  if (!model.contains("metrics") || !model["metrics"].is_array())
-    throw Error(file + " has no metrics table (schema_version < 2): run gpuprobe analyze on its records again");
-  if (model.value("schema_version", json()) != kMetricsModelVersion)
-    throw Error(file + " has model schema version " + model.value("schema_version", json()).dump() +
-                "; compare reads version " + std::to_string(kMetricsModelVersion));
+  analysis::check_metrics_model(model, file, "compare");
   Input in;
   in.file = file;
   in.label = input_label(index);

@@ -19,6 +19,7 @@
 
 #include "cli/compare_command.hpp"
 #include "harness/error.hpp"
+#include "harness/results.hpp"
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -209,7 +210,8 @@ TEST_CASE("compare: bad input is refused in one line before anything is written"
     CHECK(!fs::exists(s / "bad.compare.json"));
   };
   refused("a.json v1_no_metrics.json",
-          "v1_no_metrics.json has no metrics table (schema_version < 2): run gpuprobe analyze on its records again");
+          "v1_no_metrics.json has no metrics[] (machine model schema_version 1): fit it again with this gpuprobe "
+          "(gpuprobe analyze DIR/raw/*.json --out MODEL.json)");
   refused("a.json", "compare needs two or more machine models (A.json B.json ...)");
   refused("a.json missing.json", "cannot open missing.json");
   std::ofstream(s / "run.json") << json{{"schema", "gpuprobe.run"}, {"schema_version", 1}}.dump();
@@ -223,9 +225,11 @@ TEST_CASE("compare: bad input is refused in one line before anything is written"
   std::ofstream(s / "twice.json") << a.dump();
   refused("a.json twice.json", "twice.json lists the metric memory.L1.latency_cycles twice");
   a = fixture("a.json");
-  a["schema_version"] = 3;
+  a["schema_version"] = gpuprobe::kModelSchemaVersion + 1;  // newer than this build
   std::ofstream(s / "v3.json") << a.dump();
-  refused("a.json v3.json", "v3.json has model schema version 3; compare reads version 2");
+  refused("a.json v3.json", "v3.json has machine model schema_version " +
+                                std::to_string(gpuprobe::kModelSchemaVersion + 1) + "; compare reads version " +
+                                std::to_string(gpuprobe::kModelSchemaVersion));
 
   const Result r = run(s, "compare a.json b.json --out a.json --no-plot");  // a.json.compare.*: fine
   CHECK(r.rc == 0);
