@@ -480,7 +480,7 @@ nlohmann::json build_machine_model(const std::vector<nlohmann::json>& runs,
         const double clock = run_clock_mhz(run);
         const double cycles = stats::median(lat);
         return nlohmann::json{{"latency_cycles", cycles},
-                              {"latency_ns", clock > 0 ? cycles / clock * 1000 : 0.0},
+                              {"latency_ns", clock > 0 ? nlohmann::json(cycles / clock * 1000) : nlohmann::json()},
                               {"clock_mhz", clock > 0 ? nlohmann::json(clock) : nlohmann::json()},
                               {"p50_cycles", stats::median(p50)},
                               {"p95_cycles", stats::median(p95)},
