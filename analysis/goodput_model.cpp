@@ -138,8 +138,12 @@ GoodputPrediction predict_graph_chain(const GoodputInputs& in, double nodes) {
   return p;
 }
 
+double signed_prediction_error_percent(double predicted_s, double measured_s) {
+  return 100.0 * (predicted_s - measured_s) / measured_s;
+}
+
 double prediction_error_percent(double predicted_s, double measured_s) {
-  return 100.0 * std::fabs(predicted_s - measured_s) / measured_s;
+  return std::fabs(signed_prediction_error_percent(predicted_s, measured_s));
 }
 
 void add_goodput_from_run(const json& run, json& goodput) {
@@ -191,12 +195,13 @@ void add_goodput_predictions(json& model) {
       pr = predict_tensor_tile_loop(in, p["flops"].get<double>(), p["shared_bytes"].get<double>());
     else pr = predict_graph_chain(in, p.value("nodes", 0.0));
     const double measured_s = p["ns"].get<double>() * 1e-9;
+    const bool compared = pr.seconds > 0 && measured_s > 0;  // a time of 0 compares with nothing
     json k = {{"name", kernel},
               {"measured_s", measured_s},
               {"predicted_s", pr.seconds > 0 ? json(pr.seconds) : json(nullptr)},
-              {"error_percent", pr.seconds > 0 ? json(prediction_error_percent(pr.seconds, measured_s)) : json(nullptr)},
+              {"error_percent", compared ? json(prediction_error_percent(pr.seconds, measured_s)) : json(nullptr)},
               {"signed_error_percent",
-               pr.seconds > 0 ? json(100.0 * (pr.seconds - measured_s) / measured_s) : json(nullptr)},
+               compared ? json(signed_prediction_error_percent(pr.seconds, measured_s)) : json(nullptr)},
               {"bound", pr.bound.empty() ? json(nullptr) : json(pr.bound)},
               {"method", pr.seconds > 0 ? pr.method : "not predicted: " + pr.missing},
               {"self_check", p.value("self_check", "unknown")},

@@ -44,7 +44,9 @@ GoodputPrediction predict_l2_reduction(const GoodputInputs& in, double bytes_rea
 GoodputPrediction predict_tensor_tile_loop(const GoodputInputs& in, double flops, double shared_bytes);
 GoodputPrediction predict_graph_chain(const GoodputInputs& in, double nodes);
 
-// 100 x |predicted - measured| / measured.
+// 100 x (predicted - measured) / measured: > 0 when the model predicts slower than measured.
+double signed_prediction_error_percent(double predicted_s, double measured_s);
+// Its absolute value.
 double prediction_error_percent(double predicted_s, double measured_s);
 
 // Keeps what a goodput/* record measured in `goodput` (an object, the section under

@@ -98,6 +98,8 @@ TEST_CASE("goodput prediction: reduction, tile-loop roofline and graph chain", "
   CHECK_THAT(predict_graph_chain(no_graph, 32).missing, Catch::Contains("launch/graph"));
   CHECK(prediction_error_percent(1.1, 1.0) == Approx(10));
   CHECK(prediction_error_percent(0.9, 1.0) == Approx(10));
+  CHECK(signed_prediction_error_percent(1.1, 1.0) == Approx(10));   // the model is slower
+  CHECK(signed_prediction_error_percent(0.9, 1.0) == Approx(-10));
 }
 
 TEST_CASE("goodput inputs come from the model's sections, the fitted peaks first", "[goodput_model]") {
