@@ -75,19 +75,31 @@ def output_folder_or_fail(prefix):
         fail(f"the output folder {folder} does not exist")
 
 
+def replace_atomically(path, write):
+    """Calls write(tmp) on a temporary name next to `path`, then renames it to `path` (a reader
+    never sees half a file); a failure is one line and exit 1, the temporary removed."""
+    tmp = f"{path}.tmp-{os.getpid()}"
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    except OSError as e:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        fail(f"cannot write {path}: {e.strerror}")
+
+
+def write_bytes_atomically(path, data):
+    def write(tmp):
+        with open(tmp, "wb") as f:
+            f.write(data)
+    replace_atomically(path, write)
+
+
 def save_figure(fig, path_stem):
-    """path_stem.png and path_stem.svg, each written to a temporary name and renamed (a reader
-    never sees half a picture); the paths written."""
+    """path_stem.png and path_stem.svg, each written atomically; the paths written."""
     written = []
     for ext in ("png", "svg"):
         out = f"{path_stem}.{ext}"
-        tmp = f"{out}.tmp-{os.getpid()}"
-        try:
-            fig.savefig(tmp, format=ext, dpi=120)
-            os.replace(tmp, out)
-        except OSError as e:
-            if os.path.exists(tmp):
-                os.remove(tmp)
-            fail(f"cannot write {out}: {e.strerror}")
+        replace_atomically(out, lambda tmp: fig.savefig(tmp, format=ext, dpi=120))
         written.append(out)
     return written

@@ -761,18 +761,6 @@ def build(model, model_path, roofline_path, ref_folder, plt, draws):
     return doc, str(device.get("name", "unknown device"))
 
 
-def write_atomic(path, data):
-    tmp = f"{path}.tmp-{os.getpid()}"
-    try:
-        with open(tmp, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except OSError as e:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise Bad(f"cannot write {path}: {e.strerror}")
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("model", help="machine model JSON (gpuprobe run-all / analyze)")
@@ -783,13 +771,7 @@ def main():
     parser.add_argument("--out-prefix", help="P: writes P.report.md, P.report.html (default: "
                         "report.md, report.html in the model's folder)")
     args = parser.parse_args()
-    try:
-        model = load_json(args.model, "machine model")
-    except Bad as e:
-        common.fail(str(e))
-    if not isinstance(model, dict) or model.get("schema") != common.SCHEMA \
-            or model.get("schema_version") not in (1, 2):
-        common.fail(f"{args.model} is not a {common.SCHEMA} v1 or v2 document")
+    model = common.load_model(args.model)
     if args.out_prefix:
         base = args.out_prefix + ".report"
     else:
@@ -813,10 +795,11 @@ def main():
         for b in doc.blocks:
             if b[0] == "img":
                 images[b[1]] = f"{base}-{b[1]}.png"
-                write_atomic(images[b[1]], b[3])
+                common.write_bytes_atomically(images[b[1]], b[3])
         md_links = {k: os.path.basename(v) for k, v in images.items()}
-        write_atomic(base + ".md", render_md(doc, md_links).encode("utf-8"))
-        write_atomic(base + ".html", render_html(doc, f"gpuprobe report: {name}").encode("utf-8"))
+        common.write_bytes_atomically(base + ".md", render_md(doc, md_links).encode("utf-8"))
+        html = render_html(doc, f"gpuprobe report: {name}")
+        common.write_bytes_atomically(base + ".html", html.encode("utf-8"))
     except Bad as e:
         common.fail(str(e))
     print(f"wrote {base}.md")
