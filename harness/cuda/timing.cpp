@@ -3,6 +3,7 @@
 #include <map>
 
 #include "harness/cuda/check.hpp"
+#include "harness/cuda/handles.hpp"
 #include "harness/cuda/launch.hpp"
 
 extern "C" void gpuprobe_spin(uint64_t spin_ns, uint32_t never, uint32_t* sink);
@@ -10,16 +11,6 @@ extern "C" void gpuprobe_spin(uint64_t spin_ns, uint32_t never, uint32_t* sink);
 namespace gpuprobe::cuda {
 
 namespace {
-class Stream {
- public:
-  Stream() { GPUPROBE_CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
-  ~Stream() { static_cast<void>(cudaStreamDestroy(s_)); }
-  cudaStream_t get() const { return s_; }
-
- private:
-  cudaStream_t s_ = nullptr;
-};
-
 class Event {
  public:
   Event() { GPUPROBE_CUDA_CHECK(cudaEventCreate(&e_)); }

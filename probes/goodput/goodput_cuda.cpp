@@ -12,11 +12,11 @@
 #include <algorithm>
 #include <memory>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include "harness/cuda/check.hpp"
 #include "harness/cuda/cuda_device.hpp"
+#include "harness/cuda/handles.hpp"
 #include "harness/cuda/launch.hpp"
 #include "harness/cuda/timing.hpp"
 #include "harness/ops.hpp"
@@ -222,16 +222,16 @@ class CudaGoodputOps final : public GoodputOps {
     GPUPROBE_CUDA_CHECK(cudaMemset(triad_a_.get(), 0xff, triad_a_.bytes()));
     GPUPROBE_CUDA_CHECK(cudaDeviceSynchronize());
     s.elapsed_ns = timed(kernel_ptr(&gpuprobe_goodput_triad), s.kernel.c_str(), config_of(grid), args);
-    DeviceArray<unsigned long long> bad(1);
-    GPUPROBE_CUDA_CHECK(cudaMemset(bad.get(), 0, bad.bytes()));
+    if (triad_bad_.size() != 1) triad_bad_ = DeviceArray<unsigned long long>(1);
+    GPUPROBE_CUDA_CHECK(cudaMemset(triad_bad_.get(), 0, triad_bad_.bytes()));
     const float* a = triad_a_.get();
     float scalar = gp::kTriadScalar;
-    unsigned long long* bad_ptr = bad.get();
+    unsigned long long* bad_ptr = triad_bad_.get();
     uint64_t count = n;
     void* vargs[] = {&a, &count, &scalar, &bad_ptr};
     cuda::launch(kernel_ptr(&gpuprobe_goodput_triad_verify), "gpuprobe_goodput_triad_verify", helper_grid(n), vargs);
     unsigned long long mismatches = 0;
-    GPUPROBE_CUDA_CHECK(cudaMemcpy(&mismatches, bad.get(), sizeof mismatches, cudaMemcpyDeviceToHost));
+    GPUPROBE_CUDA_CHECK(cudaMemcpy(&mismatches, triad_bad_.get(), sizeof mismatches, cudaMemcpyDeviceToHost));
     s.mismatches = mismatches;
     return s;
   }
@@ -303,15 +303,6 @@ class CudaGoodputOps final : public GoodputOps {
   }
 
   GoodputSample chain(const GoodputRequest& r) {
-    struct StreamDeleter {
-      void operator()(cudaStream_t s) const { static_cast<void>(cudaStreamDestroy(s)); }
-    };
-    struct GraphDeleter {
-      void operator()(cudaGraph_t g) const { static_cast<void>(cudaGraphDestroy(g)); }
-    };
-    struct ExecDeleter {
-      void operator()(cudaGraphExec_t e) const { static_cast<void>(cudaGraphExecDestroy(e)); }
-    };
     const GoodputGrid grid = goodput_grid(r, gpu_.info().sm_count, 0);
     GoodputSample s;
     s.kernel = "a graph of " + std::to_string(r.nodes) + " gpuprobe_goodput_chain nodes";
@@ -321,19 +312,15 @@ class CudaGoodputOps final : public GoodputOps {
     GPUPROBE_CUDA_CHECK(cudaDeviceSynchronize());
     const cuda::PreparedLaunch node(kernel_ptr(&gpuprobe_goodput_chain), "gpuprobe_goodput_chain", config_of(grid));
     s.launch = node.record();
-    cudaStream_t raw_stream = nullptr;
-    GPUPROBE_CUDA_CHECK(cudaStreamCreateWithFlags(&raw_stream, cudaStreamNonBlocking));
-    const std::unique_ptr<std::remove_pointer_t<cudaStream_t>, StreamDeleter> stream(raw_stream);
-    cudaGraph_t raw_graph = nullptr;
-    GPUPROBE_CUDA_CHECK(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeGlobal));
+    const cuda::Stream stream;
     uint32_t* c = counter.get();
     void* args[] = {&c};
-    for (uint32_t k = 0; k < r.nodes; ++k) node.enqueue(args, stream.get());
-    GPUPROBE_CUDA_CHECK(cudaStreamEndCapture(stream.get(), &raw_graph));
-    const std::unique_ptr<std::remove_pointer_t<cudaGraph_t>, GraphDeleter> graph(raw_graph);
-    cudaGraphExec_t raw_exec = nullptr;
-    GPUPROBE_CUDA_CHECK(cudaGraphInstantiate(&raw_exec, graph.get(), 0));
-    const std::unique_ptr<std::remove_pointer_t<cudaGraphExec_t>, ExecDeleter> exec(raw_exec);
+    cuda::Graph graph;
+    cuda::capture(graph, stream.get(), [&](cudaStream_t st) {
+      for (uint32_t k = 0; k < r.nodes; ++k) node.enqueue(args, st);
+    });
+    cuda::GraphExec exec;
+    GPUPROBE_CUDA_CHECK(cudaGraphInstantiate(exec.out(), graph.get(), 0));
     GPUPROBE_CUDA_CHECK(cudaGraphUpload(exec.get(), stream.get()));
     GPUPROBE_CUDA_CHECK(cudaGraphLaunch(exec.get(), stream.get()));  // warm-up
     GPUPROBE_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
@@ -356,6 +343,7 @@ class CudaGoodputOps final : public GoodputOps {
 
   cuda::CudaDevice& gpu_;
   DeviceArray<float> triad_a_, triad_b_, triad_c_;
+  DeviceArray<unsigned long long> triad_bad_;  // the triad check's mismatch count
   DeviceArray<uint32_t> words_;
   DeviceArray<unsigned long long> sum_;
   DeviceArray<uint16_t> tile_a_, tile_bt_;

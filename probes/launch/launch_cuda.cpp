@@ -15,6 +15,7 @@
 
 #include "harness/cuda/check.hpp"
 #include "harness/cuda/cuda_device.hpp"
+#include "harness/cuda/handles.hpp"
 #include "harness/cuda/launch.hpp"
 #include "harness/cuda/timing.hpp"
 #include "harness/ops.hpp"
@@ -38,6 +39,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 namespace lk = launch;
+using cuda::capture;
+using cuda::Graph;
+using cuda::GraphExec;
+using cuda::Stream;
 
 // The spin kernel in front of N timed launches lasts N x this (ns): longer than their enqueueing.
 constexpr uint64_t kSpinPerLaunchNs = 8000;
@@ -59,59 +64,6 @@ const void* kernel_ptr(F* f) {
 
 double ns_since(Clock::time_point start) {
   return std::chrono::duration<double, std::nano>(Clock::now() - start).count();
-}
-
-class Stream {
- public:
-  Stream() { GPUPROBE_CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
-  ~Stream() { static_cast<void>(cudaStreamDestroy(s_)); }
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
-  cudaStream_t get() const { return s_; }
-  void sync() const { GPUPROBE_CUDA_CHECK(cudaStreamSynchronize(s_)); }
-
- private:
-  cudaStream_t s_ = nullptr;
-};
-
-class Graph {
- public:
-  Graph() = default;
-  ~Graph() {
-    if (g_ != nullptr) static_cast<void>(cudaGraphDestroy(g_));
-  }
-  Graph(const Graph&) = delete;
-  Graph& operator=(const Graph&) = delete;
-  cudaGraph_t* out() { return &g_; }
-  cudaGraph_t get() const { return g_; }
-
- private:
-  cudaGraph_t g_ = nullptr;
-};
-
-class GraphExec {
- public:
-  GraphExec() = default;
-  ~GraphExec() { reset(); }
-  GraphExec(const GraphExec&) = delete;
-  GraphExec& operator=(const GraphExec&) = delete;
-  void reset() {
-    if (e_ != nullptr) static_cast<void>(cudaGraphExecDestroy(e_));
-    e_ = nullptr;
-  }
-  cudaGraphExec_t* out() { return &e_; }
-  cudaGraphExec_t get() const { return e_; }
-
- private:
-  cudaGraphExec_t e_ = nullptr;
-};
-
-// Captures what `enqueue(stream)` queues into a graph (global capture mode).
-template <class F>
-void capture(Graph& graph, cudaStream_t stream, F&& enqueue) {
-  GPUPROBE_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
-  enqueue(stream);
-  GPUPROBE_CUDA_CHECK(cudaStreamEndCapture(stream, graph.out()));
 }
 
 LaunchConfig one_warp() {
