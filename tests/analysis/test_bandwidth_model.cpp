@@ -134,6 +134,17 @@ TEST_CASE("the datasheet table names the part and its source, most specific matc
   CHECK(gh->gpu == "GH200");
   CHECK(gh->dram_bytes_per_s == 0);
   CHECK(gh->fp32_flops_per_s == 67e12);
+  // T4 (not a Quadro T400, which holds "t4") and the RTX 4090, whose tensor figures FIGURES
+  // doubts (likely sparse): none taken.
+  const auto t4 = analysis::datasheet_for("Tesla T4");
+  REQUIRE(t4.has_value());
+  CHECK(t4->dram_bytes_per_s == 320e9);
+  CHECK(analysis::tensor_peak_flops_per_s(*t4, "s8") == 130e12);
+  CHECK_FALSE(analysis::datasheet_for("Quadro T400").has_value());
+  const auto ada = analysis::datasheet_for("NVIDIA GeForce RTX 4090");
+  REQUIRE(ada.has_value());
+  CHECK(ada->dram_bytes_per_s == 1008e9);
+  CHECK(analysis::tensor_peak_flops_per_s(*ada, "f16") == 0);
   const auto rtx = analysis::datasheet_for("NVIDIA GeForce RTX 5090");
   REQUIRE(rtx.has_value());
   CHECK(rtx->dram_bytes_per_s == 1792e9);
