@@ -5,6 +5,7 @@
 
 #include "harness/cuda_device.hpp"
 #include "harness/error.hpp"
+#include "harness/kernel_runner.hpp"
 #include "harness/ops.hpp"
 #include "harness/sim/sim_device.hpp"
 
@@ -20,6 +21,11 @@ std::unique_ptr<FamilyOps> Device::make_ops(std::type_index type, std::string_vi
     if (e.type == type && e.backend == backend()) return e.make(*this);
   throw OpsUnavailable("the " + std::string(backend()) + " backend has no '" +
                        std::string(family) + "' operations in this build");
+}
+
+KernelRunner& kernel_runner(Device& device) {
+  if (KernelRunner* k = device.kernels()) return *k;
+  throw OpsUnavailable("the " + std::string(device.backend()) + " backend runs no kernels");
 }
 
 std::unique_ptr<Device> open_device(std::string_view spec) {

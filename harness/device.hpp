@@ -49,6 +49,8 @@ class FamilyOps {
   virtual ~FamilyOps() = default;
 };
 
+class KernelRunner;  // harness/kernel_runner.hpp
+
 class Device {
  public:
   virtual ~Device() = default;
@@ -72,6 +74,9 @@ class Device {
   // so that other processes can open it, in an exclusive compute mode too. Nothing of this device
   // may be used afterwards. The simulator holds nothing.
   virtual void release_context() {}
+  // The device's memory and launch path for a family's kernels (harness/kernel_runner.hpp), or
+  // nullptr where kernels do not run (the simulator).
+  virtual KernelRunner* kernels() { return nullptr; }
 
   // The operations of family Ops on this device; throws OpsUnavailable naming the family and the
   // backend when no implementation is registered. Created once per device.

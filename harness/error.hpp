@@ -25,4 +25,14 @@ class DeviceLost : public Error {
   using Error::Error;
 };
 
+// This device cannot measure one point: it lacks the instruction, the simulator has no model of
+// it, a library it needs is absent. The probe records the point as skipped with the reason and
+// measures the others. The one skip channel of every family: throw it with skip(reason).
+// (OpsUnavailable, harness/ops.hpp, is the whole probe's: the device has no such family at all.)
+class Skip : public Error {
+ public:
+  using Error::Error;
+};
+[[noreturn]] inline void skip(const std::string& reason) { throw Skip(reason); }
+
 }  // namespace gpuprobe

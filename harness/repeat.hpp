@@ -7,6 +7,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "harness/error.hpp"
 #include "harness/stats.hpp"
 
 namespace gpuprobe {
@@ -47,9 +48,9 @@ struct PointRepeats {
 };
 
 // repeat_until_stable over a family's run() (returns its Result): value(result) is the number
-// that must settle (a latency, a rate). Keeps the first result; the family's Unavailable thrown by
-// run() ends the point with skipped = its what().
-template <class Unavailable, class Run, class Value>
+// that must settle (a latency, a rate). Keeps the first result; a Skip thrown by run()
+// (harness/error.hpp) ends the point with skipped = its what().
+template <class Run, class Value>
 auto repeat_point(const RepeatPolicy& policy, Run&& run, Value&& value)
     -> PointRepeats<std::decay_t<decltype(run())>> {
   using Result = std::decay_t<decltype(run())>;
@@ -63,7 +64,7 @@ auto repeat_point(const RepeatPolicy& policy, Run&& run, Value&& value)
           return value(x);
         },
         policy);
-  } catch (const Unavailable& e) {
+  } catch (const Skip& e) {
     r.skipped = e.what();
   }
   return r;

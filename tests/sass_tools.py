@@ -344,6 +344,16 @@ def table_ops(source_dir, header, macro, log):
     return found
 
 
+def def_ops(source_dir, path, row, log):
+    """The first field of every `<row>(name, ...)` line of the .def table at `path` (relative to
+    the source tree): a family's op table. A missing or empty table stops the test."""
+    full = os.path.join(source_dir, path)
+    found = re.findall(rf"^{row}\((\w+)", open(full, encoding="utf-8").read(), re.M)
+    if not found:
+        raise SystemExit(f"{log}: no {row}(...) rows in {full}")
+    return found
+
+
 def matches(cls, ins):
     """A class "OPC.MOD1.MOD2" is an opcode and modifiers the instruction must all carry."""
     opcode, *mods = cls.split(".")

@@ -19,6 +19,7 @@
 #include "harness/cuda/launch.hpp"
 #include "harness/cuda_device.hpp"
 #include "harness/error.hpp"
+#include "harness/kernel_runner.hpp"
 #include "harness/telemetry.hpp"
 #include "harness/timing.hpp"
 
@@ -195,8 +196,14 @@ CudaDevice::CudaDevice(int ordinal) : ordinal_(ordinal) {
 void CudaDevice::select() const { GPUPROBE_CUDA_CHECK(cudaSetDevice(ordinal_)); }
 
 void CudaDevice::release_context() {
+  kernels_.reset();
   select();
   GPUPROBE_CUDA_CHECK(cudaDeviceReset());
+}
+
+KernelRunner* CudaDevice::kernels() {
+  if (!kernels_) kernels_ = make_kernel_runner(*this);
+  return kernels_.get();
 }
 
 uint64_t CudaDevice::free_memory_bytes() {

@@ -2,6 +2,7 @@
 // `auto& gpu = dynamic_cast<cuda::CudaDevice&>(device); gpu.select();` before any runtime call.
 #pragma once
 #include <cstdint>
+#include <memory>
 
 #include "harness/device.hpp"
 
@@ -20,6 +21,7 @@ class CudaDevice final : public Device {
   // cudaDeviceReset of this device: its primary context is destroyed (run-all's supervisor,
   // before each probe opens the device in a process of its own).
   void release_context() override;
+  KernelRunner* kernels() override;
 
   int ordinal() const { return ordinal_; }
   // Makes this device current for the calling thread (every runtime call after it is checked).
@@ -29,6 +31,10 @@ class CudaDevice final : public Device {
   static constexpr uint64_t kClockSpinNs = 200'000;
   int ordinal_;
   DeviceInfo info_;
+  std::unique_ptr<KernelRunner> kernels_;
 };
+
+// harness/cuda/kernel_runner.cpp
+std::unique_ptr<KernelRunner> make_kernel_runner(CudaDevice& gpu);
 
 }  // namespace gpuprobe::cuda

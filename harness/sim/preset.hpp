@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "harness/device.hpp"
+#include "harness/sim/family_tables.hpp"
 
 namespace gpuprobe::sim {
 
@@ -53,15 +54,6 @@ struct LevelBandwidthModel {
   std::string source;                     // FIGURES.md keys, or "assumption"
 };
 
-// Issue rate and dependent latency of one CUDA-core op of the compute family
-// (probes/compute/alu.cuh names the ops; probes/compute/alu_sim.cpp uses the table).
-struct AluOpModel {
-  std::string op;                  // "fma_rn_f32", as in GPUPROBE_ALU_OPS
-  double ops_per_clk_per_sm = 0;   // thread-ops per clock per SM with enough warps and chains
-  double latency_cycles = 0;       // one op of a dependent chain
-  std::string source;              // FIGURES.md keys, DER, or "assumption"
-};
-
 // Rate and latency of one tensor-core instruction form of the tensor family (probes/tensor/:
 // mma.sync, wgmma, tcgen05). `op` is the form's name as the tensor probes write it in their records
 // ("mma_m16n8k16_f16_f32": path, shape, input precision, accumulator); the simulated ops look it
@@ -95,18 +87,6 @@ struct LaunchCostModel {
   double device_graph_launch_ns = 0;  // a device-side cudaGraphLaunch to the child's start
   std::vector<SmallKernelCost> small_kernels;
   std::string source;             // the citations, field by field
-};
-
-// Cost of one atomic op in one address pattern (probes/atomics/atomics.cuh names both;
-// probes/atomics/atomics_sim.cpp uses the table, filled per preset in presets/atomics_costs.cpp).
-// The latency is one dependent chain's cycles per op in the probe's latency launch (one warp; the
-// contended pattern one warp on every SM), the rate thread-level atomics per clock per SM.
-struct AtomicOpModel {
-  std::string op;                    // "global_add_u32", as in GPUPROBE_ATOMICS_OPS
-  std::string pattern;               // "same", "distinct", "contended", "uniform"
-  double latency_cycles = 0;         // 0: no latency (red returns nothing)
-  double ops_per_clk_per_sm = 0;
-  std::string source;                // FIGURES.md keys, DER, or "assumption"
 };
 
 // Cost of one op of the sync family (probes/sync/sync.cuh names the ops; probes/sync/sync_sim.cpp
@@ -157,7 +137,6 @@ struct Preset {
   uint64_t page_bytes = 2ull << 20;
   std::vector<TlbLevelModel> tlbs;  // nearest first; a miss in all of them costs a page walk
   double page_walk_cycles = 0;      // added when every TLB level misses
-  std::vector<AtomicOpModel> atomics;  // empty: atomics/ops is unavailable; presets.cpp fills it
   // Extra cycles an SM pays for every access that reaches the L2, drawn per SM from
   // [0, l2_sm_spread_cycles): its distance to the L2 slices on the on-chip network.
   double l2_sm_spread_cycles = 0;
@@ -177,13 +156,18 @@ struct Preset {
   double outlier_probability = 0.001;
   double outlier_extra_cycles = 400;
   std::vector<LevelBandwidthModel> bandwidth;  // empty: the stream probes are unavailable
-  std::vector<AluOpModel> compute;  // empty: compute/alu is unavailable; an op left out: skipped
   std::vector<TensorOpModel> tensor;  // empty: the tensor probes are unavailable; a form left out: skipped
   LaunchCostModel launch;           // host_enqueue_ns 0: the launch probes are unavailable
   std::vector<SyncOpModel> sync;    // empty: the sync probe is unavailable; an op left out: skipped
   std::vector<AsyncCopyModel> async_copy;  // empty: async/copy is unavailable; an op left out: skipped
   uint32_t max_threads_per_sm = 2048;
   uint32_t max_blocks_per_sm = 32;
+  // The families' own cost tables (harness/sim/family_tables.hpp), attached by presets().
+  FamilyTables tables;
+  template <class T>
+  const T* table(const std::string& family) const {
+    return tables.find<T>(family);
+  }
 };
 
 const std::vector<Preset>& presets();

@@ -10,10 +10,17 @@
 #include "harness/error.hpp"
 #include "harness/sim/preset.hpp"
 #include "harness/sim/presets/presets.hpp"
-#include "harness/sim/presets/atomics_costs.hpp"
 
 namespace gpuprobe::sim {
 namespace {
+
+// presets() has made the presets: no table may be registered any more.
+bool made = false;
+
+std::vector<TableMaker>& makers() {
+  static std::vector<TableMaker> all;
+  return all;
+}
 
 bool is_power_of_two(uint64_t value) { return value != 0 && (value & (value - 1)) == 0; }
 
@@ -67,12 +74,18 @@ const std::vector<Preset>& presets() {
                              presets_detail::make_h100(), presets_detail::make_h100_sxm(),
                              presets_detail::make_l40(), presets_detail::make_h200(),
                              presets_detail::make_b200(), presets_detail::make_rtx5090()};
-    // The atomics cost table derives from each preset's own cited latencies (presets/atomics_costs.cpp).
-    for (auto& preset : list) preset.atomics = presets_detail::atomics_costs(preset);
+    for (auto& preset : list)
+      for (const TableMaker& m : makers()) preset.tables.set(m.name, {m.type, m.make(preset)});
     for (const auto& preset : list) validate(preset);
+    made = true;
     return list;
   }();
   return all;
+}
+
+std::vector<TableMaker>& table_makers() {
+  if (made) throw Error("a simulator cost table was registered after the presets were made");
+  return makers();
 }
 
 const Preset& find_preset(std::string_view name) {
@@ -115,9 +128,7 @@ Preset slowed_preset(const Preset& preset, double factor) {
       longer(op.latency_cycles);
     }
   };
-  ops(p.compute, &AluOpModel::ops_per_clk_per_sm);
   ops(p.tensor, &TensorOpModel::flops_per_clk_per_sm);
-  ops(p.atomics, &AtomicOpModel::ops_per_clk_per_sm);
   ops(p.sync, &SyncOpModel::ops_per_clk_per_sm);
   ops(p.async_copy, &AsyncCopyModel::peak_bytes_per_clk_per_sm);
   for (auto& op : p.sync) {
@@ -138,6 +149,9 @@ Preset slowed_preset(const Preset& preset, double factor) {
     longer(k.overhead_ns);
     slower(k.bytes_per_s);
   }
+  for (const TableMaker& m : makers())
+    if (const auto it = preset.tables.all().find(m.name); it != preset.tables.all().end() && it->second.table)
+      p.tables.set(m.name, {m.type, m.slow(it->second.table, factor)});
   char text[32];
   std::snprintf(text, sizeof text, "%g", factor);
   p.info.sim_preset = preset.name + ",slowdown=" + text;

@@ -4,12 +4,14 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "harness/chain.hpp"
 #include "harness/device.hpp"
+#include "harness/error.hpp"
 #include "harness/sim/preset.hpp"
 
 namespace gpuprobe::sim {
@@ -19,13 +21,13 @@ namespace gpuprobe::sim {
 inline constexpr uint64_t kStartCycles = 1'000'000;
 
 // The entry of a preset's table (Preset::compute, ::tensor, ::sync...) that match(entry) picks,
-// for a family's simulated ops; none throws the family's Unavailable ("the simulated <preset>
-// has no model of <what>"), which records the point as skipped.
-template <class Unavailable, class Model, class Match>
+// for a family's simulated ops; none throws Skip ("the simulated <preset> has no model of
+// <what>"), which records the point as skipped.
+template <class Model, class Match>
 const Model* model_of(const Preset& p, const std::vector<Model>& table, const std::string& what,
                       Match match) {
   const auto it = std::find_if(table.begin(), table.end(), match);
-  if (it == table.end()) throw Unavailable("the simulated " + p.name + " has no model of " + what);
+  if (it == table.end()) skip("the simulated " + p.name + " has no model of " + what);
   return &*it;
 }
 
@@ -80,10 +82,14 @@ class SimDevice final : public Device {
   // SMs of a TPC share a partition; which TPCs go where is a fixed hash (not published).
   int l2_partition_of_sm(int sm) const;
   bool l2_far(int sm, uint64_t offset_bytes) const;
+  // The number of this launch among the simulated launches of `family` on this device (1, 2,
+  // ...): a family's launch seeds its noise with it, so repeats differ and runs repeat.
+  uint64_t next_launch(const std::string& family) { return ++launches_[family]; }
 
  private:
   class Impl;
   std::unique_ptr<Impl> impl_;
+  std::map<std::string, uint64_t> launches_;
 };
 
 std::unique_ptr<Device> make_sim_device(const Preset& preset, uint64_t seed = 1,

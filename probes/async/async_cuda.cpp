@@ -44,7 +44,7 @@ const void* kernel_of(const AsyncSetup& s) {
   if (s.kind == AsyncKind::chase) return reinterpret_cast<const void*>(&gpuprobe_async_tma_chase);
   if (s.kind == AsyncKind::multicast) {
     if (&gpuprobe_async_tma_multicast == nullptr)
-      throw AsyncOpUnavailable("the TMA multicast kernel is built for sm_90a only (probes/async/"
+      throw Skip("the TMA multicast kernel is built for sm_90a only (probes/async/"
                                "multicast.sm90a.cu), and this build has no sm_90a code");
     return reinterpret_cast<const void*>(&gpuprobe_async_tma_multicast);
   }
@@ -117,7 +117,7 @@ class CudaAsyncOps final : public AsyncOps {
     gpu_.select();
     check_async_fits(setup, gpu_.info());
     if (setup.kind == AsyncKind::multicast && gpu_.info().cc.sm() != 90)
-      throw AsyncOpUnavailable("the TMA multicast kernel is built for sm_90a only; " + gpu_.info().name +
+      throw Skip("the TMA multicast kernel is built for sm_90a only; " + gpu_.info().name +
                                " is sm_" + std::to_string(gpu_.info().cc.sm()));
     const std::string name = async_kernel_name(setup);
     if (run.iterations == 0) throw Error(name + ": no iterations");

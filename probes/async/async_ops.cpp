@@ -83,7 +83,7 @@ void check_async_fits(const AsyncSetup& s, const DeviceInfo& info) {
                        : s.kind == AsyncKind::multicast ? ptx::Cap::bulk_multicast
                                                         : op.cap;
   if (!ptx::device_has(cap, sm))
-    throw AsyncOpUnavailable(std::string(s.kind == AsyncKind::chase       ? "the TMA chase"
+    throw Skip(std::string(s.kind == AsyncKind::chase       ? "the TMA chase"
                                          : s.kind == AsyncKind::multicast ? "the TMA multicast"
                                                                           : op.ptx) +
                              " needs " + ptx::capability_info(cap).targets + "; " + info.name +

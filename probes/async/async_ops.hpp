@@ -27,13 +27,6 @@ using async::AsyncOp;
 // one load by rank 0, wait; the sm_90a unit multicast.sm90a.cu).
 enum class AsyncKind { latency, throughput, chase, multicast };
 
-// Thrown when this device cannot run one op (it lacks the instruction; the simulator has no model
-// of it): the probe records the op as skipped with the reason and measures the others.
-class AsyncOpUnavailable : public Error {
- public:
-  using Error::Error;
-};
-
 const char* async_kind_name(AsyncKind kind);  // "latency", "throughput", "chase", "multicast"
 const async::AsyncOpInfo& async_info(AsyncOp op);
 // Throws a one-line gpuprobe::Error listing the ops when `name` is unknown.
@@ -68,7 +61,7 @@ uint64_t async_dynamic_smem_bytes(const AsyncSetup& setup);
 double async_bytes_in_flight_per_sm(const AsyncSetup& setup, double ctas_per_sm);
 
 // The checks every backend makes before launching: the device has the op (else
-// AsyncOpUnavailable), the launch shape, copy and source fit the op. Throws one-line Errors.
+// Skip), the launch shape, copy and source fit the op. Throws one-line Errors.
 void check_async_fits(const AsyncSetup& setup, const DeviceInfo& info);
 
 // The fingerprint CTA `cta` must report (AsyncCtaOut::result): its slots after the last copy,

@@ -52,7 +52,7 @@ uint64_t pow2_at_least(uint64_t v) {
 nlohmann::json measure_async(ProbeContext& ctx, const AsyncSetup& setup, const AsyncRun& run) {
   const auto& info = async_info(setup.op);
   const bool throughput = setup.kind == AsyncKind::throughput;
-  const auto r = repeat_point<AsyncOpUnavailable>(
+  const auto r = repeat_point(
       ctx.repeat(), [&] { return ctx.ops<AsyncOps>().run(setup, run); },
       [&](const AsyncResult& x) { return throughput ? x.bytes_per_clk_per_sm : x.latency_cycles; });
   if (r.skipped) return {{"ptx", info.ptx}, {"skipped", *r.skipped}};

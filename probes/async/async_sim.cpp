@@ -29,7 +29,7 @@ class SimAsyncOps final : public AsyncOps {
     if (p.async_copy.empty()) throw OpsUnavailable("the simulated " + p.name + " has no async-copy model");
     check_async_fits(setup, device_.info());
     const auto& info = async_info(setup.op);
-    const auto model = sim::model_of<AsyncOpUnavailable>(
+    const auto model = sim::model_of(
         p, p.async_copy, info.name, [&](const sim::AsyncCopyModel& m) { return m.op == info.name; });
     const std::string kernel = async_kernel_name(setup);
     if (run.iterations == 0) throw Error(kernel + ": no iterations");
@@ -82,7 +82,7 @@ class SimAsyncOps final : public AsyncOps {
     const auto barrier = std::find_if(p.sync.begin(), p.sync.end(),
                                       [](const sim::SyncOpModel& m) { return m.op == "barrier_cluster"; });
     if (barrier == p.sync.end())
-      throw AsyncOpUnavailable("the simulated " + p.name + " has no cluster barrier model");
+      throw Skip("the simulated " + p.name + " has no cluster barrier model");
     const double bytes = async_copy_bytes(setup);
     const double round = model.latency_cycles + model.cycles_per_kib * std::max(0.0, bytes / 1024 - 1) +
                          (setup.footprint_bytes > p.info.l2_bytes ? p.dram_latency_cycles - level_latency(p, "L2") : 0) +

@@ -141,7 +141,7 @@ class CudaGoodputOps final : public GoodputOps {
   CublasGemm cublas_gemm(uint32_t size) override {
     gpu_.select();
     const Cublas& lib = Cublas::get();
-    if (lib.library.empty()) throw GoodputUnavailable(lib.failure);
+    if (lib.library.empty()) throw Skip(lib.failure);
     const uint64_t elements = uint64_t(size) * size;
     if (gemm_size_ != size) {
       gemm_a_ = {}, gemm_b_ = {}, gemm_c_ = {};
@@ -178,7 +178,7 @@ class CudaGoodputOps final : public GoodputOps {
   void require_memory(uint64_t bytes, const std::string& what) {
     const uint64_t free = gpu_.free_memory_bytes();
     if (bytes > free / 10 * 9)
-      throw GoodputUnavailable(what + " need " + std::to_string(bytes >> 20) + " MiB, the GPU has " +
+      throw Skip(what + " need " + std::to_string(bytes >> 20) + " MiB, the GPU has " +
                                std::to_string(free >> 20) + " MiB free");
   }
 
@@ -269,7 +269,7 @@ class CudaGoodputOps final : public GoodputOps {
   GoodputSample tile(const GoodputRequest& r) {
     const DeviceInfo& info = gpu_.info();
     if (info.cc.sm() < kTileMinSm)
-      throw GoodputUnavailable("the tile loop's mma.sync m16n8k16 f16 needs sm_80+; " + info.name + " is sm_" +
+      throw Skip("the tile loop's mma.sync m16n8k16 f16 needs sm_80+; " + info.name + " is sm_" +
                                std::to_string(info.cc.sm()));
     const void* kernel = kernel_ptr(&gpuprobe_goodput_tile);
     int per_sm = 0;

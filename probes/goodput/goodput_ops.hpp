@@ -22,13 +22,6 @@ inline constexpr GoodputKernel kGoodputKernels[] = {GoodputKernel::triad, Goodpu
                                                     GoodputKernel::tensor_tile_loop, GoodputKernel::graph_chain};
 const char* to_string(GoodputKernel k);   // "triad", "l2_reduction", "tensor_tile_loop", "graph_chain"
 
-// Thrown when this device cannot run one kernel (the tile loop before sm_80, cuBLAS absent, the
-// simulator without a model): the probe records the point as skipped with the reason.
-class GoodputUnavailable : public Error {
- public:
-  using Error::Error;
-};
-
 // What to run. The backend sizes the grid (GoodputGrid) from the device.
 struct GoodputRequest {
   GoodputKernel kernel = GoodputKernel::triad;
@@ -113,7 +106,7 @@ class GoodputOps : public FamilyOps {
  public:
   static constexpr const char* kFamily = "goodput";
   virtual GoodputSample run(const GoodputRequest& r) = 0;
-  // Throws GoodputUnavailable without cuBLAS (and on the simulator).
+  // Throws Skip without cuBLAS (and on the simulator).
   virtual CublasGemm cublas_gemm(uint32_t size) = 0;
 };
 

@@ -43,7 +43,7 @@ nlohmann::json repeated_ns(const PointRepeats<Result>& r) {
 }
 
 nlohmann::json kernel_point(ProbeContext& ctx, const GoodputRequest& req) {
-  const auto r = repeat_point<GoodputUnavailable>(
+  const auto r = repeat_point(
       ctx.repeat(), [&] { return summarize_goodput_sample(req, ctx.ops<GoodputOps>().run(req)); },
       [](const GoodputMeasurement& m) { return m.ns; });
   if (r.skipped) return {{"skipped", *r.skipped}};
@@ -75,7 +75,7 @@ nlohmann::json kernel_point(ProbeContext& ctx, const GoodputRequest& req) {
 }
 
 nlohmann::json cublas_point(ProbeContext& ctx, uint32_t size) {
-  const auto r = repeat_point<GoodputUnavailable>(
+  const auto r = repeat_point(
       ctx.repeat(), [&] { return ctx.ops<GoodputOps>().cublas_gemm(size); }, [](const CublasGemm& g) { return g.ns; });
   if (r.skipped) return {{"skipped", *r.skipped}};
   nlohmann::json j = repeated_ns(r);

@@ -45,7 +45,7 @@ class SimGoodputOps final : public GoodputOps {
     s.launch.config.grid = Dim3{grid.blocks, 1, 1};
     s.launch.config.block = Dim3{grid.threads, 1, 1};
     if (!(p.launch.back_to_back_ns > 0))
-      throw GoodputUnavailable("the simulated " + p.name + " has no launch cost model");
+      throw Skip("the simulated " + p.name + " has no launch cost model");
     const double launch_s = p.launch.back_to_back_ns * 1e-9;
     double seconds = 0;
     switch (r.kernel) {
@@ -65,7 +65,7 @@ class SimGoodputOps final : public GoodputOps {
           return t.op == "mma_m16n8k16_f16_f32" && !t.emulated;
         });
         if (it == p.tensor.end())
-          throw GoodputUnavailable("the simulated " + p.name + " has no model of mma_m16n8k16_f16_f32");
+          throw Skip("the simulated " + p.name + " has no model of mma_m16n8k16_f16_f32");
         const double tensor = it->flops_per_clk_per_sm * p.info.sm_count * clock_hz(p);
         const double shared = peak_bytes_per_s(p, level(p, "shared"));
         seconds = std::max(s.work.flops / tensor, s.work.shared_bytes / shared) + launch_s;
@@ -75,7 +75,7 @@ class SimGoodputOps final : public GoodputOps {
       }
       case GoodputKernel::graph_chain:
         if (!(p.launch.graph_launch_per_node_ns > 0))
-          throw GoodputUnavailable("the simulated " + p.name + " has no graph launch model");
+          throw Skip("the simulated " + p.name + " has no graph launch model");
         seconds = (p.launch.graph_launch_ns + r.nodes * p.launch.graph_launch_per_node_ns) * 1e-9;
         s.counted = s.expected_count = uint64_t(r.nodes) * r.graphs;
         break;
@@ -85,7 +85,7 @@ class SimGoodputOps final : public GoodputOps {
     return s;
   }
 
-  CublasGemm cublas_gemm(uint32_t) override { throw GoodputUnavailable("no cuBLAS on a simulated device"); }
+  CublasGemm cublas_gemm(uint32_t) override { throw Skip("no cuBLAS on a simulated device"); }
 
  private:
   static double clock_hz(const sim::Preset& p) { return p.info.rated_sm_clock_mhz * 1e6; }
@@ -93,7 +93,7 @@ class SimGoodputOps final : public GoodputOps {
   static const sim::LevelBandwidthModel& level(const sim::Preset& p, const std::string& name) {
     for (const auto& m : p.bandwidth)
       if (m.level == name) return m;
-    throw GoodputUnavailable("the simulated " + p.name + " has no bandwidth model for " + name);
+    throw Skip("the simulated " + p.name + " has no bandwidth model for " + name);
   }
 
   // The level's peak as probes/bandwidth/stream_sim.cpp sees it with every SM streaming: the
@@ -102,7 +102,7 @@ class SimGoodputOps final : public GoodputOps {
     double peak = m.peak_bytes_per_clk_per_sm > 0 ? m.peak_bytes_per_clk_per_sm * p.info.sm_count * clock_hz(p)
                                                    : INFINITY;
     if (m.peak_bytes_per_s > 0) peak = std::min(peak, m.peak_bytes_per_s);
-    if (!std::isfinite(peak)) throw GoodputUnavailable("the simulated " + p.name + " has no peak for " + m.level);
+    if (!std::isfinite(peak)) throw Skip("the simulated " + p.name + " has no peak for " + m.level);
     return peak;
   }
 

@@ -49,7 +49,7 @@ uint64_t scale_elements(uint64_t bytes) {
 void check_overhead_fits(OverheadMeasure m, const DeviceInfo& info) {
   const int sm = info.cc.sm();
   if (m == OverheadMeasure::pdl_overlapped && sm < ptx::kGriddepcontrolMinSm)
-    throw LaunchUnavailable("programmatic dependent launch (griddepcontrol) needs sm_90+; " + info.name +
+    throw Skip("programmatic dependent launch (griddepcontrol) needs sm_90+; " + info.name +
                             " is sm_" + std::to_string(sm));
 }
 

@@ -40,13 +40,6 @@ const char* to_string(OverheadMeasure m);
 const char* to_string(GraphMeasure m);
 const char* to_string(SmallKernelMethod m);
 
-// Thrown when this device cannot make one measurement (PDL before sm_90; the simulator has no
-// model): the probe records the point as skipped with the reason and measures the others.
-class LaunchUnavailable : public Error {
- public:
-  using Error::Error;
-};
-
 // How the number comes out of a sample.
 enum class SampleRule {
   per_unit,       // elapsed_ns / units
@@ -83,7 +76,7 @@ struct LaunchMeasurement {
 // ..." naming the kernel when a counter, a stamp or SCALE's output is wrong.
 LaunchMeasurement summarize_launch_sample(const LaunchSample& sample);
 
-// Refuses what the device cannot run: PDL below sm_90 (LaunchUnavailable).
+// Refuses what the device cannot run: PDL below sm_90 (Skip).
 void check_overhead_fits(OverheadMeasure m, const DeviceInfo& info);
 
 // The SCALE problem of a small-kernel point: doubles per pass (V / 16, at least 1).

@@ -29,7 +29,7 @@ constexpr uint64_t kMaxSmallKernelBytes = uint64_t{1} << 30;
 // Repeats `sample` until stable; the point's numbers, or {"skipped": why}.
 template <class F>
 nlohmann::json measure(ProbeContext& ctx, F&& sample) {
-  const auto r = repeat_point<LaunchUnavailable>(ctx.repeat(), sample,
+  const auto r = repeat_point(ctx.repeat(), sample,
                                                  [](const LaunchMeasurement& m) { return m.ns; });
   if (r.skipped) return {{"skipped", *r.skipped}};
   const auto& sum = r.outcome.summary;

@@ -53,7 +53,7 @@ class SimLaunchOps final : public LaunchOps {
       case OverheadMeasure::pdl_serialized:
       case OverheadMeasure::pdl_overlapped: {
         if (m == OverheadMeasure::pdl_overlapped && !(c.pdl_launch_ns > 0))
-          throw LaunchUnavailable("the simulated " + device_.preset().name + " has no PDL model");
+          throw Skip("the simulated " + device_.preset().name + " has no PDL model");
         s.kernel = "gpuprobe_launch_pdl_primary/secondary";
         s.rule = SampleRule::pair_gap;
         s.launches_counted = s.launches_expected = 2 * uint64_t(count);
@@ -113,7 +113,7 @@ class SimLaunchOps final : public LaunchOps {
     const auto it = std::find_if(table.begin(), table.end(),
                                  [&](const sim::SmallKernelCost& k) { return k.method == to_string(m); });
     if (it == table.end())
-      throw LaunchUnavailable("the simulated " + device_.preset().name + " has no model of " + to_string(m));
+      throw Skip("the simulated " + device_.preset().name + " has no model of " + to_string(m));
     const double v = double(scale_elements(bytes) * launch::kScaleBytesPerElement);
     LaunchSample s;
     s.kernel = m == SmallKernelMethod::stream || m == SmallKernelMethod::graph ? "gpuprobe_launch_scale"

@@ -199,7 +199,7 @@ void check_sync_fits(const SyncSetup& s, const DeviceInfo& info) {
   const sync::SyncOpInfo& op = sync_info(s.op);
   const int sm = info.cc.sm();
   if (op.needs_cap && !ptx::device_has(op.cap, sm))
-    throw SyncOpUnavailable(std::string(op.ptx) + " needs " + ptx::capability_info(op.cap).targets +
+    throw Skip(std::string(op.ptx) + " needs " + ptx::capability_info(op.cap).targets +
                             "; " + info.name + " is sm_" + std::to_string(sm));
   const std::string kernel = sync_kernel_name(s.op, s.kind);
   if (s.block_threads == 0 || s.block_threads % 32 != 0 || s.block_threads > 1024)

@@ -22,13 +22,6 @@ using sync::SyncOp;
 // CTA / cluster / grid of the swept size); throughput: many independent chains or CTAs per SM.
 enum class SyncKind { latency, throughput };
 
-// Thrown when this device cannot run one op (it lacks the instruction; the simulator has no model
-// of it): the probe records the op as skipped with the reason and measures the others.
-class SyncOpUnavailable : public Error {
- public:
-  using Error::Error;
-};
-
 const char* sync_kind_name(SyncKind kind);  // "latency", "throughput"
 const char* sync_unit_name(sync::SyncUnit unit);  // "thread", "warp", "cta"
 const sync::SyncOpInfo& sync_info(SyncOp op);
@@ -81,7 +74,7 @@ std::array<uint32_t, 64> sync_lane_words(SyncOp op);
 uint32_t sync_reference(SyncOp op, const SyncSetup& setup, uint32_t chain, uint64_t ops);
 
 // The checks every backend makes before launching: the device has the op (else
-// SyncOpUnavailable), the launch shape fits the op. Throws one-line Errors.
+// Skip), the launch shape fits the op. Throws one-line Errors.
 void check_sync_fits(const SyncSetup& setup, const DeviceInfo& info);
 
 // Turns the warps' records into the result and makes the self-check: every warp ran, on an SM,

@@ -30,7 +30,7 @@ constexpr uint32_t kGridBlockThreads = 128;
 nlohmann::json measure_sync(ProbeContext& ctx, const SyncSetup& setup, const SyncRun& run) {
   const sync::SyncOpInfo& info = sync_info(setup.op);
   const bool latency = setup.kind == SyncKind::latency;
-  const auto r = repeat_point<SyncOpUnavailable>(
+  const auto r = repeat_point(
       ctx.repeat(), [&] { return ctx.ops<SyncOps>().run(setup, run); },
       [&](const SyncResult& x) { return latency ? x.latency_cycles : x.ops_per_clk_per_sm; });
   if (r.skipped) return {{"ptx", info.ptx}, {"skipped", *r.skipped}};

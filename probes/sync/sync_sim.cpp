@@ -18,7 +18,6 @@ namespace {
 
 using sync::SyncWarpOut;
 
-
 class SimSyncOps final : public SyncOps {
  public:
   explicit SimSyncOps(sim::SimDevice& device) : device_(device) {}
@@ -28,12 +27,12 @@ class SimSyncOps final : public SyncOps {
     if (p.sync.empty()) throw OpsUnavailable("the simulated " + p.name + " has no sync model");
     check_sync_fits(setup, device_.info());
     const sync::SyncOpInfo& info = sync_info(setup.op);
-    const auto model = sim::model_of<SyncOpUnavailable>(
+    const auto model = sim::model_of(
         p, p.sync, info.name, [&](const sim::SyncOpModel& m) { return m.op == info.name; });
     const std::string kernel = sync_kernel_name(setup.op, setup.kind);
     if (run.iterations == 0) throw Error(kernel + ": no iterations");
     if (setup.kind == SyncKind::throughput && !(model->ops_per_clk_per_sm > 0))
-      throw SyncOpUnavailable("the simulated " + p.name + " has no rate for " + info.name);
+      throw Skip("the simulated " + p.name + " has no rate for " + info.name);
 
     const uint32_t chains = sync_chains(setup.op, setup.kind);
     const uint64_t ops = run.iterations * info.ops_per_iteration / chains;

@@ -42,7 +42,7 @@ const void* kernel_or_null(MmaOp op, int which);
 const void* kernel_of(MmaOp op, int which) {
   const void* k = kernel_or_null(op, which);
   if (k == nullptr)
-    throw MmaOpUnavailable(mma_kernel_name(op, which == 1 ? MmaKind::latency : MmaKind::throughput) +
+    throw Skip(mma_kernel_name(op, which == 1 ? MmaKind::latency : MmaKind::throughput) +
                            ": this build has no " + mma_info(op).arch_target +
                            " code (CMAKE_CUDA_ARCHITECTURES lacks 120)");
   return k;

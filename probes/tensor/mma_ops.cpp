@@ -50,7 +50,6 @@ bool legacy_emulated(MmaOp op, int sm) {
 // fp8 mma.sync is native (QMMA) on sm_89 and sm_120/121 only (PTX_NOTES.md section 2.1).
 bool fp8_emulated(int sm) { return sm >= 90 && sm < 120; }
 
-
 // Where an fp6/fp4 element sits in its 8-bit container under kind::f8f6f4 (the sm_120a forms):
 // the container's bit of the element's bit 0. PTX ISA 9.7.14.5 "Matrix Fragments for
 // mma.m16n8k32" gives the register layout (four 8-bit containers per .b32, the e4m3 layout) but,
@@ -468,11 +467,11 @@ void check_mma_fits(const MmaSetup& s, const DeviceInfo& info) {
   const tensor::MmaOpInfo& op = mma_info(s.op);
   const int sm = info.cc.sm();
   if (sm < op.min_sm)
-    throw MmaOpUnavailable(std::string(op.ptx) + " needs sm_" + std::to_string(op.min_sm) + "+; " +
+    throw Skip(std::string(op.ptx) + " needs sm_" + std::to_string(op.min_sm) + "+; " +
                            info.name + " is sm_" + std::to_string(sm));
   // An sm_120a cubin runs on compute capability 12.0 only (an sm_121 GPU would need sm_121a code).
   if (std::string(op.arch_target) == "sm_120a" && sm != 120)
-    throw MmaOpUnavailable(std::string(op.ptx) + " is built for sm_120a only; " + info.name +
+    throw Skip(std::string(op.ptx) + " is built for sm_120a only; " + info.name +
                            " is sm_" + std::to_string(sm));
   if (s.kind == MmaKind::latency && (s.block_threads != 32 || s.blocks != 1))
     throw Error("a latency launch is one warp (one block of 32 threads)");

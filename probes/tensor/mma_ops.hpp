@@ -26,13 +26,6 @@ enum class MmaKind { latency, throughput };
 // format, or all zeros (tensor cores draw less power on zeros and may clock higher).
 enum class MmaOperands { random, zeros };
 
-// Thrown when this device cannot run one form (it lacks the instruction; the simulator has no
-// model of it): the probe records the form as skipped with the reason and measures the others.
-class MmaOpUnavailable : public Error {
- public:
-  using Error::Error;
-};
-
 const char* mma_kind_name(MmaKind kind);              // "latency", "throughput"
 const char* mma_operands_name(MmaOperands operands);  // "random", "zeros"
 const tensor::MmaOpInfo& mma_info(MmaOp op);
@@ -142,7 +135,7 @@ struct MmaResult {
 };
 
 // The checks every backend makes before launching: the device has the form (else
-// MmaOpUnavailable), the launch shape. Throws one-line Errors.
+// Skip), the launch shape. Throws one-line Errors.
 void check_mma_fits(const MmaSetup& setup, const DeviceInfo& info);
 
 // Turns the warps' records into the result: every warp ran, on an SM, with end after start;
@@ -159,7 +152,7 @@ class MmaOps : public FamilyOps {
 };
 
 // The self-check every tensor/mma point makes before timing: builds the tile, runs it on `ops`,
-// compares (mma_check_tile). Throws MmaOpUnavailable where the device lacks the form and
+// compares (mma_check_tile). Throws Skip where the device lacks the form and
 // gpuprobe::Error "self-check failed ..." on a mismatch.
 tensor::TileCheck mma_self_check(MmaOps& ops, const DeviceInfo& info, MmaOp op, MmaOperands operands);
 

@@ -42,10 +42,10 @@ nlohmann::json measure_mma(ProbeContext& ctx, const MmaSetup& setup, const MmaRu
     // The tile self-check, once per form, before its first timed launch.
     if (!checks.count(setup.op))
       checks[setup.op] = mma_self_check(ctx.ops<MmaOps>(), ctx.device().info(), setup.op, MmaOperands::random);
-  } catch (const MmaOpUnavailable& e) {
+  } catch (const Skip& e) {
     return skipped(e.what());
   }
-  const auto r = tensor::repeat_point<MmaOpUnavailable>(
+  const auto r = tensor::repeat_point(
       ctx, latency, [&] { return ctx.ops<MmaOps>().run(setup, run); });
   if (r.skipped) return skipped(*r.skipped);
   const MmaResult& first = r.first;

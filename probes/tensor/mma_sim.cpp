@@ -80,7 +80,7 @@ class SimMmaOps final : public MmaOps {
     check_mma_fits(setup, device_.info());
     if (p.tensor.empty()) throw OpsUnavailable("the simulated " + p.name + " has no tensor model");
     const std::string name = mma_info(setup.op).name;
-    const auto model = sim::model_of<MmaOpUnavailable>(
+    const auto model = sim::model_of(
         p, p.tensor, name, [&](const sim::TensorOpModel& m) { return m.op == name; });
     return *model;
   }

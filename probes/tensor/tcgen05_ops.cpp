@@ -196,10 +196,10 @@ tensor::TileCheck check_tcgen05_tile(const Tcgen05OpInfo& info, const Tcgen05Ope
 void check_tcgen05_fits(const Tcgen05Setup& setup, const DeviceInfo& info) {
   const int sm = info.cc.sm();
   if (!ptx::device_has(ptx::Cap::tcgen05, sm))
-    throw Tcgen05OpUnavailable("tcgen05 needs sm_100a/103a/110a; " + info.name + " is sm_" +
+    throw Skip("tcgen05 needs sm_100a/103a/110a; " + info.name + " is sm_" +
                                std::to_string(sm));
   if (sm != 100)
-    throw Tcgen05OpUnavailable("the tcgen05 kernels are sm_100a code, which runs on compute "
+    throw Skip("the tcgen05 kernels are sm_100a code, which runs on compute "
                                "capability 10.0 only; " + info.name + " is sm_" +
                                std::to_string(sm));
   const Tcgen05OpInfo& op = tcgen05_info(setup.op);

@@ -30,12 +30,6 @@ enum class Tcgen05Kind { latency, throughput };
 // recorded). The self-check always uses random operands.
 enum class Tcgen05Operands { random, zeros };
 
-// Thrown when this device or build cannot run one op: the probe records it as skipped.
-class Tcgen05OpUnavailable : public Error {
- public:
-  using Error::Error;
-};
-
 const char* tcgen05_kind_name(Tcgen05Kind kind);          // "latency", "throughput"
 const char* tcgen05_operands_name(Tcgen05Operands o);     // "random", "zeros"
 const Tcgen05OpInfo& tcgen05_info(Tcgen05Op op);
@@ -130,7 +124,7 @@ struct Tcgen05LaunchOut {
 using Tcgen05Launcher = std::function<Tcgen05LaunchOut(const Tcgen05Launch&)>;
 
 // The checks every backend makes first: the device is compute capability 10.0 (the kernels are
-// sm_100a code), else Tcgen05OpUnavailable; the launch shape. One-line Errors.
+// sm_100a code), else Skip; the launch shape. One-line Errors.
 void check_tcgen05_fits(const Tcgen05Setup& setup, const DeviceInfo& info);
 
 // The whole measurement: the self-check launch (random operands, one MMA, D stored and checked:

@@ -61,7 +61,7 @@ nlohmann::json measure_tcgen05(ProbeContext& ctx, const Tcgen05Setup& setup, con
                         {"block_elements", info.k / vec}};
   }
   const bool latency = setup.kind == Tcgen05Kind::latency;
-  const auto r = tensor::repeat_point<Tcgen05OpUnavailable>(
+  const auto r = tensor::repeat_point(
       ctx, latency, [&] { return ctx.ops<Tcgen05Ops>().run(setup, run); });
   if (r.skipped) {
     p["skipped"] = *r.skipped;

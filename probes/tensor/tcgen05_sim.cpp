@@ -30,7 +30,7 @@ class SimTcgen05Ops final : public Tcgen05Ops {
     const sim::Preset& p = device_.preset();
     check_tcgen05_fits(setup, device_.info());
     const std::string name = tcgen05_info(setup.op).name;
-    const auto model = sim::model_of<Tcgen05OpUnavailable>(
+    const auto model = sim::model_of(
         p, p.tensor, name, [&](const sim::TensorOpModel& m) { return m.op == name; });
     return run_tcgen05(setup, run, [&](const Tcgen05Launch& l) { return launch(l, *model, p); });
   }

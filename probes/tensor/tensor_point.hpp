@@ -28,10 +28,10 @@ ParamSpec iterations_param(const std::string& default_value, const std::string& 
 uint64_t iterations(const Params& params);
 
 // repeat_point over run() (a Result with latency_cycles and flops_per_clk_per_sm): the latency
-// for a latency point, else the throughput; Unavailable (the probe's) skips the point.
-template <class Unavailable, class Run>
+// for a latency point, else the throughput; a Skip skips the point.
+template <class Run>
 auto repeat_point(ProbeContext& ctx, bool latency, Run&& run) {
-  return gpuprobe::repeat_point<Unavailable>(ctx.repeat(), run, [latency](const auto& r) {
+  return gpuprobe::repeat_point(ctx.repeat(), run, [latency](const auto& r) {
     return latency ? r.latency_cycles : r.flops_per_clk_per_sm;
   });
 }

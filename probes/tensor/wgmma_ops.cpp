@@ -224,7 +224,7 @@ tensor::TileCheck check_wgmma_tile(const WgmmaOpInfo& info, const WgmmaOperandDa
 
 void check_wgmma_fits(const WgmmaSetup& setup, const DeviceInfo& info) {
   if (!ptx::device_has(ptx::Cap::wgmma, info.cc.sm()))
-    throw WgmmaOpUnavailable("wgmma needs sm_90a; " + info.name + " is sm_" +
+    throw Skip("wgmma needs sm_90a; " + info.name + " is sm_" +
                              std::to_string(info.cc.sm()));
   if (setup.blocks == 0) throw Error(wgmma_kernel_name(setup.op, setup.kind) + ": no blocks");
   if (setup.kind == WgmmaKind::latency && setup.blocks != 1)

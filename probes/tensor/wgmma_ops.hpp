@@ -29,13 +29,6 @@ enum class WgmmaKind { latency, throughput };
 // uses random operands.
 enum class WgmmaOperands { random, zeros };
 
-// Thrown when this device cannot run one op (the simulator has no model of it): the probe
-// records the op as skipped with the reason and measures the others.
-class WgmmaOpUnavailable : public Error {
- public:
-  using Error::Error;
-};
-
 const char* wgmma_kind_name(WgmmaKind kind);          // "latency", "throughput"
 const char* wgmma_operands_name(WgmmaOperands o);     // "random", "zeros"
 const WgmmaOpInfo& wgmma_info(WgmmaOp op);
@@ -135,7 +128,7 @@ struct WgmmaLaunchOut {
 using WgmmaLauncher = std::function<WgmmaLaunchOut(const WgmmaLaunch&)>;
 
 // The checks every backend makes before launching (the launch shape; the device is sm_90,
-// else WgmmaOpUnavailable). Throws one-line Errors.
+// else Skip). Throws one-line Errors.
 void check_wgmma_fits(const WgmmaSetup& setup, const DeviceInfo& info);
 
 // The whole measurement: self-check launch (random operands, one iteration, tile stored and

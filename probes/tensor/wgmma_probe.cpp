@@ -42,7 +42,7 @@ nlohmann::json measure_wgmma(ProbeContext& ctx, const WgmmaSetup& setup, const W
                       {"implementation", "native"},
                       {"sass_per_op", "1 " + wgmma_sass(info)}};
   const bool latency = setup.kind == WgmmaKind::latency;
-  const auto r = tensor::repeat_point<WgmmaOpUnavailable>(
+  const auto r = tensor::repeat_point(
       ctx, latency, [&] { return ctx.ops<WgmmaOps>().run(setup, run); });
   if (r.skipped) {
     p["skipped"] = *r.skipped;

@@ -31,7 +31,7 @@ class SimWgmmaOps final : public WgmmaOps {
     if (p.tensor.empty())
       throw OpsUnavailable("the simulated " + p.name + " has no tensor model");
     const std::string name = wgmma_info(setup.op).name;
-    const auto model = sim::model_of<WgmmaOpUnavailable>(
+    const auto model = sim::model_of(
         p, p.tensor, name, [&](const sim::TensorOpModel& m) { return m.op == name; });
     return run_wgmma(setup, run,
                      [&](const WgmmaLaunch& l) { return launch(l, *model, p); });

@@ -13,6 +13,7 @@
 #include "harness/probe.hpp"
 #include "harness/sim/preset.hpp"
 #include "harness/sim/sim_device.hpp"
+#include "probes/common/op_costs.hpp"
 
 using namespace gpuprobe;
 using json = nlohmann::json;
@@ -251,8 +252,8 @@ TEST_CASE("roofline closed loop: a model from sim:h100 runs gives the preset's F
 
   const double hz = preset.info.rated_sm_clock_mhz * 1e6;
   double fma_rate = 0;
-  for (const auto& m : preset.compute)
-    if (m.op == "fma_rn_f32") fma_rate = m.ops_per_clk_per_sm;
+  for (const auto& m : *preset.table<probes::OpCosts>("compute"))
+    if (m.op == "fma_rn_f32") fma_rate = m.rate;
   REQUIRE(fma_rate > 0);
   const double f32_truth = 2 * fma_rate * preset.info.sm_count * hz;
   REQUIRE(r["compute"]["f32"]["flops_per_s"].is_number());

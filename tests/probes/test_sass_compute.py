@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""SASS assertions for the CUDA-core kernels (probes/compute/alu.cu).
+"""SASS assertions for the CUDA-core kernels (probes/compute/compute.cu).
 
-Targets: every target the build ships (tests/sass_tools.py TARGETS). Ops come from GPUPROBE_ALU_OPS
-in probes/compute/alu.cuh; each has a latency kernel (one chain) and a throughput kernel (eight
+Targets: every target the build ships (tests/sass_tools.py TARGETS). Ops come from the rows of
+probes/compute/compute.def; each has a latency kernel (one chain) and a throughput kernel (eight
 chains), both 64 PTX ops per loop iteration. For every kernel on every target:
   * no LDL/STL (local memory) and no CALL;
   * an op this target lacks (bf16x2 before sm_80, f32x2 before sm_100) traps and has no loop;
@@ -23,10 +23,10 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from sass_tools import (CONTROL_OPS, MEMORY_OPS, SelfTest, arch_number, check_table,  # noqa: E402
-                        check_traps, hygiene, lines, loops, param_read, run_sass_test, table_ops)
+                        check_traps, def_ops, hygiene, lines, loops, param_read, run_sass_test)
 
 LOG = "sass_compute"
-SOURCES = {"alu": os.path.join("probes", "compute", "alu.cu")}
+SOURCES = {"alu": os.path.join("probes", "compute", "compute.cu")}
 OPS_PER_ITERATION = 64
 HEAVY = {"MUFU", "F2F", "F2FP", "F2I", "I2F", "I2FP", "I2I", "FRND", "DFMA", "DADD", "DMUL",
          "HMMA", "IMMA", "DMMA", "QMMA", "BAR", "SHFL", "CALL", "BPT", "FFMA2", "FFMA", "HFMA2",
@@ -38,7 +38,7 @@ MUTANT_ARCH = "sm_90"
 
 
 def ops(source_dir):
-    return table_ops(source_dir, os.path.join("probes", "compute", "alu.cuh"), "GPUPROBE_ALU_OPS", LOG)
+    return def_ops(source_dir, os.path.join("probes", "compute", "compute.def"), "GPUPROBE_COMPUTE_OP", LOG)
 
 
 def is_move(ins):
@@ -165,9 +165,11 @@ def check_arch(checker, arch, functions, op_list):
 
 
 MUTANT_SOURCE = r"""
-#include "probes/compute/alu.cu"
+#include "probes/compute/compute.cu"
 namespace d = gpuprobe::probes::compute::device;
-namespace c = gpuprobe::probes::compute;
+namespace v = gpuprobe::probes::device;
+using Args = gpuprobe::probes::ValueChainArgs;
+using Out = gpuprobe::probes::ValueChainOut;
 namespace gpuprobe::probes::compute::device {
 // rcp.approx.ftz chains fold: rcp(rcp(x)) = x (PTX_NOTES.md section 3.3).
 struct mutant_rcp : F32Reg {
@@ -179,11 +181,11 @@ struct mutant_rcp : F32Reg {
   }
 };
 }
-extern "C" __global__ void gpuprobe_mutant_control(c::AluArgs a, c::AluWarpOut* out) {
-  d::run_chains<d::mad_lo_s32, 8>(a, out);
+extern "C" __global__ void gpuprobe_mutant_control(Args a, Out* out) {
+  v::run_value_chains<d::mad_lo_s32, 8>(a, out);
 }
 // The chain's result is never used: ptxas deletes the loop body.
-extern "C" __global__ void gpuprobe_mutant_dead(c::AluArgs a, c::AluWarpOut* out) {
+extern "C" __global__ void gpuprobe_mutant_dead(Args a, Out* out) {
   float x = __uint_as_float(uint32_t(a.start[0])) + threadIdx.x;
   const float b = __uint_as_float(uint32_t(a.b)), cc = __uint_as_float(uint32_t(a.c));
   const uint64_t t0 = clock64();
@@ -195,15 +197,15 @@ extern "C" __global__ void gpuprobe_mutant_dead(c::AluArgs a, c::AluWarpOut* out
   out[0].start_cycles = t0;
   out[0].end_cycles = clock64();
 }
-extern "C" __global__ void gpuprobe_mutant_folded(c::AluArgs a, c::AluWarpOut* out) {
-  d::run_chains<d::mutant_rcp, 1>(a, out);
+extern "C" __global__ void gpuprobe_mutant_folded(Args a, Out* out) {
+  v::run_value_chains<d::mutant_rcp, 1>(a, out);
 }
 // 3 chains of 64 / 3 = 21 ops: 63 per iteration.
-extern "C" __global__ void gpuprobe_mutant_short(c::AluArgs a, c::AluWarpOut* out) {
-  d::run_chains<d::fma_rn_f32, 3>(a, out);
+extern "C" __global__ void gpuprobe_mutant_short(Args a, Out* out) {
+  v::run_value_chains<d::fma_rn_f32, 3>(a, out);
 }
 // Warp-uniform values: the chain runs on the uniform datapath (UIMAD).
-extern "C" __global__ void gpuprobe_mutant_uniform(c::AluArgs a, c::AluWarpOut* out) {
+extern "C" __global__ void gpuprobe_mutant_uniform(Args a, Out* out) {
   uint32_t x = uint32_t(a.start[0]);
   const uint32_t b = uint32_t(a.b), cc = uint32_t(a.c);
 #pragma unroll 1

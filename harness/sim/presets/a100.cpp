@@ -106,19 +106,6 @@ Preset make_a100() {
        .copy_fraction = 1375.0 / 1490.0,                     // M [GB24] stream triad / read
        .source = "M [GB24] gpu-stream a100_40.txt; queue: assumption"},
   };
-  // CUDA-core ops (probes/compute/alu_sim.cpp): thread-ops per clock per SM and dependent
-  // latency. Rates from the datasheet's TFLOPS where FIGURES §1 has them; the other ops'
-  // rates and latencies are assumed alike from sm_80 on (assumed_alu_ops(), presets/common.cpp).
-  p.compute = with_assumed_alu_ops({
-      {.op = "fma_rn_f32", .ops_per_clk_per_sm = 64, .latency_cycles = 4,
-       .source = "DER D [A100-DS via GLK] 19.5 TFLOPS / (108 SMs x 1410 MHz x 2); latency: assumption"},
-      {.op = "fma_rn_f64", .ops_per_clk_per_sm = 32, .latency_cycles = 8,
-       .source = "DER D [A100-DS via GLK] 9.7 TFLOPS / (108 x 1410 MHz x 2); latency: assumption (V100's 8, P [GB24 README])"},
-      {.op = "fma_rn_f16x2", .ops_per_clk_per_sm = 128, .latency_cycles = 6,
-       .source = "assumption: non-tensor FP16 at 4x FP32 (not in FIGURES)"},
-      {.op = "fma_rn_bf16x2", .ops_per_clk_per_sm = 128, .latency_cycles = 6,
-       .source = "assumption: as f16x2"},
-  });
   // mma.sync (probes/tensor/mma_sim.cpp): Ampere's tensor path, modelled at the dense peak
   // (assumption: cuBLAS, built on it, reaches 86.9% P [MLE-MAMF], FIGURES §5a).
   for (auto& op : mma_sync_ops({.sm = 80, .f16_flops_per_clk_per_sm = 2048, .tf32_ratio = 0.5,

@@ -110,21 +110,6 @@ Preset make_b200() {
        .copy_fraction = 0.91,                                // assumption: the H100 SXM's P [AZ] copy/dot
        .source = "M [SA] cp.async (LDGSTS) 6.69 TB/s, the measured path nearest plain loads (FIGURES §4, §9 trap 5); write, copy and queue: assumption"},
   };
-  // CUDA-core ops (probes/compute/alu_sim.cpp): thread-ops per clock per SM and dependent
-  // latency. Rates from the datasheet's TFLOPS where FIGURES §1 has them; the other ops'
-  // rates and latencies are assumed alike from sm_80 on (assumed_alu_ops(), presets/common.cpp).
-  p.compute = with_assumed_alu_ops({
-      {.op = "fma_rn_f32", .ops_per_clk_per_sm = 128, .latency_cycles = 4,
-       .source = "DER D [MLE] 80 TFLOPS / (148 SMs x 1965 MHz x 2) = 137.5: 128 lanes (4 x 32) at the run clock, the datasheet's 80 implies ~2.1 GHz; latency: assumption"},
-      {.op = "fma_rn_f32x2", .ops_per_clk_per_sm = 64, .latency_cycles = 4,
-       .source = "assumption: FFMA2 (sm_100) at FFMA's element rate, as the datasheet's 80 TFLOPS counts no more FP32 lanes (DER D [MLE]); latency: assumption"},
-      {.op = "fma_rn_f64", .ops_per_clk_per_sm = 64, .latency_cycles = 8,
-       .source = "DER S [S-KR] 37 TFLOPS / (148 x 1965 MHz x 2) = 63.6 (FIGURES §1 marks 37 uncertain; 44.8 quoted in [R6000D]); latency: assumption"},
-      {.op = "fma_rn_f16x2", .ops_per_clk_per_sm = 128, .latency_cycles = 6,
-       .source = "assumption: non-tensor FP16 at 2x FP32, as the H100 presets (not in FIGURES)"},
-      {.op = "fma_rn_bf16x2", .ops_per_clk_per_sm = 128, .latency_cycles = 6,
-       .source = "assumption: as f16x2"},
-  });
   // mma.sync (probes/tensor/mma_sim.cpp): FIGURES has no mma.sync figure for datacenter Blackwell
   // (tcgen05 is its tensor path); assumption: Hopper's mma.sync rate per SM (S [LUO25] x 4096), at
   // the B200's precision ratios; no FP64 model (the B200's FP64 figure is uncertain, FIGURES §1).

@@ -103,19 +103,6 @@ Preset make_h100() {
        .copy_fraction = 1832.0 / 1942.0,                     // M [GB24] stream triad / read
        .source = "M [GB24] gpu-stream h100_pcie.txt; queue: assumption"},
   };
-  // CUDA-core ops (probes/compute/alu_sim.cpp): thread-ops per clock per SM and dependent
-  // latency. Rates from the datasheet's TFLOPS where FIGURES §1 has them; the other ops'
-  // rates and latencies are assumed alike from sm_80 on (assumed_alu_ops(), presets/common.cpp).
-  p.compute = with_assumed_alu_ops({
-      {.op = "fma_rn_f32", .ops_per_clk_per_sm = 128, .latency_cycles = 4,
-       .source = "DER D [HPCTECH] 51 TFLOPS / (114 SMs x 1755 MHz x 2) = 127.5; latency: assumption"},
-      {.op = "fma_rn_f64", .ops_per_clk_per_sm = 64, .latency_cycles = 8,
-       .source = "DER D [HPCTECH] 26 TFLOPS / (114 x 1755 MHz x 2) = 65; latency: assumption"},
-      {.op = "fma_rn_f16x2", .ops_per_clk_per_sm = 128, .latency_cycles = 6,
-       .source = "assumption: non-tensor FP16 at 2x FP32 (not in FIGURES)"},
-      {.op = "fma_rn_bf16x2", .ops_per_clk_per_sm = 128, .latency_cycles = 6,
-       .source = "assumption: as f16x2"},
-  });
   // wgmma (probes/tensor/wgmma_sim.cpp): the GH100 SM's per-clock rates, DER from the SXM's dense
   // peaks (989 TF FP16 / (132 SMs x 1830 MHz) = 4094, FIGURES §1); the PCIe part's 756 TF over 114
   // SMs is the same 4096 FLOP/clk/SM at a 1620 MHz tensor clock (DER).

@@ -115,19 +115,6 @@ Preset make_h100_sxm() {
        .copy_fraction = 2.90 / 3.18,                         // P [AZ] STREAM copy / dot
        .source = "P [AZ] STREAM; write and queue: assumption"},
   };
-  // CUDA-core ops (probes/compute/alu_sim.cpp): thread-ops per clock per SM and dependent
-  // latency. Rates from the datasheet's TFLOPS where FIGURES §1 has them; the other ops'
-  // rates and latencies are assumed alike from sm_80 on (assumed_alu_ops(), presets/common.cpp).
-  p.compute = with_assumed_alu_ops({
-      {.op = "fma_rn_f32", .ops_per_clk_per_sm = 128, .latency_cycles = 4,
-       .source = "DER D [HPCTECH] 67 TFLOPS / (132 SMs x 1980 MHz x 2) = 128.2; latency: assumption"},
-      {.op = "fma_rn_f64", .ops_per_clk_per_sm = 64, .latency_cycles = 8,
-       .source = "DER D [HPCTECH] 34 TFLOPS / (132 x 1980 MHz x 2) = 65; latency: assumption"},
-      {.op = "fma_rn_f16x2", .ops_per_clk_per_sm = 128, .latency_cycles = 6,
-       .source = "assumption: non-tensor FP16 at 2x FP32 (not in FIGURES)"},
-      {.op = "fma_rn_bf16x2", .ops_per_clk_per_sm = 128, .latency_cycles = 6,
-       .source = "assumption: as f16x2"},
-  });
   // wgmma (probes/tensor/wgmma_sim.cpp): DER D [HPCTECH]/[MLE] dense tensor peaks at the 1830 MHz
   // tensor spec clock over 132 SMs: FP16/BF16 989 TF -> 4094, TF32 494.5 -> 2047, FP8/INT8 1979
   // -> 8193 FLOP/clk/SM (4096/2048/8192 = 512 FP16 FMA/clk per tensor core x 4, FIGURES §1).

@@ -107,19 +107,6 @@ Preset make_h200() {
        .copy_fraction = 3534.0 / 2756.0,                     // M [GB24] stream triad / read
        .source = "M [GB24] gpu-stream h200.txt (read still rising at full occupancy); queue: assumption"},
   };
-  // CUDA-core ops (probes/compute/alu_sim.cpp): thread-ops per clock per SM and dependent
-  // latency. Rates from the datasheet's TFLOPS where FIGURES §1 has them; the other ops'
-  // rates and latencies are assumed alike from sm_80 on (assumed_alu_ops(), presets/common.cpp).
-  p.compute = with_assumed_alu_ops({
-      {.op = "fma_rn_f32", .ops_per_clk_per_sm = 128, .latency_cycles = 4,
-       .source = "DER D [MLE] 67 TFLOPS / (132 SMs x 1980 MHz x 2) = 128.2; latency: assumption"},
-      {.op = "fma_rn_f64", .ops_per_clk_per_sm = 64, .latency_cycles = 8,
-       .source = "DER D [MLE] 34 TFLOPS / (132 x 1980 MHz x 2) = 65; latency: assumption"},
-      {.op = "fma_rn_f16x2", .ops_per_clk_per_sm = 128, .latency_cycles = 6,
-       .source = "assumption: non-tensor FP16 at 2x FP32, as the H100 presets (not in FIGURES)"},
-      {.op = "fma_rn_bf16x2", .ops_per_clk_per_sm = 128, .latency_cycles = 6,
-       .source = "assumption: as f16x2"},
-  });
   // mma.sync (probes/tensor/mma_sim.cpp): 62.9% of the 4096 FLOP/clk/SM tensor peak, the average
   // mma.sync reaches on an H800 PCIe (S [LUO25 §6.2], FIGURES §5a; wgmma gets the rest).
   for (auto& op : mma_sync_ops({.sm = 90, .f16_flops_per_clk_per_sm = 2576, .tf32_ratio = 0.5,

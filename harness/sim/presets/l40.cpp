@@ -84,19 +84,6 @@ Preset make_l40() {
        .copy_fraction = 803.0 / 844.0,                       // M [GB24] stream triad / read
        .source = "M [GB24] gpu-stream l40.txt; queue: assumption"},
   };
-  // CUDA-core ops (probes/compute/alu_sim.cpp): thread-ops per clock per SM and dependent
-  // latency. Rates from the datasheet's TFLOPS where FIGURES §1 has them; the other ops'
-  // rates and latencies are assumed alike from sm_80 on (assumed_alu_ops(), presets/common.cpp).
-  p.compute = with_assumed_alu_ops({
-      {.op = "fma_rn_f32", .ops_per_clk_per_sm = 128, .latency_cycles = 4,
-       .source = "DER D [TOMS-ADA] RTX 4090 82.6 TFLOPS / (128 SMs x 2520 MHz x 2) = 128, the same Ada SM; latency: assumption"},
-      {.op = "fma_rn_f64", .ops_per_clk_per_sm = 2, .latency_cycles = 48,
-       .source = "DER D [TPU-DB] L4 0.47 / 30.3 TFLOPS = 1/64 of FP32 (Ada); latency: assumption"},
-      {.op = "fma_rn_f16x2", .ops_per_clk_per_sm = 64, .latency_cycles = 6,
-       .source = "assumption: non-tensor FP16 at FP32's rate (not in FIGURES)"},
-      {.op = "fma_rn_bf16x2", .ops_per_clk_per_sm = 64, .latency_cycles = 6,
-       .source = "assumption: as f16x2"},
-  });
   // mma.sync (probes/tensor/mma_sim.cpp): Ada's only tensor path, at the dense peak (assumption).
   // FIGURES has no L40 tensor figures: the L40S's (same AD102, 142 SMs, D [MLE]) at this preset's
   // clock; INT4 at 2x INT8 as on the A40 (D [A40-DS via ecer]); no FP64 tensor model.

@@ -17,13 +17,6 @@ Preset make_h200();
 Preset make_b200();
 Preset make_rtx5090();
 
-// The CUDA-core ops (compute/alu) no FIGURES source gives a rate or latency for on any preset:
-// IMAD, IADD3, the MUFU functions and the conversions, assumed alike from sm_80 on (the V100
-// has its own). Each entry's source says "assumption".
-std::vector<AluOpModel> assumed_alu_ops();
-// `cited` (a preset's own FMA entries, each citing FIGURES) followed by assumed_alu_ops().
-std::vector<AluOpModel> with_assumed_alu_ops(std::vector<AluOpModel> cited);
-
 // The wgmma forms of tensor/wgmma (probes/tensor/wgmma.cuh: f16, bf16, tf32, e4m3, e5m2 and s8
 // at N = 64, 128, 256, SS and RS) on the GH100 SM: f16/bf16 4096, tf32 2048, fp8/s8 8192 dense
 // FLOP/clk/SM (`rate_source` cites them for the preset); latencies are assumptions.

@@ -91,21 +91,6 @@ Preset make_rtx5090() {
        .copy_fraction = 1285.0 / 1344.0,                     // P [R6000D] triad / read
        .source = "DER P [R6000D] read at 96.1% of theoretical applied to D [LXF-5090] 1792 GB/s; write, copy: P [R6000D] ratios; queue: assumption"},
   };
-  // CUDA-core ops (probes/compute/alu_sim.cpp): thread-ops per clock per SM and dependent
-  // latency. Rates from the datasheet's TFLOPS where FIGURES §1 has them; the other ops'
-  // rates and latencies are assumed alike from sm_80 on (assumed_alu_ops(), presets/common.cpp).
-  p.compute = with_assumed_alu_ops({
-      {.op = "fma_rn_f32", .ops_per_clk_per_sm = 128, .latency_cycles = 4.44,
-       .source = "DER D [LXF-5090] 104 TFLOPS / (170 SMs x 2407 MHz x 2) = 127.1; latency P [R6000D] FFMA 4.44 (FIGURES §5b)"},
-      {.op = "fma_rn_f32x2", .ops_per_clk_per_sm = 64, .latency_cycles = 4.44,
-       .source = "DER: two FFMA per op on sm_120 (ptx/capability.hpp: FFMA2 only on sm_100/103), half the FFMA rate; latency: assumption (two independent FFMA, P [R6000D] 4.44 each)"},
-      {.op = "fma_rn_f64", .ops_per_clk_per_sm = 2, .latency_cycles = 64.07,
-       .source = "DER P [R6000D] FP64 1.21 / FFMA 83.0 TFLOPS = 1/69, i.e. 1/64 of FP32 (FIGURES §5a); latency P [R6000D] DFMA 64.07 (§5b)"},
-      {.op = "fma_rn_f16x2", .ops_per_clk_per_sm = 64, .latency_cycles = 6,
-       .source = "assumption: non-tensor FP16 at FP32's rate, as the L40 (not in FIGURES)"},
-      {.op = "fma_rn_bf16x2", .ops_per_clk_per_sm = 64, .latency_cycles = 6,
-       .source = "assumption: as f16x2"},
-  });
   // mma.sync (probes/tensor/mma_sim.cpp), the only tensor path on sm_120: the RTX 6000D's measured
   // mma.sync rates on GB202 (P [R6000D], FIGURES §5a: 156 SMs at 2.30 GHz), per SM per clock; no
   // FP64 tensor model (R6000D's 1.21 TF FP64 is not an mma figure).

@@ -85,30 +85,6 @@ Preset make_v100() {
        .copy_fraction = 814.0 / 866.0,                       // M [GB24] stream triad / read
        .source = "M [GB24] gpu-stream v100.txt; queue: assumption"},
   };
-  // CUDA-core ops (probes/compute/alu_sim.cpp): thread-ops per clock per SM and dependent
-  // latency. Rates from the datasheet's TFLOPS where FIGURES §1 has them; the rest assumed.
-  p.compute = {
-      {.op = "fma_rn_f32", .ops_per_clk_per_sm = 64, .latency_cycles = 4,
-       .source = "DER D [FUDZ] 15.7 TFLOPS / (80 SMs x 1530 MHz x 2); latency: assumption"},
-      {.op = "fma_rn_f64", .ops_per_clk_per_sm = 32, .latency_cycles = 8,
-       .source = "P [GB24 README cuda-incore] DFMA 8 cycles, 32 FP64 FMA/clk/SM"},
-      {.op = "fma_rn_f16x2", .ops_per_clk_per_sm = 64, .latency_cycles = 6,
-       .source = "assumption: FP16 at twice FP32 (one HFMA2 per FFMA slot)"},
-      {.op = "mad_lo_s32", .ops_per_clk_per_sm = 64, .latency_cycles = 4,
-       .source = "assumption: CUDA C++ Programming Guide throughput table (not in FIGURES); latency: assumption (P [R6000D] measures FFMA and IMAD at 4.44 on GB202)"},
-      {.op = "add_add_u32", .ops_per_clk_per_sm = 64, .latency_cycles = 4,
-       .source = "assumption: CUDA C++ Programming Guide throughput table (not in FIGURES); latency: assumption"},
-      {.op = "ex2_approx_ftz_f32", .ops_per_clk_per_sm = 16, .latency_cycles = 18,
-       .source = "assumption: CUDA C++ Programming Guide throughput table (not in FIGURES) (16 MUFU/clk/SM); latency: assumption"},
-      {.op = "rsqrt_approx_ftz_f32", .ops_per_clk_per_sm = 16, .latency_cycles = 18,
-       .source = "assumption: CUDA C++ Programming Guide throughput table (not in FIGURES) (16 MUFU/clk/SM); latency: assumption"},
-      {.op = "sin_approx_ftz_f32", .ops_per_clk_per_sm = 16, .latency_cycles = 22,
-       .source = "assumption: CUDA C++ Programming Guide throughput table (not in FIGURES) (16 MUFU/clk/SM); latency: assumption"},
-      {.op = "cvt_f16_f32", .ops_per_clk_per_sm = 16, .latency_cycles = 10,
-       .source = "assumption: CUDA C++ Programming Guide throughput table (not in FIGURES) (conversions 16/clk/SM, a round trip's F2FP/HADD2 pair); latency: assumption"},
-      {.op = "cvt_s32_f32", .ops_per_clk_per_sm = 8, .latency_cycles = 14,
-       .source = "assumption: CUDA C++ Programming Guide throughput table (not in FIGURES) (two 16/clk/SM conversions per round trip); latency: assumption"},
-  };
   // mma.sync (probes/tensor/mma_sim.cpp): Volta runs only the m8n8k4 f16 forms (f16 and f32
   // accumulate, both at the mixed-precision rate). 125 TFLOPS over 80 SMs at the SXM2's 1530 MHz
   // boost is 1021 FLOP/clk/SM, taken as 1024 (8 tensor cores x 64 FMA x 2); per clock, so the

@@ -8,6 +8,7 @@
 #include "harness/device.hpp"
 #include "harness/error.hpp"
 #include "harness/sim/preset.hpp"
+#include "probes/common/op_costs.hpp"
 
 using namespace gpuprobe;
 
@@ -24,13 +25,17 @@ TEST_CASE("sim:h100,slowdown=2 halves every rate and doubles every latency of th
     CHECK(slow.bandwidth[i].peak_bytes_per_clk_per_sm == Approx(base.bandwidth[i].peak_bytes_per_clk_per_sm / 2));
     CHECK(slow.bandwidth[i].peak_bytes_per_s == Approx(base.bandwidth[i].peak_bytes_per_s / 2));
   }
-  REQUIRE(!base.compute.empty());
-  CHECK(slow.compute[0].ops_per_clk_per_sm == Approx(base.compute[0].ops_per_clk_per_sm / 2));
-  CHECK(slow.compute[0].latency_cycles == Approx(2 * base.compute[0].latency_cycles));
+  // The families' own tables, scaled by what each registered (probes/common/op_costs.hpp).
+  for (const char* family : {"compute", "atomics"}) {
+    INFO(family);
+    const auto& b = *base.table<probes::OpCosts>(family);
+    const auto& s = *slow.table<probes::OpCosts>(family);
+    REQUIRE(!b.empty());
+    CHECK(s[0].rate == Approx(b[0].rate / 2));
+    CHECK(s[0].latency_cycles == Approx(2 * b[0].latency_cycles));
+  }
   REQUIRE(!base.tensor.empty());
   CHECK(slow.tensor[0].flops_per_clk_per_sm == Approx(base.tensor[0].flops_per_clk_per_sm / 2));
-  REQUIRE(!base.atomics.empty());
-  CHECK(slow.atomics[0].ops_per_clk_per_sm == Approx(base.atomics[0].ops_per_clk_per_sm / 2));
   REQUIRE(!base.sync.empty());
   CHECK(slow.sync[0].latency_cycles == Approx(2 * base.sync[0].latency_cycles));
   CHECK(slow.launch.round_trip_ns == Approx(2 * base.launch.round_trip_ns));

@@ -12,6 +12,7 @@
 #include "harness/error.hpp"
 #include "harness/sim/preset.hpp"
 #include "harness/sim/sim_device.hpp"
+#include "probes/common/op_costs.hpp"
 #include "probes/memory/chase_ops.hpp"
 
 using namespace gpuprobe;
@@ -323,7 +324,7 @@ TEST_CASE("sim: every preset is self-consistent", "[sim]") {
 
 // A table entry's source cites docs/FIGURES.md or says "assumption", and every key it names in
 // brackets ("[GB24]", "[A100-DS via GLK]": the first word) is one that FIGURES.md lists.
-TEST_CASE("sim: every preset's bandwidth, compute and tensor entries cite FIGURES or say assumption",
+TEST_CASE("sim: every preset's bandwidth, tensor and family cost entries cite FIGURES or say assumption",
           "[sim]") {
   std::ifstream in(std::string(GPUPROBE_SOURCE_DIR) + "/docs/FIGURES.md");
   REQUIRE(in);
@@ -344,9 +345,14 @@ TEST_CASE("sim: every preset's bandwidth, compute and tensor entries cite FIGURE
   for (const Preset& preset : sim::presets()) {
     INFO("preset " << preset.name);
     CHECK_FALSE(preset.bandwidth.empty());
-    CHECK_FALSE(preset.compute.empty());
     for (const auto& level : preset.bandwidth) check_source(level.level, level.source);
-    for (const auto& op : preset.compute) check_source(op.op, op.source);
+    int op_tables = 0;
+    for (const auto& [family, entry] : preset.tables.all()) {
+      if (entry.type != std::type_index(typeid(probes::OpCosts))) continue;
+      ++op_tables;
+      for (const auto& op : *preset.table<probes::OpCosts>(family)) check_source(family + " " + op.op, op.source);
+    }
+    CHECK(op_tables >= 2);  // compute, atomics, ...
     for (const auto& form : preset.tensor) check_source(form.op, form.source);
   }
 }

@@ -1,0 +1,47 @@
+// A simulator cost table of an op-table family (compute, ...): per op its rate and its dependent
+// latency, each citing its source (docs/FIGURES.md keys, DER, or "assumption"). The family
+// registers one per preset (sim::PresetTable under its name) and its simulated launches look ops
+// up in it; slowdown=F divides every rate by F and multiplies every latency by it.
+#pragma once
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "harness/error.hpp"
+#include "harness/ops.hpp"
+#include "harness/sim/preset.hpp"
+
+namespace gpuprobe::probes {
+
+struct OpCost {
+  std::string op;             // the op's name in the family's table
+  double rate = 0;            // the family's unit per clock per SM with enough independent work
+  double latency_cycles = 0;  // one op of a dependent chain
+  std::string source;
+};
+using OpCosts = std::vector<OpCost>;
+
+inline void slow_op_costs(OpCosts& costs, double factor) {
+  for (OpCost& c : costs) {
+    c.rate /= factor;
+    c.latency_cycles *= factor;
+  }
+}
+
+// The family's table of this preset: none, or an empty one, makes the probe unavailable
+// (OpsUnavailable: "the simulated <preset> has no <family> model").
+inline const OpCosts& op_costs(const sim::Preset& p, const std::string& family) {
+  const OpCosts* costs = p.table<OpCosts>(family);
+  if (costs == nullptr || costs->empty())
+    throw OpsUnavailable("the simulated " + p.name + " has no " + family + " model");
+  return *costs;
+}
+
+// The entry of `op`; none skips the point ("the simulated <preset> has no model of <op>").
+inline const OpCost& op_cost(const sim::Preset& p, const OpCosts& costs, const std::string& op) {
+  const auto it = std::find_if(costs.begin(), costs.end(), [&](const OpCost& c) { return c.op == op; });
+  if (it == costs.end()) skip("the simulated " + p.name + " has no model of " + op);
+  return *it;
+}
+
+}  // namespace gpuprobe::probes

@@ -1,0 +1,60 @@
+// What every op-table probe (compute, atomics, sync, tensor, async) shares when it declares its
+// parameters and axes and measures a point, written once: the --op/--kind/--iterations/
+// --block-threads/--blocks-per-sm parameters and their checks, the op and kind axes, and the
+// point of a chain family (repeats until the latency or rate settles, the launch's counts, the
+// timing fields of harness/points.hpp). A family adds only its own fields.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/axes.hpp"
+#include "harness/params.hpp"
+#include "harness/probe.hpp"
+#include "harness/stats.hpp"
+#include "probes/common/op_table.hpp"
+#include "probes/common/units.hpp"
+
+namespace gpuprobe::probes {
+
+// --op all|<name>: "the op to measure (all: every op of <table>)".
+ParamSpec op_param(std::vector<std::string> choices, const std::string& table);
+// --kind both|latency|throughput.
+ParamSpec kind_param();
+ParamSpec iterations_param(const std::string& default_value, const std::string& help, uint64_t max);
+ParamSpec block_threads_param(const std::string& help);
+ParamSpec blocks_per_sm_param(const std::string& help);
+
+// The op axis over `names` (filtered by --op) and the kind axis (filtered by --kind).
+Axis op_axis(std::vector<std::string> names);
+Axis kind_axis();
+
+// A table's names, in order.
+template <class Info, std::size_t N>
+std::vector<std::string> op_names(const Info (&table)[N]) {
+  std::vector<std::string> out;
+  for (const Info& info : table) out.push_back(info.name);
+  return out;
+}
+
+// A measured point of a chain family (harness/points.hpp fields), or a skipped one.
+struct ChainPoint {
+  nlohmann::json point;
+  bool skipped = false;
+  double clock_mhz = 0;       // the SM clock measured right after
+  stats::Summary summary;     // of the repeats' latencies or rates
+};
+
+// Repeats run() until its latency (a latency point) or rate settles. A Skip gives {ptx, skipped}.
+// Else `fields` plus: ops_per_chain, chains_per_thread, warps_per_sm, sms, kernel, launch,
+// self_check "passed", repeats, converged, iterations, region_sm_clock_mhz and, for latency,
+// latency_cycles, ci95_cycles, latency_ns (and slowest_warp_cycles when `slowest_warp`), for a
+// rate ops_per_clk_per_sm, its ci95, sm_spread_ops_per_clk and ops_per_s.
+ChainPoint measure_chain_point(ProbeContext& ctx, Kind kind, uint64_t iterations, uint32_t chains,
+                               const std::string& ptx, nlohmann::json fields,
+                               const std::function<ChainResult()>& run, bool slowest_warp);
+
+}  // namespace gpuprobe::probes

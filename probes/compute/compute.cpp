@@ -1,0 +1,379 @@
+// compute/alu: CUDA-core latency and issue rate per op (probes/compute/compute.def): for each op
+// (or the one asked for) a latency point (one dependent chain in one warp: cycles per op) and a
+// throughput point (8 independent chains per thread, block-threads x blocks-per-sm threads on
+// every SM: thread-ops per clock per SM, and per second at the SM clock measured right after).
+// Each point repeats its launch until stable; every launch's stored results pass the self-check
+// against the host's own computation of the chain. An op the device lacks is skipped with the
+// reason. The kernels are compute.cu (probes/common/value_chain.cuh); the simulator's costs per
+// preset are below, each citing its source.
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <optional>
+
+#include "harness/points.hpp"
+#include "harness/sim/sim_device.hpp"
+#include "probes/common/op_costs.hpp"
+#include "probes/common/op_probe.hpp"
+#include "probes/common/self_check.hpp"
+#include "probes/common/value_chain.cuh"
+#include "ptx/capability.hpp"
+
+#define GPUPROBE_COMPUTE_OP(op, ...) \
+  GPUPROBE_KERNEL_PAIR_DECLARE_(gpuprobe_alu_, (gpuprobe::probes::ValueChainArgs, gpuprobe::probes::ValueChainOut*), op)
+#include "probes/compute/compute.def"
+#undef GPUPROBE_COMPUTE_OP
+
+namespace gpuprobe::probes {
+namespace {
+
+struct ComputeOp {
+  const char* name;
+  const char* ptx;
+  const char* path;       // "fma", "imad", "iadd3", "mufu.ex2", "cvt.f16"...
+  const char* precision;  // "f32", "f64", "f16", "bf16", "f32x2", "s32", "u32"
+  uint32_t elements, flops_per_element, reg_bytes;
+  ptx::Cap cap;
+};
+constexpr ComputeOp kOps[] = {
+#define GPUPROBE_COMPUTE_OP(op, ptx_, path, precision, elements, flops, reg_bytes, cap) \
+  {#op, ptx_, path, precision, elements, flops, reg_bytes, ptx::Cap::cap},
+#include "probes/compute/compute.def"
+#undef GPUPROBE_COMPUTE_OP
+};
+const KernelPair kKernels[] = {
+#define GPUPROBE_COMPUTE_OP(op, ...) GPUPROBE_KERNEL_PAIR_ENTRY_(gpuprobe_alu_, op)
+#include "probes/compute/compute.def"
+#undef GPUPROBE_COMPUTE_OP
+};
+constexpr const char* kFamily = "compute";
+constexpr uint64_t kMaxIterations = uint64_t{1} << 20;
+constexpr uint32_t kMaxChains = kValueChainThroughputChains;
+
+std::size_t index_of(const std::string& name) { return &find_op(kOps, name, "compute op") - kOps; }
+std::string kernel_name(std::size_t op, Kind kind) {
+  return std::string("gpuprobe_alu_") + kOps[op].name + kind_suffix(kind);
+}
+uint32_t chains(Kind kind) { return kind == Kind::latency ? 1 : kMaxChains; }
+
+// ---- the host's reference of every chain -----------------------------------------------------
+
+uint32_t f32_bits(float f) { uint32_t u; std::memcpy(&u, &f, 4); return u; }
+float f32_of(uint32_t u) { float f; std::memcpy(&f, &u, 4); return f; }
+uint64_t f64_bits(double d) { uint64_t u; std::memcpy(&u, &d, 8); return u; }
+// An integer from 1 to 2048 as an f16 (exact: 11 significant bits), 1 to 256 as a bf16 (8 bits).
+uint16_t f16_of_int(uint64_t v) {
+  const uint32_t b = f32_bits(static_cast<float>(v));
+  return static_cast<uint16_t>(((((b >> 23) & 0xff) - 127 + 15) << 10) | ((b >> 13) & 0x3ff));
+}
+uint16_t bf16_of_int(uint64_t v) { return static_cast<uint16_t>(f32_bits(static_cast<float>(v)) >> 16); }
+uint64_t pair(uint64_t hi, uint64_t lo, int shift) { return hi << shift | lo; }
+
+// The chains' first values: small integers for the counting chains (FMA x * 1 + 1 counts up by
+// one until the format's integers run out at 2^significand bits, where x + 1 rounds back to x
+// and the chain stays), values the first conversion rounds for the round trips (so one op at
+// least must have run), points of the approximate functions' basins for the MUFU ops.
+uint64_t start_value(const std::string& op, uint32_t k) {
+  if (op == "fma_rn_f32" || op == "rsqrt_approx_ftz_f32") return f32_bits(1.0f + k);
+  if (op == "fma_rn_f64") return f64_bits(1.0 + k);
+  if (op == "fma_rn_f16x2") return pair(f16_of_int(9 + k), f16_of_int(1 + k), 16);
+  if (op == "fma_rn_bf16x2") return pair(bf16_of_int(9 + k), bf16_of_int(1 + k), 16);
+  if (op == "fma_rn_f32x2") return pair(f32_bits(9.0f + k), f32_bits(1.0f + k), 32);
+  if (op == "mad_lo_s32" || op == "add_add_u32") return 1 + k;
+  if (op == "ex2_approx_ftz_f32") return f32_bits(0.25f * k);
+  if (op == "sin_approx_ftz_f32" || op == "tanh_approx_f32") return f32_bits(1.0f - 0.1f * k);
+  if (op == "cvt_f16_f32") return f32_bits(1.0f + k + 1.0f / 4096);  // rounds to 1 + k in f16
+  return f32_bits(1.5f + k);                                         // cvt_s32_f32: truncates to 1 + k
+}
+
+// Operands b and c (unused by the MUFU and conversion ops).
+std::pair<uint64_t, uint64_t> operands(const std::string& op) {
+  const uint64_t one16 = 0x3c00, one_bf16 = 0x3f80, one = f32_bits(1.0f);
+  if (op == "fma_rn_f32") return {one, one};
+  if (op == "fma_rn_f64") return {f64_bits(1.0), f64_bits(1.0)};
+  if (op == "fma_rn_f16x2") return {pair(one16, one16, 16), pair(one16, one16, 16)};
+  if (op == "fma_rn_bf16x2") return {pair(one_bf16, one_bf16, 16), pair(one_bf16, one_bf16, 16)};
+  if (op == "fma_rn_f32x2") return {pair(one, one, 32), pair(one, one, 32)};
+  if (op == "mad_lo_s32") return {1, 3};   // x * 1 + 3
+  if (op == "add_add_u32") return {1, 2};  // x + 1 + 2
+  return {0, 0};
+}
+
+// A counting chain from `start` after `ops` increments of one, in a format whose integers end at
+// 2^bits: exact below, and stuck there (2^bits + 1 rounds to even, 2^bits).
+uint64_t saturating_count(uint64_t start, uint64_t ops, int bits) {
+  const uint64_t top = uint64_t{1} << bits;
+  return ops >= top - start ? top : start + ops;
+}
+
+// ex2(-x) and rsqrt contract to their fixed points by at least 0.5 per step: 200 steps are exact
+// in float64. sin and tanh creep to 0 as sqrt(3/n): only their first 100 steps are compared.
+constexpr uint64_t kContractionSteps = 200, kCreepSteps = 100;
+bool creeps(const std::string& op) { return op == "sin_approx_ftz_f32" || op == "tanh_approx_f32"; }
+bool contracts(const std::string& op) { return op == "ex2_approx_ftz_f32" || op == "rsqrt_approx_ftz_f32"; }
+
+// The float64 chain of a MUFU op after min(ops, its steps) steps.
+double mufu_chain(const std::string& op, uint32_t chain, uint64_t ops) {
+  double x = f32_of(static_cast<uint32_t>(start_value(op, chain)));
+  for (uint64_t i = 0; i < std::min(ops, creeps(op) ? kCreepSteps : kContractionSteps); ++i)
+    x = op == "ex2_approx_ftz_f32" ? std::exp2(-x) : op == "rsqrt_approx_ftz_f32" ? 1.0 / std::sqrt(x)
+        : op == "sin_approx_ftz_f32" ? std::sin(x) : std::tanh(x);
+  return x;
+}
+
+uint64_t reference_bits(const std::string& op, uint32_t k, uint64_t ops) {
+  if (op == "fma_rn_f32") return f32_bits(static_cast<float>(saturating_count(1 + k, ops, 24)));
+  if (op == "fma_rn_f64") return f64_bits(static_cast<double>(saturating_count(1 + k, ops, 53)));
+  if (op == "fma_rn_f16x2")
+    return pair(f16_of_int(saturating_count(9 + k, ops, 11)), f16_of_int(saturating_count(1 + k, ops, 11)), 16);
+  if (op == "fma_rn_bf16x2")
+    return pair(bf16_of_int(saturating_count(9 + k, ops, 8)), bf16_of_int(saturating_count(1 + k, ops, 8)), 16);
+  if (op == "fma_rn_f32x2")
+    return pair(f32_bits(static_cast<float>(saturating_count(9 + k, ops, 24))),
+                f32_bits(static_cast<float>(saturating_count(1 + k, ops, 24))), 32);
+  if (op == "mad_lo_s32" || op == "add_add_u32") return static_cast<uint32_t>(1 + k + 3 * ops);
+  if (creeps(op) || contracts(op)) return f32_bits(static_cast<float>(mufu_chain(op, k, ops)));
+  return ops == 0 ? start_value(op, k) : f32_bits(1.0f + k);  // the round trips
+}
+
+// Exact ops: bit for bit. ex2 and rsqrt (contractions): within 1e-3 of the float64 chain. sin and
+// tanh (slow to converge, and their approximation error moves the point they settle at):
+// positive and at most 1.5 times the float64 chain after min(ops, 100) ops.
+std::string result_error(const std::string& op, uint32_t chain, uint64_t ops, uint64_t got) {
+  const uint64_t want = reference_bits(op, chain, ops);
+  got &= kOps[index_of(op)].reg_bytes == 8 ? ~uint64_t{0} : 0xffffffffull;
+  const float value = f32_of(static_cast<uint32_t>(got));
+  const double ref = f32_of(static_cast<uint32_t>(want));
+  const std::string which = "chain " + std::to_string(chain) + " ended ";
+  if (contracts(op))
+    return std::fabs(value - ref) <= 1e-3 ? "" : which + "at " + std::to_string(value) + ", the float64 chain at " +
+                                                     std::to_string(ref) + " (tolerance 1e-3)";
+  if (creeps(op))
+    return value >= 0 && value <= 1.5 * ref ? "" : which + "at " + std::to_string(value) + ", not in [0, 1.5 x " +
+                                                      std::to_string(ref) + "] (the float64 chain after " +
+                                                      std::to_string(std::min(ops, kCreepSteps)) + " ops)";
+  if (got == want) return "";
+  char text[96];
+  std::snprintf(text, sizeof text, "with bits 0x%llx, expected 0x%llx after ", static_cast<unsigned long long>(got),
+                static_cast<unsigned long long>(want));
+  return which + text + std::to_string(ops) + " ops";
+}
+
+const ValueChainCheckRegistration kCheck(kFamily, {reference_bits, result_error});
+
+// ---- one launch ---------------------------------------------------------------------------------
+
+struct Setup {
+  std::size_t op = 0;
+  Kind kind = Kind::latency;
+  uint32_t block_threads = 32;  // latency: one warp; throughput: a multiple of 32
+  uint32_t blocks = 1;          // latency: 1; throughput: SMs x blocks per SM
+};
+
+// The checks before any launch: the device has the op (else Skip), the shape fits.
+void check_fits(const Setup& s, const DeviceInfo& info) {
+  const ComputeOp& op = kOps[s.op];
+  const int sm = info.cc.sm();
+  if (!ptx::device_has(op.cap, sm))
+    skip(std::string(op.ptx) + " needs " + ptx::capability_info(op.cap).targets + "; " + info.name + " is sm_" +
+         std::to_string(sm));
+  if (s.kind == Kind::latency && (s.block_threads != 32 || s.blocks != 1))
+    throw Error("a latency launch is one warp (one block of 32 threads)");
+  if (s.block_threads == 0 || s.block_threads % 32 != 0 || s.block_threads > 1024)
+    throw Error("block size " + std::to_string(s.block_threads) + " is not a multiple of 32 between 32 and 1024");
+  if (s.blocks == 0) throw Error(kernel_name(s.op, s.kind) + ": a launch needs a block");
+}
+
+// The numbers and the self-check of a launch's warps: every warp ran, and (store) every chain's
+// result is acceptable. Latency: the first warp's cycles per op; rate: per SM, the thread-ops of
+// its warps over its span.
+ChainResult summarize(const Setup& s, uint64_t iterations, bool store, const std::vector<ValueChainOut>& warps) {
+  const std::string kernel = kernel_name(s.op, s.kind);
+  ChainResult r;
+  r.ops_per_chain = iterations * kValueChainOpsPerIteration / chains(s.kind);
+  const auto per_sm = check_units(warps, uint64_t(s.blocks) * s.block_threads / 32, kernel, "warp");
+  std::optional<uint64_t> accepted[kMaxChains];  // warps normally agree: check each result once
+  for (std::size_t w = 0; store && w < warps.size(); ++w)
+    for (uint32_t k = 0; k < chains(s.kind); ++k) {
+      if (accepted[k] && *accepted[k] == warps[w].result[k]) continue;
+      accepted[k] = warps[w].result[k];
+      const std::string why = result_error(kOps[s.op].name, k, r.ops_per_chain, warps[w].result[k]);
+      if (!why.empty()) throw Error("self-check failed: " + kernel + " warp " + std::to_string(w) + ": " + why);
+    }
+  r.sms = static_cast<uint32_t>(per_sm.size());
+  r.warps_per_sm = units_per_sm(per_sm);
+  if (s.kind == Kind::latency) {
+    r.latency_cycles = double(warps[0].end_cycles - warps[0].start_cycles) / double(r.ops_per_chain);
+  } else {
+    const SmRates rates = sm_rates(per_sm, [&](const SmSpan& span) {
+      return double(span.units) * 32 * chains(s.kind) * double(r.ops_per_chain) / span.cycles();
+    });
+    r.ops_per_clk_per_sm = rates.median, r.ops_per_clk_per_sm_min = rates.min, r.ops_per_clk_per_sm_max = rates.max;
+  }
+  return r;
+}
+
+LaunchConfig config_of(const Setup& s) {
+  LaunchConfig c;
+  c.grid = Dim3{s.blocks, 1, 1};
+  c.block = Dim3{s.block_threads, 1, 1};
+  return c;
+}
+
+ChainResult run_on_gpu(KernelRunner& gpu, const Setup& s, uint64_t iterations) {
+  check_fits(s, gpu.info());
+  const std::string name = kernel_name(s.op, s.kind);
+  ValueChainArgs args{};
+  for (uint32_t k = 0; k < kMaxChains; ++k) args.start[k] = start_value(kOps[s.op].name, k);
+  std::tie(args.b, args.c) = operands(kOps[s.op].name);
+  args.iterations = iterations;
+  args.store = 1;
+  LaunchRecord record;
+  const auto warps = run_units<ValueChainOut>(gpu, kKernels[s.op].of(s.kind), name, config_of(s), args,
+                                              uint64_t(s.blocks) * s.block_threads / 32, record);
+  ChainResult r = summarize(s, iterations, true, warps);
+  r.launch = record;
+  return r;
+}
+
+// Schedulers (SM sub-partitions) per SM, Volta and later: assumption (not in docs/FIGURES.md).
+constexpr double kSubPartitions = 4;
+
+// On the simulator a latency launch takes the longer of ops x latency and its issue time; on
+// every SM a throughput launch takes the longer of one chain's ops x latency and the busiest
+// scheduler's thread-ops over a quarter of the rate. The chains' results are the host's reference.
+ChainResult simulate(sim::SimDevice& device, const Setup& s, uint64_t iterations) {
+  const sim::Preset& p = device.preset();
+  const OpCosts& costs = op_costs(p, kFamily);
+  check_fits(s, device.info());
+  const OpCost& cost = op_cost(p, costs, kOps[s.op].name);
+  const std::string name = kernel_name(s.op, s.kind);
+  const uint64_t ops = iterations * kValueChainOpsPerIteration / chains(s.kind);
+  const uint64_t seed =
+      std::hash<std::string>{}(name) ^ s.blocks ^ (iterations << 16) ^ device.next_launch(kFamily);
+  auto warps = simulate_units<ValueChainOut>(p, s.blocks, s.block_threads / 32, seed, [&](uint32_t, uint32_t n) {
+    const double busiest = std::ceil(double(n) / kSubPartitions);
+    const double issue = busiest * 32 * chains(s.kind) * double(ops) / (cost.rate / kSubPartitions);
+    return std::max(double(ops) * cost.latency_cycles, issue);
+  });
+  for (auto& w : warps)
+    for (uint32_t k = 0; k < chains(s.kind); ++k) w.result[k] = reference_bits(kOps[s.op].name, k, ops);
+  ChainResult r = summarize(s, iterations, true, warps);
+  r.launch.kernel = name;
+  r.launch.config = config_of(s);
+  return r;
+}
+
+// ---- the simulator's costs per preset -----------------------------------------------------------
+// Thread-ops per clock per SM and dependent latency. Rates from the datasheet's TFLOPS where
+// docs/FIGURES.md §1 has them; the other ops' rates and latencies are assumed alike from sm_70 on.
+struct CitedCost {
+  const char* preset;
+  OpCost cost;
+};
+const CitedCost kCosts[] = {
+    {"v100", {"fma_rn_f32", 64, 4, "DER D [FUDZ] 15.7 TFLOPS / (80 SMs x 1530 MHz x 2); latency: assumption"}},
+    {"v100", {"fma_rn_f64", 32, 8, "P [GB24 README cuda-incore] DFMA 8 cycles, 32 FP64 FMA/clk/SM"}},
+    {"v100", {"fma_rn_f16x2", 64, 6, "assumption: FP16 at twice FP32 (one HFMA2 per FFMA slot)"}},
+    {"a100", {"fma_rn_f32", 64, 4, "DER D [A100-DS via GLK] 19.5 TFLOPS / (108 SMs x 1410 MHz x 2); latency: assumption"}},
+    {"a100", {"fma_rn_f64", 32, 8, "DER D [A100-DS via GLK] 9.7 TFLOPS / (108 x 1410 MHz x 2); latency: assumption (V100's 8, P [GB24 README])"}},
+    {"a100", {"fma_rn_f16x2", 128, 6, "assumption: non-tensor FP16 at 4x FP32 (not in FIGURES)"}},
+    {"a100", {"fma_rn_bf16x2", 128, 6, "assumption: as f16x2"}},
+    {"h100", {"fma_rn_f32", 128, 4, "DER D [HPCTECH] 51 TFLOPS / (114 SMs x 1755 MHz x 2) = 127.5; latency: assumption"}},
+    {"h100", {"fma_rn_f64", 64, 8, "DER D [HPCTECH] 26 TFLOPS / (114 x 1755 MHz x 2) = 65; latency: assumption"}},
+    {"h100", {"fma_rn_f16x2", 128, 6, "assumption: non-tensor FP16 at 2x FP32 (not in FIGURES)"}},
+    {"h100", {"fma_rn_bf16x2", 128, 6, "assumption: as f16x2"}},
+    {"h100-sxm", {"fma_rn_f32", 128, 4, "DER D [HPCTECH] 67 TFLOPS / (132 SMs x 1980 MHz x 2) = 128.2; latency: assumption"}},
+    {"h100-sxm", {"fma_rn_f64", 64, 8, "DER D [HPCTECH] 34 TFLOPS / (132 x 1980 MHz x 2) = 65; latency: assumption"}},
+    {"h100-sxm", {"fma_rn_f16x2", 128, 6, "assumption: non-tensor FP16 at 2x FP32 (not in FIGURES)"}},
+    {"h100-sxm", {"fma_rn_bf16x2", 128, 6, "assumption: as f16x2"}},
+    {"l40", {"fma_rn_f32", 128, 4, "DER D [TOMS-ADA] RTX 4090 82.6 TFLOPS / (128 SMs x 2520 MHz x 2) = 128, the same Ada SM; latency: assumption"}},
+    {"l40", {"fma_rn_f64", 2, 48, "DER D [TPU-DB] L4 0.47 / 30.3 TFLOPS = 1/64 of FP32 (Ada); latency: assumption"}},
+    {"l40", {"fma_rn_f16x2", 64, 6, "assumption: non-tensor FP16 at FP32's rate (not in FIGURES)"}},
+    {"l40", {"fma_rn_bf16x2", 64, 6, "assumption: as f16x2"}},
+    {"h200", {"fma_rn_f32", 128, 4, "DER D [MLE] 67 TFLOPS / (132 SMs x 1980 MHz x 2) = 128.2; latency: assumption"}},
+    {"h200", {"fma_rn_f64", 64, 8, "DER D [MLE] 34 TFLOPS / (132 x 1980 MHz x 2) = 65; latency: assumption"}},
+    {"h200", {"fma_rn_f16x2", 128, 6, "assumption: non-tensor FP16 at 2x FP32, as the H100 presets (not in FIGURES)"}},
+    {"h200", {"fma_rn_bf16x2", 128, 6, "assumption: as f16x2"}},
+    {"b200", {"fma_rn_f32", 128, 4, "DER D [MLE] 80 TFLOPS / (148 SMs x 1965 MHz x 2) = 137.5: 128 lanes (4 x 32) at the run clock, the datasheet's 80 implies ~2.1 GHz; latency: assumption"}},
+    {"b200", {"fma_rn_f32x2", 64, 4, "assumption: FFMA2 (sm_100) at FFMA's element rate, as the datasheet's 80 TFLOPS counts no more FP32 lanes (DER D [MLE]); latency: assumption"}},
+    {"b200", {"fma_rn_f64", 64, 8, "DER S [S-KR] 37 TFLOPS / (148 x 1965 MHz x 2) = 63.6 (FIGURES §1 marks 37 uncertain; 44.8 quoted in [R6000D]); latency: assumption"}},
+    {"b200", {"fma_rn_f16x2", 128, 6, "assumption: non-tensor FP16 at 2x FP32, as the H100 presets (not in FIGURES)"}},
+    {"b200", {"fma_rn_bf16x2", 128, 6, "assumption: as f16x2"}},
+    {"rtx5090", {"fma_rn_f32", 128, 4.44, "DER D [LXF-5090] 104 TFLOPS / (170 SMs x 2407 MHz x 2) = 127.1; latency P [R6000D] FFMA 4.44 (FIGURES §5b)"}},
+    {"rtx5090", {"fma_rn_f32x2", 64, 4.44, "DER: two FFMA per op on sm_120 (ptx/capability.hpp: FFMA2 only on sm_100/103), half the FFMA rate; latency: assumption (two independent FFMA, P [R6000D] 4.44 each)"}},
+    {"rtx5090", {"fma_rn_f64", 2, 64.07, "DER P [R6000D] FP64 1.21 / FFMA 83.0 TFLOPS = 1/69, i.e. 1/64 of FP32 (FIGURES §5a); latency P [R6000D] DFMA 64.07 (§5b)"}},
+    {"rtx5090", {"fma_rn_f16x2", 64, 6, "assumption: non-tensor FP16 at FP32's rate, as the L40 (not in FIGURES)"}},
+    {"rtx5090", {"fma_rn_bf16x2", 64, 6, "assumption: as f16x2"}},
+};
+// No FIGURES source gives these for any preset's GPU: the CUDA C++ Programming Guide's throughput
+// table ("Arithmetic Instructions") for the rates, assumptions for the latencies.
+const OpCost kAssumed[] = {
+    {"mad_lo_s32", 64, 4, "assumption: CUDA C++ Programming Guide throughput table (not in FIGURES); latency: assumption (P [R6000D] measures FFMA and IMAD at 4.44 on GB202)"},
+    {"add_add_u32", 64, 4, "assumption: CUDA C++ Programming Guide throughput table (not in FIGURES); latency: assumption"},
+    {"ex2_approx_ftz_f32", 16, 18, "assumption: CUDA C++ Programming Guide throughput table (not in FIGURES) (16 MUFU/clk/SM); latency: assumption"},
+    {"rsqrt_approx_ftz_f32", 16, 18, "assumption: CUDA C++ Programming Guide throughput table (not in FIGURES) (16 MUFU/clk/SM); latency: assumption"},
+    {"sin_approx_ftz_f32", 16, 22, "assumption: CUDA C++ Programming Guide throughput table (not in FIGURES) (16 MUFU/clk/SM); latency: assumption"},
+    {"tanh_approx_f32", 16, 18, "assumption: CUDA C++ Programming Guide throughput table (not in FIGURES) (16 MUFU/clk/SM); latency: assumption"},
+    {"cvt_f16_f32", 16, 10, "assumption: CUDA C++ Programming Guide throughput table (not in FIGURES) (conversions 16/clk/SM, a round trip's F2FP/HADD2 pair); latency: assumption"},
+    {"cvt_s32_f32", 8, 14, "assumption: CUDA C++ Programming Guide throughput table (not in FIGURES) (two 16/clk/SM conversions per round trip); latency: assumption"},
+};
+const sim::PresetTable<OpCosts> kTables(
+    kFamily,
+    [](const sim::Preset& p) {
+      OpCosts costs;
+      for (const CitedCost& c : kCosts)
+        if (p.name == c.preset) costs.push_back(c.cost);
+      if (!costs.empty()) costs.insert(costs.end(), std::begin(kAssumed), std::end(kAssumed));
+      return costs;
+    },
+    slow_op_costs);
+
+// ---- the probe ----------------------------------------------------------------------------------
+
+nlohmann::json measure(ProbeContext& ctx, const Setup& s, uint64_t iterations) {
+  const ComputeOp& op = kOps[s.op];
+  Device& device = ctx.device();
+  const auto run = [&] {
+    if (auto* sim = dynamic_cast<sim::SimDevice*>(&device)) return simulate(*sim, s, iterations);
+    return run_on_gpu(kernel_runner(device), s, iterations);
+  };
+  ChainPoint c = measure_chain_point(
+      ctx, s.kind, iterations, chains(s.kind), op.ptx,
+      {{"path", op.path}, {"precision", op.precision}, {"elements_per_op", op.elements}}, run, false);
+  if (!c.skipped && s.kind == Kind::throughput && op.flops_per_element > 0) {
+    const double per_op = double(op.elements) * op.flops_per_element;
+    c.point["flops_per_clk_per_sm"] = c.summary.median * per_op;
+    c.point["flops_per_s"] = c.summary.median * per_op * device.info().sm_count * c.clock_mhz * 1e6;
+  }
+  return c.point;
+}
+
+ProbeSpec compute_probe() {
+  ProbeSpec p;
+  p.id = "compute/alu";
+  p.summary = "CUDA-core latency (cycles/op) and issue rate (ops/clk/SM) per op and precision";
+  p.params = {op_param(op_choices(kOps), "probes/compute/compute.def"), kind_param(),
+              iterations_param("2048", "loop iterations per launch (64 ops per thread each)", kMaxIterations),
+              block_threads_param("threads per block of a throughput launch (a multiple of 32, at most 1024)"),
+              blocks_per_sm_param("blocks per SM of a throughput launch (1 to 32)")};
+  p.run = [](ProbeContext& ctx) {
+    const uint32_t threads = read_block_threads(ctx.params());
+    const uint32_t per_sm = read_blocks_per_sm(ctx.params());
+    const uint64_t iterations = read_iterations(ctx.params(), kMaxIterations);
+    const uint32_t sms = static_cast<uint32_t>(ctx.device().info().sm_count);
+    measure_axes(ctx, {op_axis(op_names(kOps)), kind_axis()}, [&](const nlohmann::json& axes) {
+      Setup s;
+      s.op = index_of(axes["op"]);
+      s.kind = parse_kind(axes["kind"]);
+      if (s.kind == Kind::throughput) s.block_threads = threads, s.blocks = sms * per_sm;
+      return measure(ctx, s, iterations);
+    });
+  };
+  return p;
+}
+
+const ProbeRegistration kRegistration(compute_probe);
+
+}  // namespace
+}  // namespace gpuprobe::probes
