@@ -1,11 +1,30 @@
-#include "probes/atomics/atomics_ops.hpp"
+// atomics/ops: the cost of atom/red on global and shared memory (add, cas, exch; 32 and 64 bits)
+// in each address pattern (probes/atomics/atomics.def): a latency (one dependent chain per thread
+// in one warp, or one warp on every SM for the contended pattern: cycles per op, and ns at the SM
+// clock measured right after) and a rate (4 independent chains per thread, many warps per SM:
+// thread-level atomics per clock per SM, and per second). Each point names what ptxas made of the
+// op (native, warp-aggregated, CAS loop, POPC.INC: the SASS test checks it). Each point repeats its
+// launch until stable; every launch's final words pass the self-check. red has no latency.
+// The simulator's costs per preset derive from each preset's own cited latencies (below).
+#include "probes/atomics/atomics.hpp"
 
 #include <algorithm>
 #include <cstring>
 #include <map>
 #include <string>
 
+#include "harness/axes.hpp"
+#include "harness/points.hpp"
+#include "harness/sim/sim_device.hpp"
 #include "harness/stats.hpp"
+#include "probes/common/op_costs.hpp"
+#include "probes/common/op_probe.hpp"
+
+#define GPUPROBE_ATOMICS_OP(op, ...)                                                                  \
+  GPUPROBE_KERNEL_PAIR_DECLARE_(gpuprobe_atomics_, (gpuprobe::probes::atomics::AtomicsArgs,          \
+                                                    gpuprobe::probes::atomics::AtomicsWarpOut*), op)
+#include "probes/atomics/atomics.def"
+#undef GPUPROBE_ATOMICS_OP
 
 namespace gpuprobe::probes {
 
@@ -13,6 +32,7 @@ namespace {
 
 using atomics::AtomicsLowering;
 using atomics::AtomicsOperation;
+using atomics::AtomicsArgs;
 using atomics::AtomicsWarpOut;
 
 constexpr AtomicsPattern kPatterns[] = {AtomicsPattern::same, AtomicsPattern::distinct,
@@ -29,10 +49,6 @@ std::string hex(uint64_t v) {
 }
 
 }  // namespace
-
-const char* atomics_kind_name(AtomicsKind kind) {
-  return kind == AtomicsKind::latency ? "latency" : "throughput";
-}
 
 const char* atomics_pattern_name(AtomicsPattern pattern) {
   switch (pattern) {
@@ -56,14 +72,7 @@ const char* atomics_lowering_name(AtomicsLowering lowering) {
 
 const atomics::AtomicsOpInfo& atomics_info(AtomicsOp op) { return atomics::atomics_op_info(op); }
 
-AtomicsOp parse_atomics_op(const std::string& name) {
-  std::string known;
-  for (const auto& info : atomics::kAtomicsOps) {
-    if (name == info.name) return info.op;
-    known += known.empty() ? info.name : std::string(", ") + info.name;
-  }
-  throw Error("unknown atomics op '" + name + "' (known: " + known + ")");
-}
+AtomicsOp parse_atomics_op(const std::string& name) { return find_op(atomics::kAtomicsOps, name, "atomics op").op; }
 
 AtomicsPattern parse_atomics_pattern(const std::string& name) {
   for (AtomicsPattern p : kPatterns)
@@ -78,14 +87,11 @@ std::vector<AtomicsPattern> atomics_patterns(AtomicsOp op) {
   return {AtomicsPattern::same, AtomicsPattern::distinct, AtomicsPattern::contended};
 }
 
-std::string atomics_kernel_name(AtomicsOp op, AtomicsKind kind) {
-  return std::string("gpuprobe_atomics_") + atomics_info(op).name +
-         (kind == AtomicsKind::latency ? "_lat" : "_thr");
+std::string atomics_kernel_name(AtomicsOp op, Kind kind) {
+  return std::string("gpuprobe_atomics_") + atomics_info(op).name + kind_suffix(kind);
 }
 
-uint32_t atomics_chains(AtomicsKind kind) {
-  return kind == AtomicsKind::latency ? 1 : atomics::kAtomicsThroughputChains;
-}
+uint32_t atomics_chains(Kind kind) { return kind == Kind::latency ? 1 : atomics::kAtomicsThroughputChains; }
 
 uint64_t atomics_word_count(const AtomicsSetup& s) {
   const uint32_t chains = atomics_chains(s.kind);
@@ -160,55 +166,39 @@ void check_atomics_fits(const AtomicsSetup& s, const DeviceInfo&) {
   const auto allowed = atomics_patterns(s.op);
   if (std::find(allowed.begin(), allowed.end(), s.pattern) == allowed.end())
     throw Error(kernel + ": pattern " + atomics_pattern_name(s.pattern) + " does not apply to " + info.name);
-  if (s.kind == AtomicsKind::latency && info.operation == AtomicsOperation::red_add)
-    throw AtomicsOpUnavailable(std::string(info.ptx) + " returns nothing: no latency chain (throughput only)");
+  if (s.kind == Kind::latency && info.operation == AtomicsOperation::red_add)
+    throw Skip(std::string(info.ptx) + " returns nothing: no latency chain (throughput only)");
 }
 
-AtomicsResult summarize_atomics_launch(const AtomicsSetup& s, const AtomicsRun& run,
-                                       const std::vector<AtomicsWarpOut>& warps,
-                                       const std::vector<uint64_t>& words) {
+ChainResult summarize_atomics_launch(const AtomicsSetup& s, const AtomicsRun& run,
+                                     const std::vector<AtomicsWarpOut>& warps, const std::vector<uint64_t>& words) {
   const std::string kernel = atomics_kernel_name(s.op, s.kind);
   const auto& info = atomics_info(s.op);
   const uint32_t chains = atomics_chains(s.kind);
   const uint32_t wpb = s.block_threads / 32;
-  AtomicsResult r;
+  ChainResult r;
   r.ops_per_chain = run.iterations * atomics::kAtomicsOpsPerIteration;
   const uint64_t ops = r.ops_per_chain;
   const uint64_t expected_warps = uint64_t(s.blocks) * wpb;
-  if (warps.size() != expected_warps)
-    throw Error("self-check failed: " + kernel + " reported " + std::to_string(warps.size()) +
-                " warps, expected " + std::to_string(expected_warps));
-  struct Span {
-    uint64_t first = UINT64_MAX, last = 0;
-    uint32_t warps = 0;
-  };
-  std::map<uint32_t, Span> per_sm;
+  const auto per_sm = check_units(warps, expected_warps, kernel, "warp");
   std::vector<double> latencies;
   for (std::size_t w = 0; w < warps.size(); ++w) {
     const AtomicsWarpOut& o = warps[w];
-    if (o.ran != 1 || !(o.end_cycles > o.start_cycles))
-      throw Error("self-check failed: " + kernel + " warp " + std::to_string(w) +
-                  (o.ran != 1 ? " did not run" : " ended before it started"));
     if (run.store)
       for (uint32_t k = 0; k < chains; ++k) {
         const bool alone = info.operation != AtomicsOperation::cas || s.pattern == AtomicsPattern::distinct;
         const uint64_t h = o.hits[k];
         if (alone ? h == 32 * ops : (h >= 1 && h <= 32 * ops)) continue;
-        throw Error("self-check failed: " + kernel + " warp " + std::to_string(w) + " chain " +
-                    std::to_string(k) + " reported " + std::to_string(h) + " hits of " +
-                    std::to_string(32 * ops) + " ops");
+        throw Error("self-check failed: " + kernel + " warp " + std::to_string(w) + " chain " + std::to_string(k) +
+                    " reported " + std::to_string(h) + " hits of " + std::to_string(32 * ops) + " ops");
       }
     latencies.push_back(double(o.end_cycles - o.start_cycles) / double(ops));
-    Span& span = per_sm[o.smid];
-    span.first = std::min(span.first, o.start_cycles);
-    span.last = std::max(span.last, o.end_cycles);
-    ++span.warps;
   }
   if (run.store) {
     const uint64_t n = atomics_word_count(s);
     if (words.size() != n)
-      throw Error("self-check failed: " + kernel + " returned " + std::to_string(words.size()) +
-                  " words, expected " + std::to_string(n));
+      throw Error("self-check failed: " + kernel + " returned " + std::to_string(words.size()) + " words, expected " +
+                  std::to_string(n));
     const std::string where = kernel + " (" + atomics_pattern_name(s.pattern) + ")";
     if (info.operation == AtomicsOperation::exch) {
       // The last op on a word wrote the last token of a chain that works on the word. 32-bit
@@ -222,32 +212,269 @@ AtomicsResult summarize_atomics_launch(const AtomicsSetup& s, const AtomicsRun& 
                           atomics::atomics_word(s.pattern, info.shared, chains, tc / chains / 32, wpb,
                                                 (tc / chains) % 32, tc % chains) == i;
           if (!ok)
-            throw Error("self-check failed: " + where + " word " + std::to_string(i) + " holds 0x" +
-                        hex(t) + ", not the last token of a chain on it");
+            throw Error("self-check failed: " + where + " word " + std::to_string(i) + " holds 0x" + hex(t) +
+                        ", not the last token of a chain on it");
         }
     } else {
       const std::vector<uint64_t> expected = atomics_expected_words(s, run, warps);
       for (uint64_t i = 0; i < n; ++i)
         if ((words[i] & mask_of(s.op)) != expected[i])
-          throw Error("self-check failed: " + where + " word " + std::to_string(i) + " holds 0x" +
-                      hex(words[i]) + ", expected 0x" + hex(expected[i]) + " after " +
-                      std::to_string(ops) + " ops per chain");
+          throw Error("self-check failed: " + where + " word " + std::to_string(i) + " holds 0x" + hex(words[i]) +
+                      ", expected 0x" + hex(expected[i]) + " after " + std::to_string(ops) + " ops per chain");
     }
   }
   r.sms = static_cast<uint32_t>(per_sm.size());
-  double warps_total = 0;
-  std::vector<double> rates;
-  for (const auto& [sm, span] : per_sm) {
-    warps_total += span.warps;
-    rates.push_back(double(span.warps) * 32 * chains * double(ops) / double(span.last - span.first));
-  }
-  r.warps_per_sm = warps_total / r.sms;
+  r.warps_per_sm = units_per_sm(per_sm);
   r.latency_cycles = stats::median(latencies);
   r.latency_cycles_max = *std::max_element(latencies.begin(), latencies.end());
-  r.ops_per_clk_per_sm = stats::median(rates);
-  r.ops_per_clk_per_sm_min = *std::min_element(rates.begin(), rates.end());
-  r.ops_per_clk_per_sm_max = *std::max_element(rates.begin(), rates.end());
+  const SmRates rates = sm_rates(per_sm, [&](const SmSpan& span) {
+    return double(span.units) * 32 * chains * double(ops) / span.cycles();
+  });
+  r.ops_per_clk_per_sm = rates.median, r.ops_per_clk_per_sm_min = rates.min, r.ops_per_clk_per_sm_max = rates.max;
   return r;
 }
 
+namespace {
+
+constexpr const char* kFamily = "atomics";
+constexpr uint64_t kMaxIterations = uint64_t{1} << 16;
+
+const KernelPair kKernels[] = {
+#define GPUPROBE_ATOMICS_OP(op, ...) GPUPROBE_KERNEL_PAIR_ENTRY_(gpuprobe_atomics_, op)
+#include "probes/atomics/atomics.def"
+#undef GPUPROBE_ATOMICS_OP
+};
+
+LaunchConfig config_of(const AtomicsSetup& s) {
+  LaunchConfig c;
+  c.grid = Dim3{s.blocks, 1, 1};
+  c.block = Dim3{s.block_threads, 1, 1};
+  c.dynamic_smem_bytes = atomics_dynamic_smem_bytes(s);
+  return c;
+}
+
+// On a GPU: the words in global memory start at the op's init value (a shared op's block words
+// are copied out there at the end).
+ChainResult run_on_gpu(KernelRunner& gpu, const AtomicsSetup& s, const AtomicsRun& run) {
+  check_atomics_fits(s, gpu.info());
+  const std::string name = atomics_kernel_name(s.op, s.kind);
+  const uint32_t bytes = atomics_info(s.op).bytes;
+  const uint64_t n = atomics_word_count(s);
+  std::vector<unsigned char> host_words(n * bytes);
+  const uint64_t init = atomics_init_word(s.op);
+  for (uint64_t i = 0; i < n; ++i) std::memcpy(&host_words[i * bytes], &init, bytes);
+  DeviceBuffer words = gpu.upload(host_words);
+  AtomicsArgs args{};
+  args.words = words.get();
+  args.iterations = run.iterations;
+  args.ops_per_chain = run.iterations * atomics::kAtomicsOpsPerIteration;
+  args.pattern = static_cast<uint32_t>(s.pattern);
+  args.store = run.store ? 1 : 0;
+  LaunchRecord record;
+  const auto warps = run_units<AtomicsWarpOut>(gpu, kKernels[static_cast<unsigned>(s.op)].of(s.kind), name,
+                                               config_of(s), args, uint64_t(s.blocks) * s.block_threads / 32, record);
+  host_words = gpu.download<unsigned char>(words, host_words.size());
+  std::vector<uint64_t> final_words(n, 0);
+  for (uint64_t i = 0; i < n; ++i) std::memcpy(&final_words[i], &host_words[i * bytes], bytes);
+  ChainResult r = summarize_atomics_launch(s, run, warps, final_words);
+  r.launch = record;
+  return r;
+}
+
+// On the simulator every SM takes the longer of one chain's ops x latency and its threads x
+// chains x ops over the rate. The words are the host's expectation (a CAS on a shared word
+// succeeds once per round: ops successes per warp; exch leaves the last chain's token).
+ChainResult simulate(sim::SimDevice& device, const AtomicsSetup& s, const AtomicsRun& run) {
+  const sim::Preset& p = device.preset();
+  const OpCosts& costs = op_costs(p, kFamily);
+  check_atomics_fits(s, device.info());
+  const atomics::AtomicsOpInfo& info = atomics_info(s.op);
+  const std::string pattern = atomics_pattern_name(s.pattern);
+  const OpCost& cost = op_cost(p, costs, std::string(info.name) + " (" + pattern + ")");
+  const std::string kernel = atomics_kernel_name(s.op, s.kind);
+  const uint32_t chains = atomics_chains(s.kind);
+  const uint64_t ops = run.iterations * atomics::kAtomicsOpsPerIteration;
+  const uint32_t wpb = s.block_threads / 32;
+  const uint64_t seed = std::hash<std::string>{}(kernel + pattern) ^ s.blocks ^ (uint64_t(s.block_threads) << 20) ^
+                        (run.iterations << 32) ^ device.next_launch(kFamily);
+  auto warps = simulate_units<AtomicsWarpOut>(p, s.blocks, wpb, seed, [&](uint32_t, uint32_t n) {
+    return std::max(double(ops) * cost.latency_cycles, n * 32.0 * chains * double(ops) / cost.rate);
+  });
+  const bool cas_shared = info.operation == AtomicsOperation::cas && s.pattern != AtomicsPattern::distinct;
+  for (auto& o : warps)
+    for (uint32_t k = 0; run.store && k < chains; ++k) o.hits[k] = static_cast<uint32_t>(cas_shared ? ops : 32 * ops);
+  std::vector<uint64_t> words;
+  if (run.store) {
+    words = atomics_expected_words(s, run, warps);
+    if (info.operation == AtomicsOperation::exch) {
+      // Each word keeps the last token of the highest chain on it.
+      const uint64_t thread_chains = warps.size() * 32 * chains;
+      const uint64_t mask = info.bytes == 8 ? ~uint64_t{0} : 0xffffffffu;
+      for (uint64_t tc = 0; tc < thread_chains; ++tc) {
+        const uint64_t thread = tc / chains;
+        words.at(atomics::atomics_word(s.pattern, info.shared, chains, thread / 32, wpb, thread % 32, tc % chains)) =
+            atomics::atomics_exch_token(tc, ops, ops - 1) & mask;
+      }
+    }
+  }
+  ChainResult r = summarize_atomics_launch(s, run, warps, words);
+  r.launch.kernel = kernel;
+  r.launch.config = config_of(s);
+  return r;
+}
+
+// ---- the simulator's costs per preset -----------------------------------------------------------
+// Sources, docs/FIGURES.md §6:
+//   [R6000D] GB202 atomicAdd global: same address 53.4 Gops/s (~19 ns/op serialized), distinct
+//            addresses 492.6 Gops/s (P). At the RTX 5090's 170 SMs and 2407 MHz: distinct 1.20
+//            atomics/clk/SM (DER), one address 22.2 atomics/clk for the whole GPU (DER).
+//   [CC-B200] B200 atomics latency: measured, values not retrievable: nothing to use.
+// Everything else has never been published (FIGURES §6): each such number says "assumption" and is
+// chosen plausible. A global atomic's round trip is the preset's own cited L2 hit latency plus 50
+// cycles for the L2's atomic unit; lanes of a warp on one word are serialized there at 2 cycles
+// each; the one-word rate (the GB202's 22.2/clk) and the per-SM distinct rate (1.20/clk) carry to
+// every GPU. Shared atomics cost the preset's shared-load latency plus 10 (ATOMS), a word shared by
+// the warp 2 cycles per lane; the CAS loops (atom.shared.add.f32, the 64-bit shared adds) an LDS +
+// ATOMS.CAS round trip each, retried once per lane on one word. The warp-aggregated add (VOTE,
+// SHFL scan, one ATOM per warp) adds 40 cycles to the round trip and sends 1/32 of the atomics.
+// Every latency is at least 32 lanes over the rate (what the probe's one-warp launch can see).
+// red returns nothing, so it has no latency: its entries hold 0 and their source names only the
+// rate. An entry's op is "<op> (<pattern>)".
+constexpr double kDistinctPerSm = 492.6e9 / (170 * 2407e6);  // DER [R6000D]
+constexpr double kOneWordPerGpu = 53.4e9 / 2407e6;           // DER [R6000D]
+
+OpCost entry(const std::string& op, const char* pattern, double latency, double rate, std::string source) {
+  return {op + " (" + pattern + ")", rate, latency > 0 ? std::max(latency, 32.0 / rate) : 0, std::move(source)};
+}
+
+// What an entry's source says of its latency: `how`, or for red that it has none.
+std::string latency_source(bool red, const std::string& how) { return red ? "no latency: red returns nothing" : how; }
+
+OpCosts atomics_costs(const sim::Preset& p) {
+  double l2 = 0;
+  for (const auto& c : p.caches)
+    if (c.name == "L2") l2 = c.hit_latency_cycles;
+  const double smem = p.shared_latency_cycles > 0 ? p.shared_latency_cycles : 30;
+  const double sms = p.info.sm_count;
+  const bool gb202 = p.name == "rtx5090";
+  const std::string l2_text = std::to_string(static_cast<int>(l2 + 0.5));
+  const std::string lat_g = "assumption: the preset's L2 hit latency (" + l2_text + ", FIGURES §2) + 50";
+  const std::string distinct_rate =
+      gb202 ? "P [R6000D] 492.6 Gops/s = 1.20/clk/SM (DER)" : "assumption: the GB202's 1.20/clk/SM, DER from P [R6000D]";
+  const std::string word_rate = gb202 ? "P [R6000D] one address 53.4 Gops/s = 22.2/clk per GPU (DER)"
+                                      : "assumption: the GB202's one-address 22.2/clk per GPU, DER from P [R6000D]";
+  OpCosts t;
+  const double contended_rate = kOneWordPerGpu / sms;
+  for (const char* base :
+       {"add_u32", "add_u64", "cas_b32", "cas_b64", "exch_b32", "exch_b64", "red_add_u32", "red_add_u64"}) {
+    const std::string op = std::string("global_") + base;
+    const bool red = std::string(base).rfind("red_", 0) == 0;
+    t.push_back(entry(op, "distinct", red ? 0 : l2 + 50, kDistinctPerSm,
+                      latency_source(red, lat_g) + "; rate " + distinct_rate));
+    t.push_back(entry(op, "same", red ? 0 : l2 + 50 + 2 * 32, kDistinctPerSm / 4,
+                      latency_source(red, lat_g + " + 2 per lane on one word") + "; rate: assumption, a quarter of distinct"));
+    t.push_back(entry(op, "contended", red ? 0 : std::max(l2 + 50, sms * 32 / kOneWordPerGpu), contended_rate,
+                      latency_source(red, "latency: every SM's warp queues at one word") + "; rate " + word_rate));
+  }
+  t.push_back(entry("global_add_u32_uniform", "uniform", l2 + 90, std::min(32 * contended_rate, kDistinctPerSm),
+                    lat_g + " + 40 for VOTE + SHFL scan (assumption); one ATOM per warp on the " + word_rate));
+  for (const char* base :
+       {"add_u32", "cas_b32", "cas_b64", "exch_b32", "exch_b64", "red_add_u32", "add_u64", "red_add_u64", "add_f32"}) {
+    const std::string op = std::string("shared_") + base;
+    const bool red = std::string(base).rfind("red_", 0) == 0;
+    const bool loop = op == "shared_add_u64" || op == "shared_red_add_u64" || op == "shared_add_f32";
+    const bool popc = op == "shared_red_add_u32";
+    const double one = loop ? 2 * (smem + 10) : smem + 10;
+    const std::string why = "assumption: the preset's shared latency (" + std::to_string(static_cast<int>(smem + 0.5)) +
+                            ") + 10" + (loop ? ", twice (LDS + ATOMS.CAS loop)" : "");
+    t.push_back(entry(op, "distinct", red ? 0 : one, popc ? 32 : loop ? 4 : 16,
+                      latency_source(red, why) + "; rate: assumption"));
+    t.push_back(entry(op, "same", red ? 0 : loop ? one * 16 : one + 2 * 32, popc ? 32 : loop ? 0.25 : 1,
+                      latency_source(red, why + (loop ? ", retried 16x on one word" : " + 2 per lane on one word")) +
+                          "; rate: assumption"));
+  }
+  t.push_back(entry("shared_add_u32_uniform", "uniform", smem + 50, 16,
+                    "assumption: the preset's shared latency + 10 + 40 for VOTE + SHFL scan; rate: assumption"));
+  return t;
+}
+
+const sim::PresetTable<OpCosts> kTables(kFamily, atomics_costs, slow_op_costs);
+
+// ---- the probe ----------------------------------------------------------------------------------
+
+nlohmann::json measure(ProbeContext& ctx, const AtomicsSetup& s, const AtomicsRun& run) {
+  const atomics::AtomicsOpInfo& info = atomics_info(s.op);
+  Device& device = ctx.device();
+  const auto launch = [&] {
+    if (auto* sim = dynamic_cast<sim::SimDevice*>(&device)) return simulate(*sim, s, run);
+    return run_on_gpu(kernel_runner(device), s, run);
+  };
+  return measure_chain_point(ctx, s.kind, run.iterations, atomics_chains(s.kind), info.ptx,
+                             {{"space", info.shared ? "shared" : "global"},
+                              {"bytes", info.bytes},
+                              {"lowering", atomics_lowering_name(info.lowering)},
+                              {"block_threads", s.block_threads},
+                              {"blocks", s.blocks}},
+                             launch, true)
+      .point;
+}
+
+ProbeSpec atomics_probe() {
+  ProbeSpec p;
+  p.id = "atomics/ops";
+  p.summary = "atom/red on global and shared memory (add, cas, exch; 32/64-bit) with the same, "
+              "distinct and cross-SM contended addresses: latency (cycles, ns) and rate (ops/clk/SM)";
+  p.params = {op_param(op_choices(atomics::kAtomicsOps), "probes/atomics/atomics.def"),
+              {"pattern", ParamSpec::Kind::choice, "all", "the address pattern (all: every pattern the op runs)",
+               {"all", "same", "distinct", "contended", "uniform"}},
+              kind_param(),
+              iterations_param("16", "loop iterations per launch (16 atomics per chain each)", kMaxIterations),
+              block_threads_param("threads per block of a throughput launch (a multiple of 32)"),
+              blocks_per_sm_param("blocks per SM of a throughput launch (1 to 32)")};
+  p.run = [](ProbeContext& ctx) {
+    const auto& prm = ctx.params();
+    const uint32_t threads = read_block_threads(prm);
+    const uint32_t per_sm = read_blocks_per_sm(prm);
+    AtomicsRun run;
+    run.iterations = read_iterations(prm, kMaxIterations);
+    const uint32_t sms = static_cast<uint32_t>(ctx.device().info().sm_count);
+    Axis pattern{"pattern",
+                 [](const nlohmann::json& at) {
+                   std::vector<nlohmann::json> out;
+                   for (AtomicsPattern x : atomics_patterns(parse_atomics_op(at["op"])))
+                     out.push_back(atomics_pattern_name(x));
+                   return out;
+                 },
+                 "pattern"};
+    // red has no latency: its ops have only a throughput point.
+    Axis kind{"kind",
+              [](const nlohmann::json& at) {
+                std::vector<nlohmann::json> out;
+                if (atomics_info(parse_atomics_op(at["op"])).operation != AtomicsOperation::red_add)
+                  out.push_back("latency");
+                out.push_back("throughput");
+                return out;
+              },
+              "kind", "both"};
+    measure_axes(
+        ctx, {op_axis(op_names(atomics::kAtomicsOps)), pattern, kind},
+        [&](const nlohmann::json& axes) {
+          AtomicsSetup s;
+          s.op = parse_atomics_op(axes["op"]);
+          s.pattern = parse_atomics_pattern(axes["pattern"]);
+          s.kind = parse_kind(axes["kind"]);
+          s.block_threads = s.kind == Kind::latency ? 32 : threads;
+          s.blocks = s.kind == Kind::throughput ? sms * per_sm : s.pattern == AtomicsPattern::contended ? sms : 1;
+          return measure(ctx, s, run);
+        },
+        "--op " + prm.get_text("op") + " --pattern " + prm.get_text("pattern") + " --kind " + prm.get_text("kind") +
+            " measures nothing (red has no latency; the *_uniform ops run only the uniform pattern, shared ops no "
+            "contended one)");
+  };
+  return p;
+}
+
+const ProbeRegistration kRegistration(atomics_probe);
+
+}  // namespace
 }  // namespace gpuprobe::probes

@@ -1,10 +1,10 @@
-// atomics: the atomic kernels (probes/atomics/atomics.cuh: the op table and the contract). Per op of
-// GPUPROBE_ATOMICS_OPS two extern "C" kernels, gpuprobe_atomics_<op>_lat and _thr. Each chain's op
+// atomics: the atomic kernels (probes/atomics/atomics.cuh: the contract). Per op of atomics.def
+// two extern "C" kernels, gpuprobe_atomics_<op>_lat and _thr. Each chain's op
 // takes an operand that depends on the previous op's returned value (v + (old & zero), zero a
 // runtime 0), so a chain is a dependent chain of round trips; red returns nothing and its chains
 // are independent (throughput only; a fence closes the timed region). The opening %clock64 read
 // follows the start values, the closing one waits for every chain's result. Device code only
-// (NVRTC-safe); the host side is atomics_cuda.cpp.
+// (NVRTC-safe); the host side is atomics.cpp.
 #include "probes/atomics/atomics.cuh"
 #include "ptx/sreg.cuh"
 #include "ptx/warp.cuh"
@@ -211,7 +211,7 @@ using gpuprobe::probes::atomics::AtomicsWarpOut;
 using gpuprobe::probes::atomics::kAtomicsThroughputChains;
 
 // red has no latency kernel body: it returns nothing to chain on.
-#define GPUPROBE_ATOMICS_KERNELS(op)                                                               \
+#define GPUPROBE_ATOMICS_OP(op, ...)                                                               \
   extern "C" __global__ void __launch_bounds__(1024)                                               \
       gpuprobe_atomics_##op##_lat(AtomicsArgs a, AtomicsWarpOut* out) {                            \
     if constexpr (gpuprobe::probes::atomics::atomics_op_info(AtomicsOp::op).operation ==           \
@@ -224,5 +224,5 @@ using gpuprobe::probes::atomics::kAtomicsThroughputChains;
       gpuprobe_atomics_##op##_thr(AtomicsArgs a, AtomicsWarpOut* out) {                            \
     atomics_device::run<AtomicsOp::op, kAtomicsThroughputChains>(a, out);                          \
   }
-GPUPROBE_ATOMICS_OPS(GPUPROBE_ATOMICS_KERNELS)
-#undef GPUPROBE_ATOMICS_KERNELS
+#include "probes/atomics/atomics.def"
+#undef GPUPROBE_ATOMICS_OP

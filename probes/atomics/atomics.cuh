@@ -1,8 +1,8 @@
-// The contract between the atomics kernels (atomics.cu) and their host side (atomics_ops.cpp,
-// atomics_cuda.cpp, atomics_sim.cpp): the op table, the address patterns, the kernel arguments and
-// what every warp reports. Plain C++ that nvcc, NVRTC and g++ all compile.
+// The contract between the atomics kernels (atomics.cu) and their host side (atomics.cpp): the op
+// table (atomics.def), the address patterns, the kernel arguments and what every warp reports.
+// Plain C++ that nvcc, NVRTC and g++ all compile.
 //
-// Two kernels per op (PTX_NOTES.md section 4.1, 4.3):
+// Two kernels per op:
 //   gpuprobe_atomics_<op>_lat   one dependent chain per thread (each op's operand depends on the
 //                               previous op's returned value): the round-trip latency
 //   gpuprobe_atomics_<op>_thr   kAtomicsThroughputChains independent chains per thread, many
@@ -17,24 +17,11 @@
 
 namespace gpuprobe::probes::atomics {
 
-// The ops, named <space>_<operation>_<type>. X(op).
-//   global_* / shared_*: atom.{global,shared}.{add.u32,add.u64,cas.b32,cas.b64,exch.b32,exch.b64},
-//     red.{global,shared}.add.{u32,u64}; shared_add_f32 (atom.shared.add.f32: a CAS loop in SASS)
-//   *_add_u32_uniform: atom.add.u32 on an address ptxas proves warp-uniform (a kernel parameter, a
-//     __shared__ array): ptxas emits warp-aggregated code (PTX_NOTES.md §4.3); what real code gets.
-// The others take their address from a loaded stride, so ptxas cannot prove it uniform: the
-// hardware's atomic.
-#define GPUPROBE_ATOMICS_OPS(X)                                                                  \
-  X(global_add_u32) X(global_add_u64) X(global_cas_b32) X(global_cas_b64) X(global_exch_b32)     \
-  X(global_exch_b64) X(global_red_add_u32) X(global_red_add_u64) X(global_add_u32_uniform)       \
-  X(shared_add_u32) X(shared_add_u64) X(shared_cas_b32) X(shared_cas_b64) X(shared_exch_b32)     \
-  X(shared_exch_b64) X(shared_red_add_u32) X(shared_red_add_u64) X(shared_add_f32)               \
-  X(shared_add_u32_uniform)
-
+// The ops (atomics.def), in table order.
 enum class AtomicsOp {
-#define GPUPROBE_ATOMICS_ENUM(op) op,
-  GPUPROBE_ATOMICS_OPS(GPUPROBE_ATOMICS_ENUM)
-#undef GPUPROBE_ATOMICS_ENUM
+#define GPUPROBE_ATOMICS_OP(op, ...) op,
+#include "probes/atomics/atomics.def"
+#undef GPUPROBE_ATOMICS_OP
 };
 
 enum class AtomicsOperation { add, cas, exch, red_add, add_f32 };
@@ -49,7 +36,7 @@ enum class AtomicsPattern { same, distinct, contended, uniform };
 
 // What ptxas makes of the op (the SASS test checks it per target).
 //   native            one ATOM/ATOMS/ATOMG/RED per op
-//   warp_aggregated   VOTE + SHFL prefix sum + ATOM by one lane (PTX_NOTES.md §4.3)
+//   warp_aggregated   VOTE + SHFL prefix sum + ATOM by one lane
 //   cas_loop          LDS + the op + ATOMS.CAST.SPIN retried (atom.shared.add.f32, the 64-bit shared adds)
 //   popc_inc          red.shared.add.u32 of a constant 1 becomes ATOMS.POPC.INC (the warp's count)
 enum class AtomicsLowering { native, warp_aggregated, cas_loop, popc_inc };
@@ -75,25 +62,10 @@ struct AtomicsOpInfo {
 };
 
 inline constexpr AtomicsOpInfo kAtomicsOps[] = {
-    {AtomicsOp::global_add_u32, "global_add_u32", "atom.global.add.u32", false, AtomicsOperation::add, 4, AtomicsLowering::native},
-    {AtomicsOp::global_add_u64, "global_add_u64", "atom.global.add.u64", false, AtomicsOperation::add, 8, AtomicsLowering::native},
-    {AtomicsOp::global_cas_b32, "global_cas_b32", "atom.global.cas.b32", false, AtomicsOperation::cas, 4, AtomicsLowering::native},
-    {AtomicsOp::global_cas_b64, "global_cas_b64", "atom.global.cas.b64", false, AtomicsOperation::cas, 8, AtomicsLowering::native},
-    {AtomicsOp::global_exch_b32, "global_exch_b32", "atom.global.exch.b32", false, AtomicsOperation::exch, 4, AtomicsLowering::native},
-    {AtomicsOp::global_exch_b64, "global_exch_b64", "atom.global.exch.b64", false, AtomicsOperation::exch, 8, AtomicsLowering::native},
-    {AtomicsOp::global_red_add_u32, "global_red_add_u32", "red.global.add.u32", false, AtomicsOperation::red_add, 4, AtomicsLowering::native},
-    {AtomicsOp::global_red_add_u64, "global_red_add_u64", "red.global.add.u64", false, AtomicsOperation::red_add, 8, AtomicsLowering::native},
-    {AtomicsOp::global_add_u32_uniform, "global_add_u32_uniform", "atom.global.add.u32 (uniform address)", false, AtomicsOperation::add, 4, AtomicsLowering::warp_aggregated},
-    {AtomicsOp::shared_add_u32, "shared_add_u32", "atom.shared.add.u32", true, AtomicsOperation::add, 4, AtomicsLowering::native},
-    {AtomicsOp::shared_add_u64, "shared_add_u64", "atom.shared.add.u64", true, AtomicsOperation::add, 8, AtomicsLowering::cas_loop},
-    {AtomicsOp::shared_cas_b32, "shared_cas_b32", "atom.shared.cas.b32", true, AtomicsOperation::cas, 4, AtomicsLowering::native},
-    {AtomicsOp::shared_cas_b64, "shared_cas_b64", "atom.shared.cas.b64", true, AtomicsOperation::cas, 8, AtomicsLowering::native},
-    {AtomicsOp::shared_exch_b32, "shared_exch_b32", "atom.shared.exch.b32", true, AtomicsOperation::exch, 4, AtomicsLowering::native},
-    {AtomicsOp::shared_exch_b64, "shared_exch_b64", "atom.shared.exch.b64", true, AtomicsOperation::exch, 8, AtomicsLowering::native},
-    {AtomicsOp::shared_red_add_u32, "shared_red_add_u32", "red.shared.add.u32", true, AtomicsOperation::red_add, 4, AtomicsLowering::popc_inc},
-    {AtomicsOp::shared_red_add_u64, "shared_red_add_u64", "red.shared.add.u64", true, AtomicsOperation::red_add, 8, AtomicsLowering::cas_loop},
-    {AtomicsOp::shared_add_f32, "shared_add_f32", "atom.shared.add.f32", true, AtomicsOperation::add_f32, 4, AtomicsLowering::cas_loop},
-    {AtomicsOp::shared_add_u32_uniform, "shared_add_u32_uniform", "atom.shared.add.u32 (uniform address)", true, AtomicsOperation::add, 4, AtomicsLowering::warp_aggregated},
+#define GPUPROBE_ATOMICS_OP(op, ptx, shared, operation, bytes, lowering) \
+  {AtomicsOp::op, #op, ptx, shared, AtomicsOperation::operation, bytes, AtomicsLowering::lowering},
+#include "probes/atomics/atomics.def"
+#undef GPUPROBE_ATOMICS_OP
 };
 inline constexpr unsigned kAtomicsOpCount = sizeof(kAtomicsOps) / sizeof(kAtomicsOps[0]);
 

@@ -1,9 +1,8 @@
-// The atomics family's operations: one launch of an op's latency or throughput kernel
-// (probes/atomics/atomics.cuh) in one address pattern. Each backend implements AtomicsOps
-// (atomics_cuda.cpp, atomics_sim.cpp); the probe (atomics_probe.cpp) gets it with
-// ctx.ops<AtomicsOps>(). Both backends hand the per-warp records and the final words to
-// summarize_atomics_launch, which turns them into the numbers and makes the self-check (the words
-// against the host's count), so the arithmetic and the check exist once.
+// The atomics family's host side (atomics.cpp): one launch of an op's latency or throughput kernel
+// (probes/atomics/atomics.cuh) in one address pattern, on the GPU (harness/kernel_runner.hpp) or
+// the simulator. Both hand the per-warp records and the final words to summarize_atomics_launch,
+// which turns them into the numbers and makes the self-check (the words against the host's
+// count), so the arithmetic and the check exist once.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -13,21 +12,14 @@
 #include "harness/error.hpp"
 #include "harness/launch_config.hpp"
 #include "probes/atomics/atomics.cuh"
+#include "probes/common/op_table.hpp"
+#include "probes/common/units.hpp"
 
 namespace gpuprobe::probes {
 
 using atomics::AtomicsOp;
 using atomics::AtomicsPattern;
 
-enum class AtomicsKind { latency, throughput };
-
-// Thrown when this device cannot run one op/pattern (the simulator has no model of it).
-class AtomicsOpUnavailable : public Error {
- public:
-  using Error::Error;
-};
-
-const char* atomics_kind_name(AtomicsKind kind);
 const char* atomics_pattern_name(AtomicsPattern pattern);   // "same", "distinct", ...
 const char* atomics_lowering_name(atomics::AtomicsLowering lowering);  // "native", ...
 const atomics::AtomicsOpInfo& atomics_info(AtomicsOp op);
@@ -37,13 +29,13 @@ AtomicsPattern parse_atomics_pattern(const std::string& name);
 // The patterns an op runs: the *_uniform ops only `uniform`; shared ops same and distinct; global
 // ops same, distinct and contended.
 std::vector<AtomicsPattern> atomics_patterns(AtomicsOp op);
-std::string atomics_kernel_name(AtomicsOp op, AtomicsKind kind);  // gpuprobe_atomics_<op>_lat/_thr
-uint32_t atomics_chains(AtomicsKind kind);
+std::string atomics_kernel_name(AtomicsOp op, Kind kind);  // gpuprobe_atomics_<op>_lat/_thr
+uint32_t atomics_chains(Kind kind);
 
 struct AtomicsSetup {
   AtomicsOp op = AtomicsOp::global_add_u32;
   AtomicsPattern pattern = AtomicsPattern::same;
-  AtomicsKind kind = AtomicsKind::latency;
+  Kind kind = Kind::latency;
   uint32_t block_threads = 32;   // a multiple of 32
   uint32_t blocks = 1;
 };
@@ -51,18 +43,6 @@ struct AtomicsSetup {
 struct AtomicsRun {
   uint64_t iterations = 16;      // of the unrolled loop (kAtomicsOpsPerIteration ops per chain)
   bool store = true;             // store the hits and check the words
-};
-
-struct AtomicsResult {
-  uint64_t ops_per_chain = 0;
-  double latency_cycles = 0;         // per op of one chain, median warp
-  double latency_cycles_max = 0;
-  double ops_per_clk_per_sm = 0;     // thread-level atomics per clock per SM, median SM
-  double ops_per_clk_per_sm_min = 0;
-  double ops_per_clk_per_sm_max = 0;
-  uint32_t sms = 0;
-  double warps_per_sm = 0;
-  LaunchRecord launch;
 };
 
 // Elements of the op's size the launch works on (global: the buffer; shared: copied out), and the
@@ -85,14 +65,8 @@ void check_atomics_fits(const AtomicsSetup& setup, const DeviceInfo& info);
 // possible (add, exch, red: every op; cas: all of them where a lane is alone on its word) and the
 // final words are what the host computes (the sum of the adds, init + the CAS successes, exch:
 // the last token of a chain that owns the word). Throws "self-check failed ..." otherwise.
-AtomicsResult summarize_atomics_launch(const AtomicsSetup& setup, const AtomicsRun& run,
+ChainResult summarize_atomics_launch(const AtomicsSetup& setup, const AtomicsRun& run,
                                        const std::vector<atomics::AtomicsWarpOut>& warps,
                                        const std::vector<uint64_t>& words);
-
-class AtomicsOps : public FamilyOps {
- public:
-  static constexpr const char* kFamily = "atomics";
-  virtual AtomicsResult run(const AtomicsSetup& setup, const AtomicsRun& run) = 0;
-};
 
 }  // namespace gpuprobe::probes

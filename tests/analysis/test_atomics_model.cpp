@@ -10,14 +10,16 @@
 #include "harness/error.hpp"
 #include "harness/probe.hpp"
 #include "harness/sim/sim_device.hpp"
-#include "probes/atomics/atomics_ops.hpp"
+#include "probes/atomics/atomics.hpp"
+#include "probes/common/op_costs.hpp"
 
 using namespace gpuprobe;
 
 TEST_CASE("atomics model closed loop: every preset's latencies and rates come back", "[atomics][model]") {
   for (const auto& preset : sim::presets()) {
     INFO(preset.name);
-    REQUIRE_FALSE(preset.atomics.empty());
+    const auto& costs = *preset.table<probes::OpCosts>("atomics");
+    REQUIRE_FALSE(costs.empty());
     auto device = sim::make_sim_device(preset);
     const ProbeSpec& probe = find_probe("atomics/ops");
     std::ostringstream log;
@@ -29,25 +31,28 @@ TEST_CASE("atomics model closed loop: every preset's latencies and rates come ba
     const auto& atomics = model["atomics"];
     CHECK_FALSE(atomics.contains("errors"));
     const double mhz = preset.info.rated_sm_clock_mhz;
-    for (const auto& m : preset.atomics) {
-      INFO(m.op << " " << m.pattern);
-      REQUIRE(atomics["ops"].contains(m.op));
-      const auto& o = atomics["ops"][m.op];
-      const auto& info = probes::atomics_info(probes::parse_atomics_op(m.op));
+    for (const auto& m : costs) {
+      INFO(m.op);
+      // "<op> (<pattern>)"
+      const std::string op = m.op.substr(0, m.op.find(' '));
+      const std::string pattern = m.op.substr(op.size() + 2, m.op.size() - op.size() - 3);
+      REQUIRE(atomics["ops"].contains(op));
+      const auto& o = atomics["ops"][op];
+      const auto& info = probes::atomics_info(probes::parse_atomics_op(op));
       CHECK(o["space"] == (info.shared ? "shared" : "global"));
       CHECK(o["bytes"] == info.bytes);
       CHECK(o["lowering"] == probes::atomics_lowering_name(info.lowering));
-      REQUIRE(o["patterns"].contains(m.pattern));
-      const auto& at = o["patterns"][m.pattern];
+      REQUIRE(o["patterns"].contains(pattern));
+      const auto& at = o["patterns"][pattern];
       if (m.latency_cycles > 0) {
         CHECK(at["latency_cycles"].get<double>() == Approx(m.latency_cycles).epsilon(0.02));
         CHECK(at["latency_ns"].get<double>() == Approx(m.latency_cycles / mhz * 1000).epsilon(0.02));
       } else {
         CHECK_FALSE(at.contains("latency_cycles"));  // red: no latency point
       }
-      CHECK(at["ops_per_clk_per_sm"].get<double>() == Approx(m.ops_per_clk_per_sm).epsilon(0.02));
+      CHECK(at["ops_per_clk_per_sm"].get<double>() == Approx(m.rate).epsilon(0.02));
       CHECK(at["ops_per_s"].get<double>() ==
-            Approx(m.ops_per_clk_per_sm * preset.info.sm_count * mhz * 1e6).epsilon(0.02));
+            Approx(m.rate * preset.info.sm_count * mhz * 1e6).epsilon(0.02));
     }
   }
 }

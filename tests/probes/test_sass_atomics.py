@@ -2,7 +2,7 @@
 """SASS assertions for the atomics kernels (probes/atomics/atomics.cu).
 
 Targets: every target the build ships (tests/sass_tools.py TARGETS). Ops come from
-GPUPROBE_ATOMICS_OPS in probes/atomics/atomics.cuh; each has a latency kernel (1 chain, 16 ops per
+the rows of probes/atomics/atomics.def; each has a latency kernel (1 chain, 16 ops per
 loop iteration) and a throughput kernel (4 chains: 64). For every kernel on every target: no
 LDL/STL and no CALL (but the loop exit sm_80-89 writes as a predicated CALL.REL.NOINC to the
 fall-through address before the back branch); red's latency kernel traps with no loop; otherwise the kernel holds exactly the
@@ -25,7 +25,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from sass_tools import (SelfTest, arch_number, check_table, check_traps, hygiene,  # noqa: E402
-                        matches, run_sass_test, table_ops)
+                        matches, run_sass_test, def_ops)
 
 LOG = "sass_atomics"
 SOURCES = {"atomics": os.path.join("probes", "atomics", "atomics.cu")}
@@ -34,7 +34,7 @@ ATOMIC_OPS = {"ATOM", "ATOMG", "ATOMS", "RED", "REDG", "VOTE", "SHFL"}
 
 
 def ops(source_dir):
-    return table_ops(source_dir, os.path.join("probes", "atomics", "atomics.cuh"), "GPUPROBE_ATOMICS_OPS", LOG)
+    return def_ops(source_dir, os.path.join("probes", "atomics", "atomics.def"), "GPUPROBE_ATOMICS_OP", LOG)
 
 
 def expected(op, kind, arch):

@@ -1,4 +1,4 @@
-// The atomics family (probes/atomics/atomics_*.cpp) on the simulated device and its host-side
+// The atomics family (probes/atomics/atomics.cpp) on the simulated device and its host-side
 // contract: the closed loop (every preset's table comes back within 2%), the self-check failing on
 // a corrupted final word, a wrong hit count or a missing warp, the shared kernels' in-block index
 // agreeing with the host's word map, ops a device lacks skipped with the reason, and the
@@ -13,10 +13,11 @@
 #include "harness/error.hpp"
 #include "harness/probe.hpp"
 #include "harness/sim/sim_device.hpp"
-#include "probes/atomics/atomics_ops.hpp"
+#include "probes/atomics/atomics.hpp"
+#include "probes/common/op_costs.hpp"
 
 using namespace gpuprobe;
-using probes::AtomicsKind;
+using probes::Kind;
 using probes::AtomicsOp;
 using probes::AtomicsPattern;
 using probes::atomics::AtomicsWarpOut;
@@ -49,7 +50,8 @@ std::vector<AtomicsWarpOut> good_warps(const probes::AtomicsSetup& s, const prob
 TEST_CASE("atomics closed loop: every preset's latencies and rates come back within 2 percent", "[atomics]") {
   for (const auto& preset : sim::presets()) {
     INFO(preset.name);
-    REQUIRE_FALSE(preset.atomics.empty());
+    const auto& costs = *preset.table<probes::OpCosts>("atomics");
+    REQUIRE_FALSE(costs.empty());
     auto device = sim::make_sim_device(preset);
     const auto record = run(*device, {{"iterations", "4"}});
     REQUIRE(record["status"] == "ok");
@@ -57,9 +59,9 @@ TEST_CASE("atomics closed loop: every preset's latencies and rates come back wit
     for (const auto& p : record["series"]) {
       INFO(p.dump());
       const std::string op = p["op"], pattern = p["pattern"];
-      const auto m = std::find_if(preset.atomics.begin(), preset.atomics.end(),
-                                  [&](const sim::AtomicOpModel& x) { return x.op == op && x.pattern == pattern; });
-      REQUIRE(m != preset.atomics.end());
+      const auto m = std::find_if(costs.begin(), costs.end(),
+                                  [&](const probes::OpCost& x) { return x.op == op + " (" + pattern + ")"; });
+      REQUIRE(m != costs.end());
       REQUIRE_FALSE(p.contains("skipped"));
       CHECK(p["self_check"] == "passed");
       CHECK(p["lowering"] == probes::atomics_lowering_name(probes::atomics_info(probes::parse_atomics_op(op)).lowering));
@@ -68,7 +70,7 @@ TEST_CASE("atomics closed loop: every preset's latencies and rates come back wit
         CHECK(p["latency_cycles"].get<double>() == Approx(m->latency_cycles).epsilon(0.02));
         ++latencies;
       } else {
-        CHECK(p["ops_per_clk_per_sm"].get<double>() == Approx(m->ops_per_clk_per_sm).epsilon(0.02));
+        CHECK(p["ops_per_clk_per_sm"].get<double>() == Approx(m->rate).epsilon(0.02));
         ++rates;
       }
     }
@@ -83,7 +85,7 @@ TEST_CASE("atomics self-check: a corrupted final word, a wrong hit count or a mi
     probes::AtomicsSetup s;
     s.op = op;
     s.pattern = AtomicsPattern::distinct;
-    s.kind = AtomicsKind::throughput;
+    s.kind = Kind::throughput;
     s.block_threads = 64;
     s.blocks = 4;
     probes::AtomicsRun r;
@@ -140,9 +142,11 @@ TEST_CASE("atomics shared index: the kernels' in-block word is the host's word m
 
 TEST_CASE("atomics/ops skips what the device lacks, with the reason", "[atomics]") {
   sim::Preset preset = sim::find_preset("a100");
-  preset.atomics.erase(std::remove_if(preset.atomics.begin(), preset.atomics.end(),
-                                      [](const sim::AtomicOpModel& m) { return m.op == "shared_add_f32"; }),
-                       preset.atomics.end());
+  auto costs = *preset.table<probes::OpCosts>("atomics");
+  costs.erase(std::remove_if(costs.begin(), costs.end(),
+                             [](const probes::OpCost& m) { return m.op.rfind("shared_add_f32 ", 0) == 0; }),
+              costs.end());
+  preset.tables.put("atomics", costs);
   auto device = sim::make_sim_device(preset);
   const auto record = run(*device, {{"op", "shared_add_f32"}, {"iterations", "2"}});
   REQUIRE(record["status"] == "ok");
@@ -162,7 +166,7 @@ TEST_CASE("atomics/ops skips what the device lacks, with the reason", "[atomics]
   CHECK_THROWS_WITH(run(*device, {{"op", "global_red_add_u32"}, {"kind", "latency"}}),
                     Catch::Contains("red has no latency"));
   // A preset without an atomics table: the whole family is unavailable.
-  preset.atomics.clear();
+  preset.tables.put("atomics", probes::OpCosts{});
   auto bare = sim::make_sim_device(preset);
   const auto none = run(*bare, {{"op", "global_add_u32"}, {"iterations", "2"}});
   CHECK(none["status"] == "skipped");

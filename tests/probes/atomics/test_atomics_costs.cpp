@@ -1,22 +1,24 @@
-// The presets' atomics cost tables (harness/sim/presets/atomics_costs.cpp): red returns nothing,
-// so its entries carry no latency (0, AtomicOpModel) and their source says so rather than citing
-// a latency; every other entry has a latency and says where it comes from.
+// The atomics family's simulator cost tables (probes/atomics/atomics.cpp): red returns nothing,
+// so its entries carry no latency (0) and their source says so rather than citing a latency;
+// every other entry has a latency and says where it comes from.
 #include <catch2/catch.hpp>
 
 #include <string>
 
 #include "harness/sim/preset.hpp"
+#include "probes/common/op_costs.hpp"
 
 using namespace gpuprobe;
 
 TEST_CASE("atomics costs: red has no latency and its source says so, every other op has one", "[atomics][sim]") {
   for (const auto& preset : sim::presets()) {
     INFO(preset.name);
-    REQUIRE_FALSE(preset.atomics.empty());
+    const auto& costs = *preset.table<probes::OpCosts>("atomics");
+    REQUIRE_FALSE(costs.empty());
     int reds = 0;
-    for (const auto& m : preset.atomics) {
-      INFO(m.op << " " << m.pattern << ": " << m.source);
-      CHECK(m.ops_per_clk_per_sm > 0);
+    for (const auto& m : costs) {
+      INFO(m.op << ": " << m.source);
+      CHECK(m.rate > 0);
       if (m.op.find("_red_add_") != std::string::npos) {
         ++reds;
         CHECK(m.latency_cycles == 0);
