@@ -2,7 +2,7 @@
 // atomics_cuda.cpp, atomics_sim.cpp): the op table, the address patterns, the kernel arguments and
 // what every warp reports. Plain C++ that nvcc, NVRTC and g++ all compile.
 //
-// Two kernels per op (PTX_NOTES.md section 4.1, 4.3):
+// Two kernels per op:
 //   gpuprobe_atomics_<op>_lat   one dependent chain per thread (each op's operand depends on the
 //                               previous op's returned value): the round-trip latency
 //   gpuprobe_atomics_<op>_thr   kAtomicsThroughputChains independent chains per thread, many
@@ -21,7 +21,8 @@ namespace gpuprobe::probes::atomics {
 //   global_* / shared_*: atom.{global,shared}.{add.u32,add.u64,cas.b32,cas.b64,exch.b32,exch.b64},
 //     red.{global,shared}.add.{u32,u64}; shared_add_f32 (atom.shared.add.f32: a CAS loop in SASS)
 //   *_add_u32_uniform: atom.add.u32 on an address ptxas proves warp-uniform (a kernel parameter, a
-//     __shared__ array): ptxas emits warp-aggregated code (PTX_NOTES.md §4.3); what real code gets.
+//     __shared__ array): ptxas emits warp-aggregated code (tests/probes/test_sass_atomics.py);
+//     what real code gets.
 // The others take their address from a loaded stride, so ptxas cannot prove it uniform: the
 // hardware's atomic.
 #define GPUPROBE_ATOMICS_OPS(X)                                                                  \
@@ -49,7 +50,7 @@ enum class AtomicsPattern { same, distinct, contended, uniform };
 
 // What ptxas makes of the op (the SASS test checks it per target).
 //   native            one ATOM/ATOMS/ATOMG/RED per op
-//   warp_aggregated   VOTE + SHFL prefix sum + ATOM by one lane (PTX_NOTES.md §4.3)
+//   warp_aggregated   VOTE + SHFL prefix sum + ATOM by one lane
 //   cas_loop          LDS + the op + ATOMS.CAST.SPIN retried (atom.shared.add.f32, the 64-bit shared adds)
 //   popc_inc          red.shared.add.u32 of a constant 1 becomes ATOMS.POPC.INC (the warp's count)
 enum class AtomicsLowering { native, warp_aggregated, cas_loop, popc_inc };

@@ -2,7 +2,7 @@
 // alu_cuda.cpp, alu_sim.cpp): the op table, the kernel arguments and what every warp reports.
 // Plain C++ that nvcc, NVRTC and g++ all compile.
 //
-// Two kernels per op (PTX_NOTES.md section 3.1):
+// Two kernels per op:
 //   gpuprobe_alu_<op>_lat   one dependent chain per thread (launched as one warp): latency
 //   gpuprobe_alu_<op>_thr   kAluThroughputChains independent chains per thread (launched with
 //                           many warps per SM): issue rate
@@ -37,7 +37,7 @@ enum class AluOp {
 };
 
 // PTX ops per thread per loop iteration (all chains together): 64 keeps the loop's own
-// instructions (counter, compare, branch) under 5% of the issue slots (PTX_NOTES.md section 3.1).
+// instructions (counter, compare, branch) under 5% of the issue slots.
 constexpr uint32_t kAluOpsPerIteration = 64;
 // Independent chains per thread of a throughput kernel; a latency kernel has one.
 constexpr uint32_t kAluThroughputChains = 8;
