@@ -169,7 +169,7 @@ MUTANT_SOURCE = r"""
 namespace d = gpuprobe::probes::compute::device;
 namespace c = gpuprobe::probes::compute;
 namespace gpuprobe::probes::compute::device {
-// rcp.approx.ftz chains fold: rcp(rcp(x)) = x (PTX_NOTES.md section 3.3).
+// rcp.approx.ftz chains fold: rcp(rcp(x)) = x.
 struct mutant_rcp : F32Reg {
   static constexpr bool kOnThisPass = true;
   static __device__ __forceinline__ Reg step(Reg x, Reg, Reg) {
