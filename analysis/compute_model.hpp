@@ -19,7 +19,7 @@ void add_compute_from_run(const nlohmann::json& run, nlohmann::json& compute);
 
 // How a target of SM number `sm` runs the op (`op` as named by probes/compute/alu.cuh):
 // "native", or "emulated (...)" where ptxas turns one PTX op into several instructions of
-// another kind (fma.rn.f32x2 on sm_110/120/121: two FFMA, PTX_NOTES.md section 3.2).
+// another kind (fma.rn.f32x2 on sm_110/120/121: two FFMA, tests/probes/test_sass_compute.py).
 const char* compute_implementation(const std::string& op, int sm);
 
 // The SASS instructions one op becomes on SM number `sm` (what tests/probes/test_sass_compute.py

@@ -1,4 +1,4 @@
-// Host-side cost of the CUDA launch API (the launch family's host probes, PTX_NOTES.md 6.1), timed
+// Host-side cost of the CUDA launch API (the launch family's host probes), timed
 // by Google Benchmark: one empty-kernel enqueue through the harness's launch path (a
 // cuda::PreparedLaunch: the checks once, then cudaLaunchKernelExC), launch + synchronize, and
 // cudaGraphLaunch / cudaGraphInstantiate of a chain of n empty kernels. The kernels are the launch

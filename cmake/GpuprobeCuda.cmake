@@ -4,7 +4,7 @@
 # An arch-specific probe sits in its own translation unit named <name>.sm<XY><a|f>.cu
 # (e.g. probes/tensor/wgmma.sm90a.cu) and is compiled only for that feature target, and only
 # if the user's targets include its family (an `a` cubin runs on exactly one compute capability,
-# an `f` cubin on the family: PROBES.md "Build targets"). The list of targets actually built is
+# an `f` cubin on the family: README.md "Targets"). The list of targets actually built is
 # passed to the code as GPUPROBE_CUDA_TARGETS so the runtime can say which code it lacks.
 
 # This file's directory (the serialisation check's script sits beside it).

@@ -6,9 +6,9 @@
 #                accumulator indexing, too few registers for the wgmma pipeline)
 #   C7517/C7519  "warpgroup.wait / warpgroup.arrive is injected ..." (an accumulator or A
 #                fragment touched between a wgmma and its wait_group)
-# ptxas prints these as info lines and succeeds; a timing of serialised code is not a wgmma rate
-# (PTX_NOTES.md section 2.2), so here they are build errors. The object is deleted so the failed
-# step is not mistaken for a built one.
+# ptxas prints these as info lines and succeeds; a timing of serialised code is not a wgmma rate,
+# so here they are build errors (tests/cmake/test_wgmma_serialisation.py). The object is deleted
+# so the failed step is not mistaken for a built one.
 log=$(mktemp "${TMPDIR:-/tmp}/gpuprobe_ptxas.XXXXXX") || exit 1
 "$@" >"$log" 2>&1
 status=$?

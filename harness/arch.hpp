@@ -1,4 +1,4 @@
-// Which of the CUDA code objects in this build can run on a GPU (PROBES.md "Build targets").
+// Which of the CUDA code objects in this build can run on a GPU (README.md "Targets").
 // Host-only: the runtime uses it to name the code a device lacks before launching anything.
 #pragma once
 #include <optional>

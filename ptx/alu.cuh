@@ -1,6 +1,6 @@
 // CUDA-core arithmetic for the compute probes: one function per PTX instruction form, named after
 // its mnemonic, with the PTX form, the ISA version, the minimum SM and the SASS it becomes
-// (PTX_NOTES.md sections 3.2 and 9.2). asm volatile: cicc keeps every op of a chain, in order;
+// (PTX ISA; the SASS: see below). asm volatile: cicc keeps every op of a chain, in order;
 // ptxas still deletes dead results and folds idempotent chains, so the kernels consume every
 // result and the SASS tests (tests/probes/test_sass_compute.py) count each op per iteration.
 // No "memory" clobber: the ops touch registers only, so independent chains stay free to interleave.
@@ -40,8 +40,8 @@ __device__ __forceinline__ float fma_rn_f32(float a, float b, float c) {
   return d;
 }
 
-// PTX: fma.rn.f64 d, a, b, c; PTX ISA 2.0; sm_70+. SASS: DFMA (dependent ones NOP-padded on
-// sm_103/110/120/121, PTX_NOTES.md section 3.3)
+// PTX: fma.rn.f64 d, a, b, c; PTX ISA 2.0; sm_70+. SASS: DFMA (ptxas pads dependent ones with
+// NOPs on sm_103/110/120/121; tests/probes/test_sass_compute.py does not count them)
 __device__ __forceinline__ double fma_rn_f64(double a, double b, double c) {
   double d;
   asm volatile("fma.rn.f64 %0, %1, %2, %3;" : "=d"(d) : "d"(a), "d"(b), "d"(c));
@@ -68,7 +68,7 @@ __device__ __forceinline__ uint32_t fma_rn_bf16x2(uint32_t a, uint32_t b, uint32
 
 #if GPUPROBE_PTX_HAS_FMA_F32X2
 // PTX: fma.rn.f32x2 d, a, b, c (two f32 in a .b64); PTX ISA 8.6; sm_100+. SASS: FFMA2 on
-// sm_100/103, two FFMA on sm_110/120/121 (emulated, PTX_NOTES.md section 3.2)
+// sm_100/103, two FFMA on sm_110/120/121 (emulated; tests/probes/test_sass_compute.py)
 __device__ __forceinline__ uint64_t fma_rn_f32x2(uint64_t a, uint64_t b, uint64_t c) {
   GPUPROBE_PTX_REQUIRE(fma_f32x2);
   uint64_t d;
@@ -86,7 +86,7 @@ __device__ __forceinline__ int32_t mad_lo_s32(int32_t a, int32_t b, int32_t c) {
 
 // PTX: add.u32 t, a, b; add.u32 d, t, c; PTX ISA 1.0; sm_70+. SASS: one IADD3 (ptxas fuses two
 // dependent adds into its three inputs; a chain of single adds would be half as many IADD3 as
-// PTX ops, PTX_NOTES.md section 3.2, so the wrapper is the pair)
+// PTX ops, so the wrapper is the pair)
 __device__ __forceinline__ uint32_t add_add_u32(uint32_t a, uint32_t b, uint32_t c) {
   uint32_t d;
   asm volatile("{\n\t.reg .u32 t;\n\tadd.u32 t, %1, %2;\n\tadd.u32 %0, t, %3;\n\t}"

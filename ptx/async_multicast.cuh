@@ -1,4 +1,4 @@
-// The multicast TMA copy (PTX_NOTES.md §5.2/§5.3): one CTA's tensor load lands in the same
+// The multicast TMA copy (PTX ISA: cp.async.bulk.tensor): one CTA's tensor load lands in the same
 // shared-memory offset of every CTA of its cluster named in a mask, and completes on each one's
 // mbarrier at that offset. ptxas gives it an Advisory (a warning) on plain targets ("should be used
 // on sm_90a/sm_100a/..."), so it lives in its own header, included only by the *.sm90a.cu unit

@@ -1,6 +1,6 @@
 // Block, cluster and grid barriers, distributed shared memory and memory fences for the sync
 // probes: one function per PTX instruction form, named after its mnemonic, with the PTX form, the
-// ISA version, the minimum SM and the SASS it becomes (PTX_NOTES.md sections 1.5, 4.2, 4.4, 9.1).
+// ISA version, the minimum SM and the SASS it becomes (PTX ISA; tests/probes/test_sass_sync.py).
 // Every barrier and fence carries a "memory" clobber (it orders memory; cicc must not move loads
 // or stores across it). Forms newer than the suite's sm_70 minimum exist only on compile passes
 // that have them (GPUPROBE_PTX_HAS_*). NVRTC-safe: no standard library, no cooperative_groups
@@ -159,7 +159,7 @@ __device__ __forceinline__ uint32_t ld_acquire_gpu_u32(uint64_t addr) {
 }
 
 // The grid-wide barrier of a cooperative launch, as cg::this_grid().sync() lowers it
-// (PTX_NOTES.md section 4.4; cooperative_groups/details/sync.h and driver_abi.h of CUDA 12/13):
+// (cooperative_groups/details/sync.h and driver_abi.h of CUDA 12/13):
 // the workspace's second word counts arrivals. bar.sync; thread 0 of each CTA adds 1 (the CTA
 // with blockIdx 0 adds 0x80000000 - (nCTAs - 1), so the sign bit flips once every CTA arrived)
 // and polls with acquire loads until the sign bit differs from what it saw; bar.sync. A launch

@@ -2,7 +2,8 @@
 // Host code asks device_has(cap, cc) before launching; device code states what a wrapper needs
 // with GPUPROBE_PTX_REQUIRE(cap), a compile error on a compile pass that lacks it.
 //
-// Targets (PROBES.md "Build targets"): a plain sm_XY pass may use a feature from its min_sm on;
+// Targets (README.md "Targets"; CUDA C++ Programming Guide, "Compute Capabilities", on the
+// architecture- and family-specific feature sets): a plain sm_XY pass may use a feature from its min_sm on;
 // an `f` pass (sm_100f) adds the family features; an `a` pass (sm_90a) adds the features of that
 // exact compute capability. nvcc 13 defines __CUDA_ARCH_FAMILY_SPECIFIC__ on `a` and `f` passes
 // and __CUDA_ARCH_SPECIFIC__ on `a` passes only (checked with #pragma message on every target).

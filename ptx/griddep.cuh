@@ -1,7 +1,7 @@
-// Programmatic dependent launch (PTX_NOTES.md section 6.1): griddepcontrol, PTX ISA 7.8, sm_90+
-// (rejected on sm_80). The wrappers exist only on passes that have it
-// (GPUPROBE_PTX_HAS_GRIDDEPCONTROL); a kernel that needs them traps on the others, and the host
-// refuses a device below kGriddepcontrolMinSm before launching it.
+// Programmatic dependent launch (CUDA C++ Programming Guide, "Programmatic Dependent Launch and
+// Synchronization"): griddepcontrol, PTX ISA 7.8, sm_90+ (rejected on sm_80). The wrappers exist
+// only on passes that have it (GPUPROBE_PTX_HAS_GRIDDEPCONTROL); a kernel that needs them traps on
+// the others, and the host refuses a device below kGriddepcontrolMinSm before launching it.
 #pragma once
 #include "ptx/types.cuh"
 
@@ -17,12 +17,12 @@ namespace gpuprobe::ptx {
 constexpr int kGriddepcontrolMinSm = 90;
 
 #if GPUPROBE_PTX_HAS_GRIDDEPCONTROL
-// PTX: griddepcontrol.launch_dependents; PTX ISA 7.8; sm_90+. SASS: PREEXIT (PTX_NOTES.md 6.1)
+// PTX: griddepcontrol.launch_dependents; PTX ISA 7.8; sm_90+. SASS: PREEXIT (test_sass_launch.py)
 // Lets the dependent grid of a programmatic launch start before this grid ends.
 __device__ __forceinline__ void griddepcontrol_launch_dependents() {
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 }
-// PTX: griddepcontrol.wait; PTX ISA 7.8; sm_90+. SASS: ACQBULK (PTX_NOTES.md 6.1)
+// PTX: griddepcontrol.wait; PTX ISA 7.8; sm_90+. SASS: ACQBULK (test_sass_launch.py)
 // Waits until the grids this one depends on have completed and their memory is visible.
 __device__ __forceinline__ void griddepcontrol_wait() {
   asm volatile("griddepcontrol.wait;" ::: "memory");

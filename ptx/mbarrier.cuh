@@ -1,4 +1,4 @@
-// mbarrier: the shared-memory transaction barrier (PTX_NOTES.md section 4.2): one function per
+// mbarrier: the shared-memory transaction barrier (PTX ISA: mbarrier): one function per
 // PTX instruction form, named after its mnemonic, with the PTX form, the ISA version, the minimum
 // SM and the SASS it becomes. The barrier is a .b64 in shared memory, addressed by its 32-bit
 // shared-window address (__cvta_generic_to_shared). Forms exist only on compile passes that have

@@ -2,7 +2,7 @@
 // async_cuda.cpp, async_sim.cpp): the op table, the kernel arguments, where every copy reads from
 // and what every CTA reports. Plain C++ that nvcc, NVRTC and g++ all compile.
 //
-// Ops (PTX_NOTES.md section 5), each a way to move global memory into shared memory:
+// Ops, each a way to move global memory into shared memory:
 //   cp_async_ca_4 cp_async_ca_8 cp_async_ca_16   cp.async.ca.shared.global, 4/8/16 B per thread
 //   cp_async_cg_16                               cp.async.cg (L1 bypass, 16 B only)          sm_80+
 //   ld_st_4 ld_st_8 ld_st_16                     the same traffic synchronously: ld.global into

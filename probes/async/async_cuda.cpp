@@ -1,9 +1,10 @@
 // AsyncOps on a CUDA GPU: the source buffer (the pattern, or the chase's ring), the TMA ops'
 // CUtensorMap encoded through the driver's cuTensorMapEncodeTiled, fetched with
-// cudaGetDriverEntryPointByVersion (no -lcuda: PTX_NOTES.md §5.3), one launch through the
-// harness's launch path, timed in the kernel by %clock64 (each CTA's own bracket; only compared
-// within one SM); the CTAs' records then go to summarize_async_launch for the numbers and the
-// self-check. Plain C++ (g++); the kernels are async.cu.
+// cudaGetDriverEntryPointByVersion (no -lcuda: CUDA C++ Programming Guide, "Driver Entry Point
+// Access"), one launch through the harness's launch path, timed in the kernel by %clock64 (each
+// CTA's own bracket; only compared within one SM); the CTAs' records then go to
+// summarize_async_launch for the numbers and the self-check. Plain C++ (g++); the kernels are
+// async.cu.
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #include <cuda_runtime.h>

@@ -11,7 +11,7 @@
 
 namespace gpuprobe::probes::atomics::device {
 
-// ---- the PTX forms (PTX_NOTES.md §4.2) --------------------------------------------------------
+// ---- the PTX forms (PTX ISA: atom, red) -------------------------------------------------------
 // Global: a 64-bit generic address of global memory; shared: a 32-bit shared-window address.
 #define GPUPROBE_ATOM2(fn, form, T, c, A, ac)                                                      \
   __device__ __forceinline__ T fn(A p, T v) {                                                    \

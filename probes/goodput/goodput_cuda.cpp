@@ -149,8 +149,8 @@ class CudaGoodputOps final : public GoodputOps {
       gemm_a_ = DeviceArray<uint16_t>(elements);
       gemm_b_ = DeviceArray<uint16_t>(elements);
       gemm_c_ = DeviceArray<float>(elements);
-      // Operands of modest size, never all zeros (PROBES.md: data-dependent power): a pattern of
-      // 64 Ki f16 values in [-1, 1] repeated.
+      // Operands of modest size, never all zeros (tensor-core power depends on the data): a
+      // pattern of 64 Ki f16 values in [-1, 1] repeated.
       std::vector<uint16_t> pattern(1u << 16);
       for (uint32_t i = 0; i < pattern.size(); ++i)
         pattern[i] = static_cast<uint16_t>(

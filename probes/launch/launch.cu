@@ -1,7 +1,7 @@
 // launch/*: the launch-overhead kernels (probes/launch/launch.cuh: the contract). Each counts
-// that it ran; the stamping ones read %globaltimer (CS2R SR_GLOBALTIMERLO, ns, the same on every
-// SM: PTX_NOTES.md section 7) at their start and end. Device code only (NVRTC-safe); the host side
-// is launch_cuda.cpp.
+// that it ran; the stamping ones read %globaltimer (ns, the same on every SM: PTX ISA "Special
+// Registers"; CS2R SR_GLOBALTIMERLO: tests/probes/test_sass_launch.py) at their start and end.
+// Device code only (NVRTC-safe); the host side is launch_cuda.cpp.
 #include "probes/launch/launch.cuh"
 #include "ptx/griddep.cuh"
 #include "ptx/sreg.cuh"
@@ -9,9 +9,10 @@
 #if !defined(__CUDACC_RTC__)
 #include <cuda_runtime.h>  // the device runtime's cudaGraphLaunch (a driver builtin: no -rdc)
 #endif
-// cg::this_grid().sync(), as gpu-benches' gsync kernel uses it (PTX_NOTES.md 4.4). NVRTC without
-// the toolkit's include directory has no cooperative_groups.h: there the gsync kernel traps
-// (the NVRTC build is a compile check; the suite's kernels come from nvcc).
+// cg::this_grid().sync(), as gpu-benches' gsync kernel uses it (CUDA C++ Programming Guide, "Grid
+// Synchronization"). NVRTC without the toolkit's include directory has no cooperative_groups.h:
+// there the gsync kernel traps (the NVRTC build is a compile check; the suite's kernels come from
+// nvcc).
 #if defined(__has_include)
 #if __has_include(<cooperative_groups.h>)
 #include <cooperative_groups.h>
@@ -50,9 +51,9 @@ __device__ __forceinline__ void scale_pass(const ScaleArgs& a) {
 }
 
 // Persistent threads' barrier (an atomic arrival count and a generation flag), with the
-// release/acquire pattern grid.sync uses (PTX_NOTES.md 4.4) instead of a full fence: thread 0 of
-// each block arrives with atom.add.release.gpu; the last one resets the count and bumps the
-// generation (red.release.gpu); the others poll it with ld.acquire.gpu.
+// release/acquire pattern grid.sync uses (see grid_sync in ptx/barrier.cuh) instead of a full
+// fence: thread 0 of each block arrives with atom.add.release.gpu; the last one resets the count
+// and bumps the generation (red.release.gpu); the others poll it with ld.acquire.gpu.
 __device__ __forceinline__ void pt_barrier(uint32_t* barrier) {
   __syncthreads();
   if (threadIdx.x == 0) {

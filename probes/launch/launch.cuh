@@ -2,7 +2,7 @@
 // (launch_ops.cpp, launch_cuda.cpp, launch_sim.cpp): the kernels' arguments and what they record.
 // Plain C++ that nvcc, NVRTC and g++ all compile.
 //
-// Kernels (PTX_NOTES.md section 6), every one counting that it ran:
+// Kernels, every one counting that it ran:
 //   gpuprobe_launch_empty            one add to counter[0] by thread 0 of block 0; nothing else
 //   gpuprobe_launch_stamp            as empty, and thread 0 of block 0 writes a LaunchStamp:
 //                                    %globaltimer at its start and at its end (the kernel-to-kernel
@@ -11,13 +11,14 @@
 //   gpuprobe_launch_pdl_secondary    stamp, griddepcontrol.wait, stamp (sm_90+; traps before)
 //   gpuprobe_launch_device_graph     launches a graph from the device (cudaGraphLaunch with
 //                                    cudaStreamGraphFireAndForget) and stamps around the call;
-//                                    must itself run inside a graph (PTX_NOTES.md 6.1)
+//                                    must itself run inside a graph (CUDA C++ Programming
+//                                    Guide, "Device Graph Launch")
 //   gpuprobe_launch_scale            one SCALE pass b[i] = s * a[i] over n doubles (grid-stride)
 //   gpuprobe_launch_scale_gsync      `iterations` SCALE passes in one cooperative launch, a
-//                                    grid.sync() after each (PTX_NOTES.md 4.4)
+//                                    grid.sync() after each
 //   gpuprobe_launch_scale_pt         the same with persistent threads and an atomic-flag barrier
-// The SCALE kernels are gpu-benches gpu-small-kernels' (../shared/data/real): 16 bytes moved per
-// element and pass.
+// The SCALE kernels are gpu-benches gpu-small-kernels' (its results:
+// tests/data/real/gpu-benches/gpu-small-kernels/): 16 bytes moved per element and pass.
 #pragma once
 #include "ptx/types.cuh"
 

@@ -254,7 +254,8 @@ class CudaLaunchOps final : public LaunchOps {
       GPUPROBE_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kScaleBlockThreads, 0));
       config.grid = Dim3{static_cast<uint32_t>(sms * std::max(1, std::min(per_sm, kPersistentBlocksPerSm))), 1, 1};
       // Both wait for every block: the cooperative attribute makes the harness check that they
-      // are all resident at once (PTX_NOTES.md 4.4), grid.sync needs it.
+      // are all resident at once, which grid.sync needs (CUDA C++ Programming Guide, "Grid
+      // Synchronization").
       config.cooperative = true;
     }
     const cuda::PreparedLaunch launch(kernel, name, config);

@@ -16,7 +16,7 @@
 
 namespace gpuprobe::probes {
 
-// Empty-kernel launches (PTX_NOTES.md 6.1):
+// Empty-kernel launches:
 //   host_enqueue      host time of one launch call, no wait (steady_clock around N launches)
 //   round_trip        launch + cudaStreamSynchronize, per launch
 //   back_to_back      GPU time per kernel of N launches queued behind a spin kernel (events)

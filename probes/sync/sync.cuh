@@ -2,7 +2,7 @@
 // sync_cuda.cpp, sync_sim.cpp): the op table, the kernel arguments and what every warp reports.
 // Plain C++ that nvcc, NVRTC and g++ all compile.
 //
-// Two kernels per op (PTX_NOTES.md section 4.1):
+// Two kernels per op:
 //   gpuprobe_sync_<op>_lat   one dependent chain per thread: latency. Warp ops launch one warp;
 //                            barriers launch one CTA / cluster / grid of the swept size.
 //   gpuprobe_sync_<op>_thr   warp ops and the DSMEM chase: kSyncThroughputChains independent

@@ -47,7 +47,7 @@ bool legacy_emulated(MmaOp op, int sm) {
   return false;
 }
 
-// fp8 mma.sync is native (QMMA) on sm_89 and sm_120/121 only (PTX_NOTES.md section 2.1).
+// fp8 mma.sync is native (QMMA) on sm_89 and sm_120/121 only (tests/probes/test_sass_tensor.py).
 bool fp8_emulated(int sm) { return sm >= 90 && sm < 120; }
 
 // Where an fp6/fp4 element sits in its 8-bit container under kind::f8f6f4 (the sm_120a forms):

@@ -218,7 +218,7 @@ GPUPROBE_HD constexpr uint32_t tcgen05_tmem_columns(const Tcgen05OpInfo& info, b
 }
 
 // The 32-bit instruction descriptor of kind::f16/tf32/f8f6f4/i8 (PTX ISA "Instruction descriptor
-// format"; PTX_NOTES.md section 2.3): [4,6) D format (0 F16, 1 F32, 2 S32), [7,10) A format,
+// format"): [4,6) D format (0 F16, 1 F32, 2 S32), [7,10) A format,
 // [10,13) B format (f16 kind: 0 F16, 1 BF16; tf32 kind: 2 TF32; f8f6f4: 0 E4M3, 1 E5M2, 3 E2M3,
 // 4 E3M2, 5 E2M1; i8: 1 S8), [13]/[14] negate A/B 0, [15]/[16] A/B major 0 (K-major), [17,23)
 // N >> 3, [24,29) M >> 4.

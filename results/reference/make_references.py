@@ -3,10 +3,10 @@
 
     python results/reference/make_references.py [--check]
 
-Every number below is one that docs/FIGURES.md states (a copy of ../shared/docs/FIGURES.md), with
-its section, row and source tag; nothing here is measured by gpuprobe. A profile is a machine model
-(schema gpuprobe.machine_model v2) holding only `device` and `metrics`, with "source": "published"
-on the document and on every metric. per_sm_per_clock is the value / (SMs x the clock FIGURES gives
+Every number below is one that docs/FIGURES.md states, with its section, row and source tag;
+nothing here is measured by gpuprobe. A profile is a machine model (schema
+gpuprobe.machine_model v2) holding only `device` and `metrics`, with "source": "published" on the
+document and on every metric. per_sm_per_clock is the value / (SMs x the clock FIGURES gives
 for that figure), for rates only. --check compares the files on disk with what this script would
 write and exits 1 naming the first that differs (tests/results/test_references.py runs it).
 """

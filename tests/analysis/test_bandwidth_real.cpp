@@ -1,7 +1,7 @@
 // Bandwidth fits on real curves from te42kyfo/gpu-benches (tests/data/real/gpu-benches/
 // {gpu-cache,gpu-l2-cache,gpu-stream,gpu-strides}/PROVENANCE.md). Expected values: the "Bandwidth
 // files" paragraph of data/real/README.md (copied into the PROVENANCE files) and the cited rows of
-// docs/FIGURES.md (../shared/docs/FIGURES.md); all within 5%.
+// docs/FIGURES.md; all within 5%.
 #include <catch2/catch.hpp>
 
 #include <cmath>

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""Every CUDA runtime call and kernel launch in the CUDA sources is checked (DEVELOPERS.md, rung 5).
+"""Every CUDA runtime call and kernel launch in the CUDA sources is checked.
 
 A call to cudaXxx(...) must be inside GPUPROBE_CUDA_CHECK(...), or assign its status to a
 cudaError_t that the code then handles, or be discarded on purpose with static_cast<void>(...)
 (the discovery code, which reports its own error). A launch `kernel<<<...>>>(...);` must be
 followed by GPUPROBE_CUDA_CHECK_LAUNCH before the next statement that is not part of it.
+Step 5 of README.md's "How the probes are verified without a GPU".
 Prints 'cuda_calls: N passed, M failed'."""
 import glob
 import os

@@ -6,7 +6,7 @@ the rows of probes/atomics/atomics.def; each has a latency kernel (1 chain, 16 o
 loop iteration) and a throughput kernel (4 chains: 64). For every kernel on every target: no
 LDL/STL and no CALL (but the loop exit sm_80-89 writes as a predicated CALL.REL.NOINC to the
 fall-through address before the back branch); red's latency kernel traps with no loop; otherwise the kernel holds exactly the
-op's instructions, which say what ptxas did (PTX_NOTES.md §4.2-4.3):
+op's instructions, which say what ptxas did:
   * native: one ATOMG.E.<OP>[.64] (global) / ATOMS.<OP>[.64] (shared) per op, RED.E.ADD (sm_75,
     sm_80-89) or REDG.E.ADD (sm_90+) per red.global;
   * warp-aggregated (*_add_u32_uniform): per op 1 VOTE.ANY + 6 SHFL.UP (the scan) + 1 SHFL.IDX and

@@ -171,7 +171,7 @@ namespace v = gpuprobe::probes::device;
 using Args = gpuprobe::probes::ValueChainArgs;
 using Out = gpuprobe::probes::ValueChainOut;
 namespace gpuprobe::probes::compute::device {
-// rcp.approx.ftz chains fold: rcp(rcp(x)) = x (PTX_NOTES.md section 3.3).
+// rcp.approx.ftz chains fold: rcp(rcp(x)) = x.
 struct mutant_rcp : F32Reg {
   static constexpr bool kOnThisPass = true;
   static __device__ __forceinline__ Reg step(Reg x, Reg, Reg) {

@@ -6,16 +6,16 @@ target:
   * no LDL/STL (local memory); no CALL, except the device-side cudaGraphLaunch of
     gpuprobe_launch_device_graph (one CALL.ABS.NOINC: a device-runtime builtin the driver resolves)
     and cooperative groups' grid-sync subroutine in gpuprobe_launch_scale_gsync (CALL.REL.NOINC);
-  * the %globaltimer stamps: CS2R Rd, SR_GLOBALTIMERLO (PTX_NOTES.md section 7; sm_120 reads the
+  * the %globaltimer stamps: CS2R Rd, SR_GLOBALTIMERLO (sm_120 reads the
     PDL primary's spin poll into a uniform register, CS2UR, the same fixed-latency 64-bit read),
     exactly TIMER_READS per kernel (start and end; the PDL primary also polls it while it spins);
     never S2UR (the variable-latency read) or a 32-bit half;
   * every kernel counts that it ran: its RED/ATOM adds (COUNTS);
-  * PDL (PTX_NOTES.md 6.1): from sm_90 the primary holds one PREEXIT (griddepcontrol.launch_dependents)
+  * PDL: from sm_90 the primary holds one PREEXIT (griddepcontrol.launch_dependents)
     and the secondary one ACQBULK (griddepcontrol.wait), placed after its first timer read;
     before sm_90 both trap (BPT.TRAP) and hold neither;
   * the SCALE kernels: a loop holding one LDG.E.64, one DMUL and one STG.E.64; gsync holds a
-    BAR.SYNC and the grid barrier's device-scope ATOM (PTX_NOTES.md 4.4); pt its own barrier: an
+    BAR.SYNC and the grid barrier's device-scope ATOM; pt its own barrier: an
     ATOMG add and a polling loop of one strong load.
 Self-test (sm_90): a control kernel passes; a stamp whose end read is gone (the end stamp written
 from the start one), a secondary without griddepcontrol.wait and an empty kernel that counts

@@ -13,7 +13,7 @@ every target:
   * a form the target lacks (min_sm in the .def above the target) traps, with no loop and no MMA;
   * otherwise the tile kernel holds the instructions of exactly one mma, and the hot loop (the
     innermost loop holding them) is straight-line code with exactly the expected instructions per
-    iteration (EXPECTED below, per target, from PTX_NOTES.md sections 2.1 and 9): one HMMA.1688 /
+    iteration (EXPECTED below, per target): one HMMA.1688 /
     HMMA.16816 (.F16, .F32, .F32.BF16, .F32.TF32), IMMA.16832.S8, IMMA.16864.S4, DMMA.884 /
     DMMA.8x8x4 / DMMA.16x8x16 or QMMA.16832 per mma where native; eight DMMA.8x8x4 per m16n8k16
     f64 mma on sm_100/120; where emulated, two HMMA.16816.F32 per fp8 mma (sm_90/100) and one CALL

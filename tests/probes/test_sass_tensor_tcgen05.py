@@ -9,7 +9,7 @@ MMA per commit) and a throughput kernel (8 MMAs per commit). On sm_100a, for eve
     (latency) or 8 (throughput) MMAs of the op's class per iteration: UTCHMMA (kind::f16 with f32
     or f16 D, tf32), UTCQMMA (f8f6f4: e4m3, e5m2 and the fp6/fp4 e3m2, e2m3, e2m1; the
     block-scaled mxf8f6f4), UTCOMMA (the block-scaled fp4 kinds mxf4 and, as UTCOMMA.4X,
-    mxf4nvf4: ptxas 13), UTCIMMA (i8) (PTX_NOTES.md section 2.3, [R]; .2CTA for cta_group::2),
+    mxf4nvf4: ptxas 13), UTCIMMA (i8) (.2CTA for cta_group::2),
     and exactly one UTCBAR (the block-scaled kernels' scale-factor copies, UTCCP, come before it);
   * nothing else heavy in it: no memory instruction (the mbarrier wait is SYNCS.*; a kernel
     parameter reloaded from constant bank 0 is allowed), no TMEM

@@ -70,7 +70,7 @@ Preset make_a100() {
                                     // 574.6 at 1.5 GB comes from the TLB1 misses below
   p.shared_latency_cycles = 29.0;   // S [LUO25] (23 S [ABD22], 28 P(old) [MT4G-OLD]), FIGURES §2
 
-  p.page_bytes = 2ull << 20;        // assumption: 2 MiB pages (PROBES.md "TLB"), FIGURES §8
+  p.page_bytes = 2ull << 20;        // assumption: 2 MiB pages (memory/tlb's default), FIGURES §8
   p.tlbs = {
       {.name = "TLB1",
        .entries = 64,               // DER [GB24] a100_40.txt: DRAM latency creeps from ~125 MB on,

@@ -16,9 +16,9 @@
 // source costs the preset's own cited L2 hit latency plus a little (a shared store behind the
 // load: 20 cycles; LDGSTS's write into shared memory and DEPBAR: 40 cycles). The thread paths move
 // at most 64 B/clk/SM (16 B per thread; the bandwidth table's per-SM L2 port on Hopper), 4-byte
-// copies half of that; the bulk/TMA engine 128 B/clk/SM (PTX_NOTES.md §5.3 reports a marginal
-// ~130 B/cycle on B200 [R], not in FIGURES). The bulk copy's latency is the TMA's (the same engine,
-// PTX_NOTES.md §5.2: assumption).
+// copies half of that; the bulk/TMA engine 128 B/clk/SM (a third-party B200 study reports a
+// marginal ~130 B/cycle [R], not in FIGURES). The bulk copy's latency is the TMA's (the same
+// engine: assumption).
 #include "harness/sim/presets/async_costs.hpp"
 
 #include <string>

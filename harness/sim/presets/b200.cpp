@@ -71,7 +71,7 @@ Preset make_b200() {
                                     // M [GP26]) times 295, "higher than H100" S [CC-B200]; FIGURES
                                     // §9 trap 4: disputed, no accepted figure
   p.shared_latency_cycles = 23.0;   // assumption: the H100 SXM's M [GP26] (no B200 figure, §2)
-  p.page_bytes = 2ull << 20;        // assumption: 2 MiB pages (PROBES.md "TLB"), FIGURES §8
+  p.page_bytes = 2ull << 20;        // assumption: 2 MiB pages (memory/tlb's default), FIGURES §8
   p.tlbs = {
       {.name = "TLB1",
        .entries = 256,              // assumption: no published figure; a 512 MiB reach, past

@@ -67,7 +67,7 @@ Preset make_h100() {
                                     // 658.4 at 1.5 GB comes from the TLB1 misses below (FIGURES §8)
   p.shared_latency_cycles = 29.0;   // S [LUO24] H800 PCIe (same GH100 SM, 1755 MHz); 30 p50 P
                                     // [MT4G] H100 SXM; FIGURES §2
-  p.page_bytes = 2ull << 20;        // assumption: 2 MiB pages (PROBES.md "TLB"), FIGURES §8
+  p.page_bytes = 2ull << 20;        // assumption: 2 MiB pages (memory/tlb's default), FIGURES §8
   p.tlbs = {
       {.name = "TLB1",
        .entries = 128,              // DER [GB24] h100_pcie.txt: DRAM creeps from ~300 MB on, fits a

@@ -65,7 +65,7 @@ Preset make_h100_sxm() {
                                     // by one SM (FIGURES §3); home hash and SM map: assumption
   p.dram_latency_cycles = 672.2;    // M [GP26] SM 0 plateau 62-207 MB 690.9-693.3, less its 21.1
   p.shared_latency_cycles = 23.0;   // M [GP26] memory/chase_shared 23.01 (ld.shared, all sizes)
-  p.page_bytes = 2ull << 20;        // assumption: 2 MiB pages (PROBES.md "TLB"), FIGURES §8
+  p.page_bytes = 2ull << 20;        // assumption: 2 MiB pages (memory/tlb's default), FIGURES §8
   p.tlbs = {
       {.name = "TLB1",
        .entries = 128,              // DER [GB24] h100_pcie.txt: DRAM creeps from ~300 MB on, fits a

@@ -68,7 +68,7 @@ Preset make_h200() {
   p.dram_latency_cycles = 684.0;    // M [GB25] gh200.txt 680-689 (347 ns), FIGURES §2
   p.shared_latency_cycles = 23.0;   // assumption: the H100 SXM's M [GP26] 23.01 (same SM; no H200
                                     // or GH200 figure in FIGURES §2)
-  p.page_bytes = 2ull << 20;        // assumption: 2 MiB pages (PROBES.md "TLB"), FIGURES §8
+  p.page_bytes = 2ull << 20;        // assumption: 2 MiB pages (memory/tlb's default), FIGURES §8
   p.tlbs = {
       {.name = "TLB1",
        .entries = 128,              // assumption: the H100's DER [GB24] h100_pcie.txt 256 MiB reach

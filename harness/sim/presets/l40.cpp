@@ -50,7 +50,7 @@ Preset make_l40() {
   p.dram_latency_cycles = 630.4;    // M [GB24] l40.txt at 185 MB; 631.9 at 1.1 GB comes from the
                                     // TLB1 misses below (FIGURES §2: 631.7)
   p.shared_latency_cycles = 30.1;   // S [LUO24] RTX 4090 (same AD102 SM); no L40 figure, FIGURES §2
-  p.page_bytes = 2ull << 20;        // assumption: 2 MiB pages (PROBES.md "TLB"), FIGURES §8
+  p.page_bytes = 2ull << 20;        // assumption: 2 MiB pages (memory/tlb's default), FIGURES §8
   p.tlbs = {
       {.name = "TLB1",
        .entries = 128,              // DER [GB24] l40.txt: DRAM creeps from ~288 MB on, fits a

@@ -54,7 +54,7 @@ Preset make_rtx5090() {
   p.dram_latency_cycles = 760.0;    // P [R6000D] GB202 759-877 (330-381 ns): the low end, taken as the
                                     // TLB-hit plateau (assumption); 876.7 S [JAR25a] GB203, FIGURES §2
   p.shared_latency_cycles = 34.0;   // P [R6000D] GB202 34.0 (14.8 ns), FIGURES §2
-  p.page_bytes = 2ull << 20;        // assumption: 2 MiB pages (PROBES.md "TLB"), FIGURES §8
+  p.page_bytes = 2ull << 20;        // assumption: 2 MiB pages (memory/tlb's default), FIGURES §8
   p.tlbs = {
       {.name = "TLB1",
        .entries = 128,              // assumption: the L40's DER [GB24] 256 MiB reach (no GB202

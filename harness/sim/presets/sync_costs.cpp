@@ -9,10 +9,10 @@
 // match, redux, elect, bar.arrive, bar.red, mbarrier or the fences: those are assumptions, each
 // marked, chosen plausible. Shuffles about a shared-memory load's latency at one warp-wide SHFL
 // per clock per SM (the CUDA C++ Programming Guide's 32 results per clock, not in FIGURES); votes
-// on the integer pipe; match and redux slower (PTX_NOTES.md §4.2 reports MATCH at 0.5 warp
-// instructions per clock per SM and redux min/max 4x faster than add on B300 [R], not in
-// FIGURES); the cluster barrier shaped on B200's cluster.sync of 362 cyc at 8 CTAs and its
-// relaxed arrive ~270 cyc cheaper (PTX_NOTES.md §1.5 and §4.2 [R], not in FIGURES); a GPU-scope
+// on the integer pipe; match and redux slower (third-party B300 reports [R], not in FIGURES:
+// MATCH at 0.5 warp instructions per clock per SM, redux min/max 4x faster than add); the cluster
+// barrier shaped on B200's cluster.sync of 362 cyc at 8 CTAs and its relaxed arrive ~270 cyc
+// cheaper (a third-party B200 study [R], not in FIGURES); a GPU-scope
 // fence about one L2 round trip (the preset's own cited L2 hit latency), a system-scope one three
 // times that. The rates of barriers, fences and mbarriers are chosen so the probe's throughput
 // launch (probes/sync/sync_probe.cpp) has enough independent work to reach them.
@@ -68,7 +68,7 @@ std::vector<SyncOpModel> table(const GpuFacts& g) {
   t.push_back(op("match_all", 50, 0.5, none + "; rate: B300's 0.5 (PTX_NOTES.md §4.2 [R])"));
   if (g.sm >= 80) {
     t.push_back(op("redux_add", 30, 0.5, none + "; REDUX plus the move out of its uniform register"));
-    // Blackwell's CREDUX: min/max about 4x add (PTX_NOTES.md §4.2 [R], B300).
+    // Blackwell's CREDUX: min/max about 4x add (a third-party B300 report [R]).
     t.push_back(op("redux_min", g.sm >= 100 ? 20 : 30, g.sm >= 100 ? 2.0 : 0.5,
                    none + (g.sm >= 100 ? "; CREDUX 4x REDUX.SUM's rate (PTX_NOTES.md §4.2 [R])" : "")));
   }

@@ -51,7 +51,7 @@ Preset make_v100() {
                                     // reach; 437.0 at 1.5 GB comes from the TLB1 misses below
   p.shared_latency_cycles = 23.5;   // P [MT4G-V100] mean (19 S [JIA18]), FIGURES §2
 
-  p.page_bytes = 2ull << 20;        // assumption: 2 MiB pages (PROBES.md "TLB"), FIGURES §8
+  p.page_bytes = 2ull << 20;        // assumption: 2 MiB pages (memory/tlb's default), FIGURES §8
   p.tlbs = {
       {.name = "TLB1",
        .entries = 16,               // DER [GB24] v100.txt: DRAM latency creeps from ~33 MB on, so
