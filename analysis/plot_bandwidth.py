@@ -149,7 +149,7 @@ def figures(model, plt):
                 bw = lvl.get("bandwidth_bytes_per_s")
                 if isinstance(bw, (int, float)):
                     ax.axhline(bw / 1e9, ls="--", lw=0.8, color="gray")
-                    ax.annotate(f"{lvl.get('name', '?')} {bw / 1e12:.2f} TB/s", (xs[0], bw / 1e9),
+                    ax.annotate(f"{lvl.get('name', '?')} {common.format_value(bw, 'bytes/s')}", (xs[0], bw / 1e9),
                                 fontsize=8, va="bottom")
                 end = lvl.get("ends_at_bytes")
                 if isinstance(end, (int, float)):

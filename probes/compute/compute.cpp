@@ -11,10 +11,13 @@
 #include <cstring>
 #include <optional>
 
+#include "analysis/compute_model.hpp"
+#include "harness/family.hpp"
 #include "harness/points.hpp"
 #include "harness/sim/sim_device.hpp"
 #include "probes/common/op_costs.hpp"
 #include "probes/common/op_probe.hpp"
+#include "probes/common/plan.hpp"
 #include "probes/common/self_check.hpp"
 #include "probes/common/value_chain.cuh"
 #include "ptx/capability.hpp"
@@ -374,6 +377,31 @@ ProbeSpec compute_probe() {
 }
 
 const ProbeRegistration kRegistration(compute_probe);
+
+// ---- the family (harness/family.hpp): its model section and metrics are analysis/compute_model's
+
+FamilySpec compute_family() {
+  FamilySpec f;
+  f.name = kFamily;
+  f.title = "CUDA-core compute";
+  f.order = 30;
+  f.plan = [](RunProfile) { return std::vector<PlannedRun>{plan::run("compute/alu", {}, "compute_alu.json")}; };
+  f.estimate_h100_seconds = [](const std::string&, const Params& p) {
+    return plan::op_points_seconds((p.get_text("op") == "all" ? std::size(kOps) : 1) * plan::kinds(p, "kind", "both"));
+  };
+  f.add_run = [](const nlohmann::json& run, nlohmann::json& section) {
+    analysis::add_compute_from_run(run, section);
+    return std::string();
+  };
+  f.metrics = analysis::compute_metrics;
+  f.provenance = {{"compute/alu", "probes/compute/compute.cu",
+                   {compile_matrix_check(), sass_check("tests/probes/test_sass_compute.py", "compute.cu"),
+                    closed_loop_check("tests/analysis/test_compute_model.cpp", "compute model closed loop"),
+                    self_check_evidence("probes/common/op_probe.cpp", "p[\"self_check\"] = \"passed\"")}}};
+  return f;
+}
+
+const FamilyRegistration kFamilyRegistration(compute_family);
 
 }  // namespace
 }  // namespace gpuprobe::probes

@@ -43,7 +43,7 @@ def main():
             check(os.path.isfile(os.path.join(out, name)), f"run-all.sh did not write {name}")
         check("SIMULATED DEVICE" in r.stderr, "no simulated-device banner")
         check(f"wrote {os.path.join(out, 'latency.png')}" in r.stdout, "the plot was not reported")
-        check("bandwidth (GB = 10^9 bytes" in r.stdout, "the summary does not print the bandwidth")
+        check("Bandwidth:\n" in r.stdout, "the summary does not print the bandwidth")
         check(f"wrote {os.path.join(out, 'report.html')}" in r.stdout, "the report was not reported")
         if os.path.isfile(os.path.join(out, "report.md")):
             report = open(os.path.join(out, "report.md"), encoding="utf-8").read()
