@@ -17,24 +17,24 @@
 using gpuprobe::probes::sync::SyncArgs;
 using gpuprobe::probes::sync::SyncWarpOut;
 extern "C" {
-#define GPUPROBE_SYNC_DECLARE(op)                                  \
+#define GPUPROBE_SYNC_OP(op, ...)                                  \
   void gpuprobe_sync_##op##_lat(SyncArgs a, SyncWarpOut* out);    \
   void gpuprobe_sync_##op##_thr(SyncArgs a, SyncWarpOut* out);
-GPUPROBE_SYNC_OPS(GPUPROBE_SYNC_DECLARE)
-#undef GPUPROBE_SYNC_DECLARE
+#include "probes/sync/sync.def"
+#undef GPUPROBE_SYNC_OP
 }
 
 namespace gpuprobe::probes {
 namespace {
 
 const void* kernel_of(SyncOp op, SyncKind kind) {
-#define GPUPROBE_SYNC_CASE(name)                                                      \
+#define GPUPROBE_SYNC_OP(name, ...)                                                   \
   if (op == SyncOp::name)                                                             \
     return kind == SyncKind::latency                                                  \
                ? reinterpret_cast<const void*>(&gpuprobe_sync_##name##_lat)           \
                : reinterpret_cast<const void*>(&gpuprobe_sync_##name##_thr);
-  GPUPROBE_SYNC_OPS(GPUPROBE_SYNC_CASE)
-#undef GPUPROBE_SYNC_CASE
+#include "probes/sync/sync.def"
+#undef GPUPROBE_SYNC_OP
   throw Error("no sync kernel for op " + std::to_string(static_cast<int>(op)));
 }
 

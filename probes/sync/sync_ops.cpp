@@ -198,7 +198,7 @@ uint32_t sync_reference(SyncOp op, const SyncSetup& setup, uint32_t chain, uint6
 void check_sync_fits(const SyncSetup& s, const DeviceInfo& info) {
   const sync::SyncOpInfo& op = sync_info(s.op);
   const int sm = info.cc.sm();
-  if (op.needs_cap && !ptx::device_has(op.cap, sm))
+  if (!ptx::device_has(op.cap, sm))
     throw Skip(std::string(op.ptx) + " needs " + ptx::capability_info(op.cap).targets +
                             "; " + info.name + " is sm_" + std::to_string(sm));
   const std::string kernel = sync_kernel_name(s.op, s.kind);

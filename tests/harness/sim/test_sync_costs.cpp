@@ -19,7 +19,7 @@ TEST_CASE("sync costs: every preset covers exactly the ops its SM has, each entr
     const int sm = preset.info.cc.sm();
     for (const auto& info : probes::sync::kSyncOps) {
       INFO(info.name);
-      const bool has = !info.needs_cap || ptx::device_has(info.cap, sm);
+      const bool has = ptx::device_has(info.cap, sm);
       const auto entry = std::find_if(preset.sync.begin(), preset.sync.end(),
                                       [&](const sim::SyncOpModel& m) { return m.op == info.name; });
       CHECK((entry != preset.sync.end()) == has);
