@@ -5,6 +5,7 @@
 // self-check, so the arithmetic and the check exist once.
 #pragma once
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "harness/device.hpp"
 #include "harness/error.hpp"
 #include "harness/launch_config.hpp"
+#include "probes/common/op_costs.hpp"
 #include "probes/sync/sync.cuh"
 
 namespace gpuprobe::probes {
@@ -82,6 +84,23 @@ void check_sync_fits(const SyncSetup& setup, const DeviceInfo& info);
 // gpuprobe::Error "self-check failed ..." otherwise.
 SyncResult summarize_sync_launch(const SyncSetup& setup, const SyncRun& run,
                                  const std::vector<sync::SyncWarpOut>& warps);
+
+// An op's simulator cost (probes/sync/sync_costs.cpp, the preset table "sync"): its rate counts
+// the op's unit (sync::SyncUnit: a thread's load, a warp-wide instruction, a CTA passing a
+// barrier) per clock per SM, 0 for none (grid_sync); its latency depends on the op's swept variable
+// x (warps per block, CTAs per cluster, grid blocks; 1 where the op has no sweep):
+// sync_latency_cycles().
+struct SyncCost : OpCost {
+  double per_doubling_cycles = 0;  // added per doubling of x, up to saturates_at
+  double saturates_at = 1e9;
+  double per_unit_cycles = 0;      // added per unit of x beyond 1
+};
+using SyncCosts = std::vector<SyncCost>;
+
+inline double sync_latency_cycles(const SyncCost& m, double x) {
+  const double capped = x < 1 ? 1 : (x > m.saturates_at ? m.saturates_at : x);
+  return m.latency_cycles + m.per_doubling_cycles * std::log2(capped) + m.per_unit_cycles * (x < 1 ? 0 : x - 1);
+}
 
 class SyncOps : public FamilyOps {
  public:

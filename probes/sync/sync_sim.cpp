@@ -1,5 +1,5 @@
 // SyncOps on the simulated device: each op's latency (against its swept variable) and rate come
-// from the preset's sync table (harness/sim/preset.hpp SyncOpModel, presets/sync_costs.cpp). On
+// from the preset's sync table (SyncCost, probes/sync/sync_costs.cpp). On
 // every SM a launch takes the longer of one chain's ops x latency and the SM's units (threads,
 // warps or CTAs) x chains x ops over the rate; a grid barrier makes every SM wait for the whole
 // grid, so every SM takes the chain's time. Blocks go to SMs round robin. The chains' results are
@@ -24,14 +24,13 @@ class SimSyncOps final : public SyncOps {
 
   SyncResult run(const SyncSetup& setup, const SyncRun& run) override {
     const sim::Preset& p = device_.preset();
-    if (p.sync.empty()) throw OpsUnavailable("the simulated " + p.name + " has no sync model");
+    const SyncCosts& costs = op_costs<SyncCost>(p, "sync");
     check_sync_fits(setup, device_.info());
     const sync::SyncOpInfo& info = sync_info(setup.op);
-    const auto model = sim::model_of(
-        p, p.sync, info.name, [&](const sim::SyncOpModel& m) { return m.op == info.name; });
+    const SyncCost* model = &op_cost(p, costs, info.name);
     const std::string kernel = sync_kernel_name(setup.op, setup.kind);
     if (run.iterations == 0) throw Error(kernel + ": no iterations");
-    if (setup.kind == SyncKind::throughput && !(model->ops_per_clk_per_sm > 0))
+    if (setup.kind == SyncKind::throughput && !(model->rate > 0))
       throw Skip("the simulated " + p.name + " has no rate for " + info.name);
 
     const uint32_t chains = sync_chains(setup.op, setup.kind);
@@ -40,7 +39,7 @@ class SimSyncOps final : public SyncOps {
     const uint32_t warps_per_block = setup.block_threads / 32;
     std::vector<uint32_t> warps_on(sms, 0);
     for (uint32_t b = 0; b < setup.blocks; ++b) warps_on[b % sms] += warps_per_block;
-    const double latency = sim::sync_latency_cycles(*model, sync_sweep_value(setup));
+    const double latency = sync_latency_cycles(*model, sync_sweep_value(setup));
     const double units_per_warp = info.unit == sync::SyncUnit::thread ? 32.0
                                   : info.unit == sync::SyncUnit::warp ? 1.0
                                                                       : 1.0 / warps_per_block;
@@ -54,7 +53,7 @@ class SimSyncOps final : public SyncOps {
       const double issue_cycles =
           info.shape == sync::SyncShape::grid
               ? 0
-              : warps_on[s] * units_per_warp * chains * double(ops) / model->ops_per_clk_per_sm;
+              : warps_on[s] * units_per_warp * chains * double(ops) / model->rate;
       sm_cycles[s] = std::max(chain_cycles, issue_cycles) * std::max(0.5, 1.0 + noise(rng));
     }
     const uint32_t checked =
