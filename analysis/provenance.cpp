@@ -78,7 +78,7 @@ std::vector<ProbeProvenance> make_table() {
       {"sync/primitives", "probes/sync/sync.cu",
        {matrix(), sass("tests/probes/test_sass_sync.py", "sync.cu"),
         closed_loop("tests/analysis/test_sync_model.cpp", "sync model closed loop"),
-        self_check("probes/sync/sync_probe.cpp")}},
+        tile_check("probes/common/op_probe.cpp", "p[\"self_check\"] = \"passed\"")}},
       {"atomics/ops", "probes/atomics/atomics.cu",
        {matrix(), sass("tests/probes/test_sass_atomics.py", "atomics.cu"),
         closed_loop("tests/analysis/test_atomics_model.cpp", "atomics model closed loop"),

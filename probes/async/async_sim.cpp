@@ -14,7 +14,7 @@
 #include "harness/ops.hpp"
 #include "harness/sim/sim_device.hpp"
 #include "probes/async/async_ops.hpp"
-#include "probes/sync/sync_ops.hpp"
+#include "probes/sync/sync.hpp"
 
 namespace gpuprobe::probes {
 namespace {

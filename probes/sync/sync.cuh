@@ -11,7 +11,7 @@
 // Every thread runs `iterations` iterations of the op's ops_per_iteration (unrolled). Lane 0 of
 // each warp records %clock64 around the loop (the closing read waits for the chains' results) and
 // its SM; when `store` is set it also stores a fingerprint of each chain's values, which the host
-// checks against its own simulation of the warp (probes/sync/sync_ops.cpp).
+// checks against its own simulation of the warp (probes/sync/sync.cpp).
 #pragma once
 #include "ptx/capability.hpp"
 #include "ptx/types.cuh"

@@ -1,4 +1,4 @@
-// The sync family's simulator costs per preset (SyncCost, probes/sync/sync_ops.hpp), registered as
+// The sync family's simulator costs per preset (SyncCost, probes/sync/sync.hpp), registered as
 // "sync" (sim::PresetTable); a GPU's SM, SM count, clock and L2 hit latency are its preset's own
 // (cited there). Sources, FIGURES.md §6:
 //   [R6000D] GB202 __syncthreads: 5.0 cyc (1 warp), 7.0 (2), 11.0 (4), 14.2 (8), 15.25 (16 and 32
@@ -17,11 +17,11 @@
 // cheaper (a third-party B200 study [R], not in FIGURES); a GPU-scope
 // fence about one L2 round trip (the preset's own cited L2 hit latency), a system-scope one three
 // times that. The rates of barriers, fences and mbarriers are chosen so the probe's throughput
-// launch (probes/sync/sync_probe.cpp) has enough independent work to reach them.
+// launch (probes/sync/sync.cpp) has enough independent work to reach them.
 #include <string>
 
 #include "harness/sim/family_tables.hpp"
-#include "probes/sync/sync_ops.hpp"
+#include "probes/sync/sync.hpp"
 
 namespace gpuprobe::probes {
 namespace {
@@ -52,7 +52,7 @@ SyncCost swept(SyncCost m, double per_doubling, double saturates_at) {
   return m;
 }
 
-// Throughput launches (probes/sync/sync_probe.cpp): 16 two-warp CTAs per SM for the CTA barriers,
+// Throughput launches (probes/sync/sync.cpp): 16 two-warp CTAs per SM for the CTA barriers,
 // 16 one-warp CTAs in clusters of 2 for the cluster barriers, 32 warps per SM for fences and
 // mbarriers. A rate of half what that work could reach at the op's latency keeps it issue-bound.
 double half_reachable(double units, double latency) { return 0.5 * units / latency; }

@@ -9,7 +9,7 @@
 #include "harness/error.hpp"
 #include "harness/sim/preset.hpp"
 #include "probes/common/op_costs.hpp"
-#include "probes/sync/sync_ops.hpp"
+#include "probes/sync/sync.hpp"
 
 using namespace gpuprobe;
 

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "harness/sim/preset.hpp"
-#include "probes/sync/sync_ops.hpp"
+#include "probes/sync/sync.hpp"
 #include "ptx/capability.hpp"
 
 using namespace gpuprobe;
