@@ -29,17 +29,20 @@ inline void slow_op_costs(OpCosts& costs, double factor) {
 }
 
 // The family's table of this preset: none, or an empty one, makes the probe unavailable
-// (OpsUnavailable: "the simulated <preset> has no <family> model").
-inline const OpCosts& op_costs(const sim::Preset& p, const std::string& family) {
-  const OpCosts* costs = p.table<OpCosts>(family);
+// (OpsUnavailable: "the simulated <preset> has no <family> model"). A family whose costs carry more
+// than an OpCost registers a table of its own Cost (an OpCost with more fields: probes/sync).
+template <class Cost = OpCost>
+const std::vector<Cost>& op_costs(const sim::Preset& p, const std::string& family) {
+  const std::vector<Cost>* costs = p.table<std::vector<Cost>>(family);
   if (costs == nullptr || costs->empty())
     throw OpsUnavailable("the simulated " + p.name + " has no " + family + " model");
   return *costs;
 }
 
 // The entry of `op`; none skips the point ("the simulated <preset> has no model of <op>").
-inline const OpCost& op_cost(const sim::Preset& p, const OpCosts& costs, const std::string& op) {
-  const auto it = std::find_if(costs.begin(), costs.end(), [&](const OpCost& c) { return c.op == op; });
+template <class Cost>
+const Cost& op_cost(const sim::Preset& p, const std::vector<Cost>& costs, const std::string& op) {
+  const auto it = std::find_if(costs.begin(), costs.end(), [&](const Cost& c) { return c.op == op; });
   if (it == costs.end()) skip("the simulated " + p.name + " has no model of " + op);
   return *it;
 }

@@ -9,6 +9,7 @@
 #include "harness/error.hpp"
 #include "harness/sim/preset.hpp"
 #include "probes/common/op_costs.hpp"
+#include "probes/sync/sync.hpp"
 
 using namespace gpuprobe;
 
@@ -34,10 +35,19 @@ TEST_CASE("sim:h100,slowdown=2 halves every rate and doubles every latency of th
     CHECK(s[0].rate == Approx(b[0].rate / 2));
     CHECK(s[0].latency_cycles == Approx(2 * b[0].latency_cycles));
   }
+  {  // sync's (probes/sync/sync_costs.cpp): the sweeps' slopes are latencies too.
+    const auto& b = *base.table<probes::SyncCosts>("sync");
+    const auto& s = *slow.table<probes::SyncCosts>("sync");
+    REQUIRE(!b.empty());
+    CHECK(s[0].latency_cycles == Approx(2 * b[0].latency_cycles));
+    CHECK(s[0].rate == Approx(b[0].rate / 2));
+    for (std::size_t i = 0; i < b.size(); ++i) {
+      CHECK(s[i].per_doubling_cycles == Approx(2 * b[i].per_doubling_cycles));
+      CHECK(s[i].per_unit_cycles == Approx(2 * b[i].per_unit_cycles));
+    }
+  }
   REQUIRE(!base.tensor.empty());
   CHECK(slow.tensor[0].flops_per_clk_per_sm == Approx(base.tensor[0].flops_per_clk_per_sm / 2));
-  REQUIRE(!base.sync.empty());
-  CHECK(slow.sync[0].latency_cycles == Approx(2 * base.sync[0].latency_cycles));
   CHECK(slow.launch.round_trip_ns == Approx(2 * base.launch.round_trip_ns));
   // What is not a rate or a latency stays.
   CHECK(slow.info.rated_sm_clock_mhz == base.info.rated_sm_clock_mhz);
