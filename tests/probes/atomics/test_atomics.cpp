@@ -63,7 +63,8 @@ TEST_CASE("atomics closed loop: every preset's latencies and rates come back wit
                                   [&](const probes::OpCost& x) { return x.op == op + " (" + pattern + ")"; });
       REQUIRE(m != costs.end());
       REQUIRE_FALSE(p.contains("skipped"));
-      CHECK(p["self_check"] == "passed");
+      // Not `self_check == passed`: the simulator fills the results from the host's reference, so
+      // that check cannot fail here (the self-check's own tests plant wrong results instead).
       CHECK(p["lowering"] == probes::atomics_lowering_name(probes::atomics_info(probes::parse_atomics_op(op)).lowering));
       if (p["kind"] == "latency") {
         CHECK(op.find("_red_add_") == std::string::npos);  // red returns nothing: no latency point
