@@ -8,7 +8,9 @@
 # options to run-all (for example --quick when the window is short). A family whose smoke test
 # fails is run again under compute-sanitizer (memcheck, SANITIZE_SECONDS each, default 40) for the
 # first GPUCHECK_SANITIZE_MAX (default 2) such families, so a bad access is named in the same run
-# (exit code 4, Catch2's "every test skipped", is not a failure). A probe cut off by a time
+# (exit code 4, Catch2's "every test skipped", and 124, a time cap, are not such failures).
+# GPUCHECK_FAMILIES (for example "memory atomics") limits the smoke tests to those families, for a
+# targeted second run. A probe cut off by a time
 # bound keeps the points it measured (run records are rewritten after every point).
 # Everything lands in OUT_DIR:
 #   env.txt                 identity: nvidia-smi summary, driver, kernel, CUDA_* variables, ldd,
@@ -79,10 +81,11 @@ smokes=(
 sanitize_left="${GPUCHECK_SANITIZE_MAX:-2}"
 for s in "${smokes[@]}"; do
   fam="${s%%|*}"; pattern="${s#*|}"
+  case " ${GPUCHECK_FAMILIES:-$fam} " in *" $fam "*) ;; *) continue ;; esac
   step "smoke-$fam" "$smoke_budget" "$out/smoke-$fam.log" \
     "$build/tests/gpuprobe_tests" "$pattern" --durations yes
   rc=$(tail -n 1 "$out/summary.txt" | cut -f 2)
-  if [ "$rc" != 0 ] && [ "$rc" != 4 ] && [ "$sanitize_left" -gt 0 ] && command -v compute-sanitizer > /dev/null; then
+  if [ "$rc" != 0 ] && [ "$rc" != 4 ] && [ "$rc" != 124 ] && [ "$sanitize_left" -gt 0 ] && command -v compute-sanitizer > /dev/null; then
     sanitize_left=$((sanitize_left - 1))
     step "sanitize-$fam" "${SANITIZE_SECONDS:-40}" "$out/sanitize-$fam.log" \
       compute-sanitizer --tool memcheck --print-limit 20 "$build/tests/gpuprobe_tests" "$pattern"
