@@ -23,13 +23,13 @@ using gpuprobe::probes::async::AsyncArgs;
 using gpuprobe::probes::async::AsyncCtaOut;
 using gpuprobe::probes::async::AsyncTensorMap;
 extern "C" {
-#define GPUPROBE_ASYNC_DECLARE(op)                                                    \
+#define GPUPROBE_ASYNC_OP(op, ...)                                                    \
   void gpuprobe_async_##op##_d1(AsyncArgs, AsyncTensorMap, AsyncCtaOut*);             \
   void gpuprobe_async_##op##_d2(AsyncArgs, AsyncTensorMap, AsyncCtaOut*);             \
   void gpuprobe_async_##op##_d4(AsyncArgs, AsyncTensorMap, AsyncCtaOut*);             \
   void gpuprobe_async_##op##_d8(AsyncArgs, AsyncTensorMap, AsyncCtaOut*);
-GPUPROBE_ASYNC_OPS(GPUPROBE_ASYNC_DECLARE)
-#undef GPUPROBE_ASYNC_DECLARE
+#include "probes/async/async.def"
+#undef GPUPROBE_ASYNC_OP
 void gpuprobe_async_tma_chase(AsyncArgs, AsyncTensorMap, AsyncCtaOut*);
 // multicast.sm90a.cu, built only when the targets include sm_90: a weak reference, so a build
 // without it links, and the multicast is refused in one line.
@@ -49,7 +49,7 @@ const void* kernel_of(const AsyncSetup& s) {
                                "multicast.sm90a.cu), and this build has no sm_90a code");
     return reinterpret_cast<const void*>(&gpuprobe_async_tma_multicast);
   }
-#define GPUPROBE_ASYNC_CASE(name)                                                             \
+#define GPUPROBE_ASYNC_OP(name, ...)                                                          \
   if (s.op == AsyncOp::name) {                                                                \
     switch (s.depth) {                                                                        \
       case 1: return reinterpret_cast<const void*>(&gpuprobe_async_##name##_d1);             \
@@ -59,8 +59,8 @@ const void* kernel_of(const AsyncSetup& s) {
       default: break;                                                                         \
     }                                                                                         \
   }
-  GPUPROBE_ASYNC_OPS(GPUPROBE_ASYNC_CASE)
-#undef GPUPROBE_ASYNC_CASE
+#include "probes/async/async.def"
+#undef GPUPROBE_ASYNC_OP
   throw Error("no async kernel " + async_kernel_name(s));
 }
 
