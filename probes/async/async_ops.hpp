@@ -14,6 +14,7 @@
 #include "harness/launch_config.hpp"
 #include "harness/ops.hpp"
 #include "probes/async/async.cuh"
+#include "probes/common/op_costs.hpp"
 
 namespace gpuprobe::probes {
 
@@ -97,6 +98,19 @@ struct AsyncResult {
 AsyncResult summarize_async_launch(const AsyncSetup& setup, const AsyncRun& run,
                                    const std::vector<async::AsyncCtaOut>& ctas,
                                    uint32_t chase_reference = 0);
+
+// An op's simulator cost (async_costs.cpp, the preset table "async"): its rate is the copy
+// engine's (or load path's) limit in bytes per clock per SM; its latency (issue to data in shared
+// memory) is latency_cycles for the latency launch's copy from an L2-resident source, plus
+// cycles_per_kib per KiB past the first (bulk, TMA: latency against box size), plus the preset's
+// DRAM-over-L2 latency when the source is larger than the L2. The rate with `bytes in flight` per
+// SM is the least of the op's rate, the level's bandwidth share (Preset::bandwidth) and bytes in
+// flight over that latency (Little's law).
+struct AsyncCost : OpCost {
+  double cycles_per_kib = 0;
+  double chase_extra_cycles = 0;  // tma_1d: a TMA chase hop over a plain load's hop
+};
+using AsyncCosts = std::vector<AsyncCost>;
 
 class AsyncOps : public FamilyOps {
  public:

@@ -1,5 +1,5 @@
 // AsyncOps on the simulated device. A copy's latency and its engine's rate come from the preset's
-// async table (harness/sim/preset.hpp AsyncCopyModel, presets/async_costs.cpp): a latency launch
+// table "async" (async_ops.hpp AsyncCost, async_costs.cpp): a latency launch
 // takes copies x latency; on every SM a throughput launch moves its CTAs' bytes at the least of the
 // engine's peak, the SM's share of the source level's bandwidth (the preset's L2 or DRAM) and the
 // bytes in flight over the copy's latency (Little's law). The TMA chase walks the simulator's
@@ -27,11 +27,12 @@ class SimAsyncOps final : public AsyncOps {
 
   AsyncResult run(const AsyncSetup& setup, const AsyncRun& run) override {
     const sim::Preset& p = device_.preset();
-    if (p.async_copy.empty()) throw OpsUnavailable("the simulated " + p.name + " has no async-copy model");
+    const AsyncCosts* costs = p.table<AsyncCosts>(AsyncOps::kFamily);
+    if (costs == nullptr || costs->empty())
+      throw OpsUnavailable("the simulated " + p.name + " has no async-copy model");
     check_async_fits(setup, device_.info());
     const auto& info = async_info(setup.op);
-    const auto model = sim::model_of(
-        p, p.async_copy, info.name, [&](const sim::AsyncCopyModel& m) { return m.op == info.name; });
+    const AsyncCost* model = &op_cost(p, *costs, info.name);
     const std::string kernel = async_kernel_name(setup);
     if (run.iterations == 0) throw Error(kernel + ": no iterations");
     std::mt19937_64 rng(std::hash<std::string>{}(kernel) ^ setup.blocks ^ (setup.footprint_bytes << 8) ^
@@ -55,7 +56,7 @@ class SimAsyncOps final : public AsyncOps {
       if (ctas_on[s] == 0) continue;
       const double moved = double(ctas_on[s]) * run.iterations * setup.depth * bytes;
       const double in_flight = async_bytes_in_flight_per_sm(setup, ctas_on[s]);
-      double rate = std::min(model->peak_bytes_per_clk_per_sm, in_flight / latency);
+      double rate = std::min(model->rate, in_flight / latency);
       if (level_share > 0) rate = std::min(rate, level_share);
       sm_cycles[s] = std::max(double(run.iterations) * latency, moved / rate) * jitter();
     }
@@ -77,7 +78,7 @@ class SimAsyncOps final : public AsyncOps {
   // A round: the cluster barrier (the sync family's table, at the cluster size) and one TMA copy
   // of the box (from the source's level); every CTA of every cluster takes the same rounds.
   template <class Jitter>
-  AsyncResult multicast(const AsyncSetup& setup, const AsyncRun& run, const sim::AsyncCopyModel& model,
+  AsyncResult multicast(const AsyncSetup& setup, const AsyncRun& run, const AsyncCost& model,
                         Jitter& jitter) {
     const sim::Preset& p = device_.preset();
     static const SyncCosts kNone;
@@ -105,7 +106,7 @@ class SimAsyncOps final : public AsyncOps {
     return r;
   }
 
-  AsyncResult chase(const AsyncSetup& setup, const AsyncRun& run, const sim::AsyncCopyModel& model,
+  AsyncResult chase(const AsyncSetup& setup, const AsyncRun& run, const AsyncCost& model,
                     double jitter) {
     const Chain chain = async_chase_chain(setup);
     sim::WalkSpec spec;
