@@ -1,12 +1,8 @@
 // AsyncOps on a CUDA GPU: the source buffer (the pattern, or the chase's ring), the TMA ops'
-// CUtensorMap encoded through the driver's cuTensorMapEncodeTiled, fetched with
-// cudaGetDriverEntryPointByVersion (no -lcuda: CUDA C++ Programming Guide, "Driver Entry Point
-// Access"), one launch through the harness's launch path, timed in the kernel by %clock64 (each
-// CTA's own bracket; only compared within one SM); the CTAs' records then go to
-// summarize_async_launch for the numbers and the self-check. Plain C++ (g++); the kernels are
+// CUtensorMap (KernelRunner::encode_tensor_map), one launch through the harness's launch path,
+// timed in the kernel by %clock64 (each CTA's own bracket; only compared within one SM); the
+// CTAs' records then go to summarize_async_launch for the numbers and the self-check. Plain C++ (g++); the kernels are
 // async.cu.
-#include <cuda.h>
-#include <cudaTypedefs.h>
 #include <cuda_runtime.h>
 
 #include <cstring>
@@ -16,6 +12,7 @@
 #include "harness/cuda/check.hpp"
 #include "harness/cuda/cuda_device.hpp"
 #include "harness/cuda/launch.hpp"
+#include "harness/kernel_runner.hpp"
 #include "harness/ops.hpp"
 #include "probes/async/async_ops.hpp"
 
@@ -39,7 +36,7 @@ __attribute__((weak)) void gpuprobe_async_tma_multicast(AsyncArgs, AsyncTensorMa
 namespace gpuprobe::probes {
 namespace {
 
-static_assert(sizeof(CUtensorMap) == sizeof(AsyncTensorMap), "a CUtensorMap is 128 bytes");
+static_assert(sizeof(TensorMap) == sizeof(AsyncTensorMap), "a TMA descriptor is 128 bytes");
 
 const void* kernel_of(const AsyncSetup& s) {
   if (s.kind == AsyncKind::chase) return reinterpret_cast<const void*>(&gpuprobe_async_tma_chase);
@@ -64,47 +61,25 @@ const void* kernel_of(const AsyncSetup& s) {
   throw Error("no async kernel " + async_kernel_name(s));
 }
 
-// cuTensorMapEncodeTiled from the driver, once (the runtime finds it; no link to libcuda).
-PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
-  static PFN_cuTensorMapEncodeTiled_v12000 encode = [] {
-    void* fn = nullptr;
-    cudaDriverEntryPointQueryResult found{};
-    GPUPROBE_CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000,
-                                                         cudaEnableDefault, &found));
-    if (found != cudaDriverEntryPointSuccess || fn == nullptr)
-      throw Error("the CUDA driver has no cuTensorMapEncodeTiled (a TMA copy needs driver 12.0+)");
-    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
-  }();
-  return encode;
-}
-
 // The map of a TMA op over the source (32-bit words): 1D boxes of copy_bytes / 4 words (the chase:
 // 4), or 2D boxes of 64 words by box_rows rows over rows of 1024 words.
-AsyncTensorMap encode_map(const AsyncSetup& s, const uint32_t* src) {
+AsyncTensorMap encode_map(KernelRunner& gpu, const AsyncSetup& s, const uint32_t* src) {
   const uint64_t words = s.footprint_bytes / 4;
   const uint32_t copy_words = async_copy_bytes(s) / 4;
-  const bool two_d = s.kind != AsyncKind::chase && async_info(s.op).engine == AsyncEngine::tma_2d;
-  cuuint64_t dims[2], strides[1];
-  cuuint32_t box[2], element_strides[2] = {1, 1};
-  if (two_d) {
-    dims[0] = async::kAsyncTma2dRowWords;
-    dims[1] = words / async::kAsyncTma2dRowWords;
-    strides[0] = 4ull * async::kAsyncTma2dRowWords;
-    box[0] = async::kAsyncTma2dBoxWords;
-    box[1] = copy_words / async::kAsyncTma2dBoxWords;
+  TiledTensor t;
+  t.base = src;
+  if (s.kind != AsyncKind::chase && async_info(s.op).engine == AsyncEngine::tma_2d) {
+    t.rank = 2;
+    t.dims[0] = async::kAsyncTma2dRowWords;
+    t.dims[1] = words / async::kAsyncTma2dRowWords;
+    t.row_stride_bytes = 4ull * async::kAsyncTma2dRowWords;
+    t.box[0] = async::kAsyncTma2dBoxWords;
+    t.box[1] = copy_words / async::kAsyncTma2dBoxWords;
   } else {
-    dims[0] = words;
-    box[0] = copy_words;
+    t.dims[0] = words;
+    t.box[0] = copy_words;
   }
-  CUtensorMap map{};
-  const CUresult status = tensor_map_encoder()(
-      &map, CU_TENSOR_MAP_DATA_TYPE_UINT32, two_d ? 2 : 1, const_cast<uint32_t*>(src), dims,
-      strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
-      CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (status != CUDA_SUCCESS)
-    throw Error(async_kernel_name(s) + ": cuTensorMapEncodeTiled failed (CUresult " +
-                std::to_string(static_cast<int>(status)) + ") for a box of " +
-                std::to_string(async_copy_bytes(s)) + " bytes");
+  const TensorMap map = gpu.encode_tensor_map(t, async_kernel_name(s));
   AsyncTensorMap out;
   std::memcpy(&out, &map, sizeof out);
   return out;
@@ -162,7 +137,7 @@ class CudaAsyncOps final : public AsyncOps {
     const AsyncEngine engine = async_info(setup.op).engine;
     AsyncTensorMap map{};
     if (chase || engine == AsyncEngine::tma_1d || engine == AsyncEngine::tma_2d)
-      map = encode_map(setup, src.get());
+      map = encode_map(kernel_runner(gpu_), setup, src.get());
     AsyncCtaOut* out_ptr = out.get();
     void* kernel_args[] = {&args, &map, &out_ptr};
     LaunchConfig config;
