@@ -107,16 +107,9 @@ AsyncCosts async_costs(const Preset& p) {
 }
 
 // slowdown=F: every rate / F, every latency term x F.
-void slow_async_costs(AsyncCosts& costs, double factor) {
-  for (AsyncCost& c : costs) {
-    c.rate /= factor;
-    c.latency_cycles *= factor;
-    c.cycles_per_kib *= factor;
-    c.chase_extra_cycles *= factor;
-  }
-}
-
-const sim::PresetTable<AsyncCosts> kTables("async", async_costs, slow_async_costs);
+const sim::PresetTable<AsyncCosts> kTables("async", async_costs, [](AsyncCosts& costs, double factor) {
+  slow_op_costs_with(costs, factor, &AsyncCost::cycles_per_kib, &AsyncCost::chase_extra_cycles);
+});
 
 }  // namespace
 }  // namespace gpuprobe::probes
