@@ -5,7 +5,7 @@
 // barrier, then a word of the slots read back). Dynamic shared memory: D slots of copy_bytes
 // rounded up to 128 B, then D mbarriers (bulk, TMA). An op this compile pass lacks (cp.async
 // before sm_80, bulk and TMA before sm_90) traps; the host refuses it before that. Device code
-// only (NVRTC-safe); the host side is async_cuda.cpp.
+// only (NVRTC-safe); the host side is async.cpp.
 #include "probes/async/async_device.cuh"
 #include "ptx/async_copy.cuh"
 #include "ptx/barrier.cuh"

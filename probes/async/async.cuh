@@ -1,7 +1,6 @@
 // The contract between the async-copy kernels (async.cu, multicast.sm90a.cu) and their host side
-// (async_ops.cpp, async_cuda.cpp, async_sim.cpp): the op table (async.def), the kernel arguments,
-// where every copy reads from and what every CTA reports. Plain C++ that nvcc, NVRTC and g++ all
-// compile.
+// (async.cpp): the op table (async.def), the kernel arguments, where every copy reads from and
+// what every CTA reports. Plain C++ that nvcc, NVRTC and g++ all compile.
 //
 // Kernels per op: gpuprobe_async_<op>_d<D> for D = 1, 2, 4, 8 copies in flight per thread (the
 // thread ops: commit groups, or D loads before the stores) or per CTA (bulk/TMA: D slots, each
@@ -75,17 +74,9 @@ GPUPROBE_HD constexpr const AsyncOpInfo& async_op_info(AsyncOp op) {
   return kAsyncOps[static_cast<unsigned>(op)];
 }
 
-namespace detail {
-GPUPROBE_HD constexpr bool async_table_in_enum_order() {
-  for (unsigned i = 0; i < kAsyncOpCount; ++i)
-    if (static_cast<unsigned>(kAsyncOps[i].op) != i) return false;
-  return true;
-}
-static_assert(async_table_in_enum_order(), "kAsyncOps must list the AsyncOp values in enum order");
-}  // namespace detail
-
 // The 128-byte CUtensorMap the TMA kernels take by value (__grid_constant__); the host copies the
-// driver's encoded map into it (async_cuda.cpp). Unused by the other kernels.
+// driver's encoded map into it (async.cpp, KernelRunner::encode_tensor_map). Unused by the other
+// kernels.
 struct alignas(64) AsyncTensorMap {
   uint64_t opaque[16];
 };

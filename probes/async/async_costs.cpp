@@ -1,5 +1,5 @@
-// The async family's simulator cost table per preset (async_ops.hpp AsyncCost; the ops are
-// probes/async/async.def's), registered as the preset table "async"; probes/async/async_sim.cpp
+// The async family's simulator cost table per preset (async.hpp AsyncCost; the ops are
+// probes/async/async.def's), registered as the preset table "async"; probes/async/async.cpp
 // uses it. Each number cites FIGURES.md §6 (or the preset's own cited L2 latency) or is marked
 // "assumption". Sources, FIGURES.md §6:
 //   [HPMLL tma] H800 PCIe TMA load latency: ~365-369 cyc with the data in the L2, ~752-761 from
@@ -24,7 +24,7 @@
 #include <string>
 
 #include "harness/sim/family_tables.hpp"
-#include "probes/async/async_ops.hpp"
+#include "probes/async/async.hpp"
 
 namespace gpuprobe::probes {
 namespace {

@@ -14,7 +14,7 @@
 #include "analysis/machine_model.hpp"
 #include "harness/probe.hpp"
 #include "harness/sim/sim_device.hpp"
-#include "probes/async/async_ops.hpp"
+#include "probes/async/async.hpp"
 #include "probes/sync/sync.hpp"
 
 using namespace gpuprobe;

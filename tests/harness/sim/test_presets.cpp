@@ -8,7 +8,7 @@
 #include "harness/device.hpp"
 #include "harness/error.hpp"
 #include "harness/sim/preset.hpp"
-#include "probes/async/async_ops.hpp"
+#include "probes/async/async.hpp"
 #include "probes/common/op_costs.hpp"
 #include "probes/sync/sync.hpp"
 
