@@ -75,7 +75,7 @@ TEST_CASE("the bandwidth section's structure: plateaus, bank conflicts, the load
         "  shared bank conflicts (4-byte words), slowdown by stride: 1: 1.00x 2: 2.00x\n");
 }
 
-TEST_CASE("a model without results says so; families come from metrics[] when the model lists none",
+TEST_CASE("a model without results says so, and families come from the metrics when the model lists none",
           "[cli][report]") {
   std::ostringstream empty;
   gpuprobe::print_model(empty, {{"memory", nlohmann::json::object()}});

@@ -130,7 +130,7 @@ TEST_CASE("unknown device and unknown preset", "[cli]") {
   CHECK(r.rc == 1);
   CHECK(lines(r.err) == 1);
   CHECK(r.err.find("unknown device 'tpu:0'") != std::string::npos);
-  r = run("run-all --device sim:b999");
+  r = run("run-all --no-plot --device sim:b999");
   CHECK(r.rc == 1);
   CHECK(lines(r.err) == 1);
   CHECK(r.err.find("h100") != std::string::npos);  // names the presets there are
@@ -279,7 +279,7 @@ TEST_CASE("device auto runs on the GPU, or says why not and falls back to the si
 
 TEST_CASE("run-all writes every raw record and the machine model", "[cli]") {
   const auto d = scratch_dir();
-  const auto r = run("run-all --device sim:v100 --out " + (d / "v100").string());
+  const auto r = run("run-all --no-plot --device sim:v100 --out " + (d / "v100").string());
   REQUIRE(r.rc == 0);
   CHECK(r.out.find("L2-far") == std::string::npos);  // V100: one L2
   for (const char* f : {"memory_chase_default", "memory_chase_ca", "memory_chase_cg",

@@ -24,8 +24,10 @@ def main():
     for profile in ("--quick", "--full"):
         with tempfile.TemporaryDirectory() as tmp:
             out = os.path.join(tmp, "run")
-            r = subprocess.run([exe, "run-all", "--device", "sim:h100", profile, "--only", "toy", "--out", out],
-                               capture_output=True, text=True)
+            # --quick draws the plots and the report too: the family's report section is its own.
+            plots = [] if profile == "--quick" else ["--no-plot"]
+            r = subprocess.run([exe, "run-all", *plots, "--device", "sim:h100", profile, "--only", "toy",
+                                "--out", out], capture_output=True, text=True)
             check(r.returncode == 0, f"run-all {profile} --only toy failed: {r.stderr[-1500:]}")
             raw = os.path.join(out, "raw", "toy_counter.json")
             if not check(os.path.isfile(raw), f"run-all {profile} wrote no raw/toy_counter.json"):
@@ -47,6 +49,14 @@ def main():
             check(all(m.get("checks") == ["sim-closed-loop"] for m in rows), "toy metrics lack their checks")
             check({"name": "toy", "title": "Toy family", "section": "toy"} in model.get("families", []),
                   f"the model's families lack the toy: {model.get('families')}")
+            report = os.path.join(out, "report.md")
+            if profile == "--quick" and check(os.path.isfile(report), "run-all wrote no report.md"):
+                text = open(report, encoding="utf-8").read()
+                labels = [m.get("label") or m["id"] for m in rows]
+                check("## Toy family" in text and labels and all(f"| {lab} |" in text for lab in labels),
+                      f"report.md lacks the toy family's section or its metrics {labels}")
+            if profile == "--full":
+                check(not os.path.exists(report), "run-all --no-plot wrote a report")
     # Nothing outside the fixture names the family.
     for top in ("probes", "harness", "analysis", "cli"):
         for dirpath, _, files in os.walk(os.path.join(args.source_dir, top)):

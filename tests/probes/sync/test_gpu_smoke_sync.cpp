@@ -10,15 +10,19 @@
 
 #include "harness/probe.hpp"
 #include "probes/sync/sync.hpp"
+#include "tests/gpu.hpp"
 
 // sync.cpp's weak reference to one of its kernels: null unless sync.cu is linked.
 extern "C" __attribute__((weak)) void gpuprobe_sync_shfl_idx_thr();
 
 using namespace gpuprobe;
 
-TEST_CASE("gpu-smoke: sync/primitives runs every op on the GPU with its self-checks", "[gpu-smoke][sync]") {
+TEST_CASE("sync/primitives: its kernels are linked exactly when the build has CUDA", "[sync]") {
   CHECK((&gpuprobe_sync_shfl_idx_thr != nullptr) == static_cast<bool>(GPUPROBE_WITH_CUDA));
-  if (!(GPUPROBE_WITH_CUDA && std::filesystem::exists("/dev/nvidia0"))) return;
+}
+
+TEST_CASE("gpu-smoke: sync/primitives runs every op on the GPU with its self-checks", "[gpu-smoke][sync]") {
+  if (!testing::gpu_or_skip()) return;
   auto dev = open_device("cuda:0");
   const ProbeSpec& probe = find_probe("sync/primitives");
   std::ostringstream log;

@@ -176,7 +176,8 @@ TEST_CASE("sync/primitives on the simulated H100: every op, its sweeps, self-che
   for (const auto& p : record["series"]) {
     INFO(p.dump());
     CHECK_FALSE(p.contains("skipped"));
-    CHECK(p["self_check"] == "passed");
+    // Not `self_check == passed`: the simulator fills the results from the host's reference, so
+    // that check cannot fail here (the self-check's own tests plant wrong results instead).
     ops.insert(p["op"].get<std::string>());
     if (p["op"] == "grid_sync") {
       CHECK(p["kind"] == "latency");  // no rate for the grid barrier
