@@ -21,7 +21,7 @@ namespace gpuprobe::analysis {
 void add_async_copy_from_run(const nlohmann::json& run, nlohmann::json& async_copy);
 
 // The SASS one copy of an op (as named by probes/async/async.cuh) becomes on SM number `sm`: what
-// tests/probes/test_sass_async.py asserts per target.
+// tests/probes/async/test_sass.py asserts per target.
 std::string async_sass_per_copy(const std::string& op, int sm);
 
 

@@ -21,10 +21,10 @@ void add_compute_from_run(const nlohmann::json& run, nlohmann::json& compute);
 
 // How a target of SM number `sm` runs the op (`op` as named by probes/compute/compute.def):
 // "native", or "emulated (...)" where ptxas turns one PTX op into several instructions of
-// another kind (fma.rn.f32x2 on sm_110/120/121: two FFMA, tests/probes/test_sass_compute.py).
+// another kind (fma.rn.f32x2 on sm_110/120/121: two FFMA, tests/probes/compute/test_sass.py).
 const char* compute_implementation(const std::string& op, int sm);
 
-// The SASS instructions one op becomes on SM number `sm` (what tests/probes/test_sass_compute.py
+// The SASS instructions one op becomes on SM number `sm` (what tests/probes/compute/test_sass.py
 // asserts per target), so a rate per op reads as a rate per instruction.
 std::string compute_sass_per_op(const std::string& op, int sm);
 

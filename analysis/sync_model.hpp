@@ -17,7 +17,7 @@ namespace gpuprobe::analysis {
 void add_sync_from_run(const nlohmann::json& run, nlohmann::json& sync);
 
 // The SASS one op (as named by probes/sync/sync.cuh) becomes on SM number `sm`: what
-// tests/probes/test_sass_sync.py asserts per target.
+// tests/probes/sync/test_sass.py asserts per target.
 std::string sync_sass_per_op(const std::string& op, int sm);
 
 

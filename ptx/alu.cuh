@@ -2,7 +2,7 @@
 // its mnemonic, with the PTX form, the ISA version, the minimum SM and the SASS it becomes
 // (PTX ISA; the SASS: see below). asm volatile: cicc keeps every op of a chain, in order;
 // ptxas still deletes dead results and folds idempotent chains, so the kernels consume every
-// result and the SASS tests (tests/probes/test_sass_compute.py) count each op per iteration.
+// result and the SASS tests (tests/probes/compute/test_sass.py) count each op per iteration.
 // No "memory" clobber: the ops touch registers only, so independent chains stay free to interleave.
 // Forms newer than the suite's sm_70 minimum exist only on compile passes that have them
 // (GPUPROBE_PTX_HAS_*); kernels that need one trap elsewhere and the host refuses them first.
@@ -41,7 +41,7 @@ __device__ __forceinline__ float fma_rn_f32(float a, float b, float c) {
 }
 
 // PTX: fma.rn.f64 d, a, b, c; PTX ISA 2.0; sm_70+. SASS: DFMA (ptxas pads dependent ones with
-// NOPs on sm_103/110/120/121; tests/probes/test_sass_compute.py does not count them)
+// NOPs on sm_103/110/120/121; tests/probes/compute/test_sass.py does not count them)
 __device__ __forceinline__ double fma_rn_f64(double a, double b, double c) {
   double d;
   asm volatile("fma.rn.f64 %0, %1, %2, %3;" : "=d"(d) : "d"(a), "d"(b), "d"(c));
@@ -68,7 +68,7 @@ __device__ __forceinline__ uint32_t fma_rn_bf16x2(uint32_t a, uint32_t b, uint32
 
 #if GPUPROBE_PTX_HAS_FMA_F32X2
 // PTX: fma.rn.f32x2 d, a, b, c (two f32 in a .b64); PTX ISA 8.6; sm_100+. SASS: FFMA2 on
-// sm_100/103, two FFMA on sm_110/120/121 (emulated; tests/probes/test_sass_compute.py)
+// sm_100/103, two FFMA on sm_110/120/121 (emulated; tests/probes/compute/test_sass.py)
 __device__ __forceinline__ uint64_t fma_rn_f32x2(uint64_t a, uint64_t b, uint64_t c) {
   GPUPROBE_PTX_REQUIRE(fma_f32x2);
   uint64_t d;

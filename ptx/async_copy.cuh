@@ -1,7 +1,7 @@
 // Asynchronous copies global -> shared (PTX ISA: cp.async, cp.async.bulk, cp.async.bulk.tensor):
 // cp.async (Ampere LDGSTS), the bulk copy and the TMA tensor copy (sm_90+), with the mbarrier
 // transaction forms they complete on. One function per PTX form, named after its mnemonic, with
-// the PTX ISA version, the minimum SM and the SASS it becomes (tests/probes/test_sass_async.py
+// the PTX ISA version, the minimum SM and the SASS it becomes (tests/probes/async/test_sass.py
 // asserts it per target).
 // Shared addresses are 32-bit shared-window addresses (__cvta_generic_to_shared); forms exist
 // only on compile passes that have them (GPUPROBE_PTX_HAS_CP_ASYNC / _BULK_COPY). NVRTC-safe.

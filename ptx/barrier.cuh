@@ -1,6 +1,6 @@
 // Block, cluster and grid barriers, distributed shared memory and memory fences for the sync
 // probes: one function per PTX instruction form, named after its mnemonic, with the PTX form, the
-// ISA version, the minimum SM and the SASS it becomes (PTX ISA; tests/probes/test_sass_sync.py).
+// ISA version, the minimum SM and the SASS it becomes (PTX ISA; tests/probes/sync/test_sass.py).
 // Every barrier and fence carries a "memory" clobber (it orders memory; cicc must not move loads
 // or stores across it). Forms newer than the suite's sm_70 minimum exist only on compile passes
 // that have them (GPUPROBE_PTX_HAS_*). NVRTC-safe: no standard library, no cooperative_groups

@@ -17,12 +17,12 @@ namespace gpuprobe::ptx {
 constexpr int kGriddepcontrolMinSm = 90;
 
 #if GPUPROBE_PTX_HAS_GRIDDEPCONTROL
-// PTX: griddepcontrol.launch_dependents; PTX ISA 7.8; sm_90+. SASS: PREEXIT (test_sass_launch.py)
+// PTX: griddepcontrol.launch_dependents; PTX ISA 7.8; sm_90+. SASS: PREEXIT (tests/probes/launch/test_sass.py)
 // Lets the dependent grid of a programmatic launch start before this grid ends.
 __device__ __forceinline__ void griddepcontrol_launch_dependents() {
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 }
-// PTX: griddepcontrol.wait; PTX ISA 7.8; sm_90+. SASS: ACQBULK (test_sass_launch.py)
+// PTX: griddepcontrol.wait; PTX ISA 7.8; sm_90+. SASS: ACQBULK (tests/probes/launch/test_sass.py)
 // Waits until the grids this one depends on have completed and their memory is visible.
 __device__ __forceinline__ void griddepcontrol_wait() {
   asm volatile("griddepcontrol.wait;" ::: "memory");

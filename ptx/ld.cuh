@@ -3,7 +3,7 @@
 //   load(addr)                        the chase hop
 //   timed(addr, scratch, cycles)      one hop bracketed by %clock64 reads (MT4G pattern)
 // asm volatile with a "memory" clobber keeps cicc from hoisting or merging hops; ptxas still
-// deletes a chain whose result is never used (a mutant of tests/probes/test_sass_bandwidth.py
+// deletes a chain whose result is never used (a mutant of tests/probes/bandwidth/test_sass.py
 // shows it), so callers store the final value. NVRTC-safe: no standard library.
 #pragma once
 #include "ptx/capability.hpp"

@@ -1,6 +1,6 @@
 // Warp-level tensor-core MMA (mma.sync) for the tensor probes: one function per form of
 // ptx/mma_forms.def, named after its mnemonic, with the PTX form, the ISA version, the targets
-// and the SASS it becomes per target (tests/probes/test_sass_tensor.py). D and C are the same
+// and the SASS it becomes per target (tests/probes/tensor/test_sass_mma.py). D and C are the same
 // registers ("+f"/"+r"/"+d"): d = a * b + d. asm volatile keeps every mma of a chain; ptxas
 // still deletes dead results, so the kernels consume every accumulator.
 // Forms newer than the suite's sm_70 minimum exist only on compile passes that have them
@@ -41,7 +41,7 @@
 #else
 #define GPUPROBE_PTX_HAS_MMA_FP8 0
 #endif
-// Passes where ptxas emulates a form with other instructions (tests/probes/test_sass_tensor.py):
+// Passes where ptxas emulates a form with other instructions (tests/probes/tensor/test_sass_mma.py):
 // fp8 mma.sync on sm_90/100/103/110 (F2FP unpack + HMMA; native QMMA only on sm_89 and
 // sm_120/121), s4 mma.sync on sm_90+ (a subroutine call per mma).
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && __CUDA_ARCH__ < 1200
@@ -54,7 +54,7 @@
 #else
 #define GPUPROBE_PTX_MMA_S4_EMULATED 0
 #endif
-// The sm_70/75 shapes on later targets (ptxas 13.0, tests/probes/test_sass_tensor.py): m8n8k4 f16
+// The sm_70/75 shapes on later targets (ptxas 13.0, tests/probes/tensor/test_sass_mma.py): m8n8k4 f16
 // on sm_80+ is a subroutine call per mma (SHFL, FFMA and HADD2.F32: no tensor instruction);
 // m8n8k32 s4 on sm_90+ a call to two IMMA.8816/16816.S8; m8n8k16 s8 on sm_100+ one IMMA.16816.S8
 // (a shape of twice its work).
@@ -184,7 +184,7 @@ __device__ __forceinline__ void mma_sync_aligned_m8n8k4_row_col_f64_f64_f64_f64(
 
 #if GPUPROBE_PTX_HAS_MMA_F64_M16N8K16
 // PTX: mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64; PTX ISA 7.8; sm_90+. SASS: one DMMA on
-// sm_90, eight on sm_100/103/120 (tests/probes/test_sass_tensor.py)
+// sm_90, eight on sm_100/103/120 (tests/probes/tensor/test_sass_mma.py)
 __device__ __forceinline__ void mma_sync_aligned_m16n8k16_row_col_f64_f64_f64_f64(
     double (&d)[4], const double (&a)[8], const double (&b)[4]) {
   asm volatile(

@@ -1,7 +1,7 @@
 // tcgen05: the 5th-generation tensor core and its tensor memory (TMEM), PTX ISA 8.6, sm_100a/f,
 // sm_103a/f, sm_110a/f; nothing on sm_120 (PTX ISA: tcgen05, Target ISA Notes). One function per
 // PTX form the tensor probes use, named after the mnemonic, with the SASS it becomes (the MMA
-// classes and UTCBAR: tests/probes/test_sass_tensor_tcgen05.py; the rest as third-party SASS
+// classes and UTCBAR: tests/probes/tensor/test_sass_tcgen05.py; the rest as third-party SASS
 // tables report it [R]: confirm with cuobjdump -sass).
 // Every wrapper requires the tcgen05 capability (kind::i8 the sm_100a/103a/110a-specific one):
 // include this header only from *.sm100a.cu units. All tcgen05 instructions of one kernel must use

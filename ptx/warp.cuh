@@ -1,6 +1,6 @@
 // Warp-level collectives for the sync probes: one function per PTX instruction form, named after
 // its mnemonic, with the PTX form, the ISA version, the minimum SM and the SASS it becomes
-// (PTX ISA; SASS: tests/probes/test_sass_sync.py). The member mask of the value-returning forms is the full
+// (PTX ISA; SASS: tests/probes/sync/test_sass.py). The member mask of the value-returning forms is the full
 // warp as an immediate (a register mask makes ptxas put a WARPSYNC before each one); every lane of
 // the warp executes them. asm volatile without a "memory" clobber: the collectives exchange
 // registers only, so independent chains stay free to interleave. Predicates travel as u32

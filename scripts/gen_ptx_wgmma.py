@@ -3,7 +3,7 @@
 GPUPROBE_WGMMA_OPS in probes/tensor/wgmma.cuh). A form's accumulator list has up to 128 operands,
 which inline asm can only spell out, hence a generator. Run it after changing FORMS or NS:
     .venv/bin/python scripts/gen_ptx_wgmma.py > ptx/wgmma.cuh
-tests/probes/test_sass_tensor_wgmma.py fails when the header differs from this script's output."""
+tests/probes/tensor/test_sass_wgmma.py fails when the header differs from this script's output."""
 import sys
 
 # (input, accumulator, K, PTX type suffix, SS immediates, RS immediates). f16/bf16 take

@@ -53,7 +53,7 @@ FamilySpec async_family() {
   };
   f.metrics = analysis::async_metrics;
   f.provenance = {{"async/copy", "probes/async/async.cu",
-                   {compile_matrix_check(), sass_check("tests/probes/test_sass_async.py", "async.cu"),
+                   {compile_matrix_check(), sass_check("tests/probes/async/test_sass.py", "async.cu"),
                     closed_loop_check("tests/analysis/test_async_model.cpp", "async model closed loop"),
                     self_check_evidence("probes/async/async.cpp")}}};
   return f;

@@ -32,7 +32,7 @@ FamilySpec atomics_family() {
   };
   f.metrics = analysis::atomics_metrics;
   f.provenance = {{"atomics/ops", "probes/atomics/atomics.cu",
-                   {compile_matrix_check(), sass_check("tests/probes/test_sass_atomics.py", "atomics.cu"),
+                   {compile_matrix_check(), sass_check("tests/probes/atomics/test_sass.py", "atomics.cu"),
                     closed_loop_check("tests/analysis/test_atomics_model.cpp", "atomics model closed loop"),
                     self_check_evidence("probes/common/op_probe.cpp", "p[\"self_check\"] = \"passed\"")}}};
   return f;

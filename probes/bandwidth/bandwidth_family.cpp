@@ -79,7 +79,7 @@ std::vector<PlannedRun> runs(RunProfile profile) {
 constexpr const char* kStreamPoint = "probes/bandwidth/stream_point.cpp";
 constexpr const char* kClosedLoop = "tests/analysis/test_bandwidth_model.cpp";
 constexpr const char* kReal = "tests/analysis/test_bandwidth_real.cpp";
-constexpr const char* kSass = "tests/probes/test_sass_bandwidth.py";
+constexpr const char* kSass = "tests/probes/bandwidth/test_sass.py";
 
 ProbeProvenance stream(const char* probe, const char* source, const char* kernel_file, const char* real) {
   return {probe, source,

@@ -353,7 +353,7 @@ FamilySpec compute_family() {
   };
   f.metrics = analysis::compute_metrics;
   f.provenance = {{"compute/alu", "probes/compute/compute.cu",
-                   {compile_matrix_check(), sass_check("tests/probes/test_sass_compute.py", "compute.cu"),
+                   {compile_matrix_check(), sass_check("tests/probes/compute/test_sass.py", "compute.cu"),
                     closed_loop_check("tests/analysis/test_compute_model.cpp", "compute model closed loop"),
                     self_check_evidence("probes/common/op_probe.cpp", "p[\"self_check\"] = \"passed\"")}}};
   return f;

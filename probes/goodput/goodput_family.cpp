@@ -36,7 +36,7 @@ FamilySpec goodput_family() {
   f.after_roofline = analysis::add_goodput_predictions;
   f.metrics = analysis::goodput_metrics;
   f.provenance = {{"goodput/reference", "probes/goodput/goodput.cu",
-                   {compile_matrix_check(), sass_check("tests/probes/test_sass_goodput.py", "goodput.cu"),
+                   {compile_matrix_check(), sass_check("tests/probes/goodput/test_sass.py", "goodput.cu"),
                     closed_loop_check("tests/analysis/test_goodput_model.cpp", "goodput closed loop"),
                     self_check_evidence("probes/goodput/goodput_probe.cpp")}}};
   return f;

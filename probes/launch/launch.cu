@@ -1,6 +1,6 @@
 // launch/*: the launch-overhead kernels (probes/launch/launch.cuh: the contract). Each counts
 // that it ran; the stamping ones read %globaltimer (ns, the same on every SM: PTX ISA "Special
-// Registers"; CS2R SR_GLOBALTIMERLO: tests/probes/test_sass_launch.py) at their start and end.
+// Registers"; CS2R SR_GLOBALTIMERLO: tests/probes/launch/test_sass.py) at their start and end.
 // Device code only (NVRTC-safe); the host side is launch_cuda.cpp.
 #include "probes/launch/launch.cuh"
 #include "ptx/griddep.cuh"

@@ -60,7 +60,7 @@ FamilySpec launch_family() {
   constexpr const char* kTests = "tests/probes/launch/test_launch.cpp";
   const auto probe = [&](const char* id, std::vector<CheckEvidence> extra = {}) {
     ProbeProvenance p{id, "probes/launch/launch.cu",
-                      {compile_matrix_check(), sass_check("tests/probes/test_sass_launch.py", "launch.cu"),
+                      {compile_matrix_check(), sass_check("tests/probes/launch/test_sass.py", "launch.cu"),
                        closed_loop_check(kTests, "\"" + std::string(id) + "\"")}};
     for (auto& e : extra) p.checks.push_back(std::move(e));
     p.checks.push_back(self_check_evidence("probes/launch/launch_probe.cpp"));

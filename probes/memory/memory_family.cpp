@@ -64,7 +64,7 @@ std::vector<PlannedRun> runs(RunProfile profile) {
 
 constexpr const char* kChasePoint = "probes/memory/chase_point.cpp";
 constexpr const char* kClosedLoop = "tests/harness/sim/test_closed_loop.cpp";
-constexpr const char* kSass = "tests/probes/test_sass.py";
+constexpr const char* kSass = "tests/probes/memory/test_sass.py";
 
 FamilySpec memory_family() {
   FamilySpec f;

@@ -77,7 +77,7 @@ SyncCosts table(const GpuFacts& g) {
   }
   if (g.sm >= 90)
     t.push_back(op("elect", 40, 0.5, none + "; REDUX.OR + R2UR + ELECT + LOP3 per step (ptx/warp.cuh)"));
-  t.push_back(op("bar_warp_sync", 1, 4.0, "assumption: ptxas leaves a NOP (tests/probes/test_sass_sync.py): one "
+  t.push_back(op("bar_warp_sync", 1, 4.0, "assumption: ptxas leaves a NOP (tests/probes/sync/test_sass.py): one "
                                           "issue slot of each of 4 schedulers"));
 
   SyncCost bar = swept(op("bar_sync", 5.0, 0.5, ""), 3.07, 8);
@@ -129,7 +129,7 @@ SyncCosts table(const GpuFacts& g) {
   t.push_back(op("fence_acq_rel_gpu", gpu_fence, half_reachable(32, gpu_fence), fence));
   if (g.sm >= 90) {
     t.push_back(op("fence_acq_rel_cluster", gpu_fence, half_reachable(32, gpu_fence),
-                   fence + "; the same MEMBAR.ALL.GPU in SASS (tests/probes/test_sass_sync.py)"));
+                   fence + "; the same MEMBAR.ALL.GPU in SASS (tests/probes/sync/test_sass.py)"));
     t.push_back(op("fence_proxy_async", 30, half_reachable(32, 30), none + "; rate: assumption"));
   }
   return t;

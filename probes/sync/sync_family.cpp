@@ -30,7 +30,7 @@ FamilySpec sync_family() {
   };
   f.metrics = analysis::sync_metrics;
   f.provenance = {{"sync/primitives", "probes/sync/sync.cu",
-                   {compile_matrix_check(), sass_check("tests/probes/test_sass_sync.py", "sync.cu"),
+                   {compile_matrix_check(), sass_check("tests/probes/sync/test_sass.py", "sync.cu"),
                     closed_loop_check("tests/analysis/test_sync_model.cpp", "sync model closed loop"),
                     self_check_evidence("probes/common/op_probe.cpp", "p[\"self_check\"] = \"passed\"")}}};
   return f;

@@ -13,7 +13,7 @@
 // Where ptxas emulates a form (fp8 on sm_90/100/103/110, s4 on sm_90+, m8n8k4 f16 on sm_80+,
 // m8n8k16 s8 on sm_100+; mma_ops.cpp mma_implementation), each mma's A fragment is
 // XORed with (its accumulator & zero), zero a runtime 0: otherwise ptxas computes the loop-invariant
-// product once and the loop holds only adds (the unfed mutant of tests/probes/test_sass_tensor.py).
+// product once and the loop holds only adds (the unfed mutant of tests/probes/tensor/test_sass_mma.py).
 // Lane 0 of each warp records %clock64 around the loop (the closing read waits for every
 // accumulator) and its SM; with `store` set it also stores an XOR of the accumulators' bits.
 #pragma once

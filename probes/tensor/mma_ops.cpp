@@ -36,7 +36,7 @@ bool is_fp8(MmaOp op) { return op == MmaOp::m16n8k32_e4m3_f32 || op == MmaOp::m1
 // Volta's m8n8k4 f16 shape: one 8x8x4 product per quad-pair (PTX ISA 9.7.14.5.1).
 bool is_quad_pair(MmaOp op) { return op == MmaOp::m8n8k4_f16_f16 || op == MmaOp::m8n8k4_f16_f32; }
 
-// Where ptxas 13.0 turns the sm_70/75 shapes into other instructions (test_sass_tensor.py):
+// Where ptxas 13.0 turns the sm_70/75 shapes into other instructions (tests/probes/tensor/test_sass_mma.py):
 // m8n8k4 f16 from sm_80 on (a subroutine of SHFL, FFMA and HADD2.F32: no tensor instruction),
 // m8n8k32 s4 from sm_90 on (a subroutine of two s8 IMMA), m8n8k16 s8 from sm_100 on (one
 // IMMA.16816.S8, an instruction of twice the form's work).
@@ -47,7 +47,7 @@ bool legacy_emulated(MmaOp op, int sm) {
   return false;
 }
 
-// fp8 mma.sync is native (QMMA) on sm_89 and sm_120/121 only (tests/probes/test_sass_tensor.py).
+// fp8 mma.sync is native (QMMA) on sm_89 and sm_120/121 only (tests/probes/tensor/test_sass_mma.py).
 bool fp8_emulated(int sm) { return sm >= 90 && sm < 120; }
 
 // Where an fp6/fp4 element sits in its 8-bit container under kind::f8f6f4 (the sm_120a forms):

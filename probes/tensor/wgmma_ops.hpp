@@ -41,7 +41,7 @@ inline constexpr const char* kWgmmaBaselineKernel = "gpuprobe_wgmma_baseline_lat
 std::string wgmma_shape(const WgmmaOpInfo& info);      // "m64n128k16"
 // "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16", with " (A from registers)" for RS.
 std::string wgmma_ptx(const WgmmaOpInfo& info);
-// The SASS one wgmma becomes on sm_90a (tests/probes/test_sass_tensor_wgmma.py asserts it):
+// The SASS one wgmma becomes on sm_90a (tests/probes/tensor/test_sass_wgmma.py asserts it):
 // "HGMMA.64x128x16.F32", "HGMMA.64x128x16.F32.BF16", "QGMMA.64x128x32.F32.E4M3.E4M3", ...
 std::string wgmma_sass(const WgmmaOpInfo& info);
 

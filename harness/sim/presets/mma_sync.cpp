@@ -10,7 +10,7 @@ std::vector<TensorOpModel> mma_sync_ops(const MmaSyncRates& r) {
   const double f16 = r.f16_flops_per_clk_per_sm;
   const std::string ratios = "; " + r.ratio_source;
   const std::string lat = "; latency: " + r.latency_source;
-  // Where ptxas emulates a form (tests/probes/test_sass_tensor.py): fp8 on sm_90/100/103/110
+  // Where ptxas emulates a form (tests/probes/tensor/test_sass_mma.py): fp8 on sm_90/100/103/110
   // becomes two HMMA.16816.F32 per mma (the FLOP of one f16 mma each: the f16 rate), s4 on sm_90+
   // a call to a subroutine of two IMMA.16832.S8 (the s8 rate); the conversions and the call are
   // not modelled (assumption), their latency is two dependent mmas and a margin (assumption).

@@ -25,7 +25,7 @@ std::vector<TensorOpModel> hopper_wgmma_ops(const std::string& rate_source);
 // The mma.sync forms of tensor/mma (ptx/mma_forms.def) a preset's GPU runs: f16/bf16 (f16 and f32
 // accumulate) at f16_flops_per_clk_per_sm, tf32, s8, s4 and fp8 at the GPU's published ratios to
 // f16 (FIGURES §1), f64 where given; fp8 on sm_90-110 and s4 on sm_90+ marked emulated
-// (tests/probes/test_sass_tensor.py) at the rate of the instructions they become (assumption).
+// (tests/probes/tensor/test_sass_mma.py) at the rate of the instructions they become (assumption).
 // The sm_70/75 shapes: m8n8k4 f16 (from sm_70; emulated on CUDA cores from sm_80), m16n8k8 f16,
 // m8n8k16 s8 (emulated from sm_100), m8n8k32 s4 (emulated from sm_90). presets/mma_sync.cpp.
 struct MmaSyncRates {

@@ -21,7 +21,7 @@ the count check. Prints `sass_compute: N passed, M failed`.
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 from sass_tools import (CONTROL_OPS, MEMORY_OPS, SelfTest, arch_number, check_table,  # noqa: E402
                         check_traps, def_ops, hygiene, lines, loops, param_read, run_sass_test)
 

@@ -29,7 +29,7 @@ with a store in its loop fails the heavy check. Prints `sass_sync: N passed, M f
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 from sass_tools import (CONTROL_OPS, MEMORY_OPS, SelfTest, arch_number, check_table,  # noqa: E402
                         check_traps, def_ops, hygiene, lines, loops, matches, param_read,
                         run_sass_test)

@@ -42,7 +42,7 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 from cuda_tools import compile_cubin, test_args  # noqa: E402
 from sass_tools import (CONTROL_OPS, MEMORY_OPS, TARGETS, Checker, build_object,  # noqa: E402
                         check_mutations, disassemble, lines, loops, parse_sass, print_summary, start)

@@ -30,7 +30,7 @@ import os
 import re
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 from sass_tools import (CONTROL_OPS, MEMORY_OPS, SelfTest, hygiene, lines, param_read,  # noqa: E402
                         run_sass_test, scoreboard)
 

@@ -28,7 +28,7 @@ and a TMA loop with a fence.proxy.async per copy each fail. Prints `sass_async: 
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 from sass_tools import (CONTROL_OPS, MEMORY_OPS, SelfTest, arch_number, check_table,  # noqa: E402
                         check_traps, def_ops, hygiene, lines, loops, param_read, parse_sass,
                         run_sass_test)

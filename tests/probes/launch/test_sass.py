@@ -25,7 +25,7 @@ import os
 import re
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 from sass_tools import SelfTest, arch_number, check_table, lines, loops, run_sass_test  # noqa: E402
 
 LOG = "sass_launch"

@@ -26,7 +26,7 @@ import re
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 from cuda_tools import compile_cubin, nvcc_path, test_args  # noqa: E402
 from sass_tools import (CONTROL_OPS, MEMORY_OPS, Checker, build_object,  # noqa: E402
                         check_mutations, lines, loops, parse_sass, print_summary, run, start)

@@ -23,7 +23,7 @@ import os
 import re
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 from sass_tools import (SelfTest, arch_number, check_table, check_traps, hygiene,  # noqa: E402
                         matches, run_sass_test, def_ops)
 

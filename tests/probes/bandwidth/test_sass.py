@@ -35,7 +35,7 @@ import os
 import re
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 from sass_tools import (CONTROL_OPS, MEMORY_OPS, SelfTest, arch_number, hygiene,  # noqa: E402
                         lines, loops, param_read, run_sass_test)
 

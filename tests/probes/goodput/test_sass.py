@@ -19,7 +19,7 @@ loads) each fail the check meant for them. Prints `sass_goodput: N passed, M fai
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 from sass_tools import SelfTest, arch_number, check_table, lines, loops, matches, run_sass_test  # noqa: E402
 
 LOG = "sass_goodput"
