@@ -1,6 +1,7 @@
 // The async family (harness/family.hpp): async/copy (cp.async, bulk, TMA, multicast and the TMA
 // chase); its model section and metrics are analysis/async_model.cpp's.
 #include "analysis/async_model.hpp"
+#include "probes/common/family_spec.hpp"
 #include "probes/common/plan.hpp"
 
 namespace gpuprobe::probes {
@@ -47,10 +48,7 @@ FamilySpec async_family() {
   f.section = "async_copy";
   f.plan = runs;
   f.estimate_h100_seconds = estimate;
-  f.add_run = [](const nlohmann::json& run, nlohmann::json& section) {
-    analysis::add_async_copy_from_run(run, section);
-    return std::string();
-  };
+  f.add_run = add_run_by(analysis::add_async_copy_from_run);
   f.metrics = analysis::async_metrics;
   f.provenance = {{"async/copy", "probes/async/async.cu",
                    {compile_matrix_check(), sass_check("tests/probes/async/test_sass.py", "async.cu"),

@@ -1,6 +1,7 @@
 // The atomics family (harness/family.hpp): atomics/ops; its model section and metrics are
 // analysis/atomics_model.cpp's.
 #include "analysis/atomics_model.hpp"
+#include "probes/common/family_spec.hpp"
 #include "probes/common/plan.hpp"
 
 namespace gpuprobe::probes {
@@ -26,10 +27,7 @@ FamilySpec atomics_family() {
   f.order = 60;
   f.plan = [](RunProfile) { return std::vector<PlannedRun>{run("atomics/ops", {}, "atomics_ops.json")}; };
   f.estimate_h100_seconds = estimate;
-  f.add_run = [](const nlohmann::json& run, nlohmann::json& section) {
-    analysis::add_atomics_from_run(run, section);
-    return std::string();
-  };
+  f.add_run = add_run_by(analysis::add_atomics_from_run);
   f.metrics = analysis::atomics_metrics;
   f.provenance = {{"atomics/ops", "probes/atomics/atomics.cu",
                    {compile_matrix_check(), sass_check("tests/probes/atomics/test_sass.py", "atomics.cu"),

@@ -1,6 +1,7 @@
 // The bandwidth family (harness/family.hpp): the stream probes per level and the loaded-latency
 // chase; its model section and metrics are analysis/bandwidth_model.cpp's.
 #include "analysis/bandwidth_model.hpp"
+#include "probes/common/family_spec.hpp"
 #include "probes/common/plan.hpp"
 
 namespace gpuprobe::probes {
@@ -95,10 +96,7 @@ FamilySpec bandwidth_family() {
   f.order = 20;
   f.plan = runs;
   f.estimate_h100_seconds = estimate;
-  f.add_run = [](const nlohmann::json& run, nlohmann::json& section) {
-    analysis::add_bandwidth_from_run(run, section);
-    return std::string();
-  };
+  f.add_run = add_run_by(analysis::add_bandwidth_from_run);
   f.metrics = analysis::bandwidth_metrics;
   f.provenance = {
       stream("bandwidth/l1", "probes/bandwidth/stream.cu", "stream.cu", "gpu-cache/"),

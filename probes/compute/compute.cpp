@@ -12,6 +12,7 @@
 
 #include "analysis/compute_model.hpp"
 #include "harness/family.hpp"
+#include "probes/common/family_spec.hpp"
 #include "harness/points.hpp"
 #include "harness/sim/sim_device.hpp"
 #include "probes/common/op_costs.hpp"
@@ -347,10 +348,7 @@ FamilySpec compute_family() {
   f.estimate_h100_seconds = [](const std::string&, const Params& p) {
     return plan::op_points_seconds((p.get_text("op") == "all" ? std::size(kOps) : 1) * plan::kinds(p, "kind", "both"));
   };
-  f.add_run = [](const nlohmann::json& run, nlohmann::json& section) {
-    analysis::add_compute_from_run(run, section);
-    return std::string();
-  };
+  f.add_run = add_run_by(analysis::add_compute_from_run);
   f.metrics = analysis::compute_metrics;
   f.provenance = {{"compute/alu", "probes/compute/compute.cu",
                    {compile_matrix_check(), sass_check("tests/probes/compute/test_sass.py", "compute.cu"),

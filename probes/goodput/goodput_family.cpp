@@ -2,6 +2,7 @@
 // predicts from the other sections once the roofline is drawn; its section, predictions and
 // metrics are analysis/goodput_model.cpp's.
 #include "analysis/goodput_model.hpp"
+#include "probes/common/family_spec.hpp"
 #include "probes/common/plan.hpp"
 
 namespace gpuprobe::probes {
@@ -29,10 +30,7 @@ FamilySpec goodput_family() {
   f.order = 90;
   f.plan = [](RunProfile) { return std::vector<PlannedRun>{run("goodput/reference", {}, "goodput_reference.json")}; };
   f.estimate_h100_seconds = estimate;
-  f.add_run = [](const nlohmann::json& run, nlohmann::json& section) {
-    analysis::add_goodput_from_run(run, section);
-    return std::string();
-  };
+  f.add_run = add_run_by(analysis::add_goodput_from_run);
   f.after_roofline = analysis::add_goodput_predictions;
   f.metrics = analysis::goodput_metrics;
   f.provenance = {{"goodput/reference", "probes/goodput/goodput.cu",

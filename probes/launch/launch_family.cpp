@@ -1,6 +1,7 @@
 // The launch family (harness/family.hpp): launch/overhead, launch/graph and launch/small_kernels;
 // its model section and metrics are analysis/launch_model.cpp's.
 #include "analysis/launch_model.hpp"
+#include "probes/common/family_spec.hpp"
 #include "probes/common/plan.hpp"
 
 namespace gpuprobe::probes {
@@ -52,10 +53,7 @@ FamilySpec launch_family() {
   f.order = 80;
   f.plan = runs;
   f.estimate_h100_seconds = estimate;
-  f.add_run = [](const nlohmann::json& run, nlohmann::json& section) {
-    analysis::add_launch_from_run(run, section);
-    return std::string();
-  };
+  f.add_run = add_run_by(analysis::add_launch_from_run);
   f.metrics = analysis::launch_metrics;
   constexpr const char* kTests = "tests/probes/launch/test_launch.cpp";
   const auto probe = [&](const char* id, std::vector<CheckEvidence> extra = {}) {

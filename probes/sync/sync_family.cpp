@@ -1,6 +1,7 @@
 // The sync family (harness/family.hpp): sync/primitives; its model section and metrics are
 // analysis/sync_model.cpp's.
 #include "analysis/sync_model.hpp"
+#include "probes/common/family_spec.hpp"
 #include "probes/common/plan.hpp"
 
 namespace gpuprobe::probes {
@@ -24,10 +25,7 @@ FamilySpec sync_family() {
   f.order = 50;
   f.plan = [](RunProfile) { return std::vector<PlannedRun>{run("sync/primitives", {}, "sync_primitives.json")}; };
   f.estimate_h100_seconds = estimate;
-  f.add_run = [](const nlohmann::json& run, nlohmann::json& section) {
-    analysis::add_sync_from_run(run, section);
-    return std::string();
-  };
+  f.add_run = add_run_by(analysis::add_sync_from_run);
   f.metrics = analysis::sync_metrics;
   f.provenance = {{"sync/primitives", "probes/sync/sync.cu",
                    {compile_matrix_check(), sass_check("tests/probes/sync/test_sass.py", "sync.cu"),

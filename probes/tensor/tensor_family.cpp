@@ -3,6 +3,7 @@
 // ops (one op table for the roofline's compute ceilings); the section and the metrics are
 // analysis/compute_model.cpp's.
 #include "analysis/compute_model.hpp"
+#include "probes/common/family_spec.hpp"
 #include "probes/common/plan.hpp"
 
 namespace gpuprobe::probes {
@@ -36,10 +37,7 @@ FamilySpec tensor_family() {
   f.section = "compute";
   f.plan = runs;
   f.estimate_h100_seconds = estimate;
-  f.add_run = [](const nlohmann::json& run, nlohmann::json& section) {
-    analysis::add_compute_from_run(run, section);
-    return std::string();
-  };
+  f.add_run = add_run_by(analysis::add_compute_from_run);
   f.metrics = analysis::tensor_metrics;
   f.provenance = {
       {"tensor/mma", "probes/tensor/mma.cu",
