@@ -1,10 +1,10 @@
 // H200 SXM (141 GB HBM3e) at its 1980 MHz run clock: the GH100 of the H100 SXM with more and
-// faster HBM and a 60 MiB L2. The device and memory hierarchy are this project's own
+// faster HBM and a 60 MiB L2. The device, memory hierarchy and bandwidth are this project's own
 // measurement of an H200 on 2026-11-28, results/nvidia-h200/ (raw/*.json, machine_model.json,
-// sm_map.json; key [GP26-H200] in docs/FIGURES.md §2b). Bandwidth, tensor, async, launch,
-// compute and sync costs are still the pre-measurement ones: GH200 latencies ([GB25] gh200.txt,
-// FIGURES §2), gpu-benches bandwidths ([GB24]) and assumptions (results/nvidia-h200/PROVENANCE.md
-// lists where the measurement disagrees with them).
+// sm_map.json; key [GP26-H200] in docs/FIGURES.md §2b). Tensor, async, launch, compute and sync
+// costs are still the pre-measurement ones: GH200 latencies ([GB25] gh200.txt, FIGURES §2),
+// gpu-benches bandwidths ([GB24]) and assumptions (results/nvidia-h200/PROVENANCE.md lists
+// where the measurement disagrees with them).
 // Every number cites docs/FIGURES.md (source key, confidence tag M/P/S/D/DER) or says that it is
 // an assumption.
 #include "harness/sim/presets/presets.hpp"
@@ -107,26 +107,32 @@ Preset make_h200() {
   p.noise_rel = 0.004;              // assumption: per-hop jitter, no published distribution
   p.outlier_probability = 0.001;    // assumption: no published figure
   p.outlier_extra_cycles = 400;     // assumption: no published figure
-  // Bandwidth per level (probes/bandwidth/stream_sim.cpp; FIGURES §4). Queue growth: assumption
-  // (no published loaded-latency curve).
+  // Bandwidth per level (probes/bandwidth/stream_sim.cpp; FIGURES §4), M [GP26-H200] (the model's
+  // `bandwidth`). Peak and queue are set so that the simulated probes read what the GPU's did:
+  // the concurrency sweep's top and the bytes in flight per SM that reach 90% of it (Little's law,
+  // harness/littles_law.hpp, with the chase latency as the unloaded one; docs/FIGURES.md §2b).
+  // The loaded-latency probe fits other queues on this GPU (L2 2.1, DRAM 42.7 cycles, to peaks of
+  // 9.51 and 4.86 TB/s): one queue per level cannot match both, and the ceilings come from these.
   p.bandwidth = {
-      {.level = "L1", .peak_bytes_per_clk_per_sm = 128,      // DER FIGURES §4 pattern: ~128 B/clk/SM on
-       .queue_cycles = 8,                                    // H200; M [GB24] gpu-strides h200 126 B/clk
-       .source = "DER FIGURES §4 (L1 ~128 B/clk/SM on H200), M [GB24] gpu-strides h200.txt 126 B/clk; queue: assumption"},
-      {.level = "shared", .peak_bytes_per_clk_per_sm = 128,  // DER 32 banks x 4 B [S-A100 BP]
-       .queue_cycles = 4, .source = "DER [S-A100 BP] banks; queue: assumption"},
+      {.level = "L1", .peak_bytes_per_clk_per_sm = 109.5,    // M [GP26-H200] 28.6 TB/s at 1980 MHz
+       .queue_cycles = 11.8,                                 // DER 90% at 13.6 KB/SM
+       .source = "M [GP26-H200] bandwidth/l1 28.6 TB/s = 109.5 B/clk/SM; queue: DER its 90% crossing 13.6 KB/SM"},
+      {.level = "shared", .peak_bytes_per_clk_per_sm = 128,  // DER 32 banks x 4 B [S-A100 BP];
+       .queue_cycles = 4.9,                                  // M 127.7 B/clk/SM; DER 90% at 7.7 KB/SM
+       .source = "DER [S-A100 BP] banks, M [GP26-H200] bandwidth/shared 33.4 TB/s = 127.7 B/clk/SM; queue: DER its 90% crossing 7.7 KB/SM"},
       {.level = "L2", .peak_bytes_per_clk_per_sm = 64,       // assumption: per-SM port
-       .peak_bytes_per_s = 9.8e12,                           // M [GB24] gpu-l2-cache 9.7-10 TB/s to ~44 MB
-       .queue_cycles = 100, .source = "M [GB24] gpu-l2-cache h200.txt; port and queue: assumption"},
-      {.level = "L2-far", .peak_bytes_per_clk_per_sm = 64,
-       .peak_bytes_per_s = 0.77 * 9.8e12,                    // assumption: H100 PCIe's far/near (M [GB24]
-       .queue_cycles = 150,                                  // h100_pcie); the H200 file shows no drop
-       .source = "assumption: far/near ratio of M [GB24] h100_pcie (h200's gpu-l2-cache stays flat to ~44 MB)"},
-      {.level = "DRAM", .peak_bytes_per_s = 2756e9,          // M [GB24] gpu-stream h200 read
-       .queue_cycles = 300,
-       .write_fraction = 3898.0 / 2756.0,                    // M [GB24] stream init / read
-       .copy_fraction = 3534.0 / 2756.0,                     // M [GB24] stream triad / read
-       .source = "M [GB24] gpu-stream h200.txt (read still rising at full occupancy); queue: assumption"},
+       .peak_bytes_per_s = 10.30e12,                         // M [GP26-H200] bandwidth/l2 at 15 MiB
+       .queue_cycles = 30.7,                                 // DER 90% at 19.5 KB/SM
+       .source = "M [GP26-H200] bandwidth/l2 10.3 TB/s; queue: DER its 90% crossing 19.5 KB/SM; port: assumption"},
+      {.level = "L2-far", .peak_bytes_per_clk_per_sm = 64,   // assumption: per-SM port
+       .peak_bytes_per_s = 0.713 * 10.30e12,                 // DER M [GP26-H200] footprint sweep: 10.49
+       .queue_cycles = 30.7,                                 // TB/s at 28-51 MiB over 14.71 at 1-20 MiB
+       .source = "DER M [GP26-H200] bandwidth/l2 footprint sweep 10.49 TB/s (28-51 MiB) over 14.71 (1-20 MiB), times 10.3; queue: the L2's"},
+      {.level = "DRAM", .peak_bytes_per_s = 4.74e12,         // DER M [GP26-H200]: with this queue the
+       .queue_cycles = 110,                                  // probe reads 4.61 TB/s, 90% at 25.5 KB/SM
+       .write_fraction = 4.3768 / 4.6125,                    // M [GP26-H200] write / read
+       .copy_fraction = 3.8467 / 4.6125,                     // M [GP26-H200] copy / read
+       .source = "DER M [GP26-H200] bandwidth/dram read 4.61, write 4.38, copy 3.85 TB/s, 90% crossing 25.5 KB/SM: peak and queue fitted to them"},
   };
   // mma.sync (probes/tensor/mma_sim.cpp): 62.9% of the 4096 FLOP/clk/SM tensor peak, the average
   // mma.sync reaches on an H800 PCIe (S [LUO25 §6.2], FIGURES §5a; wgmma gets the rest).
