@@ -38,14 +38,21 @@ struct RealCurve {
 // The presets whose latencies come from FIGURES §2 values of a sibling or proxy GPU, with no
 // pointer-chase curve of their own GPU in the repository: nothing to walk them against.
 bool cites_a_curve(const std::string& preset) {
-  return preset != "h200" && preset != "b200" && preset != "rtx5090";
+  return preset != "b200" && preset != "rtx5090";
+}
+
+// The presets rebuilt from this project's own run (FIGURES §2b): the results/ folder of the run.
+std::string own_run(const std::string& preset) {
+  if (preset == "h100-sxm") return "nvidia-h100-80gb-hbm3";  // [GP26]
+  if (preset == "h200") return "nvidia-h200";                // [GP26-H200]
+  return "";
 }
 
 RealCurve real_curve(const std::string& preset) {
   RealCurve curve;
-  if (preset == "h100-sxm") {  // [GP26], memory/chase on SM 0
-    std::ifstream in(std::string(GPUPROBE_SOURCE_DIR) +
-                     "/results/nvidia-h100-80gb-hbm3/raw/memory_chase_default.json");
+  if (const std::string run = own_run(preset); !run.empty()) {  // memory/chase on SM 0
+    std::ifstream in(std::string(GPUPROBE_SOURCE_DIR) + "/results/" + run +
+                     "/raw/memory_chase_default.json");
     REQUIRE(in);
     const auto doc = nlohmann::json::parse(in);
     REQUIRE(doc["params"]["slot-bytes"] == "128");
@@ -167,7 +174,7 @@ TEST_CASE("presets vs real curves: plateaus within 4% of the curve each preset c
 }
 
 TEST_CASE("presets vs real curves: the near-L2 knee is as soft as the real one", "[sim][real]") {
-  for (const char* name : {"a100", "h100", "h100-sxm"}) {
+  for (const char* name : {"a100", "h100", "h100-sxm", "h200"}) {
     SECTION(name) {
       const sim::Preset& preset = sim::find_preset(name);
       const RealCurve real = real_curve(name);
