@@ -162,6 +162,100 @@ def hygiene(checker, where, instructions):
     bad = [i for i in instructions if i["opcode"] in {"LDL", "STL", "CALL"}]
     checker.check(not bad, f"{where}: no local memory, no calls", lines(bad), "hygiene")
 
+# ---------------------------------------------------------------- register dataflow
+# Which load's value a register holds, through pure copies: the memory and bandwidth families'
+# chase checks share it.
+
+# Opcodes whose first operand is not a destination register.
+NO_DEST = {"ST", "STG", "STS", "STL", "STSM", "RED", "REDG", "REDS", "BAR", "BRA", "EXIT", "NOP",
+           "MEMBAR", "CCTL", "BSSY", "BSYNC", "WARPSYNC", "DEPBAR", "ERRBAR", "CALL", "RET"}
+REGISTER = re.compile(r"(?<![A-Za-z0-9_])R(\d+)((?:\.[A-Za-z0-9]+)*)")
+BARE_REGISTER = re.compile(r"^R(\d+)((?:\.[A-Za-z0-9]+)*)$")
+
+
+def dest_registers(ins):
+    """Registers the instruction writes (conservatively wide)."""
+    if ins["opcode"] in NO_DEST or not ins["operands"]:
+        return []
+    match = BARE_REGISTER.match(ins["operands"][0])
+    if not match:
+        return []
+    first = int(match.group(1))
+    mods = set(ins["modifiers"]) | set(match.group(2).split("."))
+    width = 1
+    if mods & {"64", "WIDE", "F64", "S64", "U64"} or (ins["opcode"] == "CS2R" and "32" not in mods):
+        width = 2
+    if "128" in mods:
+        width = 4
+    return list(range(first, first + width))
+
+
+def source_registers(ins):
+    operands = ins["operands"][1:] if dest_registers(ins) else ins["operands"]
+    regs = []
+    for operand in operands:
+        for number, suffix in REGISTER.findall(operand):
+            regs.append(int(number))
+            if ".64" in suffix:
+                regs.append(int(number) + 1)
+    return regs
+
+
+def copy_source(ins):
+    """Ry if ins is an unpredicated pure copy Rx = Ry (MOV[.64] Rx, Ry / IMAD.MOV[.U32] Rx, RZ, RZ,
+    Ry); a MOV.64 copies the pair Ry, Ry+1 into the pair Rx, Rx+1."""
+    if ins["predicate"]:
+        return None
+    ops = ins["operands"]
+    if ins["opcode"] == "MOV" and ins["modifiers"] in ([], ["64"]) and len(ops) in (2, 3) \
+            and (len(ops) == 2 or ops[2] == "0xf"):
+        match = re.match(r"^R(\d+)$", ops[1])
+        return int(match.group(1)) if match else None
+    if ins["opcode"] == "IMAD" and ins["modifiers"] in (["MOV", "U32"], ["MOV"]) and len(ops) == 4 \
+            and ops[1] == "RZ" and ops[2] == "RZ":
+        match = re.match(r"^R(\d+)$", ops[3])
+        return int(match.group(1)) if match else None
+    return None
+
+
+class Values:
+    """Which load's value each register holds, through pure copies, over straight-line code."""
+
+    def __init__(self):
+        self.tag = {}      # register -> (load tag, half)
+        self.writer = {}   # register -> the instruction text that last wrote it
+
+    def reads(self, ins, tag):
+        """Whether ins reads (a half of) the value of the load tagged `tag`."""
+        return any(self.tag.get(r, (None,))[0] == tag for r in source_registers(ins))
+
+    def step(self, ins, load_tag=None):
+        dests = dest_registers(ins)
+        if load_tag is not None:
+            for half, r in enumerate(dests):
+                self.tag[r], self.writer[r] = (load_tag, half), ins["text"]
+            return
+        src = copy_source(ins)
+        copied = [self.tag.get(src + k) for k in range(len(dests))] if src is not None else []
+        for k, r in enumerate(dests):
+            if src is not None and copied[k] is not None:
+                self.tag[r] = copied[k]
+            else:
+                self.tag.pop(r, None)
+            self.writer[r] = ins["text"]
+
+
+def address(ins):
+    """(base register, ok): the load's address register and whether it has no offset."""
+    groups = [g for op in ins["operands"] for g in re.findall(r"\[([^\]]*)\]", op)]
+    if not groups:
+        return None, False
+    terms = [t.strip() for t in groups[-1].split("+")]
+    match = BARE_REGISTER.match(terms[0])
+    if not match:
+        return None, False
+    return int(match.group(1)), all(t in {"0x0", "RZ", "URZ"} for t in terms[1:])
+
 
 def run(cmd):
     return subprocess.run(cmd, capture_output=True, text=True)

@@ -36,8 +36,8 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-from sass_tools import (CONTROL_OPS, MEMORY_OPS, SelfTest, arch_number, hygiene,  # noqa: E402
-                        lines, loops, param_read, run_sass_test)
+from sass_tools import (CONTROL_OPS, MEMORY_OPS, SelfTest, Values, address, arch_number,  # noqa: E402
+                        hygiene, lines, loops, param_read, run_sass_test)
 
 LOG = "sass_bandwidth"
 SOURCES = {"stream": os.path.join("probes", "bandwidth", "stream.cu"),
@@ -164,7 +164,6 @@ def innermost_loop_holding(instructions, holds):
 
 
 def check_loaded_chase(checker, where, instructions, hops):
-    from test_sass import Values, address   # the memory family's chain tracking
     # The timed loop: of the loops holding 64-bit loads, the one holding the most (the warm-up's
     # rolled loop holds one).
     def wide_loads(ab):

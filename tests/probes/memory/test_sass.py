@@ -31,8 +31,9 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-from sass_tools import (CONTROL_OPS, MEMORY_OPS, SelfTest, hygiene, lines, param_read,  # noqa: E402
-                        run_sass_test, scoreboard)
+from sass_tools import (BARE_REGISTER, CONTROL_OPS, MEMORY_OPS, SelfTest, Values, address,  # noqa: E402
+                        hygiene, lines, param_read, run_sass_test, scoreboard,
+                        source_registers)
 
 # Where the kernels live, relative to the source tree.
 SOURCES = {
@@ -42,9 +43,6 @@ SOURCES = {
 }
 FIXED_KERNELS = {"chase": ["gpuprobe_chain_scatter"], "chase_shared": ["gpuprobe_chase_shared"],
                  "kernels": ["gpuprobe_sm_clock", "gpuprobe_spin"]}
-# Opcodes whose first operand is not a destination register.
-NO_DEST = {"ST", "STG", "STS", "STL", "STSM", "RED", "REDG", "REDS", "BAR", "BRA", "EXIT", "NOP",
-           "MEMBAR", "CCTL", "BSSY", "BSYNC", "WARPSYNC", "DEPBAR", "ERRBAR", "CALL", "RET"}
 # Two tolerances, each limited to fixed-latency instructions (the control word sets no write
 # scoreboard: bits 105..107 of the 128-bit instruction, sm_70 to sm_120 encoding, read 7; S2R,
 # S2UR, LDG, LDS and LDCU set one). Set either to False for the literal rule; what they let
@@ -57,8 +55,6 @@ TOLERATE_PARAM_ULDC = True
 FIXED_CLOCK_OPS = {"CS2R", "CS2UR"} if TOLERATE_CS2UR else {"CS2R"}
 CLOCK_NAME = "/".join(sorted(FIXED_CLOCK_OPS))
 WIDTH_MODIFIERS = {"U8", "S8", "U16", "S16", "64", "128"}   # none of them: a 32-bit access
-REGISTER = re.compile(r"(?<![A-Za-z0-9_])R(\d+)((?:\.[A-Za-z0-9]+)*)")
-BARE_REGISTER = re.compile(r"^R(\d+)((?:\.[A-Za-z0-9]+)*)$")
 VARIANT = re.compile(r'^\s*GPUPROBE_LOAD_VARIANT\(\s*(\w+)\s*,\s*"([^"]*)"\s*,\s*"([^"]*)"\s*,'
                      r'\s*(\w+)\s*,\s*(\d+)\s*,\s*"([^"]*)"\s*,\s*"([^"]*)"\s*\)')
 
@@ -101,78 +97,6 @@ def expected_ldg(variant, arch):
 
 # ---------------------------------------------------------------- SASS parsing
 
-def dest_registers(ins):
-    """Registers the instruction writes (conservatively wide)."""
-    if ins["opcode"] in NO_DEST or not ins["operands"]:
-        return []
-    match = BARE_REGISTER.match(ins["operands"][0])
-    if not match:
-        return []
-    first = int(match.group(1))
-    mods = set(ins["modifiers"]) | set(match.group(2).split("."))
-    width = 1
-    if mods & {"64", "WIDE", "F64", "S64", "U64"} or (ins["opcode"] == "CS2R" and "32" not in mods):
-        width = 2
-    if "128" in mods:
-        width = 4
-    return list(range(first, first + width))
-
-
-def source_registers(ins):
-    operands = ins["operands"][1:] if dest_registers(ins) else ins["operands"]
-    regs = []
-    for operand in operands:
-        for number, suffix in REGISTER.findall(operand):
-            regs.append(int(number))
-            if ".64" in suffix:
-                regs.append(int(number) + 1)
-    return regs
-
-
-def copy_source(ins):
-    """Ry if ins is an unpredicated pure copy Rx = Ry (MOV[.64] Rx, Ry / IMAD.MOV[.U32] Rx, RZ, RZ,
-    Ry); a MOV.64 copies the pair Ry, Ry+1 into the pair Rx, Rx+1."""
-    if ins["predicate"]:
-        return None
-    ops = ins["operands"]
-    if ins["opcode"] == "MOV" and ins["modifiers"] in ([], ["64"]) and len(ops) in (2, 3) \
-            and (len(ops) == 2 or ops[2] == "0xf"):
-        match = re.match(r"^R(\d+)$", ops[1])
-        return int(match.group(1)) if match else None
-    if ins["opcode"] == "IMAD" and ins["modifiers"] in (["MOV", "U32"], ["MOV"]) and len(ops) == 4 \
-            and ops[1] == "RZ" and ops[2] == "RZ":
-        match = re.match(r"^R(\d+)$", ops[3])
-        return int(match.group(1)) if match else None
-    return None
-
-
-class Values:
-    """Which load's value each register holds, through pure copies, over straight-line code."""
-
-    def __init__(self):
-        self.tag = {}      # register -> (load tag, half)
-        self.writer = {}   # register -> the instruction text that last wrote it
-
-    def reads(self, ins, tag):
-        """Whether ins reads (a half of) the value of the load tagged `tag`."""
-        return any(self.tag.get(r, (None,))[0] == tag for r in source_registers(ins))
-
-    def step(self, ins, load_tag=None):
-        dests = dest_registers(ins)
-        if load_tag is not None:
-            for half, r in enumerate(dests):
-                self.tag[r], self.writer[r] = (load_tag, half), ins["text"]
-            return
-        src = copy_source(ins)
-        copied = [self.tag.get(src + k) for k in range(len(dests))] if src is not None else []
-        for k, r in enumerate(dests):
-            if src is not None and copied[k] is not None:
-                self.tag[r] = copied[k]
-            else:
-                self.tag.pop(r, None)
-            self.writer[r] = ins["text"]
-
-
 def is_clock(ins):
     return "SR_CLOCKLO" in " ".join(ins["operands"])
 
@@ -183,18 +107,6 @@ def fixed_clock(ins):
 
 def clock_text(ins):
     return f"/*{ins['address']:04x}*/ {ins['text']} (scoreboard {scoreboard(ins)})"
-
-
-def address(ins):
-    """(base register, ok): the load's address register and whether it has no offset."""
-    groups = [g for op in ins["operands"] for g in re.findall(r"\[([^\]]*)\]", op)]
-    if not groups:
-        return None, False
-    terms = [t.strip() for t in groups[-1].split("+")]
-    match = BARE_REGISTER.match(terms[0])
-    if not match:
-        return None, False
-    return int(match.group(1)), all(t in {"0x0", "RZ", "URZ"} for t in terms[1:])
 
 
 # ---------------------------------------------------------------- checks
