@@ -128,7 +128,6 @@ Preset slowed_preset(const Preset& preset, double factor) {
       longer(op.latency_cycles);
     }
   };
-  ops(p.tensor, &TensorOpModel::flops_per_clk_per_sm);
   ops(p.sync, &SyncOpModel::ops_per_clk_per_sm);
   ops(p.async_copy, &AsyncCopyModel::peak_bytes_per_clk_per_sm);
   for (auto& op : p.sync) {

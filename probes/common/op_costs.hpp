@@ -29,17 +29,20 @@ inline void slow_op_costs(OpCosts& costs, double factor) {
 }
 
 // The family's table of this preset: none, or an empty one, makes the probe unavailable
-// (OpsUnavailable: "the simulated <preset> has no <family> model").
-inline const OpCosts& op_costs(const sim::Preset& p, const std::string& family) {
-  const OpCosts* costs = p.table<OpCosts>(family);
+// (OpsUnavailable: "the simulated <preset> has no <family> model"). A family whose entries carry
+// more than an OpCost (the tensor family's) names its table type.
+template <class Costs = OpCosts>
+const Costs& op_costs(const sim::Preset& p, const std::string& family) {
+  const Costs* costs = p.table<Costs>(family);
   if (costs == nullptr || costs->empty())
     throw OpsUnavailable("the simulated " + p.name + " has no " + family + " model");
   return *costs;
 }
 
 // The entry of `op`; none skips the point ("the simulated <preset> has no model of <op>").
-inline const OpCost& op_cost(const sim::Preset& p, const OpCosts& costs, const std::string& op) {
-  const auto it = std::find_if(costs.begin(), costs.end(), [&](const OpCost& c) { return c.op == op; });
+template <class Cost>
+const Cost& op_cost(const sim::Preset& p, const std::vector<Cost>& costs, const std::string& op) {
+  const auto it = std::find_if(costs.begin(), costs.end(), [&](const Cost& c) { return c.op == op; });
   if (it == costs.end()) skip("the simulated " + p.name + " has no model of " + op);
   return *it;
 }

@@ -1,5 +1,5 @@
 // MmaOps on the simulated device: each form's rate (FLOP per clock per SM) and dependent latency
-// come from the preset's tensor table (harness/sim/preset.hpp, Preset::tensor). A latency launch
+// come from the tensor family's cost table (tensor_costs.cpp). A latency launch
 // takes the longer of mmas x latency and its issue time; on every SM a throughput launch takes
 // the longer of one chain's mmas x latency and the busiest scheduler's FLOP over a quarter of the
 // rate. Blocks go to SMs round robin; the timing carries the preset's relative noise. The tile of
@@ -13,6 +13,7 @@
 #include "harness/ops.hpp"
 #include "harness/sim/sim_device.hpp"
 #include "probes/tensor/mma_ops.hpp"
+#include "probes/tensor/tensor_point.hpp"
 
 namespace gpuprobe::probes {
 namespace {
@@ -35,7 +36,7 @@ class SimMmaOps final : public MmaOps {
   }
 
   MmaResult run(const MmaSetup& setup, const MmaRun& run) override {
-    const sim::TensorOpModel& model = model_of(setup);
+    const tensor::TensorCost& model = model_of(setup);
     const sim::Preset& p = device_.preset();
     if (run.iterations == 0) throw Error(mma_kernel_name(setup.op, setup.kind) + ": no iterations");
     const uint32_t chains = mma_chains(setup.kind);
@@ -74,15 +75,11 @@ class SimMmaOps final : public MmaOps {
   }
 
  private:
-  const sim::TensorOpModel& model_of(const MmaSetup& setup) {
+  const tensor::TensorCost& model_of(const MmaSetup& setup) {
     const sim::Preset& p = device_.preset();
     // A form the simulated GPU's SM lacks is skipped for that reason, as on a real one.
     check_mma_fits(setup, device_.info());
-    if (p.tensor.empty()) throw OpsUnavailable("the simulated " + p.name + " has no tensor model");
-    const std::string name = mma_info(setup.op).name;
-    const auto model = sim::model_of(
-        p, p.tensor, name, [&](const sim::TensorOpModel& m) { return m.op == name; });
-    return *model;
+    return tensor::tensor_cost(p, mma_info(setup.op).name);
   }
 
   sim::SimDevice& device_;

@@ -1,5 +1,5 @@
 // Tcgen05Ops on the simulated device: each op's rate and latency come from the preset's tensor
-// table (harness/sim/preset.hpp, Preset::tensor; looked up by the op's record name). A latency
+// table (tensor_costs.cpp; looked up by the op's record name). A latency
 // launch takes iterations x (latency + the commit/wait round trip), the baseline launch iterations
 // x the round trip; a throughput launch takes, on the SM of every issuing CTA, the FLOP its MMAs
 // do there (half of each for cta_group::2) over the preset's rate. Clusters go to SM pairs round
@@ -13,6 +13,7 @@
 #include "harness/ops.hpp"
 #include "harness/sim/sim_device.hpp"
 #include "probes/tensor/tcgen05_ops.hpp"
+#include "probes/tensor/tensor_point.hpp"
 
 namespace gpuprobe::probes {
 namespace {
@@ -29,14 +30,12 @@ class SimTcgen05Ops final : public Tcgen05Ops {
   Tcgen05Result run(const Tcgen05Setup& setup, const Tcgen05Run& run) override {
     const sim::Preset& p = device_.preset();
     check_tcgen05_fits(setup, device_.info());
-    const std::string name = tcgen05_info(setup.op).name;
-    const auto model = sim::model_of(
-        p, p.tensor, name, [&](const sim::TensorOpModel& m) { return m.op == name; });
-    return run_tcgen05(setup, run, [&](const Tcgen05Launch& l) { return launch(l, *model, p); });
+    const tensor::TensorCost& model = tensor::tensor_cost(p, tcgen05_info(setup.op).name);
+    return run_tcgen05(setup, run, [&](const Tcgen05Launch& l) { return launch(l, model, p); });
   }
 
  private:
-  Tcgen05LaunchOut launch(const Tcgen05Launch& l, const sim::TensorOpModel& model,
+  Tcgen05LaunchOut launch(const Tcgen05Launch& l, const tensor::TensorCost& model,
                           const sim::Preset& p) {
     const Tcgen05OpInfo& info = tcgen05_info(l.op);
     const uint32_t group = info.cta_group;

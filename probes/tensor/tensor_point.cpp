@@ -2,8 +2,13 @@
 
 #include "harness/error.hpp"
 #include "harness/points.hpp"
+#include "probes/common/op_costs.hpp"
 
 namespace gpuprobe::probes::tensor {
+
+const TensorCost& tensor_cost(const sim::Preset& p, const std::string& op) {
+  return op_cost(p, op_costs<TensorCosts>(p, kCostTable), op);
+}
 
 ParamSpec kind_param() {
   return {"kind", ParamSpec::Kind::choice, "both", "latency, throughput or both",

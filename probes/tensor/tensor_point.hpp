@@ -1,5 +1,6 @@
-// What the tensor probes (tensor/mma, tensor/wgmma, tensor/tcgen05) share when they plan and
-// write a point: the --kind, --operands and --iterations parameters, the repeat loop that keeps
+// What the tensor probes (tensor/mma, tensor/wgmma, tensor/tcgen05) share: their simulator cost
+// table (one per preset, tensor_costs.cpp, registered as "tensor") and, when they plan and write a
+// point, the --kind, --operands and --iterations parameters, the repeat loop that keeps
 // the first launch's result (harness/repeat.hpp's repeat_point) and the timing fields of a point
 // (harness/points.hpp: repeats, the SM clock measured right after, then latency in cycles and ns
 // or throughput in FLOP/clk/SM, its spread over the SMs and FLOP/s). Each probe keeps its own
@@ -7,16 +8,35 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "harness/params.hpp"
 #include "harness/probe.hpp"
 #include "harness/repeat.hpp"
+#include "harness/sim/preset.hpp"
 
 namespace gpuprobe::probes::tensor {
 
 constexpr uint64_t kMaxIterations = uint64_t{1} << 20;
+
+// Rate and latency of one tensor-core instruction form on a simulated GPU. `op` is the form's name
+// as the tensor probes write it in their records ("mma_m16n8k16_f16_f32": path, shape, input
+// precision, accumulator); a form the preset has no entry of is skipped with the reason.
+struct TensorCost {
+  std::string op;
+  double flops_per_clk_per_sm = 0;  // dense FLOP (2 per multiply-add; integer kinds: 2 per MAC)
+  double latency_cycles = 0;        // one instruction, issue to result usable (a dependent chain)
+  bool emulated = false;            // the target runs the form as a sequence of other instructions
+  std::string source;               // FIGURES.md keys, DER, or "assumption"
+};
+using TensorCosts = std::vector<TensorCost>;
+inline constexpr const char* kCostTable = "tensor";
+
+// The preset's entry of `op`: no tensor table at all makes the probe unavailable
+// (OpsUnavailable: "the simulated <preset> has no tensor model"), no entry skips the point.
+const TensorCost& tensor_cost(const sim::Preset& p, const std::string& op);
 
 // --kind latency|throughput|both.
 ParamSpec kind_param();

@@ -1,5 +1,5 @@
 // WgmmaOps on the simulated device: each op's rate and latency come from the preset's tensor
-// table (harness/sim/preset.hpp, Preset::tensor; looked up by the op's record name). A latency
+// table (tensor_costs.cpp; looked up by the op's record name). A latency
 // launch takes iterations x (latency + the fence/commit/wait round trip), the baseline launch
 // iterations x the round trip; a throughput launch takes, on every SM, its warpgroups' FLOP over
 // the preset's rate. Blocks go to SMs round robin. A stored tile is the host's float64
@@ -11,6 +11,7 @@
 
 #include "harness/ops.hpp"
 #include "harness/sim/sim_device.hpp"
+#include "probes/tensor/tensor_point.hpp"
 #include "probes/tensor/wgmma_ops.hpp"
 
 namespace gpuprobe::probes {
@@ -28,17 +29,12 @@ class SimWgmmaOps final : public WgmmaOps {
   WgmmaResult run(const WgmmaSetup& setup, const WgmmaRun& run) override {
     const sim::Preset& p = device_.preset();
     check_wgmma_fits(setup, device_.info());
-    if (p.tensor.empty())
-      throw OpsUnavailable("the simulated " + p.name + " has no tensor model");
-    const std::string name = wgmma_info(setup.op).name;
-    const auto model = sim::model_of(
-        p, p.tensor, name, [&](const sim::TensorOpModel& m) { return m.op == name; });
-    return run_wgmma(setup, run,
-                     [&](const WgmmaLaunch& l) { return launch(l, *model, p); });
+    const tensor::TensorCost& model = tensor::tensor_cost(p, wgmma_info(setup.op).name);
+    return run_wgmma(setup, run, [&](const WgmmaLaunch& l) { return launch(l, model, p); });
   }
 
  private:
-  WgmmaLaunchOut launch(const WgmmaLaunch& l, const sim::TensorOpModel& model,
+  WgmmaLaunchOut launch(const WgmmaLaunch& l, const tensor::TensorCost& model,
                         const sim::Preset& p) {
     const WgmmaOpInfo& info = wgmma_info(l.op);
     const uint32_t sms = static_cast<uint32_t>(p.info.sm_count);

@@ -9,6 +9,7 @@
 #include "harness/error.hpp"
 #include "harness/sim/preset.hpp"
 #include "probes/common/op_costs.hpp"
+#include "probes/tensor/tensor_point.hpp"
 
 using namespace gpuprobe;
 
@@ -34,8 +35,12 @@ TEST_CASE("sim:h100,slowdown=2 halves every rate and doubles every latency of th
     CHECK(s[0].rate == Approx(b[0].rate / 2));
     CHECK(s[0].latency_cycles == Approx(2 * b[0].latency_cycles));
   }
-  REQUIRE(!base.tensor.empty());
-  CHECK(slow.tensor[0].flops_per_clk_per_sm == Approx(base.tensor[0].flops_per_clk_per_sm / 2));
+  // The tensor family's (probes/tensor/tensor_costs.cpp).
+  const auto& base_tensor = *base.table<probes::tensor::TensorCosts>(probes::tensor::kCostTable);
+  const auto& slow_tensor = *slow.table<probes::tensor::TensorCosts>(probes::tensor::kCostTable);
+  REQUIRE(!base_tensor.empty());
+  CHECK(slow_tensor[0].flops_per_clk_per_sm == Approx(base_tensor[0].flops_per_clk_per_sm / 2));
+  CHECK(slow_tensor[0].latency_cycles == Approx(2 * base_tensor[0].latency_cycles));
   REQUIRE(!base.sync.empty());
   CHECK(slow.sync[0].latency_cycles == Approx(2 * base.sync[0].latency_cycles));
   CHECK(slow.launch.round_trip_ns == Approx(2 * base.launch.round_trip_ns));

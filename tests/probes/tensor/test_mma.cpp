@@ -15,6 +15,7 @@
 #include "harness/probe.hpp"
 #include "harness/sim/preset.hpp"
 #include "harness/sim/sim_device.hpp"
+#include "probes/tensor/tensor_point.hpp"
 #include "probes/tensor/mma_ops.hpp"
 
 using namespace gpuprobe;
@@ -25,6 +26,11 @@ using probes::MmaOperands;
 using probes::tensor::TileElem;
 
 namespace {
+
+// The preset's tensor cost table (probes/tensor/tensor_costs.cpp).
+const probes::tensor::TensorCosts& costs_of(const sim::Preset& p) {
+  return *p.table<probes::tensor::TensorCosts>(probes::tensor::kCostTable);
+}
 
 nlohmann::json run(Device& device, std::map<std::string, std::string> params) {
   const ProbeSpec& probe = find_probe("tensor/mma");
@@ -313,7 +319,7 @@ TEST_CASE("mma presets: every table form is a known op, its emulated flag matche
           "every entry cites a source", "[tensor]") {
   for (const auto& p : sim::presets()) {
     INFO(p.name);
-    for (const auto& m : p.tensor) {
+    for (const auto& m : costs_of(p)) {
       if (m.op.rfind("mma_", 0) != 0) continue;  // wgmma and tcgen05 forms: their families' tests
       INFO(m.op);
       const MmaOp op = probes::parse_mma_op(m.op);
@@ -366,14 +372,14 @@ TEST_CASE("tensor/mma closed loop: each preset's mma.sync rates and latencies co
           "[tensor]") {
   for (const auto& p : sim::presets()) {
     bool any = false;
-    for (const auto& m : p.tensor) any = any || m.op.rfind("mma_", 0) == 0;
+    for (const auto& m : costs_of(p)) any = any || m.op.rfind("mma_", 0) == 0;
     if (!any) continue;
     INFO(p.name);
     auto dev = sim::make_sim_device(p);
     const auto rec = run(*dev, {{"iterations", "64"}, {"operands", "random"}});
     REQUIRE(rec["status"] == "ok");
     int checked = 0;
-    for (const auto& m : p.tensor) {
+    for (const auto& m : costs_of(p)) {
       if (m.op.rfind("mma_", 0) != 0) continue;
       INFO(m.op);
       for (const auto& pt : rec["series"]) {
@@ -414,7 +420,7 @@ TEST_CASE("tensor/mma in the machine model: compute.ops per form with its zero-o
     CHECK_FALSE(compute.contains("errors"));
     const auto sheet = analysis::datasheet_for(preset.info.name);
     REQUIRE(sheet);
-    for (const auto& m : preset.tensor) {
+    for (const auto& m : costs_of(preset)) {
       if (m.op.rfind("mma_", 0) != 0) continue;
       INFO(m.op);
       REQUIRE(compute["ops"].contains(m.op));

@@ -20,6 +20,7 @@
 #include "harness/error.hpp"
 #include "harness/probe.hpp"
 #include "harness/sim/sim_device.hpp"
+#include "probes/tensor/tensor_point.hpp"
 #include "probes/tensor/tcgen05_ops.hpp"
 
 using namespace gpuprobe;
@@ -29,6 +30,11 @@ using probes::Tcgen05Operands;
 using probes::tensor::kTcgen05Ops;
 
 namespace {
+
+// The preset's tensor cost table (probes/tensor/tensor_costs.cpp).
+const probes::tensor::TensorCosts& costs_of(const sim::Preset& p) {
+  return *p.table<probes::tensor::TensorCosts>(probes::tensor::kCostTable);
+}
 
 nlohmann::json run(Device& device, std::map<std::string, std::string> params) {
   const ProbeSpec& probe = find_probe("tensor/tcgen05");
@@ -67,10 +73,11 @@ sim::Preset test_preset() {
   p.name = "tcgen05-test";
   p.info.cc = {10, 0};
   p.info.sm_count = 148;
-  p.tensor.clear();
+  probes::tensor::TensorCosts costs;
   for (const auto& info : kTcgen05Ops)
-    p.tensor.push_back({info.name, 4096.0 * (info.k / 8) * (info.n == 64 ? 0.75 : 1.0),
-                        150.0 + info.n / 4 - (info.ts ? 20 : 0), false, "test"});
+    costs.push_back({info.name, 4096.0 * (info.k / 8) * (info.n == 64 ? 0.75 : 1.0),
+                     150.0 + info.n / 4 - (info.ts ? 20 : 0), false, "test"});
+  p.tables.put(probes::tensor::kCostTable, costs);
   return p;
 }
 
@@ -592,7 +599,7 @@ TEST_CASE("tensor/tcgen05 recovers a preset's tcgen05 table within 2%, with both
           "[tensor][tcgen05]") {
   std::vector<sim::Preset> presets{test_preset()};
   for (const auto& preset : sim::presets())
-    if (std::any_of(preset.tensor.begin(), preset.tensor.end(),
+    if (std::any_of(costs_of(preset).begin(), costs_of(preset).end(),
                     [](const auto& m) { return m.op.rfind("tcgen05_", 0) == 0; }))
       presets.push_back(preset);
   std::set<std::string> covered;
@@ -606,9 +613,9 @@ TEST_CASE("tensor/tcgen05 recovers a preset's tcgen05 table within 2%, with both
     uint32_t measured = 0, zeros = 0;
     for (const auto& p : record["series"]) {
       INFO(p.dump());
-      const auto m = std::find_if(preset.tensor.begin(), preset.tensor.end(),
-                                  [&](const sim::TensorOpModel& x) { return x.op == p["op"]; });
-      if (m == preset.tensor.end()) {
+      const auto m = std::find_if(costs_of(preset).begin(), costs_of(preset).end(),
+                                  [&](const probes::tensor::TensorCost& x) { return x.op == p["op"]; });
+      if (m == costs_of(preset).end()) {
         CHECK(p["skipped"].get<std::string>().find("no model") != std::string::npos);
         continue;
       }

@@ -14,6 +14,7 @@
 #include "harness/error.hpp"
 #include "harness/probe.hpp"
 #include "harness/sim/sim_device.hpp"
+#include "probes/tensor/tensor_point.hpp"
 #include "probes/tensor/wgmma_ops.hpp"
 
 using namespace gpuprobe;
@@ -24,6 +25,11 @@ using probes::tensor::kWgmmaOps;
 using probes::tensor::kWgmmaThreads;
 
 namespace {
+
+// The preset's tensor cost table (probes/tensor/tensor_costs.cpp).
+const probes::tensor::TensorCosts& costs_of(const sim::Preset& p) {
+  return *p.table<probes::tensor::TensorCosts>(probes::tensor::kCostTable);
+}
 
 nlohmann::json run(Device& device, std::map<std::string, std::string> params) {
   const ProbeSpec& probe = find_probe("tensor/wgmma");
@@ -188,7 +194,7 @@ TEST_CASE("tensor/wgmma on the Hopper presets recovers their wgmma tables within
           "[tensor][wgmma]") {
   std::set<std::string> covered;
   for (const auto& preset : sim::presets()) {
-    const bool has_wgmma = std::any_of(preset.tensor.begin(), preset.tensor.end(), [](const auto& m) {
+    const bool has_wgmma = std::any_of(costs_of(preset).begin(), costs_of(preset).end(), [](const auto& m) {
       return m.op.rfind("wgmma_", 0) == 0;
     });
     if (preset.info.cc.sm() != 90 || !has_wgmma) continue;
@@ -201,9 +207,9 @@ TEST_CASE("tensor/wgmma on the Hopper presets recovers their wgmma tables within
     uint32_t measured = 0, zeros = 0;
     for (const auto& p : record["series"]) {
       INFO(p.dump());
-      const auto m = std::find_if(preset.tensor.begin(), preset.tensor.end(),
-                                  [&](const sim::TensorOpModel& x) { return x.op == p["op"]; });
-      if (m == preset.tensor.end()) {
+      const auto m = std::find_if(costs_of(preset).begin(), costs_of(preset).end(),
+                                  [&](const probes::tensor::TensorCost& x) { return x.op == p["op"]; });
+      if (m == costs_of(preset).end()) {
         CHECK(p.contains("skipped"));
         continue;
       }
@@ -274,7 +280,7 @@ TEST_CASE("tensor/wgmma in the machine model: compute.ops per op with its zero-o
   const auto sheet = analysis::datasheet_for(preset.info.name);
   REQUIRE(sheet);
   uint32_t seen = 0;
-  for (const auto& m : preset.tensor) {
+  for (const auto& m : costs_of(preset)) {
     if (m.op.rfind("wgmma_m64n128", 0) != 0) continue;
     INFO(m.op);
     ++seen;
