@@ -66,7 +66,7 @@ std::vector<ProbeProvenance> make_table() {
       {"tensor/mma", "probes/tensor/mma.cu",
        {matrix(), sass("tests/probes/test_sass_tensor.py", "mma.cu"),
         closed_loop("tests/probes/tensor/test_mma.cpp", "tensor/mma closed loop"),
-        tile_check("probes/tensor/mma_probe.cpp", "{\"self_check\", self_check_json(")}},
+        tile_check("probes/tensor/mma.cpp", "{\"self_check\", self_check_json(")}},
       {"tensor/wgmma", "probes/tensor/wgmma.sm90a.cu",
        {sass("tests/probes/test_sass_tensor_wgmma.py", "wgmma.sm90a.cu"),
         closed_loop("tests/probes/tensor/test_wgmma.cpp", "recovers their wgmma tables"),

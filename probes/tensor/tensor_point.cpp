@@ -3,6 +3,7 @@
 #include "harness/error.hpp"
 #include "harness/points.hpp"
 #include "probes/common/op_costs.hpp"
+#include "probes/common/op_probe.hpp"
 
 namespace gpuprobe::probes::tensor {
 
@@ -15,8 +16,16 @@ ParamSpec kind_param() {
           {"both", "latency", "throughput"}};
 }
 
+const char* operands_name(Operands operands) { return operands == Operands::random ? "random" : "zeros"; }
+
+Operands parse_operands(const std::string& name) { return name == "zeros" ? Operands::zeros : Operands::random; }
+
 ParamSpec operands_param(const std::string& help) {
   return {"operands", ParamSpec::Kind::choice, "both", help, {"both", "random", "zeros"}};
+}
+
+std::vector<Axis> point_axes(std::vector<std::string> ops) {
+  return {op_axis(std::move(ops)), kind_axis(), fixed_axis("operands", {"random", "zeros"}, "both")};
 }
 
 ParamSpec iterations_param(const std::string& default_value, const std::string& help) {

@@ -1,7 +1,9 @@
 // What the tensor probes (tensor/mma, tensor/wgmma, tensor/tcgen05) share: their simulator cost
-// table (one per preset, tensor_costs.cpp, registered as "tensor") and, when they plan and write a
-// point, the --kind, --operands and --iterations parameters, the repeat loop that keeps
-// the first launch's result (harness/repeat.hpp's repeat_point) and the timing fields of a point
+// table (one per preset, tensor_costs.cpp, registered as "tensor"), the operands of their timed
+// runs, the axes of their points (op, kind, operands), the result of one measurement and, when
+// they plan and write a point, the --kind, --operands and --iterations parameters, the repeat
+// loop that keeps the first launch's result (harness/repeat.hpp's repeat_point) and the timing
+// fields of a point
 // (harness/points.hpp: repeats, the SM clock measured right after, then latency in cycles and ns
 // or throughput in FLOP/clk/SM, its spread over the SMs and FLOP/s). Each probe keeps its own
 // fields (form, shape, kernel, self-check...).
@@ -12,10 +14,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/axes.hpp"
+#include "harness/launch_config.hpp"
 #include "harness/params.hpp"
 #include "harness/probe.hpp"
 #include "harness/repeat.hpp"
 #include "harness/sim/preset.hpp"
+#include "probes/tensor/tile_reference.hpp"
 
 namespace gpuprobe::probes::tensor {
 
@@ -40,12 +45,39 @@ const TensorCost& tensor_cost(const sim::Preset& p, const std::string& op);
 
 // --kind latency|throughput|both.
 ParamSpec kind_param();
-// --operands random|zeros|both, with the probe's help text.
-ParamSpec operands_param(const std::string& help);
 // --iterations (1 to kMaxIterations), with the probe's default and help text.
 ParamSpec iterations_param(const std::string& default_value, const std::string& help);
 // The --iterations value; outside 1 to kMaxIterations throws the one-line error.
 uint64_t iterations(const Params& params);
+
+// What A and B hold while timing: random values of the input format, or all zeros (tensor cores
+// draw less power on zeros and may clock higher; both are recorded).
+enum class Operands { random, zeros };
+const char* operands_name(Operands operands);  // "random", "zeros"
+Operands parse_operands(const std::string& name);
+// --operands random|zeros|both, with the probe's help text.
+ParamSpec operands_param(const std::string& help);
+
+// The axes of a tensor probe's points: op (over `ops`, filtered by --op), kind (--kind) and
+// operands (--operands), in that order.
+std::vector<Axis> point_axes(std::vector<std::string> ops);
+
+// One measurement of a form. Latency: cycles per instruction (wgmma, tcgen05: the loop's cycles
+// per iteration less the commit/wait baseline's). Throughput: per SM, the FLOP its units did over
+// its span (the median SM, the lowest and the highest).
+struct TensorResult {
+  uint64_t ops_per_chain = 0;       // mma: mmas per accumulator chain
+  double latency_cycles = 0;
+  double cycles_per_iteration = 0;  // wgmma, tcgen05: the timed loop's, and the baseline's
+  double baseline_cycles = 0;
+  double flops_per_clk_per_sm = 0;
+  double flops_per_clk_per_sm_min = 0;
+  double flops_per_clk_per_sm_max = 0;
+  uint32_t sms = 0;                 // SMs that ran units
+  double units_per_sm = 0;          // mma: warps, wgmma: warpgroups (mean over those SMs)
+  TileCheck self_check;             // wgmma, tcgen05: the tile checked before the timed launch
+  LaunchRecord launch;              // the timed launch
+};
 
 // repeat_point over run() (a Result with latency_cycles and flops_per_clk_per_sm): the latency
 // for a latency point, else the throughput; a Skip skips the point.
