@@ -70,7 +70,7 @@ std::vector<ProbeProvenance> make_table() {
       {"tensor/wgmma", "probes/tensor/wgmma.sm90a.cu",
        {sass("tests/probes/test_sass_tensor_wgmma.py", "wgmma.sm90a.cu"),
         closed_loop("tests/probes/tensor/test_wgmma.cpp", "recovers their wgmma tables"),
-        tile_check("probes/tensor/wgmma_probe.cpp", "p[\"self_check\"] = self_check_json(")}},
+        tile_check("probes/tensor/wgmma.cpp", "self_check_json(r.first.self_check)")}},
       {"tensor/tcgen05", "probes/tensor/tcgen05.sm100a.cu",
        {sass("tests/probes/test_sass_tensor_tcgen05.py", "tcgen05.sm100a.cu"),
         closed_loop("tests/probes/tensor/test_tcgen05.cpp", "recovers a preset's tcgen05 table"),

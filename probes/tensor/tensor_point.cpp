@@ -48,4 +48,18 @@ double write_timing(nlohmann::json& p, ProbeContext& ctx, const RepeatOutcome& o
   return clock_mhz;
 }
 
+void write_baselined_point(nlohmann::json& p, ProbeContext& ctx, const PointRepeats<TensorResult>& r, bool latency,
+                           uint64_t iterations, const std::string& kernel, const std::string& baseline_kernel,
+                           nlohmann::json self_check) {
+  write_timing(p, ctx, r.outcome, latency, iterations, r.first);
+  p["kernel"] = kernel;
+  p["launch"] = to_json(r.first.launch);
+  p["self_check"] = std::move(self_check);
+  if (latency) {
+    p["cycles_per_iteration"] = r.first.cycles_per_iteration;
+    p["baseline_cycles"] = r.first.baseline_cycles;
+    p["baseline_kernel"] = baseline_kernel;
+  }
+}
+
 }  // namespace gpuprobe::probes::tensor

@@ -104,4 +104,11 @@ double write_timing(nlohmann::json& p, ProbeContext& ctx, const RepeatOutcome& o
                       first.flops_per_clk_per_sm_min, first.flops_per_clk_per_sm_max);
 }
 
+// A wgmma or tcgen05 point (loops timed against a commit/wait baseline launch) after its repeats:
+// write_timing's fields, the timed kernel, the first launch, the self-check and, for latency,
+// cycles_per_iteration, baseline_cycles and baseline_kernel.
+void write_baselined_point(nlohmann::json& p, ProbeContext& ctx, const PointRepeats<TensorResult>& r, bool latency,
+                           uint64_t iterations, const std::string& kernel, const std::string& baseline_kernel,
+                           nlohmann::json self_check);
+
 }  // namespace gpuprobe::probes::tensor

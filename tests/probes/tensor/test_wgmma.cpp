@@ -1,4 +1,4 @@
-// The tensor family's wgmma probe (probes/tensor/wgmma_*.cpp) on the simulated device and its
+// The tensor family's wgmma probe (probes/tensor/wgmma.cpp) on the simulated device and its
 // host-side contract: the fragment layouts (each a bijection onto its matrix, with the PTX ISA's
 // first elements), the operand images, the self-check (a correct tile passes, a corrupted or
 // misplaced one fails the measurement loudly), the skip on devices without sm_90a, and
@@ -15,12 +15,12 @@
 #include "harness/probe.hpp"
 #include "harness/sim/sim_device.hpp"
 #include "probes/tensor/tensor_point.hpp"
-#include "probes/tensor/wgmma_ops.hpp"
+#include "probes/tensor/wgmma.hpp"
 
 using namespace gpuprobe;
-using probes::WgmmaKind;
+using probes::Kind;
 using probes::WgmmaOp;
-using probes::WgmmaOperands;
+using probes::tensor::Operands;
 using probes::tensor::kWgmmaOps;
 using probes::tensor::kWgmmaThreads;
 
@@ -122,14 +122,14 @@ TEST_CASE("wgmma operand images: the no-swizzle K-major layout, and zeros are ze
   CHECK(wgmma_smem_offset(63, 31) == 2047);
   // f16: A[0][1]'s two bytes sit at bytes 2-3 of the image.
   const auto& info = probes::wgmma_info(WgmmaOp::f16_f32_n128_ss);
-  const auto d = probes::make_wgmma_operands(info, WgmmaOperands::random, 7);
+  const auto d = probes::make_wgmma_operands(info, Operands::random, 7);
   REQUIRE(d.a_image.size() == 512);
   REQUIRE(d.b_image.size() == 128 * 32 / 4);
   uint32_t code = d.a_image[0] >> 16;
   const int exponent = int((code >> 10) & 31) - 15;
   const double value = std::ldexp(1.0 + (code & 0x3ff) / 1024.0, exponent) * ((code >> 15) ? -1 : 1);
   CHECK(value == d.a[1]);
-  const auto z = probes::make_wgmma_operands(info, WgmmaOperands::zeros, 7);
+  const auto z = probes::make_wgmma_operands(info, Operands::zeros, 7);
   for (uint32_t w : z.b_image) CHECK(w == 0);
   for (double v : z.a) CHECK(v == 0);
 }
@@ -138,7 +138,7 @@ TEST_CASE("wgmma self-check: the reference tile passes for every op, a corrupted
           "[tensor][wgmma]") {
   for (const auto& info : kWgmmaOps) {
     INFO(info.name);
-    const auto d = probes::make_wgmma_operands(info, WgmmaOperands::random, 3);
+    const auto d = probes::make_wgmma_operands(info, Operands::random, 3);
     auto words = probes::wgmma_tile_words(info, probes::wgmma_reference(info, d));
     const auto good = probes::check_wgmma_tile(info, d, words);
     CHECK(good.passed);
@@ -180,7 +180,7 @@ TEST_CASE("wgmma measurement: a corrupted tile fails it loudly before any timing
                     Catch::Contains("self-check failed") && Catch::Contains("wgmma_m64n128k16_bf16_f32_rs"));
   CHECK(timed == 0);
   // A warpgroup that never ran fails too.
-  s.kind = WgmmaKind::throughput;
+  s.kind = Kind::throughput;
   s.blocks = 8;
   auto lost = [&](const probes::WgmmaLaunch& l) {
     auto o = fake_gpu([](std::vector<uint32_t>&) {})(l);
