@@ -74,7 +74,7 @@ std::vector<ProbeProvenance> make_table() {
       {"tensor/tcgen05", "probes/tensor/tcgen05.sm100a.cu",
        {sass("tests/probes/test_sass_tensor_tcgen05.py", "tcgen05.sm100a.cu"),
         closed_loop("tests/probes/tensor/test_tcgen05.cpp", "recovers a preset's tcgen05 table"),
-        tile_check("probes/tensor/tcgen05_probe.cpp", "p[\"self_check\"] = self_check_json(")}},
+        tile_check("probes/tensor/tcgen05.cpp", "self_check_json(r.first.self_check)")}},
       {"sync/primitives", "probes/sync/sync.cu",
        {matrix(), sass("tests/probes/test_sass_sync.py", "sync.cu"),
         closed_loop("tests/analysis/test_sync_model.cpp", "sync model closed loop"),

@@ -1,12 +1,10 @@
 // What the tensor probes (tensor/mma, tensor/wgmma, tensor/tcgen05) share: their simulator cost
 // table (one per preset, tensor_costs.cpp, registered as "tensor"), the operands of their timed
-// runs, the axes of their points (op, kind, operands), the result of one measurement and, when
-// they plan and write a point, the --kind, --operands and --iterations parameters, the repeat
+// runs, the axes of their points (op, kind, operands), the result of one measurement, the repeat
 // loop that keeps the first launch's result (harness/repeat.hpp's repeat_point) and the timing
-// fields of a point
-// (harness/points.hpp: repeats, the SM clock measured right after, then latency in cycles and ns
-// or throughput in FLOP/clk/SM, its spread over the SMs and FLOP/s). Each probe keeps its own
-// fields (form, shape, kernel, self-check...).
+// fields of a point (harness/points.hpp: repeats, the SM clock measured right after, then latency
+// in cycles and ns or throughput in FLOP/clk/SM, its spread over the SMs and FLOP/s). Each probe
+// keeps its own fields (form, shape, kernel, self-check...).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -43,13 +41,6 @@ inline constexpr const char* kCostTable = "tensor";
 // (OpsUnavailable: "the simulated <preset> has no tensor model"), no entry skips the point.
 const TensorCost& tensor_cost(const sim::Preset& p, const std::string& op);
 
-// --kind latency|throughput|both.
-ParamSpec kind_param();
-// --iterations (1 to kMaxIterations), with the probe's default and help text.
-ParamSpec iterations_param(const std::string& default_value, const std::string& help);
-// The --iterations value; outside 1 to kMaxIterations throws the one-line error.
-uint64_t iterations(const Params& params);
-
 // What A and B hold while timing: random values of the input format, or all zeros (tensor cores
 // draw less power on zeros and may clock higher; both are recorded).
 enum class Operands { random, zeros };
@@ -66,24 +57,24 @@ std::vector<Axis> point_axes(std::vector<std::string> ops);
 // per iteration less the commit/wait baseline's). Throughput: per SM, the FLOP its units did over
 // its span (the median SM, the lowest and the highest).
 struct TensorResult {
-  uint64_t ops_per_chain = 0;       // mma: mmas per accumulator chain
+  uint64_t ops_per_chain = 0;  // mma: mmas per accumulator chain
   double latency_cycles = 0;
   double cycles_per_iteration = 0;  // wgmma, tcgen05: the timed loop's, and the baseline's
   double baseline_cycles = 0;
   double flops_per_clk_per_sm = 0;
   double flops_per_clk_per_sm_min = 0;
   double flops_per_clk_per_sm_max = 0;
-  uint32_t sms = 0;                 // SMs that ran units
-  double units_per_sm = 0;          // mma: warps, wgmma: warpgroups (mean over those SMs)
-  TileCheck self_check;             // wgmma, tcgen05: the tile checked before the timed launch
-  LaunchRecord launch;              // the timed launch
+  uint32_t sms = 0;         // SMs that ran units
+  double units_per_sm = 0;  // mma: warps, wgmma: warpgroups (mean over those SMs)
+  TileCheck self_check;     // wgmma, tcgen05: the tile checked before the timed launch
+  LaunchRecord launch;      // the timed launch
 };
 
-// repeat_point over run() (a Result with latency_cycles and flops_per_clk_per_sm): the latency
-// for a latency point, else the throughput; a Skip skips the point.
+// repeat_point over run() (a TensorResult): the latency for a latency point, else the throughput;
+// a Skip skips the point.
 template <class Run>
 auto repeat_point(ProbeContext& ctx, bool latency, Run&& run) {
-  return gpuprobe::repeat_point(ctx.repeat(), run, [latency](const auto& r) {
+  return gpuprobe::repeat_point(ctx.repeat(), run, [latency](const TensorResult& r) {
     return latency ? r.latency_cycles : r.flops_per_clk_per_sm;
   });
 }
@@ -91,24 +82,16 @@ auto repeat_point(ProbeContext& ctx, bool latency, Run&& run) {
 // Measures the SM clock, then writes into p the fields every tensor point has: repeats,
 // converged, iterations, sms, region_sm_clock_mhz and, for a latency point, latency_cycles,
 // ci95_cycles, latency_ns (null without a clock); for a throughput point flops_per_clk_per_sm,
-// its ci95, sm_spread_flops_per_clk and flops_per_s. Returns the clock (MHz).
-double write_timing(nlohmann::json& p, ProbeContext& ctx, const RepeatOutcome& outcome,
-                    bool latency, uint64_t iterations, uint32_t sms, double spread_min,
-                    double spread_max);
-
-// The same, from the first launch's result (a Result with sms and flops_per_clk_per_sm_min/max).
-template <class Result>
-double write_timing(nlohmann::json& p, ProbeContext& ctx, const RepeatOutcome& outcome,
-                    bool latency, uint64_t iterations, const Result& first) {
-  return write_timing(p, ctx, outcome, latency, iterations, first.sms,
-                      first.flops_per_clk_per_sm_min, first.flops_per_clk_per_sm_max);
-}
+// its ci95, sm_spread_flops_per_clk and flops_per_s (from the first launch's spread). Returns the
+// clock (MHz).
+double write_timing(nlohmann::json& p, ProbeContext& ctx, const RepeatOutcome& outcome, bool latency,
+                    uint64_t iterations, const TensorResult& first);
 
 // A wgmma or tcgen05 point (loops timed against a commit/wait baseline launch) after its repeats:
 // write_timing's fields, the timed kernel, the first launch, the self-check and, for latency,
 // cycles_per_iteration, baseline_cycles and baseline_kernel.
-void write_baselined_point(nlohmann::json& p, ProbeContext& ctx, const PointRepeats<TensorResult>& r, bool latency,
-                           uint64_t iterations, const std::string& kernel, const std::string& baseline_kernel,
-                           nlohmann::json self_check);
+void write_baselined_point(nlohmann::json& p, ProbeContext& ctx, const PointRepeats<TensorResult>& r,
+                           bool latency, uint64_t iterations, const std::string& kernel,
+                           const std::string& baseline_kernel, nlohmann::json self_check);
 
 }  // namespace gpuprobe::probes::tensor
