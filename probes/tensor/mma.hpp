@@ -37,7 +37,7 @@ tensor::TileElem mma_accumulator_elem(MmaOp op);
 // becomes there (what tests/probes/test_sass_tensor.py asserts per target).
 std::string mma_implementation(MmaOp op, int sm);
 // The bit of an input element's 8-bit container that holds the element's bit 0: 2 for the fp6/fp4
-// kind::f8f6f4 forms (e2m1 in bits 5..2, e3m2/e2m3 in bits 7..2: see mma_ops.cpp for the PTX ISA
+// kind::f8f6f4 forms (e2m1 in bits 5..2, e3m2/e2m3 in bits 7..2: see mma.cpp for the PTX ISA
 // reading), 0 for every other form.
 uint32_t mma_container_shift(MmaOp op);
 std::string mma_sass_per_op(MmaOp op, int sm);
