@@ -89,22 +89,6 @@ TileElem tcgen05_tile_elem(Tcgen05Type t) {
   return TileElem::f32;
 }
 
-namespace {
-
-// ORs the low `bits` bits of `code` into a word image at bit `bit` (little endian: bit b of the
-// image is bit b % 32 of word b / 32).
-void put_bits(std::vector<uint32_t>& words, size_t bit, uint64_t code, uint32_t bits) {
-  for (uint32_t i = 0; i < bits; ++i) {
-    const size_t at = bit + i;
-    words[at / 32] |= static_cast<uint32_t>((code >> i) & 1) << (at % 32);
-  }
-}
-void put_bytes(std::vector<uint32_t>& words, size_t offset, uint64_t code, uint32_t bytes) {
-  put_bits(words, offset * 8, code, bytes * 8);
-}
-
-}  // namespace
-
 size_t tcgen05_smem_bit(const Tcgen05OpInfo& info, uint32_t row, uint32_t k) {
   const uint32_t bits = tensor::tcgen05_smem_element_bits(info);
   if (bits >= 8) return size_t(tensor::tcgen05_smem_offset(row, k * bits / 8)) * 8;
@@ -142,10 +126,10 @@ Tcgen05OperandData make_tcgen05_operands(const Tcgen05OpInfo& info, Operands kin
         d.sf_exponent_b[r] = static_cast<int>(std::uniform_int_distribution<int>(-2, 2)(rng));
       }
       for (uint32_t byte = 0; byte < tensor::kTcgen05SfRowBytes; ++byte) {
-        put_bytes(d.sf_image, r * tensor::kTcgen05SfRowBytes + byte,
-                  tensor::tcgen05_scale_code(info, d.sf_exponent_a[r]), 1);
-        put_bytes(d.sf_image, (32 + r) * tensor::kTcgen05SfRowBytes + byte,
-                  tensor::tcgen05_scale_code(info, d.sf_exponent_b[r]), 1);
+        tensor::image_put_bytes(d.sf_image, r * tensor::kTcgen05SfRowBytes + byte,
+                                tensor::tcgen05_scale_code(info, d.sf_exponent_a[r]), 1);
+        tensor::image_put_bytes(d.sf_image, (32 + r) * tensor::kTcgen05SfRowBytes + byte,
+                                tensor::tcgen05_scale_code(info, d.sf_exponent_b[r]), 1);
       }
     }
   }
@@ -157,16 +141,16 @@ Tcgen05OperandData make_tcgen05_operands(const Tcgen05OpInfo& info, Operands kin
       for (uint32_t c = 0; c < k; ++c) {
         const uint64_t code = kind == Operands::zeros ? 0 : tensor::tile_random(elem, rng);
         keep(r, c, code);
-        put_bits(image,
-                 (r / rows_per_cta) * cta_words * 32 + tcgen05_smem_bit(info, r % rows_per_cta, c),
-                 code, tensor::tcgen05_smem_element_bits(info));
+        tensor::image_put_bits(
+            image, (r / rows_per_cta) * cta_words * 32 + tcgen05_smem_bit(info, r % rows_per_cta, c),
+            code, tensor::tcgen05_smem_element_bits(info));
       }
   };
   fill(m, kTcgen05RowsPerCta, a_cta_words, d.a_image, [&](uint32_t r, uint32_t c, uint64_t code) {
     d.a[size_t(r) * k + c] = std::ldexp(tensor::tile_decode(elem, code), d.sf_exponent_a[r % 32]);
     // A in TMEM (TS forms): one element per byte; packed fp4 is SS only and leaves it zero.
     if (!tensor::tcgen05_packed_fp4(info))
-      put_bytes(d.a_tmem, size_t(r) * kTcgen05AWords * 4 + c * bytes, code, bytes);
+      tensor::image_put_bytes(d.a_tmem, size_t(r) * kTcgen05AWords * 4 + c * bytes, code, bytes);
   });
   fill(n, b_rows, b_cta_words, d.b_image, [&](uint32_t col, uint32_t c, uint64_t code) {
     d.b[size_t(c) * n + col] =

@@ -86,14 +86,6 @@ std::vector<double> b_k_by_n(const WgmmaOpInfo& info, const WgmmaOperandData& da
   return b;
 }
 
-// Writes `bytes` bytes of `code` (little endian) at byte `offset` of a word image.
-void put_bytes(std::vector<uint32_t>& words, uint32_t offset, uint32_t code, uint32_t bytes) {
-  for (uint32_t i = 0; i < bytes; ++i) {
-    const uint32_t at = offset + i;
-    words[at / 4] |= ((code >> (8 * i)) & 0xff) << (8 * (at % 4));
-  }
-}
-
 }  // namespace
 
 const WgmmaOpInfo& wgmma_info(WgmmaOp op) { return tensor::wgmma_op_info(op); }
@@ -164,7 +156,7 @@ WgmmaOperandData make_wgmma_operands(const WgmmaOpInfo& info, Operands kind, uin
                                   ? 0
                                   : static_cast<uint32_t>(tensor::tile_random(elem(info.input), rng));
         values[size_t(r) * k + c] = tensor::tile_decode(elem(info.input), code);
-        put_bytes(image, tensor::wgmma_smem_offset(r, c * bytes), code, bytes);
+        tensor::image_put_bytes(image, tensor::wgmma_smem_offset(r, c * bytes), code, bytes);
         if (codes) (*codes)[size_t(r) * k + c] = code;
       }
     }
@@ -175,8 +167,8 @@ WgmmaOperandData make_wgmma_operands(const WgmmaOpInfo& info, Operands kind, uin
   for (uint32_t t = 0; t < kWgmmaThreads; ++t) {
     for (uint32_t e = 0; e < per_thread; ++e) {
       const TileIndex at = wgmma_a_index(info, t, e);
-      put_bytes(d.a_frag, t * kWgmmaARegs * 4 + e * bytes, a_codes[size_t(at.row) * k + at.col],
-                bytes);
+      tensor::image_put_bytes(d.a_frag, t * kWgmmaARegs * 4 + e * bytes,
+                              a_codes[size_t(at.row) * k + at.col], bytes);
     }
   }
   return d;
