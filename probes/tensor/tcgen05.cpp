@@ -434,16 +434,9 @@ nlohmann::json measure(ProbeContext& ctx, const Tcgen05Setup& s, const Tcgen05Ru
                         {"block_elements", info.k / vec}};
   }
   const bool latency = s.kind == Kind::latency;
-  Device& device = ctx.device();
-  const auto r = tensor::repeat_point(ctx, latency, [&] {
-    check_tcgen05_fits(s, device.info());
-    if (auto* sim = dynamic_cast<sim::SimDevice*>(&device)) {
-      const tensor::TensorCost& cost = tensor::tensor_cost(sim->preset(), info.name);
-      return run_tcgen05(s, run, [&](const Tcgen05Launch& l) { return simulate(*sim, cost, l); });
-    }
-    KernelRunner& gpu = kernel_runner(device);
-    return run_tcgen05(s, run, [&](const Tcgen05Launch& l) { return launch_on_gpu(gpu, l); });
-  });
+  const auto r = tensor::repeat_launches(
+      ctx, latency, info.name, [&](const DeviceInfo& d) { check_tcgen05_fits(s, d); },
+      [&](const Tcgen05Launcher& launch) { return run_tcgen05(s, run, launch); }, simulate, launch_on_gpu);
   if (r.skipped) {
     p["skipped"] = *r.skipped;
     return p;

@@ -13,11 +13,13 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/axes.hpp"
+#include "harness/kernel_runner.hpp"
 #include "harness/launch_config.hpp"
 #include "harness/params.hpp"
 #include "harness/probe.hpp"
 #include "harness/repeat.hpp"
 #include "harness/sim/preset.hpp"
+#include "harness/sim/sim_device.hpp"
 #include "probes/tensor/tile_reference.hpp"
 
 namespace gpuprobe::probes::tensor {
@@ -76,6 +78,26 @@ template <class Run>
 auto repeat_point(ProbeContext& ctx, bool latency, Run&& run) {
   return gpuprobe::repeat_point(ctx.repeat(), run, [latency](const TensorResult& r) {
     return latency ? r.latency_cycles : r.flops_per_clk_per_sm;
+  });
+}
+
+// The repeats of a wgmma or tcgen05 point, whose measurement run(launcher) makes its launches through
+// a launcher: each repeat checks that the op fits the device (fits(info): Skip or Error), then runs
+// with the simulator's launcher, simulate(sim, op's TensorCost, launch), or the GPU's,
+// launch_on_gpu(kernel runner, launch).
+template <class Fits, class Run, class Simulate, class LaunchOnGpu>
+PointRepeats<TensorResult> repeat_launches(ProbeContext& ctx, bool latency, const std::string& op,
+                                           Fits&& fits, Run&& run, Simulate&& simulate,
+                                           LaunchOnGpu&& launch_on_gpu) {
+  Device& device = ctx.device();
+  return repeat_point(ctx, latency, [&] {
+    fits(device.info());
+    if (auto* sim = dynamic_cast<sim::SimDevice*>(&device)) {
+      const TensorCost& cost = tensor_cost(sim->preset(), op);
+      return run([&](const auto& launch) { return simulate(*sim, cost, launch); });
+    }
+    KernelRunner& gpu = kernel_runner(device);
+    return run([&](const auto& launch) { return launch_on_gpu(gpu, launch); });
   });
 }
 

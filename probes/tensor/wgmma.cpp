@@ -373,16 +373,9 @@ nlohmann::json measure(ProbeContext& ctx, const WgmmaSetup& s, const WgmmaRun& r
                       {"accumulate", info.acc_name}, {"form", info.rs ? "RS" : "SS"},
                       {"implementation", "native"},  {"sass_per_op", "1 " + wgmma_sass(info)}};
   const bool latency = s.kind == Kind::latency;
-  Device& device = ctx.device();
-  const auto r = tensor::repeat_point(ctx, latency, [&] {
-    check_wgmma_fits(s, device.info());
-    if (auto* sim = dynamic_cast<sim::SimDevice*>(&device)) {
-      const tensor::TensorCost& cost = tensor::tensor_cost(sim->preset(), info.name);
-      return run_wgmma(s, run, [&](const WgmmaLaunch& l) { return simulate(*sim, cost, l); });
-    }
-    KernelRunner& gpu = kernel_runner(device);
-    return run_wgmma(s, run, [&](const WgmmaLaunch& l) { return launch_on_gpu(gpu, l); });
-  });
+  const auto r = tensor::repeat_launches(
+      ctx, latency, info.name, [&](const DeviceInfo& d) { check_wgmma_fits(s, d); },
+      [&](const WgmmaLauncher& launch) { return run_wgmma(s, run, launch); }, simulate, launch_on_gpu);
   if (r.skipped) {
     p["skipped"] = *r.skipped;
     return p;
