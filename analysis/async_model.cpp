@@ -10,6 +10,7 @@
 #include "analysis/curve.hpp"
 #include "analysis/hierarchy_fit.hpp"
 #include "analysis/machine_model.hpp"
+#include "analysis/metric_fields.hpp"
 #include "analysis/record_fields.hpp"
 #include "harness/error.hpp"
 #include "harness/stats.hpp"
@@ -168,6 +169,33 @@ void add_async_copy_from_run(const json& run, json& section) {
     } catch (const std::exception& e) {
       c = {{"error", e.what()}};
     }
+  }
+}
+
+void async_metrics(const json& model, const MetricSink& add) {
+  const json* ops = at(model, {"async_copy", "ops"});
+  if (!ops || !ops->is_object()) return;
+  for (auto it = ops->begin(); it != ops->end(); ++it) {
+    const json& o = it.value();
+    const std::string op = it.key(), id = "async." + part(op);
+    const std::string what = "async/copy " + op + " (" + text(&o, "ptx") + ")";
+    if (const json* lat = at(o, {"latency"}))
+      add({id + ".latency_cycles", op + " copy latency", num(lat, "latency_cycles"), "cycles", "lower",
+             false,
+             what + ": one copy at a time, the smallest copy (" +
+                 (num(lat, "copy_bytes").is_number() ? (*lat)["copy_bytes"].dump() : std::string("?")) +
+                 " bytes), median over repeats",
+             "async/copy", nullptr, nullptr, nullptr});
+    const json* fit = at(o, {"throughput", "fit"});
+    if (!fit || fit->contains("error")) continue;
+    const json clock = clock_of(fit->value("clock_mhz", json()));
+    add({id + ".bytes_per_s", op + " copy bandwidth", num(fit, "peak_bytes_per_s"), "bytes/s", "higher",
+           true, what + ": copies in flight on every SM, concurrency fit's peak (" + text(fit, "peak_from") + ")",
+           "async/copy", fit_samples(fit), num(fit, "confidence"), clock});
+    add({id + ".bytes_in_flight_per_sm_for_90pct_bytes", op + " bytes in flight per SM for 90% of the peak",
+           num(fit, "bytes_in_flight_per_sm_for_90pct"), "bytes", "lower", false,
+           what + ": concurrency fit of the throughput points", "async/copy", fit_samples(fit), num(fit, "confidence"),
+           clock});
   }
 }
 

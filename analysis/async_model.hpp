@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/family.hpp"
+
 namespace gpuprobe::analysis {
 
 // Adds what the run measured to `async_copy` (an object: {"ops": {op: ...}, "tma_chase": ...,
@@ -21,5 +23,9 @@ void add_async_copy_from_run(const nlohmann::json& run, nlohmann::json& async_co
 // The SASS one copy of an op (as named by probes/async/async.cuh) becomes on SM number `sm`: what
 // tests/probes/test_sass_async.py asserts per target.
 std::string async_sass_per_copy(const std::string& op, int sm);
+
+
+// metrics[] of the model's async section.
+void async_metrics(const nlohmann::json& model, const MetricSink& add);
 
 }  // namespace gpuprobe::analysis

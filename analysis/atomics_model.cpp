@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "analysis/metric_fields.hpp"
 #include "analysis/record_fields.hpp"
 #include "harness/error.hpp"
 
@@ -40,6 +41,30 @@ void add_atomics_from_run(const json& run, json& atomics) {
       at["clock_mhz"] = record_number(p, "region_sm_clock_mhz", where);
     } else {
       throw Error(where + ".kind is '" + kind + "', not latency or throughput");
+    }
+  }
+}
+
+void atomics_metrics(const json& model, const MetricSink& add) {
+  const json* ops = at(model, {"atomics", "ops"});
+  if (!ops || !ops->is_object()) return;
+  for (auto it = ops->begin(); it != ops->end(); ++it) {
+    const json* patterns = at(it.value(), {"patterns"});
+    if (!patterns || !patterns->is_object()) continue;
+    const std::string op = it.key();
+    const std::string what = "atomics/ops " + op + " (" + text(&it.value(), "ptx") + ", " +
+                             text(&it.value(), "lowering") + ")";
+    for (auto p = patterns->begin(); p != patterns->end(); ++p) {
+      const json& a = p.value();
+      const std::string id = "atomics." + part(op) + "." + part(p.key());
+      if (a.contains("latency_cycles"))
+        add({id + ".latency_cycles", op + " " + p.key() + " latency", num(&a, "latency_cycles"),
+               "cycles", "lower", false, what + ", lanes " + p.key() + ": one dependent chain, median over repeats",
+               "atomics/ops", num(&a, "latency_repeats"), nullptr, clock_of(a.value("latency_clock_mhz", json()))});
+      if (a.contains("ops_per_s"))
+        add({id + ".ops_per_s", op + " " + p.key() + " throughput", num(&a, "ops_per_s"), "ops/s",
+               "higher", true, what + ", lanes " + p.key() + ": thread-level atomics, median SM x SMs x clock",
+               "atomics/ops", num(&a, "throughput_repeats"), nullptr, clock_of(a.value("clock_mhz", json()))});
     }
   }
 }

@@ -5,11 +5,17 @@
 #pragma once
 #include <nlohmann/json.hpp>
 
+#include "harness/family.hpp"
+
 namespace gpuprobe::analysis {
 
 // Adds what the run measured to `atomics` (an object: {"ops": {op: {..., "patterns": {pattern:
 // ...}}}, "skipped": {"op pattern kind": why}}). Throws gpuprobe::Error (one line) when a point
 // lacks what the section needs.
 void add_atomics_from_run(const nlohmann::json& run, nlohmann::json& atomics);
+
+
+// metrics[] of the model's atomics section.
+void atomics_metrics(const nlohmann::json& model, const MetricSink& add);
 
 }  // namespace gpuprobe::analysis

@@ -1,5 +1,7 @@
 #include "analysis/bandwidth_model.hpp"
 
+#include "analysis/metric_fields.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -385,6 +387,161 @@ json imported_concurrency_sweep(const std::vector<ConcurrencyPoint>& points, int
   json fit = concurrency_json(curve, sm_count, clock_mhz);
   fit.update(extra);
   return fit;
+}
+
+namespace {
+
+// The probe behind a model key ("bandwidth.L2.concurrency.peak_bytes_per_s" -> bandwidth/l2).
+std::string bandwidth_probe(const std::string& source) {
+  for (const auto& [key, probe] : std::initializer_list<std::pair<const char*, const char*>>{
+           {"bandwidth.L1.", "bandwidth/l1"}, {"bandwidth.L2.", "bandwidth/l2"},
+           {"bandwidth.DRAM.", "bandwidth/dram"}, {"bandwidth.shared.", "bandwidth/shared"}})
+    if (source.rfind(key, 0) == 0) return probe;
+  return "";  // imported
+}
+
+// The object a roofline memory source names: a concurrency fit ("...concurrency.peak_bytes_per_s"),
+// a footprint level ("...footprint_sweep.levels[L2]") or a DRAM kind; nullptr if it cannot be found.
+// `clock` becomes the SM clock of the fit (a footprint level's: its sweep's), or null.
+const json* source_object(const json& model, const std::string& source, json& clock) {
+  clock = nullptr;
+  std::string path = source.substr(0, source.find(' '));
+  std::string level;
+  if (const auto b = path.find(".levels["); b != std::string::npos) {
+    level = path.substr(b + 8, path.size() - b - 9);
+    path = path.substr(0, b);
+  } else if (const auto dot = path.rfind('.'); dot != std::string::npos) {
+    path = path.substr(0, dot);  // the key holding the number
+  }
+  const json* j = &model;
+  std::size_t start = 0;
+  while (start <= path.size()) {
+    const auto end = path.find('.', start);
+    const std::string k = path.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    if (!j->is_object() || !j->contains(k)) return nullptr;
+    j = &(*j)[k];
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  if (j->is_object()) clock = clock_of(j->value("clock_mhz", json()));
+  if (level.empty()) return j;
+  if (!j->contains("levels") || !(*j)["levels"].is_array()) return nullptr;
+  for (const auto& l : (*j)["levels"])
+    if (l.is_object() && l.value("name", json()) == level) return &l;
+  return nullptr;
+}
+
+void level_metrics(const json& model, const json& roofline, const MetricSink& add) {
+  const auto t_sheet = model_datasheet(model);
+  const json* bw = at(model, {"bandwidth"});
+  // Cache levels and shared: the roofline's ceilings (concurrency peak, else a footprint plateau).
+  for (const std::string level : {"L1", "shared", "L2", "L2-far"}) {
+    const json* m = at(roofline, {"memory", level});
+    if (!m) continue;
+    const std::string source = text(m, "source");
+    json clock;
+    const json* o = source_object(model, source, clock);
+    const std::string probe = bandwidth_probe(source);
+    add({"bandwidth." + level + ".bytes_per_s", level + " bandwidth", num(m, "bytes_per_s"),
+           "bytes/s", "higher", true, "the roofline's " + level + " ceiling, from " + source, probe,
+           fit_samples(o), num(o, "confidence"), clock});
+  }
+  // DRAM per kind: the base point (difference of n and 4n passes, median over repeats), else the
+  // concurrency fit's peak.
+  const json* dram = bw ? at(*bw, {"DRAM"}) : nullptr;
+  const json* sheet_dram = dram ? at(*dram, {"datasheet"}) : nullptr;
+  json sheet = nullptr;
+  if (sheet_dram) sheet = sheet_entry(num(sheet_dram, "bytes_per_s").is_number() ? (*sheet_dram)["bytes_per_s"].get<double>() : 0,
+                                      "bytes/s", text(sheet_dram, "source"));
+  else if (t_sheet) sheet = sheet_entry(t_sheet->dram_bytes_per_s, "bytes/s", t_sheet->source);
+  bool any_dram = false;
+  for (const std::string kind : {"read", "write", "copy"}) {
+    const json* k = dram ? at(*dram, {kind}) : nullptr;
+    if (!k) continue;
+    const json* conc = at(*k, {"concurrency"});
+    if (conc && conc->contains("error")) conc = nullptr;
+    if (const json base = num(k, "bandwidth_bytes_per_s"); base.is_number()) {
+      add({"bandwidth.DRAM." + kind + "_bytes_per_s", "DRAM " + kind + " bandwidth", base, "bytes/s",
+             "higher", true, "bandwidth/dram " + kind + " base point: difference of n and 4n passes, median over repeats",
+             "bandwidth/dram", num(k, "repeats"), nullptr, clock_of(k->value("clock_mhz", json())), sheet});
+    } else if (conc) {
+      add({"bandwidth.DRAM." + kind + "_bytes_per_s", "DRAM " + kind + " bandwidth",
+             num(conc, "peak_bytes_per_s"), "bytes/s", "higher", true,
+             "bandwidth/dram " + kind + " concurrency sweep: peak (" + text(conc, "peak_from", "measured top") + ")",
+             "bandwidth/dram", fit_samples(conc), num(conc, "confidence"),
+             clock_of(conc->value("clock_mhz", json())), sheet});
+    } else {
+      continue;
+    }
+    any_dram = true;
+  }
+  // An imported curve's DRAM plateau: the roofline's DRAM ceiling.
+  if (!any_dram)
+    if (const json* m = at(roofline, {"memory", "DRAM"})) {
+      const std::string source = text(m, "source");
+      json clock;
+      const json* o = source_object(model, source, clock);
+      add({"bandwidth.DRAM.read_bytes_per_s", "DRAM read bandwidth", num(m, "bytes_per_s"), "bytes/s",
+             "higher", true, "the roofline's DRAM ceiling, from " + source, bandwidth_probe(source), fit_samples(o),
+             num(o, "confidence"), clock, sheet});
+    }
+  // Bytes in flight per SM for 90% of the peak, from each level's concurrency fit (DRAM: read).
+  if (!bw) return;
+  for (const auto& [level, keys, probe] : std::initializer_list<std::tuple<std::string, std::vector<std::string>, std::string>>{
+           {"L1", {"L1", "concurrency"}, "bandwidth/l1"},
+           {"shared", {"shared", "concurrency"}, "bandwidth/shared"},
+           {"L2", {"L2", "concurrency"}, "bandwidth/l2"},
+           {"DRAM", {"DRAM", "read", "concurrency"}, "bandwidth/dram"}}) {
+    const json* c = bw;
+    for (const auto& k : keys) c = c ? at(*c, {k}) : nullptr;
+    if (!c || c->contains("error")) continue;
+    const bool model_fit = text(c, "peak_from") == "loaded-latency model";
+    add({"bandwidth." + level + ".bytes_in_flight_per_sm_for_90pct_bytes",
+           level + " bytes in flight per SM for 90% of the peak", num(c, "bytes_in_flight_per_sm_for_90pct"), "bytes",
+           "lower", false,
+           std::string(probe) + " concurrency sweep: " +
+               (model_fit ? "Little's law on the fitted loaded-latency model at 90% of its peak"
+                          : "where the measured curve crosses 90% of its top"),
+           probe, fit_samples(c), num(c, "confidence"), clock_of(c->value("clock_mhz", json()))});
+  }
+}
+
+// Little's law per level: the unloaded chase latency x the level's bandwidth ceiling / SMs.
+void littles_law_metrics(const json& model, const json& roofline, const MetricSink& add) {
+  const double sm_count = model_sm_count(model);
+  if (!(sm_count > 0)) return;
+  for (const std::string level : {"L1", "shared", "L2", "L2-far", "DRAM"}) {
+    const json* m = at(roofline, {"memory", level});
+    if (!m) continue;
+    json ns = nullptr;
+    std::string latency_from;
+    if (level == "shared") {
+      const json* s = at(model, {"memory", "shared"});
+      if (s) ns = num(s, "latency_ns");
+      latency_from = "memory.shared.latency_ns";
+    } else if (const json* levels = at(model, {"memory", "levels"}); levels && levels->is_array()) {
+      for (const auto& l : *levels)
+        if (l.is_object() && l.value("name", json()) == level) ns = num(&l, "latency_ns");
+      latency_from = "memory.levels[" + level + "].latency_ns";
+    }
+    const json bw = num(m, "bytes_per_s");
+    if (!ns.is_number() || !bw.is_number()) continue;
+    add({"bandwidth." + level + ".littles_law_bytes_in_flight_per_sm_bytes",
+           level + " bytes in flight per SM to sustain its bandwidth at the unloaded latency",
+           ns.get<double>() * 1e-9 * bw.get<double>() / sm_count, "bytes", "lower", false,
+           "derived, Little's law: " + latency_from + " (unloaded chase) x the roofline's " + level +
+               " ceiling (" + text(m, "source") + ") / device.sm_count",
+           "", nullptr, nullptr, nullptr});
+  }
+}
+
+
+}  // namespace
+
+void bandwidth_metrics(const json& model, const MetricSink& add) {
+  const json roofline = model.contains("roofline") && model["roofline"].is_object() ? model["roofline"] : json::object();
+  level_metrics(model, roofline, add);
+  littles_law_metrics(model, roofline, add);
 }
 
 }  // namespace gpuprobe::analysis

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/bandwidth_fit.hpp"
+#include "harness/family.hpp"
 
 namespace gpuprobe::analysis {
 
@@ -34,5 +35,11 @@ nlohmann::json imported_footprint_sweep(const std::vector<FootprintPoint>& point
 // Concurrency sweep: rows with the same bytes in flight become their median, as a run's shapes do.
 nlohmann::json imported_concurrency_sweep(const std::vector<ConcurrencyPoint>& points, int sm_count,
                                           double clock_mhz);
+
+
+// metrics[] of the bandwidth section with the roofline's memory ceilings: each level's ceiling,
+// DRAM per kind, the bytes in flight each level needs (its concurrency fit, and Little's law on
+// the memory section's unloaded latency).
+void bandwidth_metrics(const nlohmann::json& model, const MetricSink& add);
 
 }  // namespace gpuprobe::analysis

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "analysis/datasheet.hpp"
+#include "analysis/metric_fields.hpp"
 #include "analysis/record_fields.hpp"
 #include "harness/error.hpp"
 
@@ -146,5 +147,105 @@ void add_compute_from_run(const json& run, json& compute) {
     }
   }
 }
+
+namespace {
+
+// The instruction paths of the tensor probes (their ops share the compute section).
+bool tensor_path(const std::string& path) { return path == "mma.sync" || path == "wgmma" || path == "tcgen05"; }
+
+// Integer tensor precisions count operations, 2 per multiply-accumulate, not FLOP: OP/s ("op/s").
+bool tensor_integer(const std::string& precision) {
+  return precision == "s8" || precision == "u8" || precision == "s4" || precision == "u4" || precision == "b1";
+}
+const char* rate_unit(bool tensor, const std::string& precision) {
+  return tensor && tensor_integer(precision) ? "op/s" : "flop/s";
+}
+
+std::string tensor_probe(const std::string& path) {
+  return path == "mma.sync" ? "tensor/mma" : "tensor/" + path;
+}
+
+// The published peak an op's FLOP/s compares with: FP32/FP64 FMA, or the dense tensor-core peak of
+// a native tensor form.
+json op_datasheet(const json& o, const std::optional<DatasheetPeak>& sheet, bool tensor) {
+  if (!sheet) return nullptr;
+  const std::string precision = text(&o, "precision");
+  if (tensor) {
+    if (text(&o, "implementation", "native").rfind("native", 0) != 0) return nullptr;
+    return sheet_entry(tensor_peak_flops_per_s(*sheet, precision), rate_unit(true, precision), sheet->tensor_source);
+  }
+  if (precision == "f32" || precision == "f32x2") return sheet_entry(sheet->fp32_flops_per_s, "flop/s", sheet->compute_source);
+  if (precision == "f64") return sheet_entry(sheet->fp64_flops_per_s, "flop/s", sheet->compute_source);
+  return nullptr;
+}
+
+// The ops of the compute section whose path is (tensor) or is not (compute) a tensor path.
+void op_metrics(const json& model, const MetricSink& add, bool tensor_ops) {
+  const auto sheet = model_datasheet(model);
+  const json* ops = at(model, {"compute", "ops"});
+  if (ops && ops->is_object()) {
+    for (auto it = ops->begin(); it != ops->end(); ++it) {
+      const json& o = it.value();
+      if (!o.is_object()) continue;
+      const std::string path = text(&o, "path");
+      const bool tensor = tensor_path(path);
+      if (tensor != tensor_ops) continue;
+      const std::string family = tensor ? "tensor" : "compute";
+      const std::string probe = tensor ? tensor_probe(path) : "compute/alu";
+      const std::string op = it.key(), id = family + "." + part(op);
+      const std::string impl = text(&o, "implementation", "native");
+      const std::string what = probe + " " + op + " (" + text(&o, "ptx", path) + ", " + impl + ")";
+      const json clock = clock_of(o.value("clock_mhz", json()));
+      const json lat_repeats = num(&o, "latency_repeats"), thr_repeats = num(&o, "throughput_repeats");
+      if (o.contains("latency_cycles"))
+        add({id + ".latency_cycles", op + " latency", num(&o, "latency_cycles"), "cycles", "lower", false,
+               what + ": one dependent chain, median over repeats of the median warp's cycles per op", probe,
+               lat_repeats, nullptr, clock_of(o.value("latency_clock_mhz", json()))});
+      if (!tensor && o.contains("ops_per_s"))
+        add({id + ".ops_per_s", op + " throughput", num(&o, "ops_per_s"), "ops/s", "higher", true,
+               what + ": independent chains on every SM, median SM's ops per clock x SMs x clock", probe,
+               thr_repeats, nullptr, clock});
+      if (o.contains("flops_per_s"))
+        add({id + ".flops_per_s", op + (tensor_integer(text(&o, "precision")) && tensor ? " OP rate" : " FLOP rate"),
+             num(&o, "flops_per_s"), rate_unit(tensor, text(&o, "precision")), "higher", !tensor,
+               what + (tensor ? ": random operands, independent accumulators on every SM, median SM x SMs x clock"
+                              : ": FMA = 2 FLOP, independent chains on every SM, median SM x SMs x clock"),
+               probe, thr_repeats, nullptr, clock, op_datasheet(o, sheet, tensor)});
+    }
+  }
+  if (!tensor_ops) return;
+  // tensor.<precision>: the best native tensor path per precision (the roofline's ceiling when a
+  // tensor path is the best one).
+  const json* compute = at(model, {"roofline", "compute"});
+  if (!compute || !compute->is_object()) return;
+  for (auto it = compute->begin(); it != compute->end(); ++it) {
+    const json* paths = at(it.value(), {"paths"});
+    if (!paths || !paths->is_object()) continue;
+    std::string best_path;
+    double best = 0;
+    for (auto p = paths->begin(); p != paths->end(); ++p)
+      if (tensor_path(p.key()) && num(&p.value(), "flops_per_s").is_number() &&
+          p.value()["flops_per_s"].get<double>() > best) {
+        best = p.value()["flops_per_s"].get<double>();
+        best_path = p.key();
+      }
+    if (best_path.empty()) continue;
+    const std::string op = text(&(*paths)[best_path], "op");
+    const json* o = ops ? at(*ops, {op}) : nullptr;
+    const std::string precision = it.key();
+    add({"tensor." + part(precision) + ".flops_per_s", precision + " tensor-core peak", best, rate_unit(true, precision),
+           "higher", true,
+           "the best native tensor op of " + precision + ": " + op + " (" + best_path + "), random operands",
+           tensor_probe(best_path), o ? num(o, "throughput_repeats") : json(nullptr), nullptr,
+           o ? clock_of(o->value("clock_mhz", json())) : json(nullptr), sheet ? sheet_entry(tensor_peak_flops_per_s(*sheet, precision), rate_unit(true, precision), sheet->tensor_source)
+               : json(nullptr)});
+  }
+}
+
+
+}  // namespace
+
+void compute_metrics(const json& model, const MetricSink& add) { op_metrics(model, add, false); }
+void tensor_metrics(const json& model, const MetricSink& add) { op_metrics(model, add, true); }
 
 }  // namespace gpuprobe::analysis

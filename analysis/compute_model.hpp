@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/family.hpp"
+
 namespace gpuprobe::analysis {
 
 // Adds what the run measured to `compute` (an object: {"ops": {op: ...}, "skipped": {op: why}}).
@@ -17,7 +19,7 @@ namespace gpuprobe::analysis {
 // Throws gpuprobe::Error (one line) when a point lacks what the section needs.
 void add_compute_from_run(const nlohmann::json& run, nlohmann::json& compute);
 
-// How a target of SM number `sm` runs the op (`op` as named by probes/compute/alu.cuh):
+// How a target of SM number `sm` runs the op (`op` as named by probes/compute/compute.def):
 // "native", or "emulated (...)" where ptxas turns one PTX op into several instructions of
 // another kind (fma.rn.f32x2 on sm_110/120/121: two FFMA, tests/probes/test_sass_compute.py).
 const char* compute_implementation(const std::string& op, int sm);
@@ -25,5 +27,10 @@ const char* compute_implementation(const std::string& op, int sm);
 // The SASS instructions one op becomes on SM number `sm` (what tests/probes/test_sass_compute.py
 // asserts per target), so a rate per op reads as a rate per instruction.
 std::string compute_sass_per_op(const std::string& op, int sm);
+
+// metrics[] of the compute section's CUDA-core ops (compute.<op>.*) and of its tensor-core forms
+// with the best native tensor path per precision (tensor.<op>.*, tensor.<precision>.flops_per_s).
+void compute_metrics(const nlohmann::json& model, const MetricSink& add);
+void tensor_metrics(const nlohmann::json& model, const MetricSink& add);
 
 }  // namespace gpuprobe::analysis

@@ -6,6 +6,7 @@
 #include <initializer_list>
 #include <string>
 
+#include "analysis/metric_fields.hpp"
 #include "analysis/record_fields.hpp"
 #include "harness/error.hpp"
 
@@ -244,6 +245,33 @@ void add_goodput_predictions(json& model) {
       "Each reference kernel's time predicted from the model's other sections (docs/ANALYSIS.md \"Goodput\"); "
       "error_percent = 100 |predicted - measured| / measured, signed_error_percent keeps the sign (> 0: the "
       "model is slower than the kernel)";
+}
+
+void goodput_metrics(const json& model, const MetricSink& add) {
+  const json* goodput = at(model, {"goodput"});
+  if (!goodput) return;
+  if (const json* kernels = at(*goodput, {"kernels"}); kernels && kernels->is_array())
+    for (const auto& k : *kernels) {
+      const std::string name = text(&k, "name");
+      if (name.empty()) continue;
+      add({"goodput." + part(name) + ".prediction_error_percent", name + " prediction error",
+             num(&k, "error_percent"), "percent", "lower", false,
+             "100 |predicted - measured| / measured time of the reference kernel; predicted: " +
+                 text(&k, "method", "(no method given)"),
+             text(&k, "probe"), num(&k, "samples"), nullptr, clock_of(k.value("clock_mhz", json()))});
+    }
+  // cuBLAS GEMM against the measured tensor peak: is all that throughput goodput?
+  if (const json* c = at(*goodput, {"cublas"}); c && c->is_object() && !c->contains("skipped")) {
+    const std::string what = "goodput/reference cuBLAS GEMM " + text(c, "precision") + " " +
+                             std::to_string(c->value("m", 0)) + "x" + std::to_string(c->value("n", 0)) + "x" +
+                             std::to_string(c->value("k", 0));
+    add({"goodput.cublas_gemm.flops_per_s", "cuBLAS GEMM FLOP rate", num(c, "flops_per_s"), "flop/s",
+           "higher", false, what + ", median over repeats", "goodput/reference", num(c, "samples"), nullptr, nullptr});
+    add({"goodput.cublas_gemm.tensor_peak_share_percent", "cuBLAS GEMM as % of the measured tensor peak",
+           num(c, "percent_of_tensor_peak"), "percent", "higher", false,
+           what + " / the measured tensor peak (" + text(c, "tensor_peak_from", "unknown") + ")", "goodput/reference",
+           num(c, "samples"), nullptr, nullptr});
+  }
 }
 
 }  // namespace gpuprobe::analysis

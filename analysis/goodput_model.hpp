@@ -16,6 +16,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/family.hpp"
+
 namespace gpuprobe::analysis {
 
 // What the predictions read from a model, each with the model path it came from ("" = absent).
@@ -58,5 +60,9 @@ void add_goodput_from_run(const nlohmann::json& run, nlohmann::json& goodput);
 // roofline are complete (machine_model.cpp calls it last); a model without a goodput section is
 // left as it is.
 void add_goodput_predictions(nlohmann::json& model);
+
+
+// metrics[] of the model's goodput section.
+void goodput_metrics(const nlohmann::json& model, const MetricSink& add);
 
 }  // namespace gpuprobe::analysis

@@ -13,6 +13,7 @@
 #include <system_error>
 #include <vector>
 
+#include "analysis/metric_fields.hpp"
 #include "analysis/record_fields.hpp"
 #include "harness/error.hpp"
 
@@ -279,6 +280,48 @@ void add_launch_from_run(const json& run, json& launch) {
       launch["small_kernels"][method] = {{"error", e.what()}};
     }
   }
+}
+
+void launch_metrics(const json& model, const MetricSink& add) {
+  const json* launch = at(model, {"launch"});
+  if (!launch) return;
+  const bool imported = launch->contains("source");
+  if (const json* overhead = at(*launch, {"overhead"}); overhead && overhead->is_object())
+    for (auto it = overhead->begin(); it != overhead->end(); ++it)
+      add({"launch.overhead." + part(it.key()) + "_ns", "launch " + it.key(), num(&it.value(), "ns"), "ns",
+             "lower", false, "launch/overhead " + it.key() + ": median over repeats of one sample's cost per launch",
+             "launch/overhead", num(&it.value(), "repeats"), nullptr, nullptr});
+  if (const json* graph = at(*launch, {"graph"}); graph && graph->is_object())
+    for (auto it = graph->begin(); it != graph->end(); ++it) {
+      const json& g = it.value();
+      if (g.contains("error")) continue;
+      if (it.key() == "device_launch") {
+        add({"launch.graph.device_launch_ns", "device-side graph launch", num(&g, "ns"), "ns", "lower", false,
+               "launch/graph device_launch: a kernel's cudaGraphLaunch to the child graph's start, median over repeats",
+               "launch/graph", num(&g, "repeats"), nullptr, nullptr});
+        continue;
+      }
+      for (const char* q : {"per_node_ns", "per_graph_ns"})
+        add({"launch.graph." + part(it.key()) + "." + q, "graph " + it.key() + " " + q, num(&g, q), "ns",
+               "lower", false, "launch/graph " + it.key() + ": line fit t = a + b x nodes over the chain lengths",
+               "launch/graph", num(&g, "points"), num(&g, "confidence"), nullptr});
+    }
+  if (const json* small = at(*launch, {"small_kernels"}); small && small->is_object())
+    for (auto it = small->begin(); it != small->end(); ++it) {
+      if (it.value().contains("error")) continue;
+      add({"launch.small_kernels." + part(it.key()) + ".overhead_ns", it.key() + " overhead per pass",
+             num(&it.value(), "overhead_ns"), "ns", "lower", false,
+             std::string(imported ? "imported small-kernel curve" : "launch/small_kernels") + " " + it.key() +
+                 ": fit T = a + V/b over the smallest volumes",
+             imported ? "" : "launch/small_kernels", num(&it.value(), "points"), num(&it.value(), "confidence"),
+             nullptr});
+      add({"launch.small_kernels." + part(it.key()) + ".bytes_per_s", it.key() + " bandwidth term (V/b)",
+           num(&it.value(), "bytes_per_s"), "bytes/s", "higher", false,
+           std::string(imported ? "imported small-kernel curve" : "launch/small_kernels") + " " + it.key() +
+               ": fit T = a + V/b over the smallest volumes, b",
+           imported ? "" : "launch/small_kernels", num(&it.value(), "points"), num(&it.value(), "confidence"),
+           nullptr});
+    }
 }
 
 }  // namespace gpuprobe::analysis

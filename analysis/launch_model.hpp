@@ -14,6 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/family.hpp"
+
 namespace gpuprobe::analysis {
 
 // y = a + b*x by ordinary least squares. The intervals are a +- t(0.975, n-2) x the standard
@@ -84,5 +86,9 @@ void add_launch_from_run(const nlohmann::json& run, nlohmann::json& launch);
 nlohmann::json build_machine_model_from_small_kernels(
     const std::vector<std::pair<std::string, std::vector<SmallKernelPoint>>>& methods,
     const std::string& source);
+
+
+// metrics[] of the model's launch section.
+void launch_metrics(const nlohmann::json& model, const MetricSink& add);
 
 }  // namespace gpuprobe::analysis

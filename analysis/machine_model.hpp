@@ -9,23 +9,17 @@
 
 #include "analysis/curve.hpp"
 #include "analysis/hierarchy_fit.hpp"
+#include "analysis/memory_model.hpp"
 
 namespace gpuprobe::analysis {
 
 // Checks schema and version; throws a one-line gpuprobe::Error naming `what` otherwise.
 void check_run_record(const nlohmann::json& run, const std::string& what);
 
-// Latency against footprint_bytes from a memory/chase or memory/chase_shared record.
-Curve latency_curve_from_run(const nlohmann::json& run);
-// One curve per stride from a memory/stride record.
-std::vector<StrideCurve> stride_curves_from_run(const nlohmann::json& run);
-// Latency against span_bytes from a memory/tlb record.
-Curve tlb_curve_from_run(const nlohmann::json& run);
-
-nlohmann::json to_json(const HierarchyFit& fit, const Curve& curve);
-
-// Builds the model from run records (any subset of the memory probes). A component whose fit
-// fails carries {"error": "..."} instead of numbers; the others are still reported.
+// Builds the model from run records: each record's family (harness/family.hpp) adds it to its
+// section, then the families finish their sections, the roofline is drawn and metrics[] listed.
+// A component whose fit fails carries {"error": "..."} instead of numbers; the others are still
+// reported.
 nlohmann::json build_machine_model(const std::vector<nlohmann::json>& runs,
                                    const std::vector<std::string>& run_paths);
 
@@ -44,12 +38,6 @@ nlohmann::json build_machine_model_from_bandwidth(const nlohmann::json& sweep, c
 nlohmann::json build_machine_model_from_intensity(const nlohmann::json& imported, const std::string& source,
                                                   int sm_count);
 
-// memory/chase --sm all: per SM its near- and far-L2 latency, with min/median/max/spread and
-// the fastest and slowest SM.
-nlohmann::json sm_map_from_run(const nlohmann::json& run);
 
-// Adds to the DRAM level (the last, if so named) the pages its plateau touched and the TLB level
-// (from mem["tlb"]) whose reach holds them.
-void annotate_dram(nlohmann::json& mem);
 
 }  // namespace gpuprobe::analysis

@@ -149,7 +149,7 @@ def figures(model, plt):
                 bw = lvl.get("bandwidth_bytes_per_s")
                 if isinstance(bw, (int, float)):
                     ax.axhline(bw / 1e9, ls="--", lw=0.8, color="gray")
-                    ax.annotate(f"{lvl.get('name', '?')} {bw / 1e12:.2f} TB/s", (xs[0], bw / 1e9),
+                    ax.annotate(f"{lvl.get('name', '?')} {common.format_value(bw, 'bytes/s')}", (xs[0], bw / 1e9),
                                 fontsize=8, va="bottom")
                 end = lvl.get("ends_at_bytes")
                 if isinstance(end, (int, float)):
@@ -218,17 +218,25 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("model")
     parser.add_argument("--out-prefix", default="")
+    parser.add_argument("--if-any", action="store_true",
+                        help="a model without a bandwidth sweep draws nothing and succeeds")
     args = parser.parse_args()
     model = common.load_model(args.model)
     prefix = args.out_prefix or os.path.splitext(args.model)[0]
     common.output_folder_or_fail(prefix)
     bandwidth = model.get("bandwidth")
+    if (not isinstance(bandwidth, dict) or not bandwidth) and args.if_any:
+        print("no plot: the model has no bandwidth section")
+        return 0
     if not isinstance(bandwidth, dict) or not bandwidth:
         common.fail(f"{args.model} has no bandwidth section (run the bandwidth probes, then analyze)")
     try:   # the shape is checked before matplotlib is imported: a bad model fails fast
         sms = model.get("device", {}).get("sm_count", 0) if isinstance(model.get("device"), dict) else 0
         series = (footprint_series(bandwidth), concurrency_series(bandwidth, sms),
                   measured_loaded_series(bandwidth))
+        if not any(series) and args.if_any:
+            print("no plot: the model's bandwidth section holds no sweep")
+            return 0
         if not any(series):
             common.fail(f"{args.model}: the bandwidth section holds no sweep to plot")
     except common.Malformed as e:

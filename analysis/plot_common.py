@@ -21,8 +21,58 @@ def fail(message):
     sys.exit(1)
 
 
+def num(v):
+    """Three significant figures without exponents for everyday magnitudes; "-" for no number."""
+    if v is None or not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v):
+        return "-"
+    a = abs(v)
+    if a >= 100 or a == 0:
+        return f"{v:.0f}"
+    if a >= 10:
+        return f"{v:.1f}"
+    if a >= 0.01:
+        return f"{v:.2f}"
+    return f"{v:.3g}"
+
+
+def scaled(v, unit, steps):
+    for scale, prefix in steps:
+        if abs(v) >= scale:
+            return f"{num(v / scale)} {prefix}{unit}"
+    return f"{num(v)} {unit}"
+
+
+RATE_STEPS = [(1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M")]
+
+
+def format_value(value, unit):
+    """The Python tools' one number-and-unit formatter (cli/format.hpp is its C++ twin, the same
+    rules and text): rates with decimal prefixes as datasheets give them (B/s, FLOP/s, OP/s for
+    integer tensor ops, op/s for thread-level ops), sizes in binary units (KiB = 1024 bytes), ns
+    from 10^4 on as us, ms, s, the rest three significant figures."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
+        return "-"
+    if unit == "bytes/s":
+        return scaled(value, "B/s", RATE_STEPS)
+    if unit == "flop/s":
+        return scaled(value, "FLOP/s", RATE_STEPS)
+    if unit == "op/s":
+        return scaled(value, "OP/s", RATE_STEPS)
+    if unit == "ops/s":
+        return scaled(value, "op/s", RATE_STEPS)
+    if unit == "bytes":
+        return human_bytes(value)
+    if unit == "ns":
+        if abs(value) < 1e4:
+            return f"{num(value)} ns"
+        return scaled(value / 1e9, "s", [(1, ""), (1e-3, "m"), (1e-6, "u")])
+    if unit == "percent":
+        return f"{num(value)}%"
+    return f"{num(value)} {unit}"
+
+
 def human_bytes(n):
-    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+    for unit, scale in (("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if n >= scale and n % scale == 0:
             return f"{n // scale:.0f} {unit}"
         if n >= scale:

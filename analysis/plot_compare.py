@@ -148,7 +148,7 @@ def roofline_plot(plt, inputs, stem):
         color, ls = colors[k % len(colors)], ":" if published else "-"
         ceilings = drawn_ceilings(compute)
         top = ceilings[0][1] if ceilings else max(tops or [max(bws or [1.0]) * x_hi])
-        bandwidths = ", ".join(f"{name} {memory[name] / 1e12:.3g} TB/s" for name in ("DRAM", "L2") if name in memory)
+        bandwidths = ", ".join(f"{name} {common.format_value(memory[name], 'bytes/s')}" for name in ("DRAM", "L2") if name in memory)
         ax.plot([], [], color=color, ls=ls, lw=1.6, label=title + (f": {bandwidths}" if bandwidths else ""))
         for name in ("DRAM", "L2"):
             if name not in memory:
@@ -159,7 +159,7 @@ def roofline_plot(plt, inputs, stem):
             drawn = True
         for name, flops in ceilings:
             ax.hlines(flops, x_lo, x_hi, color=color, lw=1.0, ls=ls)
-            ax.annotate(f"{label} {name} {flops / 1e12:.3g} TFLOP/s", (x_hi, flops), textcoords="offset points",
+            ax.annotate(f"{label} {name} {common.format_value(flops, 'flop/s')}", (x_hi, flops), textcoords="offset points",
                         xytext=(-4, 2), ha="right", fontsize=6, color=color)
             drawn = True
     ax.set_xscale("log")

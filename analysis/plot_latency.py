@@ -129,7 +129,8 @@ def draw(ax, model):
     return True
 
 
-def plot(model, prefix):
+def plot(model, prefix, if_any=False):
+    """The files written; none when the model has no curve and if_any (else that fails)."""
     # The shape is checked before matplotlib is imported: a bad model fails fast.
     checked_curves(expect(model.get("memory", {}), dict, "memory"))
     import matplotlib
@@ -137,6 +138,10 @@ def plot(model, prefix):
     import matplotlib.pyplot as plt
     fig, ax = plt.subplots(figsize=(10, 6))
     if not draw(ax, model):
+        plt.close(fig)
+        if if_any:
+            print("no plot: the model has no latency curve")
+            return []
         fail("the model has no latency curve to plot")
     fig.tight_layout()
     written = save_figure(fig, prefix)
@@ -148,6 +153,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("model", help="machine model JSON (gpuprobe run-all / analyze)")
     parser.add_argument("--out-prefix", help="output path without extension")
+    parser.add_argument("--if-any", action="store_true",
+                        help="a model without a latency curve draws nothing and succeeds")
     args = parser.parse_args()
     model = load_model(args.model)
     if args.out_prefix:
@@ -158,7 +165,7 @@ def main():
         prefix = stem + ".latency"
     output_folder_or_fail(prefix)
     try:
-        written = plot(model, prefix)
+        written = plot(model, prefix, args.if_any)
     except Malformed as e:
         fail(f"{args.model}: {e}")
     for path in written:

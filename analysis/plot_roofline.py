@@ -66,7 +66,7 @@ def ceilings(doc):
 
 
 def tera(v):
-    return f"{v / 1e12:.3g} TFLOP/s" if v >= 1e11 else f"{v / 1e9:.3g} GFLOP/s"
+    return common.format_value(v, "flop/s")
 
 
 def draw(ax, doc, ceilings_of=None):
@@ -91,7 +91,7 @@ def draw(ax, doc, ceilings_of=None):
         top = peak * 1.5
         ax.plot([x_lo, min(x_hi, top / bw)], [bw * x_lo, min(bw * x_hi, top)], color="0.35",
                 lw=1.2, ls=["-", "--", "-.", ":", (0, (5, 1))][i % 5],
-                label=f"{lvl} {bw / 1e12:.3g} TB/s")
+                label=f"{lvl} {common.format_value(bw, 'bytes/s')}")
     for j, (prec, path, flops, best) in enumerate(comp):
         color = colors[j % len(colors)]
         ax.axhline(flops, color=color, lw=2.0 if best else 1.0, ls="-" if best else "--",

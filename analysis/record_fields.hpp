@@ -10,6 +10,44 @@
 
 namespace gpuprobe::analysis {
 
+// Checked reads. A run record is a file anyone can edit: a field the model reads that is missing
+// or of the wrong type is a one-line Error naming the field, never undefined behaviour (const
+// operator[] on a missing key) or a bare nlohmann exception.
+
+// A record that cannot be read (a field of the wrong type): the whole analysis stops with its
+// path, as for a record that is not a run record at all.
+class RecordError : public Error {
+ public:
+  using Error::Error;
+};
+
+inline const char* kind_of(const nlohmann::json& v) {
+  switch (v.type()) {
+    case nlohmann::json::value_t::null: return "null";
+    case nlohmann::json::value_t::object: return "an object";
+    case nlohmann::json::value_t::array: return "an array";
+    case nlohmann::json::value_t::string: return "a string";
+    case nlohmann::json::value_t::boolean: return "a boolean";
+    case nlohmann::json::value_t::number_integer:
+    case nlohmann::json::value_t::number_unsigned:
+    case nlohmann::json::value_t::number_float: return "a number";
+    default: return "not a JSON value";
+  }
+}
+
+[[noreturn]] inline void wrong_type(const std::string& name, const nlohmann::json& v, const char* wanted) {
+  throw Error(name + " is " + kind_of(v) + ", not " + wanted);
+}
+
+// A record's text in a message: control characters (a line break) as '?', at most 60 characters.
+inline std::string printable(std::string s) {
+  if (s.size() > 60) s = s.substr(0, 57) + "...";
+  for (char& c : s)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  return s;
+}
+
+
 // p[key] as a number; throws "<where> has no number <key>".
 inline double record_number(const nlohmann::json& p, const char* key, const std::string& where) {
   if (!p.is_object() || !p.contains(key) || !p[key].is_number())

@@ -49,14 +49,6 @@ SOURCE_TEXT = {
     "simulated": "simulated: a model of the GPU, not a measurement",
     "published": "published figure (with its citation), never measured here",
 }
-# family -> (section title, what the table is)
-FAMILY_TABLES = [
-    ("compute", "Compute (CUDA cores)"),
-    ("tensor", "Tensor cores"),
-    ("sync", "Synchronization"),
-    ("atomics", "Atomics"),
-    ("async", "Async copies"),
-]
 METRIC_FIELDS = ("id", "family", "label", "value", "unit", "better", "ceiling", "method", "probe",
                  "samples", "confidence", "clock_mhz", "source", "checks", "citation",
                  "per_sm_per_clock", "datasheet")
@@ -68,46 +60,8 @@ class Bad(Exception):
 
 # ---------------------------------------------------------------- numbers and units
 
-def num(v):
-    """Three significant figures without exponents for everyday magnitudes."""
-    if v is None or not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v):
-        return "-"
-    a = abs(v)
-    if a >= 100 or a == 0:
-        return f"{v:.0f}"
-    if a >= 10:
-        return f"{v:.1f}"
-    if a >= 0.01:
-        return f"{v:.2f}"
-    return f"{v:.3g}"
-
-
-def scaled(v, unit, steps):
-    for scale, prefix in steps:
-        if abs(v) >= scale:
-            return f"{num(v / scale)} {prefix}{unit}"
-    return f"{num(v)} {unit}"
-
-
-def fmt(value, unit):
-    """`value` in `unit` for a reader: GB/s and TB/s (10^9, 10^12 bytes), KiB/MiB/GiB for sizes."""
-    if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
-        return "-"
-    if unit == "bytes/s":
-        return scaled(value, "B/s", [(1e12, "T"), (1e9, "G"), (1e6, "M")])
-    if unit == "flop/s":
-        return scaled(value, "FLOP/s", [(1e12, "T"), (1e9, "G"), (1e6, "M")])
-    if unit == "ops/s":
-        return scaled(value, "op/s", [(1e12, "T"), (1e9, "G"), (1e6, "M")])
-    if unit == "bytes":
-        return common.human_bytes(value)
-    if unit == "ns":
-        if abs(value) < 1e4:
-            return f"{num(value)} ns"
-        return scaled(value / 1e9, "s", [(1, ""), (1e-3, "m"), (1e-6, "u")])
-    if unit == "percent":
-        return f"{num(value)}%"
-    return f"{num(value)} {unit}"
+num = common.num
+fmt = common.format_value
 
 
 # ---------------------------------------------------------------- input
@@ -491,17 +445,15 @@ def is_it_normal(doc, metrics, refs, ref_folder, device_name):
                for m, s, r, v, c in rows])
 
 
-def latency_section(doc, model, metrics, plt, draws):
-    doc.h(2, "Latency curve")
+def latency_structure(doc, model, plt, draws, points):
+    doc.h(3, "Latency curve")
     embed_drawing(doc, plt, (10, 5.5), lambda ax: draws["latency"](ax, model), "memory",
                   ("latency", "latency against footprint, fitted levels"),
                   "not measured: the model has no latency curve")
-    metric_table(doc, [m for m in metrics if m["family"] == "memory"],
-                 "not measured: no memory metric")
 
 
-def bandwidth_section(doc, model, metrics, plt, draws):
-    doc.h(2, "Bandwidth curves")
+def bandwidth_structure(doc, model, plt, draws, points):
+    doc.h(3, "Bandwidth curves")
     try:
         figs = draws["bandwidth"](model, plt)
     except common.Malformed as e:
@@ -511,8 +463,6 @@ def bandwidth_section(doc, model, metrics, plt, draws):
     for name, fig in figs:
         doc.image(name, name.replace("-", " "), figure_png(fig))
         plt.close(fig)
-    metric_table(doc, [m for m in metrics if m["family"] == "bandwidth"],
-                 "not measured: no bandwidth metric")
 
 
 def roofline_doc(model, roofline_path, model_path):
@@ -557,13 +507,6 @@ def roofline_section(doc, model, roof, where, plt, draws):
         doc.table(("kernel", "precision", "achieved", "attainable", "bound", "% of attainable",
                    "provenance"), rows)
     return roof
-
-
-def family_sections(doc, metrics):
-    for family, title in FAMILY_TABLES:
-        doc.h(2, title)
-        metric_table(doc, [m for m in metrics if m["family"] == family],
-                     f"not measured: no {family} metric")
 
 
 def launch_figure(model, points, plt):
@@ -629,8 +572,8 @@ def launch_figure(model, points, plt):
     return fig
 
 
-def launch_section(doc, model, metrics, points, plt):
-    doc.h(2, "Launch model")
+def launch_structure(doc, model, plt, draws, points):
+    doc.h(3, "Launch model")
     fig = launch_figure(model, points, plt)
     if fig is None:
         doc.p("not measured: the model has no launch fit (launch/graph, launch/small_kernels)")
@@ -640,12 +583,10 @@ def launch_section(doc, model, metrics, points, plt):
         if not points:
             doc.p("The run records were not found next to the model: the fits are drawn without "
                   "their points.")
-    metric_table(doc, [m for m in metrics if m["family"] == "launch"],
-                 "not measured: no launch metric")
 
 
-def goodput_section(doc, model, metrics):
-    doc.h(2, "Goodput: the model's predictions against reference kernels")
+def goodput_structure(doc, model, plt, draws, points):
+    doc.h(3, "The model's predictions against reference kernels")
     section = model.get("goodput") if isinstance(model.get("goodput"), dict) else {}
     kernels = [k for k in section.get("kernels", []) if isinstance(k, dict)] \
         if isinstance(section.get("kernels"), list) else []
@@ -684,7 +625,42 @@ def goodput_section(doc, model, metrics):
                     f"{fmt(cublas.get('tensor_peak_flops_per_s'), 'flop/s')} "
                     f"({cublas.get('tensor_peak_from') or '-'})",
                     f"{src}: cuBLAS's time; the peak from this model")])
-    metric_table(doc, [m for m in metrics if m["family"] == "goodput"], "")
+
+
+# The structure a metric cannot hold, drawn where a family's model section has it (by the
+# section's key): the latency curve, the bandwidth curves, the launch fits, goodput's predictions.
+STRUCTURE = {"memory": latency_structure, "bandwidth": bandwidth_structure,
+             "launch": launch_structure, "goodput": goodput_structure}
+
+
+def model_families(model, metrics):
+    """The families of the model, in their order: its `families` (gpuprobe writes them), else the
+    families its metrics name (a published profile), titled by their name."""
+    listed = model.get("families")
+    if isinstance(listed, list) and all(isinstance(f, dict) and isinstance(f.get("name"), str)
+                                        for f in listed):
+        return [{"name": f["name"], "title": f.get("title") or f["name"],
+                 "section": f.get("section") or f["name"]} for f in listed]
+    names = []
+    for m in metrics:
+        if m.get("family") not in names and m.get("family") != "roofline":
+            names.append(m.get("family"))
+    return [{"name": n, "title": str(n).capitalize(), "section": n} for n in names]
+
+
+def family_sections(doc, model, metrics, plt, draws, points):
+    """One section per family of the model: its structure printer, if its section has one, then
+    its metrics."""
+    listed = model_families(model, metrics)
+    if not listed:
+        doc.p("not measured: the model holds no family's section")
+    for fam in listed:
+        doc.h(2, fam["title"])
+        if fam["section"] in STRUCTURE:
+            STRUCTURE[fam["section"]](doc, model, plt, draws, points)
+        doc.h(3, "Metrics")
+        metric_table(doc, [m for m in metrics if m["family"] == fam["name"]],
+                     f"not measured: no {fam['name']} metric")
 
 
 def derived_section(doc, model, metrics, roof):
@@ -750,12 +726,8 @@ def build(model, model_path, roofline_path, ref_folder, plt, draws):
         doc.p("This model has no metrics[] table (a machine model of schema version 1): the "
               "tables say not measured; the plots come from its sections.")
     is_it_normal(doc, metrics, refs, ref_folder, device.get("name", ""))
-    latency_section(doc, model, metrics, plt, draws)
-    bandwidth_section(doc, model, metrics, plt, draws)
+    family_sections(doc, model, metrics, plt, draws, raw_points(model, model_path))
     roofline_section(doc, model, roof, where, plt, draws)
-    family_sections(doc, metrics)
-    launch_section(doc, model, metrics, raw_points(model, model_path), plt)
-    goodput_section(doc, model, metrics)
     derived_section(doc, model, metrics, roof)
     legend(doc)
     return doc, str(device.get("name", "unknown device"))

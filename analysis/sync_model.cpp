@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/metric_fields.hpp"
 #include "analysis/record_fields.hpp"
 #include "harness/error.hpp"
 
@@ -142,6 +143,28 @@ void add_sync_from_run(const json& run, json& sync) {
     }
   }
   for (const std::string& op : swept) finish_sweep(sync["ops"][op]);
+}
+
+void sync_metrics(const json& model, const MetricSink& add) {
+  const json* ops = at(model, {"sync", "ops"});
+  if (!ops || !ops->is_object()) return;
+  for (auto it = ops->begin(); it != ops->end(); ++it) {
+    const json& o = it.value();
+    const std::string op = it.key(), id = "sync." + part(op);
+    const std::string what = "sync/primitives " + op + " (" + text(&o, "ptx") + ", per " + text(&o, "unit") + ")";
+    if (o.contains("latency_cycles"))
+      add({id + ".latency_cycles", op + " latency", num(&o, "latency_cycles"), "cycles", "lower", false,
+             what + ": median over repeats of the median warp's cycles per op" +
+                 (o.contains("latency_at") ? " at its smallest launch " + o["latency_at"].dump() : std::string()),
+             "sync/primitives", num(&o, "latency_repeats"), nullptr, clock_of(o.value("latency_clock_mhz", json()))});
+    const json clock = clock_of(o.value("clock_mhz", json())), repeats = num(&o, "throughput_repeats");
+    if (o.contains("ops_per_s"))
+      add({id + ".ops_per_s", op + " throughput", num(&o, "ops_per_s"), "ops/s", "higher", true,
+             what + ": median SM's ops per clock x SMs x clock", "sync/primitives", repeats, nullptr, clock});
+    if (o.contains("bytes_per_s"))
+      add({id + ".bytes_per_s", op + " bandwidth", num(&o, "bytes_per_s"), "bytes/s", "higher", true,
+             what + ": 8 bytes per load, median SM x SMs x clock", "sync/primitives", repeats, nullptr, clock});
+  }
 }
 
 }  // namespace gpuprobe::analysis

@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/family.hpp"
+
 namespace gpuprobe::analysis {
 
 // Adds what the run measured to `sync` (an object: {"ops": {op: ...}, "skipped": {op: why}}).
@@ -17,5 +19,9 @@ void add_sync_from_run(const nlohmann::json& run, nlohmann::json& sync);
 // The SASS one op (as named by probes/sync/sync.cuh) becomes on SM number `sm`: what
 // tests/probes/test_sass_sync.py asserts per target.
 std::string sync_sass_per_op(const std::string& op, int sm);
+
+
+// metrics[] of the model's sync section.
+void sync_metrics(const nlohmann::json& model, const MetricSink& add);
 
 }  // namespace gpuprobe::analysis

@@ -211,6 +211,9 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   run_all->add_option("--only", run_only,
                       "run only these probes or families (memory, bandwidth/dram, ...; comma-separated)")
       ->delimiter(',');
+  bool run_no_plot = false;
+  run_all->add_flag("--no-plot", run_no_plot,
+                    "write the records and the machine model only: no plots, roofline or report");
   double run_watchdog = 0;
   run_all->add_option("--watchdog-seconds", run_watchdog,
                       "kill a probe whose record has not changed for this long, mark it failed "
@@ -315,6 +318,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
       options.profile = run_quick ? RunProfile::quick : RunProfile::full;
       options.only = run_only;
       options.watchdog_seconds = run_watchdog;
+      options.plots = !run_no_plot;
       return cmd_run_all(options, out, err);
     }
     if (*analyze) {

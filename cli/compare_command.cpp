@@ -6,9 +6,11 @@
 #include <map>
 #include <set>
 
+#include "cli/format.hpp"
 #include "cli/plot_runner.hpp"
 #include "analysis/metrics.hpp"
 #include "harness/error.hpp"
+#include "harness/family.hpp"
 #include "harness/results.hpp"
 
 namespace gpuprobe {
@@ -16,48 +18,12 @@ namespace {
 
 using json = nlohmann::json;
 
-// Families in the order the table lists them; an unknown family comes after these.
-const std::vector<std::string> kFamilies = {"memory", "bandwidth", "compute", "tensor", "sync",
-                                            "atomics", "async", "launch", "goodput"};
 // The levels a latency curve steps through, nearest first (shared memory is not on the curve).
 const std::vector<std::string> kCurveLevels = {"L1", "L2", "L2-far", "DRAM"};
 
 std::string input_label(std::size_t i) { return std::string(1, static_cast<char>('A' + i)); }
 
-// "3.35 TB/s", "989 TFLOP/s": decimal prefixes, 3 significant digits.
-std::string with_prefix(double v, const std::string& unit) {
-  static const std::pair<double, const char*> prefixes[] = {{1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}};
-  char buf[64];
-  for (const auto& [scale, p] : prefixes)
-    if (std::fabs(v) >= scale) {
-      std::snprintf(buf, sizeof buf, "%.3g %s%s", v / scale, p, unit.c_str());
-      return buf;
-    }
-  std::snprintf(buf, sizeof buf, "%.3g %s", v, unit.c_str());
-  return buf;
-}
-
-std::string g(double v, int digits = 3) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
-  return buf;
-}
-
-// A value in its unit, as a reader wants it: rates with decimal prefixes (as datasheets give
-// them), sizes in binary units, latencies with 4 significant digits.
-std::string format_value(double v, const std::string& unit) {
-  if (unit == "bytes/s") return with_prefix(v, "B/s");
-  if (unit == "flop/s") return with_prefix(v, "FLOP/s");
-  if (unit == "ops/s") return with_prefix(v, "op/s");
-  if (unit == "bytes") {
-    for (const auto& [scale, name] : {std::pair<double, const char*>{1024.0 * 1024 * 1024, "GiB"},
-                                      {1024.0 * 1024, "MiB"}, {1024.0, "KiB"}})
-      if (v >= scale) return g(v / scale) + " " + name;
-    return g(v) + " B";
-  }
-  if (unit == "percent") return g(v) + "%";
-  return g(v, 4) + (unit.empty() ? "" : " " + unit);
-}
+std::string g(double v, int digits = 3) { return format_g(v, digits); }
 
 std::string format_ratio(const json& r) { return r.is_number() ? g(r.get<double>()) + "x" : "-"; }
 
@@ -110,9 +76,11 @@ std::string family_of(const json& m, const std::string& id) {
   return id.substr(0, id.find('.'));
 }
 
+// Families in the order they register (harness/family.hpp); an unknown family comes after them.
 std::size_t family_rank(const std::string& family) {
-  const auto it = std::find(kFamilies.begin(), kFamilies.end(), family);
-  return static_cast<std::size_t>(it - kFamilies.begin());
+  const auto& all = families();
+  const auto it = std::find_if(all.begin(), all.end(), [&](const FamilySpec& f) { return f.name == family; });
+  return static_cast<std::size_t>(it - all.begin());
 }
 
 const json* per_sm_per_clock(const json& m) {
@@ -311,7 +279,7 @@ json plot_data(const Input& in, const json& model) {
     const double v = m["value"].get<double>();
     if (family == "bandwidth" && m["unit"] == "bytes/s") {
       if (!mem.contains(subject) || mem[subject].get<double>() < v) mem[subject] = v;
-    } else if ((family == "compute" || family == "tensor") && m["unit"] == "flop/s") {
+    } else if ((family == "compute" || family == "tensor") && (m["unit"] == "flop/s" || m["unit"] == "op/s")) {
       const std::string name = family + " " + subject;
       if (!compute.contains(name) || compute[name].get<double>() < v) compute[name] = v;
     }
@@ -333,7 +301,7 @@ json compare_models(const std::vector<json>& models, const std::vector<std::stri
   std::vector<Input> inputs;
   for (std::size_t i = 0; i < models.size(); ++i) inputs.push_back(read_input(models[i], files[i], i));
 
-  // Every id once: by family (kFamilies order), then in the order the inputs first list them.
+  // Every id once: by family (families() order), then in the order the inputs first list them.
   std::vector<std::string> ids;
   std::set<std::string> seen;
   for (const auto& in : inputs)

@@ -1,5 +1,7 @@
 #include "cli/roofline_command.hpp"
 
+#include "cli/format.hpp"
+
 #include <cstdio>
 #include <cstdlib>
 
@@ -14,25 +16,13 @@ namespace {
 
 using json = nlohmann::json;
 
-// "51.2 TFLOP/s", "1.94 TB/s", "912 GB/s": decimal prefixes, 3 significant digits.
+// "51.2 TFLOP/s", "1.94 TB/s", "912 GB/s" (cli/format.hpp); "?" for an unknown or zero rate.
 std::string format_rate(double v, const char* unit) {
   if (!(v > 0)) return "?";
-  static const std::pair<double, const char*> prefixes[] = {{1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}};
-  char buf[48];
-  for (const auto& [scale, p] : prefixes)
-    if (v >= scale) {
-      std::snprintf(buf, sizeof buf, "%.3g %s%s", v / scale, p, unit);
-      return buf;
-    }
-  std::snprintf(buf, sizeof buf, "%.3g %s", v, unit);
-  return buf;
+  return format_value(v, std::string(unit) == "B/s" ? "bytes/s" : "flop/s");
 }
 
-std::string g3(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g", v);
-  return buf;
-}
+std::string g3(double v) { return format_g(v, 3); }
 
 // What bounds a kernel, in words: "DRAM", "compute f32 fma".
 std::string bound_words(const json& bound) {

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "analysis/machine_model.hpp"
+#include "cli/plot_runner.hpp"
 #include "cli/report.hpp"
 #include "cli/run_plan.hpp"
 #include "harness/error.hpp"
@@ -820,11 +821,13 @@ int cmd_run_all(const RunAllOptions& options, std::ostream& out, std::ostream& e
     runs.push_back(std::move(record));
     paths.push_back(job.path);
   }
+  std::string outputs_failed;  // why the plots or the report were not all written, or ""
   if (!runs.empty()) {
     const auto model = analysis::build_machine_model(runs, paths);
     write_json_atomically(model_path, model);
     print_model(out, model);
     out << "wrote " << model_path << "\n";
+    if (options.plots) outputs_failed = write_model_outputs(model_path, out, err);
   }
   if (info.simulated) print_sim_banner(err, info);
   err << "gpuprobe: run-all: " << ok << " ok, " << skipped.size() << " skipped, " << failed.size()
@@ -832,11 +835,12 @@ int cmd_run_all(const RunAllOptions& options, std::ostream& out, std::ostream& e
       << "\n";
   for (const auto& s : skipped) err << "  skipped " << s.label << ": " << s.why << "\n";
   for (const auto& f : failed) err << "  failed " << f.label << ": " << f.why << "\n";
-  if (!failed.empty()) {
+  if (!outputs_failed.empty())
+    err << "gpuprobe: error: " << outputs_failed << " (the machine model and the records are written; "
+        << "gpuprobe run-all --no-plot skips the plots)\n";
+  if (!failed.empty())
     err << "gpuprobe: error: " << failed.size() << " probe run(s) failed; see the messages above\n";
-    return 1;
-  }
-  return 0;
+  return failed.empty() && outputs_failed.empty() ? 0 : 1;
 }
 
 }  // namespace gpuprobe

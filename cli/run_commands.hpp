@@ -45,6 +45,9 @@ struct RunAllOptions {
   // The gpuprobe executable that runs each probe (`probe ... --resume`); empty: this process's
   // own (/proc/self/exe). A program that embeds cmd_run_all must name gpuprobe here.
   std::string probe_executable;
+  // After the model: its plots, roofline and report next to it (write_model_outputs in
+  // cli/plot_runner.hpp). false: the model only (`--no-plot`).
+  bool plots = true;
 };
 
 // A folder holding results is refused unless `resume` (complete records are kept byte for byte,
@@ -54,7 +57,8 @@ struct RunAllOptions {
 // `failed` with the `error`, and the run goes on; one that lost the context is retried once in a
 // new process, keeping its points. Progress: one redrawn line on a terminal, else one line per
 // probe, with the count, the elapsed time and an ETA. The machine model is fitted at the end from
-// every complete record and every cut one that holds points. Exit 1 when a probe failed.
+// every complete record and every cut one that holds points, then plotted and reported unless
+// `plots` is false. Exit 1 when a probe failed or a plot or the report could not be written.
 int cmd_run_all(const RunAllOptions& options, std::ostream& out, std::ostream& err);
 
 }  // namespace gpuprobe

@@ -4,15 +4,22 @@
 # map, with the driver's view of the GPU before and after and its clocks, power and throttle
 # reasons sampled every second throughout.
 #   scripts/gpu-check.sh BUILD_DIR OUT_DIR [RUN_ALL_SECONDS] [SMOKE_SECONDS] [MAP_SECONDS]
-# SMOKE_SECONDS caps each family's smoke test, not all of them together. A probe cut off by a time
+# SMOKE_SECONDS caps each family's smoke test, not all of them together. GPUCHECK_RUN_ALL_ARGS adds
+# options to run-all (for example --quick when the window is short). A family whose smoke test
+# fails is run again under compute-sanitizer (memcheck, SANITIZE_SECONDS each, default 40) for the
+# first GPUCHECK_SANITIZE_MAX (default 2) such families, so a bad access is named in the same run
+# (exit code 4, Catch2's "every test skipped", and 124, a time cap, are not such failures).
+# GPUCHECK_FAMILIES (for example "memory atomics") limits the smoke tests to those families, for a
+# targeted second run. A probe cut off by a time
 # bound keeps the points it measured (run records are rewritten after every point).
 # Everything lands in OUT_DIR:
 #   env.txt                 identity: nvidia-smi summary, driver, kernel, CUDA_* variables, ldd,
 #                           the binaries' sha256, the cuBLAS that dlopen will find, GIT_COMMIT
 #   nvidia-smi-{before,after}.txt, nvidia-smi-summary.csv, xid-{before,after}.txt
 #   telemetry.csv           one line a second: SM/memory clock, power, temperature, throttle reasons
-#   smoke-<family>.log      each family's smoke test (Catch2 output, durations); smoke.tsv: family,
-#                           exit code, seconds
+#   smoke-<family>.log      each family's smoke test (Catch2 output, durations)
+#   sanitize-<family>.log   compute-sanitizer memcheck of a family whose smoke test failed
+#   list.txt                `gpuprobe list`: the probes and parameters of this build
 #   run-all.log, run/       run-all's output and results (raw/*.json, machine_model.json)
 #   sm_map.json             the per-SM L2 latency map
 #   summary.txt             one line per step: name, exit code, seconds
@@ -46,7 +53,9 @@ step() {  # step NAME SECONDS LOG CMD...: run CMD under a time cap, log it, note
   ldd "$build/gpuprobe"
   echo "cublas candidates:"; ldconfig -p | grep -E 'libcublas(Lt)?\.so' ; echo "${GPUPROBE_CUBLAS_DIR:-}"
   nvidia-smi topo -m
+  nvidia-smi -q -d CLOCK,PERFORMANCE,POWER
 } > "$out/env.txt" 2>&1
+"$build/gpuprobe" list > "$out/list.txt" 2>&1
 nvidia-smi -q > "$out/nvidia-smi-before.txt" 2>&1
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu,clocks_throttle_reasons.active,mig.mode.current,compute_mode --format=csv > "$out/nvidia-smi-summary.csv" 2>&1
 (dmesg -T 2>/dev/null || journalctl -k 2>/dev/null) | grep -i -E 'NVRM|Xid' > "$out/xid-before.txt" 2>&1
@@ -69,19 +78,29 @@ smokes=(
   "bandwidth|gpu-smoke: every bandwidth probe*"
   "bandwidth-loaded|gpu-smoke: bandwidth/loaded_latency*"
 )
+sanitize_left="${GPUCHECK_SANITIZE_MAX:-2}"
 for s in "${smokes[@]}"; do
   fam="${s%%|*}"; pattern="${s#*|}"
+  case " ${GPUCHECK_FAMILIES:-$fam} " in *" $fam "*) ;; *) continue ;; esac
   step "smoke-$fam" "$smoke_budget" "$out/smoke-$fam.log" \
     "$build/tests/gpuprobe_tests" "$pattern" --durations yes
+  rc=$(tail -n 1 "$out/summary.txt" | cut -f 2)
+  if [ "$rc" != 0 ] && [ "$rc" != 4 ] && [ "$rc" != 124 ] && [ "$sanitize_left" -gt 0 ] && command -v compute-sanitizer > /dev/null; then
+    sanitize_left=$((sanitize_left - 1))
+    step "sanitize-$fam" "${SANITIZE_SECONDS:-40}" "$out/sanitize-$fam.log" \
+      compute-sanitizer --tool memcheck --print-limit 20 "$build/tests/gpuprobe_tests" "$pattern"
+  fi
 done
 
 step run-all "$budget" "$out/run-all.log" \
-  "$build/gpuprobe" run-all --device cuda --out "$out/run" --max-seconds-per-point 0.25
+  "$build/gpuprobe" run-all --device cuda --no-plot --out "$out/run" --max-seconds-per-point 0.25 \
+  ${GPUCHECK_RUN_ALL_ARGS:-}
 step sm-map "$map_budget" "$out/sm_map.log" \
   "$build/gpuprobe" probe memory/chase --sm all --sampled-hops 0 \
   --device cuda --out "$out/sm_map.json" --max-seconds-per-point 0.2
 
 kill $telemetry 2>/dev/null
 nvidia-smi -q > "$out/nvidia-smi-after.txt" 2>&1
+nvidia-smi -q -d CLOCK,PERFORMANCE,POWER >> "$out/env.txt" 2>&1
 (dmesg -T 2>/dev/null || journalctl -k 2>/dev/null) | grep -i -E 'NVRM|Xid' > "$out/xid-after.txt" 2>&1
 cat "$out/summary.txt"

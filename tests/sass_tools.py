@@ -182,11 +182,11 @@ def find_cuobjdump_or_fail(name, python):
 def start(args, log, python):
     """(cuobjdump, None) when the SASS can be checked, else (None, exit status) after saying why.
 
-    Without CUDA probes (--with-cuda false) there is nothing to check: status 0, unless the build
-    is configured with CUDA after all (a CMake cache saying so, or CUDA targets named), which
-    fails. With them, a missing cuobjdump fails.
+    Without CUDA probes (--with-cuda false) there is nothing to check: Skipped (cuda_tools.SKIP),
+    unless the build is configured with CUDA after all (a CMake cache saying so, or CUDA targets
+    named), which fails. With them, a missing cuobjdump fails.
     """
-    from cuda_tools import truthy
+    from cuda_tools import skip, truthy
     if not truthy(args.with_cuda):
         cache = os.path.join(args.build_dir, "CMakeCache.txt")
         configured_on = False
@@ -198,9 +198,7 @@ def start(args, log, python):
             print(f"{log}: told --with-cuda false, but the build is configured with CUDA")
             print(f"{log}: 0 passed, 1 failed")
             return None, 1
-        print(f"{log}: the CUDA probes are not built (GPUPROBE_WITH_CUDA=OFF): nothing to check")
-        print(f"{log}: 0 passed, 0 failed")
-        return None, 0
+        return None, skip(log, "the CUDA probes are not built (GPUPROBE_WITH_CUDA=OFF): nothing to check")
     cuobjdump = find_cuobjdump_or_fail(log, python)
     return cuobjdump, (None if cuobjdump else 1)
 

@@ -77,27 +77,6 @@ struct LaunchCostModel {
   std::string source;             // the citations, field by field
 };
 
-// Cost of one op of the sync family (probes/sync/sync.cuh names the ops; probes/sync/sync_sim.cpp
-// uses the table, filled per preset in presets/sync_costs.cpp). The latency depends on the op's
-// swept variable x (warps per block, CTAs per cluster, grid blocks; 1 where the op has no sweep):
-// sync_latency_cycles() below. The rate counts the op's unit (probes/sync/sync.cuh SyncUnit: a
-// thread's load, a warp-wide instruction, a CTA passing a barrier) per clock per SM.
-struct SyncOpModel {
-  std::string op;                    // "shfl_idx", as in GPUPROBE_SYNC_OPS
-  double latency_cycles = 0;         // at x = 1
-  double per_doubling_cycles = 0;    // added per doubling of x, up to saturates_at
-  double saturates_at = 1e9;
-  double per_unit_cycles = 0;        // added per unit of x beyond 1
-  double ops_per_clk_per_sm = 0;     // with enough independent work; 0: no rate (grid_sync)
-  std::string source;                // FIGURES.md keys, DER, or "assumption"
-};
-
-inline double sync_latency_cycles(const SyncOpModel& m, double x) {
-  const double capped = x < 1 ? 1 : (x > m.saturates_at ? m.saturates_at : x);
-  return m.latency_cycles + m.per_doubling_cycles * std::log2(capped) +
-         m.per_unit_cycles * (x < 1 ? 0 : x - 1);
-}
-
 // Cost of one op of the async family (probes/async/async.cuh names the ops; probes/async/async_sim.cpp
 // uses the table, filled per preset in presets/async_costs.cpp). A copy's latency (issue to data in
 // shared memory) is latency_cycles for the latency launch's copy from an L2-resident source, plus
@@ -145,7 +124,6 @@ struct Preset {
   double outlier_extra_cycles = 400;
   std::vector<LevelBandwidthModel> bandwidth;  // empty: the stream probes are unavailable
   LaunchCostModel launch;           // host_enqueue_ns 0: the launch probes are unavailable
-  std::vector<SyncOpModel> sync;    // empty: the sync probe is unavailable; an op left out: skipped
   std::vector<AsyncCopyModel> async_copy;  // empty: async/copy is unavailable; an op left out: skipped
   uint32_t max_threads_per_sm = 2048;
   uint32_t max_blocks_per_sm = 32;

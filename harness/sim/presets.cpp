@@ -128,12 +128,7 @@ Preset slowed_preset(const Preset& preset, double factor) {
       longer(op.latency_cycles);
     }
   };
-  ops(p.sync, &SyncOpModel::ops_per_clk_per_sm);
   ops(p.async_copy, &AsyncCopyModel::peak_bytes_per_clk_per_sm);
-  for (auto& op : p.sync) {
-    longer(op.per_doubling_cycles);
-    longer(op.per_unit_cycles);
-  }
   for (auto& op : p.async_copy) {
     longer(op.cycles_per_kib);
     longer(op.chase_extra_cycles);

@@ -14,6 +14,7 @@
 #include "harness/ops.hpp"
 #include "harness/sim/sim_device.hpp"
 #include "probes/async/async_ops.hpp"
+#include "probes/sync/sync.hpp"
 
 namespace gpuprobe::probes {
 namespace {
@@ -73,20 +74,21 @@ class SimAsyncOps final : public AsyncOps {
   }
 
  private:
-  // A round: the cluster barrier (the preset's sync table, at the cluster size) and one TMA copy
+  // A round: the cluster barrier (the sync family's table, at the cluster size) and one TMA copy
   // of the box (from the source's level); every CTA of every cluster takes the same rounds.
   template <class Jitter>
   AsyncResult multicast(const AsyncSetup& setup, const AsyncRun& run, const sim::AsyncCopyModel& model,
                         Jitter& jitter) {
     const sim::Preset& p = device_.preset();
-    const auto barrier = std::find_if(p.sync.begin(), p.sync.end(),
-                                      [](const sim::SyncOpModel& m) { return m.op == "barrier_cluster"; });
-    if (barrier == p.sync.end())
-      throw Skip("the simulated " + p.name + " has no cluster barrier model");
+    static const SyncCosts kNone;
+    const SyncCosts& sync = p.table<SyncCosts>("sync") ? *p.table<SyncCosts>("sync") : kNone;
+    const auto barrier =
+        std::find_if(sync.begin(), sync.end(), [](const SyncCost& m) { return m.op == "barrier_cluster"; });
+    if (barrier == sync.end()) throw Skip("the simulated " + p.name + " has no cluster barrier model");
     const double bytes = async_copy_bytes(setup);
     const double round = model.latency_cycles + model.cycles_per_kib * std::max(0.0, bytes / 1024 - 1) +
                          (setup.footprint_bytes > p.info.l2_bytes ? p.dram_latency_cycles - level_latency(p, "L2") : 0) +
-                         sim::sync_latency_cycles(*barrier, setup.cluster_size);
+                         sync_latency_cycles(*barrier, setup.cluster_size);
     const uint32_t sms = static_cast<uint32_t>(p.info.sm_count);
     std::vector<AsyncCtaOut> ctas(setup.blocks);
     for (uint32_t b = 0; b < setup.blocks; ++b) {

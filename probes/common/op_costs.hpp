@@ -29,11 +29,11 @@ inline void slow_op_costs(OpCosts& costs, double factor) {
 }
 
 // The family's table of this preset: none, or an empty one, makes the probe unavailable
-// (OpsUnavailable: "the simulated <preset> has no <family> model"). A family whose entries carry
-// more than an OpCost (the tensor family's) names its table type.
-template <class Costs = OpCosts>
-const Costs& op_costs(const sim::Preset& p, const std::string& family) {
-  const Costs* costs = p.table<Costs>(family);
+// (OpsUnavailable: "the simulated <preset> has no <family> model"). A family whose costs carry more
+// than an OpCost registers a table of its own Cost (an OpCost with more fields: probes/sync).
+template <class Cost = OpCost>
+const std::vector<Cost>& op_costs(const sim::Preset& p, const std::string& family) {
+  const std::vector<Cost>* costs = p.table<std::vector<Cost>>(family);
   if (costs == nullptr || costs->empty())
     throw OpsUnavailable("the simulated " + p.name + " has no " + family + " model");
   return *costs;

@@ -27,6 +27,15 @@ ParamSpec blocks_per_sm_param(const std::string& help) {
   return {"blocks-per-sm", K::integer, "4", help, {}, 32};
 }
 
+LaunchParams read_launch_params(ProbeContext& ctx, uint64_t max_iterations) {
+  LaunchParams l;
+  l.block_threads = read_block_threads(ctx.params());
+  l.blocks_per_sm = read_blocks_per_sm(ctx.params());
+  l.iterations = read_iterations(ctx.params(), max_iterations);
+  l.sms = static_cast<uint32_t>(ctx.device().info().sm_count);
+  return l;
+}
+
 Axis op_axis(std::vector<std::string> names) { return fixed_axis("op", std::move(names)); }
 
 Axis kind_axis() { return fixed_axis("kind", {"latency", "throughput"}, "both"); }

@@ -28,6 +28,16 @@ ParamSpec iterations_param(const std::string& default_value, const std::string& 
 ParamSpec block_threads_param(const std::string& help);
 ParamSpec blocks_per_sm_param(const std::string& help);
 
+// The launch parameters of an op-table probe, read and checked in this order: --block-threads,
+// --blocks-per-sm, --iterations (at most max_iterations); and the device's SM count.
+struct LaunchParams {
+  uint32_t block_threads = 0;
+  uint32_t blocks_per_sm = 0;
+  uint64_t iterations = 0;
+  uint32_t sms = 0;
+};
+LaunchParams read_launch_params(ProbeContext& ctx, uint64_t max_iterations);
+
 // The op axis over `names` (filtered by --op) and the kind axis (filtered by --kind).
 Axis op_axis(std::vector<std::string> names);
 Axis kind_axis();

@@ -9,14 +9,16 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <optional>
 
+#include "analysis/compute_model.hpp"
+#include "harness/family.hpp"
 #include "harness/points.hpp"
 #include "harness/sim/sim_device.hpp"
 #include "probes/common/op_costs.hpp"
 #include "probes/common/op_probe.hpp"
+#include "probes/common/plan.hpp"
 #include "probes/common/self_check.hpp"
-#include "probes/common/value_chain.cuh"
+#include "probes/common/value_chain.hpp"
 #include "ptx/capability.hpp"
 
 #define GPUPROBE_COMPUTE_OP(op, ...) \
@@ -51,10 +53,6 @@ constexpr uint64_t kMaxIterations = uint64_t{1} << 20;
 constexpr uint32_t kMaxChains = kValueChainThroughputChains;
 
 std::size_t index_of(const std::string& name) { return &find_op(kOps, name, "compute op") - kOps; }
-std::string kernel_name(std::size_t op, Kind kind) {
-  return std::string("gpuprobe_alu_") + kOps[op].name + kind_suffix(kind);
-}
-uint32_t chains(Kind kind) { return kind == Kind::latency ? 1 : kMaxChains; }
 
 // ---- the host's reference of every chain -----------------------------------------------------
 
@@ -163,77 +161,39 @@ const ValueChainCheckRegistration kCheck(kFamily, {reference_bits, result_error}
 
 // ---- one launch ---------------------------------------------------------------------------------
 
+// A launch of op `op`: one warp for latency, `blocks` of `block_threads` for throughput.
 struct Setup {
   std::size_t op = 0;
-  Kind kind = Kind::latency;
-  uint32_t block_threads = 32;  // latency: one warp; throughput: a multiple of 32
-  uint32_t blocks = 1;          // latency: 1; throughput: SMs x blocks per SM
+  ValueChainLaunch launch;
 };
 
 // The checks before any launch: the device has the op (else Skip), the shape fits.
 void check_fits(const Setup& s, const DeviceInfo& info) {
   const ComputeOp& op = kOps[s.op];
+  const ValueChainLaunch& l = s.launch;
   const int sm = info.cc.sm();
   if (!ptx::device_has(op.cap, sm))
     skip(std::string(op.ptx) + " needs " + ptx::capability_info(op.cap).targets + "; " + info.name + " is sm_" +
          std::to_string(sm));
-  if (s.kind == Kind::latency && (s.block_threads != 32 || s.blocks != 1))
+  if (l.kind == Kind::latency && (l.block_threads != 32 || l.blocks != 1))
     throw Error("a latency launch is one warp (one block of 32 threads)");
-  if (s.block_threads == 0 || s.block_threads % 32 != 0 || s.block_threads > 1024)
-    throw Error("block size " + std::to_string(s.block_threads) + " is not a multiple of 32 between 32 and 1024");
-  if (s.blocks == 0) throw Error(kernel_name(s.op, s.kind) + ": a launch needs a block");
+  if (l.block_threads == 0 || l.block_threads % 32 != 0 || l.block_threads > 1024)
+    throw Error("block size " + std::to_string(l.block_threads) + " is not a multiple of 32 between 32 and 1024");
+  if (l.blocks == 0) throw Error(l.kernel + ": a launch needs a block");
 }
 
-// The numbers and the self-check of a launch's warps: every warp ran, and (store) every chain's
-// result is acceptable. Latency: the first warp's cycles per op; rate: per SM, the thread-ops of
-// its warps over its span.
-ChainResult summarize(const Setup& s, uint64_t iterations, bool store, const std::vector<ValueChainOut>& warps) {
-  const std::string kernel = kernel_name(s.op, s.kind);
-  ChainResult r;
-  r.ops_per_chain = iterations * kValueChainOpsPerIteration / chains(s.kind);
-  const auto per_sm = check_units(warps, uint64_t(s.blocks) * s.block_threads / 32, kernel, "warp");
-  std::optional<uint64_t> accepted[kMaxChains];  // warps normally agree: check each result once
-  for (std::size_t w = 0; store && w < warps.size(); ++w)
-    for (uint32_t k = 0; k < chains(s.kind); ++k) {
-      if (accepted[k] && *accepted[k] == warps[w].result[k]) continue;
-      accepted[k] = warps[w].result[k];
-      const std::string why = result_error(kOps[s.op].name, k, r.ops_per_chain, warps[w].result[k]);
-      if (!why.empty()) throw Error("self-check failed: " + kernel + " warp " + std::to_string(w) + ": " + why);
-    }
-  r.sms = static_cast<uint32_t>(per_sm.size());
-  r.warps_per_sm = units_per_sm(per_sm);
-  if (s.kind == Kind::latency) {
-    r.latency_cycles = double(warps[0].end_cycles - warps[0].start_cycles) / double(r.ops_per_chain);
-  } else {
-    const SmRates rates = sm_rates(per_sm, [&](const SmSpan& span) {
-      return double(span.units) * 32 * chains(s.kind) * double(r.ops_per_chain) / span.cycles();
-    });
-    r.ops_per_clk_per_sm = rates.median, r.ops_per_clk_per_sm_min = rates.min, r.ops_per_clk_per_sm_max = rates.max;
-  }
-  return r;
+ValueChainError error_of(const Setup& s) {
+  return [name = std::string(kOps[s.op].name)](uint32_t chain, uint64_t ops, uint64_t got) {
+    return result_error(name, chain, ops, got);
+  };
 }
 
-LaunchConfig config_of(const Setup& s) {
-  LaunchConfig c;
-  c.grid = Dim3{s.blocks, 1, 1};
-  c.block = Dim3{s.block_threads, 1, 1};
-  return c;
-}
-
-ChainResult run_on_gpu(KernelRunner& gpu, const Setup& s, uint64_t iterations) {
+ChainResult run_on_gpu(KernelRunner& gpu, const Setup& s) {
   check_fits(s, gpu.info());
-  const std::string name = kernel_name(s.op, s.kind);
   ValueChainArgs args{};
   for (uint32_t k = 0; k < kMaxChains; ++k) args.start[k] = start_value(kOps[s.op].name, k);
   std::tie(args.b, args.c) = operands(kOps[s.op].name);
-  args.iterations = iterations;
-  args.store = 1;
-  LaunchRecord record;
-  const auto warps = run_units<ValueChainOut>(gpu, kKernels[s.op].of(s.kind), name, config_of(s), args,
-                                              uint64_t(s.blocks) * s.block_threads / 32, record);
-  ChainResult r = summarize(s, iterations, true, warps);
-  r.launch = record;
-  return r;
+  return run_value_chains(gpu, kKernels[s.op].of(s.launch.kind), s.launch, args, error_of(s));
 }
 
 // Schedulers (SM sub-partitions) per SM, Volta and later: assumption (not in docs/FIGURES.md).
@@ -242,25 +202,24 @@ constexpr double kSubPartitions = 4;
 // On the simulator a latency launch takes the longer of ops x latency and its issue time; on
 // every SM a throughput launch takes the longer of one chain's ops x latency and the busiest
 // scheduler's thread-ops over a quarter of the rate. The chains' results are the host's reference.
-ChainResult simulate(sim::SimDevice& device, const Setup& s, uint64_t iterations) {
+ChainResult simulate(sim::SimDevice& device, const Setup& s) {
   const sim::Preset& p = device.preset();
   const OpCosts& costs = op_costs(p, kFamily);
   check_fits(s, device.info());
   const OpCost& cost = op_cost(p, costs, kOps[s.op].name);
-  const std::string name = kernel_name(s.op, s.kind);
-  const uint64_t ops = iterations * kValueChainOpsPerIteration / chains(s.kind);
-  const uint64_t seed =
-      std::hash<std::string>{}(name) ^ s.blocks ^ (iterations << 16) ^ device.next_launch(kFamily);
-  auto warps = simulate_units<ValueChainOut>(p, s.blocks, s.block_threads / 32, seed, [&](uint32_t, uint32_t n) {
+  const ValueChainLaunch& l = s.launch;
+  const uint64_t ops = l.ops_per_chain();
+  const uint64_t seed = std::hash<std::string>{}(l.kernel) ^ l.blocks ^ (l.iterations << 16) ^ device.next_launch(kFamily);
+  auto warps = simulate_units<ValueChainOut>(p, l.blocks, l.block_threads / 32, seed, [&](uint32_t, uint32_t n) {
     const double busiest = std::ceil(double(n) / kSubPartitions);
-    const double issue = busiest * 32 * chains(s.kind) * double(ops) / (cost.rate / kSubPartitions);
+    const double issue = busiest * 32 * l.chains() * double(ops) / (cost.rate / kSubPartitions);
     return std::max(double(ops) * cost.latency_cycles, issue);
   });
   for (auto& w : warps)
-    for (uint32_t k = 0; k < chains(s.kind); ++k) w.result[k] = reference_bits(kOps[s.op].name, k, ops);
-  ChainResult r = summarize(s, iterations, true, warps);
-  r.launch.kernel = name;
-  r.launch.config = config_of(s);
+    for (uint32_t k = 0; k < l.chains(); ++k) w.result[k] = reference_bits(kOps[s.op].name, k, ops);
+  ChainResult r = summarize_value_chains(l, warps, error_of(s));
+  r.launch.kernel = l.kernel;
+  r.launch.config = l.config();
   return r;
 }
 
@@ -331,17 +290,17 @@ const sim::PresetTable<OpCosts> kTables(
 
 // ---- the probe ----------------------------------------------------------------------------------
 
-nlohmann::json measure(ProbeContext& ctx, const Setup& s, uint64_t iterations) {
+nlohmann::json measure(ProbeContext& ctx, const Setup& s) {
   const ComputeOp& op = kOps[s.op];
   Device& device = ctx.device();
   const auto run = [&] {
-    if (auto* sim = dynamic_cast<sim::SimDevice*>(&device)) return simulate(*sim, s, iterations);
-    return run_on_gpu(kernel_runner(device), s, iterations);
+    if (auto* sim = dynamic_cast<sim::SimDevice*>(&device)) return simulate(*sim, s);
+    return run_on_gpu(kernel_runner(device), s);
   };
   ChainPoint c = measure_chain_point(
-      ctx, s.kind, iterations, chains(s.kind), op.ptx,
+      ctx, s.launch.kind, s.launch.iterations, s.launch.chains(), op.ptx,
       {{"path", op.path}, {"precision", op.precision}, {"elements_per_op", op.elements}}, run, false);
-  if (!c.skipped && s.kind == Kind::throughput && op.flops_per_element > 0) {
+  if (!c.skipped && s.launch.kind == Kind::throughput && op.flops_per_element > 0) {
     const double per_op = double(op.elements) * op.flops_per_element;
     c.point["flops_per_clk_per_sm"] = c.summary.median * per_op;
     c.point["flops_per_s"] = c.summary.median * per_op * device.info().sm_count * c.clock_mhz * 1e6;
@@ -365,15 +324,42 @@ ProbeSpec compute_probe() {
     measure_axes(ctx, {op_axis(op_names(kOps)), kind_axis()}, [&](const nlohmann::json& axes) {
       Setup s;
       s.op = index_of(axes["op"]);
-      s.kind = parse_kind(axes["kind"]);
-      if (s.kind == Kind::throughput) s.block_threads = threads, s.blocks = sms * per_sm;
-      return measure(ctx, s, iterations);
+      s.launch.kind = parse_kind(axes["kind"]);
+      s.launch.kernel = std::string("gpuprobe_alu_") + kOps[s.op].name + kind_suffix(s.launch.kind);
+      s.launch.iterations = iterations;
+      if (s.launch.kind == Kind::throughput) s.launch.block_threads = threads, s.launch.blocks = sms * per_sm;
+      return measure(ctx, s);
     });
   };
   return p;
 }
 
 const ProbeRegistration kRegistration(compute_probe);
+
+// ---- the family (harness/family.hpp): its model section and metrics are analysis/compute_model's
+
+FamilySpec compute_family() {
+  FamilySpec f;
+  f.name = kFamily;
+  f.title = "CUDA-core compute";
+  f.order = 30;
+  f.plan = [](RunProfile) { return std::vector<PlannedRun>{plan::run("compute/alu", {}, "compute_alu.json")}; };
+  f.estimate_h100_seconds = [](const std::string&, const Params& p) {
+    return plan::op_points_seconds((p.get_text("op") == "all" ? std::size(kOps) : 1) * plan::kinds(p, "kind", "both"));
+  };
+  f.add_run = [](const nlohmann::json& run, nlohmann::json& section) {
+    analysis::add_compute_from_run(run, section);
+    return std::string();
+  };
+  f.metrics = analysis::compute_metrics;
+  f.provenance = {{"compute/alu", "probes/compute/compute.cu",
+                   {compile_matrix_check(), sass_check("tests/probes/test_sass_compute.py", "compute.cu"),
+                    closed_loop_check("tests/analysis/test_compute_model.cpp", "compute model closed loop"),
+                    self_check_evidence("probes/common/op_probe.cpp", "p[\"self_check\"] = \"passed\"")}}};
+  return f;
+}
+
+const FamilyRegistration kFamilyRegistration(compute_family);
 
 }  // namespace
 }  // namespace gpuprobe::probes

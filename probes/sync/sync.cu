@@ -1,5 +1,5 @@
 // sync: the synchronization kernels (probes/sync/sync.cuh: the op table and the contract).
-// Per op of GPUPROBE_SYNC_OPS two extern "C" kernels, gpuprobe_sync_<op>_lat and _thr. The
+// Per op of sync.def two extern "C" kernels, gpuprobe_sync_<op>_lat and _thr. The
 // timing bracket is the same everywhere: the opening %clock64 read follows the start values'
 // arrival, the closing one waits for every chain's result (x & zero, zero a runtime 0), so no op
 // is dead. An op whose instruction this compile pass lacks (redux before sm_80, elect, clusters,

@@ -1,6 +1,6 @@
-// The contract between the synchronization kernels (sync.cu) and their host side (sync_ops.cpp,
-// sync_cuda.cpp, sync_sim.cpp): the op table, the kernel arguments and what every warp reports.
-// Plain C++ that nvcc, NVRTC and g++ all compile.
+// The contract between the synchronization kernels (sync.cu) and their host side (sync.cpp): the
+// op table (sync.def), the kernel arguments and what every warp reports. Plain C++ that nvcc,
+// NVRTC and g++ all compile.
 //
 // Two kernels per op:
 //   gpuprobe_sync_<op>_lat   one dependent chain per thread: latency. Warp ops launch one warp;
@@ -11,44 +11,18 @@
 // Every thread runs `iterations` iterations of the op's ops_per_iteration (unrolled). Lane 0 of
 // each warp records %clock64 around the loop (the closing read waits for the chains' results) and
 // its SM; when `store` is set it also stores a fingerprint of each chain's values, which the host
-// checks against its own simulation of the warp (probes/sync/sync_ops.cpp).
+// checks against its own simulation of the warp (probes/sync/sync.cpp).
 #pragma once
 #include "ptx/capability.hpp"
 #include "ptx/types.cuh"
 
 namespace gpuprobe::probes::sync {
 
-// The ops, named after their PTX form (ptx/warp.cuh, ptx/barrier.cuh, ptx/mbarrier.cuh). X(op).
-//   warp value chains, x = op(x, aux) per lane (aux: a per-lane operand from the host):
-//     shfl_idx shfl_up shfl_down shfl_bfly     x = shfl.sync.<mode>(x, aux)
-//     vote_any vote_all                        x = vote.sync.<mode>.pred(x != 0)
-//     vote_ballot                              x = vote.sync.ballot.b32((x & aux) != 0)
-//     match_any match_all                      x = match.sync.<mode>.b32(x)
-//     redux_add redux_min                      x = redux.sync.<op>.u32(x)             sm_80+
-//     elect                                    x = elect.sync(x | aux)                sm_90+
-//     bar_warp_sync                            bar.warp.sync mask (a kernel argument)
-//   CTA barriers (the CTA's warps together): bar_sync (bar.sync 0), bar_arrive (a round trip of
-//     bar.arrive / bar.sync between the two halves of the CTA), bar_red_popc
-//     (x = bar.red.popc((x ^ tid) & 1))
-//   clusters (sm_90+): barrier_cluster (arrive.release + wait.acquire), barrier_cluster_relaxed
-//     (arrive.relaxed + wait), dsmem_ld (a chase through the next CTA's shared memory: mapa +
-//     ld.shared::cluster)
-//   grid_sync: the cooperative grid barrier (ptx::grid_sync, what cg::this_grid().sync() is)
-//   mbarrier (sm_80+; try_wait sm_90+): mbarrier_test_wait (arrive, then test_wait until the
-//     phase completes), mbarrier_try_wait (arrive, then try_wait.parity)
-//   fences: membar_cta membar_gl membar_sys fence_acq_rel_gpu, fence_acq_rel_cluster and
-//     fence_proxy_async (sm_90+)
-#define GPUPROBE_SYNC_OPS(X)                                                                   \
-  X(shfl_idx) X(shfl_up) X(shfl_down) X(shfl_bfly) X(vote_any) X(vote_all) X(vote_ballot)      \
-  X(match_any) X(match_all) X(redux_add) X(redux_min) X(elect) X(bar_warp_sync) X(bar_sync)    \
-  X(bar_arrive) X(bar_red_popc) X(barrier_cluster) X(barrier_cluster_relaxed) X(dsmem_ld)      \
-  X(grid_sync) X(mbarrier_test_wait) X(mbarrier_try_wait) X(membar_cta) X(membar_gl)           \
-  X(membar_sys) X(fence_acq_rel_gpu) X(fence_acq_rel_cluster) X(fence_proxy_async)
-
+// The ops (sync.def), in table order.
 enum class SyncOp {
-#define GPUPROBE_SYNC_ENUM(op) op,
-  GPUPROBE_SYNC_OPS(GPUPROBE_SYNC_ENUM)
-#undef GPUPROBE_SYNC_ENUM
+#define GPUPROBE_SYNC_OP(op, ...) op,
+#include "probes/sync/sync.def"
+#undef GPUPROBE_SYNC_OP
 };
 
 // How an op's kernels are built and launched.
@@ -93,72 +67,15 @@ struct SyncOpInfo {
   uint32_t thr_chains;      // chains per thread in the throughput kernel
   const char* sweep;        // the latency sweep's variable: "warps_per_block", "cluster_size",
                             // "grid_blocks", or "" (none)
-  bool needs_cap;
-  ptx::Cap cap;
+  ptx::Cap cap;             // what the op needs (sreg_timers: nothing beyond sm_70)
 };
-
-#define GPUPROBE_SYNC_WARP(op, ptx_form, unit_, cap_needed, cap_)                                    \
-  {SyncOp::op, #op, ptx_form, "warp", SyncShape::warp, SyncUnit::unit_, kSyncValueOpsPerIteration,   \
-   kSyncThroughputChains, "", cap_needed, ptx::Cap::cap_}
 
 inline constexpr SyncOpInfo kSyncOps[] = {
-    GPUPROBE_SYNC_WARP(shfl_idx, "shfl.sync.idx.b32", warp, false, sreg_timers),
-    GPUPROBE_SYNC_WARP(shfl_up, "shfl.sync.up.b32", warp, false, sreg_timers),
-    GPUPROBE_SYNC_WARP(shfl_down, "shfl.sync.down.b32", warp, false, sreg_timers),
-    GPUPROBE_SYNC_WARP(shfl_bfly, "shfl.sync.bfly.b32", warp, false, sreg_timers),
-    GPUPROBE_SYNC_WARP(vote_any, "vote.sync.any.pred", warp, false, sreg_timers),
-    GPUPROBE_SYNC_WARP(vote_all, "vote.sync.all.pred", warp, false, sreg_timers),
-    GPUPROBE_SYNC_WARP(vote_ballot, "vote.sync.ballot.b32", warp, false, sreg_timers),
-    GPUPROBE_SYNC_WARP(match_any, "match.sync.any.b32", warp, false, sreg_timers),
-    GPUPROBE_SYNC_WARP(match_all, "match.sync.all.b32", warp, false, sreg_timers),
-    GPUPROBE_SYNC_WARP(redux_add, "redux.sync.add.u32", warp, true, redux_sync),
-    GPUPROBE_SYNC_WARP(redux_min, "redux.sync.min.u32", warp, true, redux_sync),
-    GPUPROBE_SYNC_WARP(elect, "elect.sync", warp, true, elect_sync),
-    GPUPROBE_SYNC_WARP(bar_warp_sync, "bar.warp.sync", warp, false, sreg_timers),
-    {SyncOp::bar_sync, "bar_sync", "bar.sync 0", "cta", SyncShape::cta, SyncUnit::cta,
-     kSyncBarrierOpsPerIteration, 1, "warps_per_block", false, ptx::Cap::sreg_timers},
-    {SyncOp::bar_arrive, "bar_arrive", "bar.arrive + bar.sync (a round trip)", "cta",
-     SyncShape::cta, SyncUnit::cta, kSyncBarrierOpsPerIteration, 1, "warps_per_block", false,
-     ptx::Cap::sreg_timers},
-    {SyncOp::bar_red_popc, "bar_red_popc", "bar.red.popc.u32", "cta", SyncShape::cta,
-     SyncUnit::cta, kSyncBarrierOpsPerIteration, 1, "warps_per_block", false, ptx::Cap::sreg_timers},
-    {SyncOp::barrier_cluster, "barrier_cluster",
-     "barrier.cluster.arrive.release.aligned + barrier.cluster.wait.acquire.aligned", "cluster",
-     SyncShape::cluster, SyncUnit::cta, kSyncBarrierOpsPerIteration, 1, "cluster_size", true,
-     ptx::Cap::cluster_dsmem},
-    {SyncOp::barrier_cluster_relaxed, "barrier_cluster_relaxed",
-     "barrier.cluster.arrive.relaxed.aligned + barrier.cluster.wait.aligned", "cluster",
-     SyncShape::cluster, SyncUnit::cta, kSyncBarrierOpsPerIteration, 1, "cluster_size", true,
-     ptx::Cap::cluster_dsmem},
-    {SyncOp::dsmem_ld, "dsmem_ld", "mapa + ld.shared::cluster.u64", "cluster", SyncShape::dsmem,
-     SyncUnit::thread, kSyncValueOpsPerIteration, kSyncThroughputChains, "cluster_size", true,
-     ptx::Cap::cluster_dsmem},
-    {SyncOp::grid_sync, "grid_sync", "grid barrier (cg::this_grid().sync())", "gpu",
-     SyncShape::grid, SyncUnit::cta, kSyncGridOpsPerIteration, 1, "grid_blocks", false,
-     ptx::Cap::sreg_timers},
-    {SyncOp::mbarrier_test_wait, "mbarrier_test_wait",
-     "mbarrier.arrive.shared.b64 + mbarrier.test_wait.shared.b64", "cta", SyncShape::mbarrier,
-     SyncUnit::warp, kSyncMbarrierOpsPerIteration, 1, "", true, ptx::Cap::mbarrier},
-    {SyncOp::mbarrier_try_wait, "mbarrier_try_wait",
-     "mbarrier.arrive.shared.b64 + mbarrier.try_wait.parity.shared::cta.b64", "cta",
-     SyncShape::mbarrier, SyncUnit::warp, kSyncMbarrierOpsPerIteration, 1, "", true,
-     ptx::Cap::mbarrier_try_wait},
-    {SyncOp::membar_cta, "membar_cta", "membar.cta", "cta", SyncShape::fence, SyncUnit::warp,
-     kSyncBarrierOpsPerIteration, 1, "", false, ptx::Cap::sreg_timers},
-    {SyncOp::membar_gl, "membar_gl", "membar.gl", "gpu", SyncShape::fence, SyncUnit::warp,
-     kSyncBarrierOpsPerIteration, 1, "", false, ptx::Cap::sreg_timers},
-    {SyncOp::membar_sys, "membar_sys", "membar.sys", "sys", SyncShape::fence, SyncUnit::warp,
-     kSyncBarrierOpsPerIteration, 1, "", false, ptx::Cap::sreg_timers},
-    {SyncOp::fence_acq_rel_gpu, "fence_acq_rel_gpu", "fence.acq_rel.gpu", "gpu", SyncShape::fence,
-     SyncUnit::warp, kSyncBarrierOpsPerIteration, 1, "", false, ptx::Cap::sreg_timers},
-    {SyncOp::fence_acq_rel_cluster, "fence_acq_rel_cluster", "fence.acq_rel.cluster", "cluster",
-     SyncShape::fence, SyncUnit::warp, kSyncBarrierOpsPerIteration, 1, "", true,
-     ptx::Cap::cluster_dsmem},
-    {SyncOp::fence_proxy_async, "fence_proxy_async", "fence.proxy.async.shared::cta", "cta",
-     SyncShape::fence, SyncUnit::warp, kSyncBarrierOpsPerIteration, 1, "", true,
-     ptx::Cap::fence_proxy_async},
+#define GPUPROBE_SYNC_OP(op, ptx_, scope, shape, unit, ops_per_iteration, thr_chains, sweep, cap) \
+  {SyncOp::op, #op, ptx_, scope, SyncShape::shape, SyncUnit::unit, ops_per_iteration, thr_chains, sweep, ptx::Cap::cap},
+#include "probes/sync/sync.def"
+#undef GPUPROBE_SYNC_OP
 };
-#undef GPUPROBE_SYNC_WARP
 inline constexpr unsigned kSyncOpCount = sizeof(kSyncOps) / sizeof(kSyncOps[0]);
 
 GPUPROBE_HD constexpr const SyncOpInfo& sync_op_info(SyncOp op) {

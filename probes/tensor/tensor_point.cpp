@@ -8,7 +8,7 @@
 namespace gpuprobe::probes::tensor {
 
 const TensorCost& tensor_cost(const sim::Preset& p, const std::string& op) {
-  return op_cost(p, op_costs<TensorCosts>(p, kCostTable), op);
+  return op_cost(p, op_costs<TensorCost>(p, kCostTable), op);
 }
 
 const char* operands_name(Operands operands) { return operands == Operands::random ? "random" : "zeros"; }

@@ -353,6 +353,10 @@ GPUS = {
 LEVEL_WORDS = {"shared": "shared memory", "L1": "L1", "L2": "L2", "L2-far": "far L2", "DRAM": "DRAM"}
 
 
+# The integer tensor precisions (analysis/compute_model.cpp tensor_integer): their rates are OP/s.
+INTEGER_PRECISIONS = ("s8", "u8", "s4", "u4", "b1")
+
+
 def describe(metric_id):
     """(family, label, unit, better, ceiling, per-SM-per-clock unit or None) of a metric id."""
     family, subject, quantity = metric_id.split(".", 2)
@@ -373,6 +377,9 @@ def describe(metric_id):
         return family, f"{subject} FLOP rate", "flop/s", "higher", True, "flop/clk/SM"
     if family == "compute" and quantity == "latency_cycles":
         return family, f"{subject} latency", "cycles", "lower", False, None
+    if family == "tensor" and subject in INTEGER_PRECISIONS:
+        # Integer tensor ops count operations (2 per multiply-accumulate), not FLOP: OP/s.
+        return family, f"tensor {subject} peak", "op/s", "higher", True, "op/clk/SM"
     if family == "tensor":
         return family, f"tensor {subject} peak", "flop/s", "higher", True, "flop/clk/SM"
     if family == "launch" and subject == "small_kernels" and quantity.endswith(".overhead_ns"):

@@ -14,6 +14,7 @@
 #include "analysis/machine_model.hpp"
 #include "harness/probe.hpp"
 #include "harness/sim/sim_device.hpp"
+#include "probes/sync/sync.hpp"
 
 using namespace gpuprobe;
 
@@ -96,15 +97,16 @@ TEST_CASE("async model closed loop: every preset's copy latencies, bandwidth and
       REQUIRE(mc.size() == 4);
       const auto tma2d = std::find_if(preset.async_copy.begin(), preset.async_copy.end(),
                                       [](const sim::AsyncCopyModel& m) { return m.op == "tma_2d"; });
-      const auto barrier = std::find_if(preset.sync.begin(), preset.sync.end(),
-                                        [](const sim::SyncOpModel& m) { return m.op == "barrier_cluster"; });
-      REQUIRE(barrier != preset.sync.end());
+      const auto& sync = *preset.table<probes::SyncCosts>("sync");
+      const auto barrier =
+          std::find_if(sync.begin(), sync.end(), [](const probes::SyncCost& m) { return m.op == "barrier_cluster"; });
+      REQUIRE(barrier != sync.end());
       for (const auto& p : mc) {
         const double n = p["cluster_size"].get<double>();
         INFO("cluster " << n);
         CHECK(p["latency_cycles"].get<double>() ==
               Approx(tma2d->latency_cycles + 3 * tma2d->cycles_per_kib + preset.dram_latency_cycles -
-                     level(preset, "L2") + sim::sync_latency_cycles(*barrier, n)).epsilon(0.02));
+                     level(preset, "L2") + probes::sync_latency_cycles(*barrier, n)).epsilon(0.02));
         CHECK(p["bytes_per_s"].get<double>() > 0);
       }
     } else {

@@ -212,8 +212,10 @@ TEST_CASE("analyze --import-csv of a small-kernel curve: the launch section and 
   };
   auto [rc, text_out] = run("--out " + model);
   CHECK(rc == 0);
-  CHECK(text_out.find("small kernels, T = a + V/b") != std::string::npos);
-  CHECK(text_out.find("pt       a 1.50") != std::string::npos);
+  CHECK(text_out.find("pt overhead per pass") != std::string::npos);
+  CHECK(text_out.find("1500 ns") != std::string::npos);
+  CHECK(text_out.find("pt bandwidth term (V/b)") != std::string::npos);
+  CHECK(text_out.find("3.00 TB/s") != std::string::npos);
   std::tie(rc, text_out) = run("--sm-count 132 --out " + model + "2");
   CHECK(rc == 1);
   CHECK(text_out == "gpuprobe: error: --clock-mhz, --sm-count, --first-level and --ends-in do not apply to "

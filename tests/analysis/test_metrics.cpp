@@ -86,7 +86,7 @@ TEST_CASE("metrics: every entry has exactly the contract's fields, units, famili
   const std::set<std::string> fields = {"id", "family", "label", "value", "unit", "better", "ceiling", "method",
                                         "probe", "samples", "confidence", "clock_mhz", "source", "checks",
                                         "citation", "per_sm_per_clock", "datasheet"};
-  const std::set<std::string> units = {"cycles", "ns", "bytes", "bytes/s", "flop/s", "ops/s", "percent", "flop/byte"};
+  const std::set<std::string> units = {"cycles", "ns", "bytes", "bytes/s", "flop/s", "op/s", "ops/s", "percent", "flop/byte"};
   const std::set<std::string> families = {"memory", "bandwidth", "compute", "tensor", "sync", "atomics",
                                           "async", "launch", "goodput", "roofline"};
   const std::regex grammar(R"([a-z]+\.[A-Za-z0-9_\-]+(\.[A-Za-z0-9_\-]+)*\.([A-Za-z0-9_\-]+_)?(cycles|ns|bytes|bytes_per_s|flops_per_s|ops_per_s|percent|flop_per_byte))");
@@ -341,8 +341,8 @@ TEST_CASE("provenance: every registered probe has an entry, and every claim's te
     CHECK_FALSE(read_source(entry.kernel_source).empty());
     for (const auto& c : entry.checks) {
       INFO(c.check << " " << c.file << " '" << c.needle << "'");
-      CHECK(std::find(analysis::kCheckNames.begin(), analysis::kCheckNames.end(), c.check) !=
-            analysis::kCheckNames.end());
+      CHECK(std::find(kCheckNames.begin(), kCheckNames.end(), c.check) !=
+            kCheckNames.end());
       const std::string text = read_source(c.file);
       REQUIRE_FALSE(text.empty());  // the test (or the probe source) is there
       CHECK(text.find(c.needle) != std::string::npos);

@@ -54,7 +54,7 @@ def main():
         for text in ("A: Test GPU A (measured)", "B: Test GPU B (simulated)", "(published)", "D: Tesla V100"):
             check(text in latency, f"the latency plot has no '{text}'")
             check(text in roofline, f"the roofline plot has no '{text}'")
-        for text in ("DRAM 3.18 TB/s, L2 4.86 TB/s", "C tensor e4m3 1.98e+03 TFLOP/s", "(measured): DRAM 2 TB/s",
+        for text in ("DRAM 3.18 TB/s, L2 4.86 TB/s", "C tensor e4m3 1.98 PFLOP/s", "(measured): DRAM 2.00 TB/s",
                      "D tensor f16 125 TFLOP/s", "D compute fma_rn_f32 15.7 TFLOP/s"):
             check(text in roofline, f"the roofline plot has no '{text}'")
 

@@ -12,14 +12,15 @@
 #include "analysis/sync_model.hpp"
 #include "harness/probe.hpp"
 #include "harness/sim/sim_device.hpp"
-#include "probes/sync/sync.cuh"
+#include "probes/sync/sync.hpp"
 
 using namespace gpuprobe;
 
 TEST_CASE("sync model closed loop: every preset's latencies, sweeps and rates come back", "[sync][model]") {
   for (const auto& preset : sim::presets()) {
     INFO(preset.name);
-    REQUIRE_FALSE(preset.sync.empty());
+    const auto& costs = *preset.table<probes::SyncCosts>("sync");
+    REQUIRE_FALSE(costs.empty());
     auto device = sim::make_sim_device(preset);
     const ProbeSpec& probe = find_probe("sync/primitives");
     std::ostringstream log;
@@ -30,7 +31,7 @@ TEST_CASE("sync model closed loop: every preset's latencies, sweeps and rates co
     REQUIRE(model.contains("sync"));
     const auto& sync = model["sync"];
     CHECK_FALSE(sync.contains("errors"));
-    for (const auto& m : preset.sync) {
+    for (const auto& m : costs) {
       INFO(m.op);
       REQUIRE(sync["ops"].contains(m.op));
       const auto& o = sync["ops"][m.op];
@@ -39,7 +40,7 @@ TEST_CASE("sync model closed loop: every preset's latencies, sweeps and rates co
         for (const auto& p : o["sweep"]["points"]) {
           const double x = p["x"].get<double>();
           INFO("x = " << x);
-          CHECK(p["latency_cycles"].get<double>() == Approx(sim::sync_latency_cycles(m, x)).epsilon(0.02));
+          CHECK(p["latency_cycles"].get<double>() == Approx(probes::sync_latency_cycles(m, x)).epsilon(0.02));
         }
         const auto& fit = o["sweep"]["fit"];
         if (o["sweep"]["variable"] == "grid_blocks") {
@@ -53,22 +54,22 @@ TEST_CASE("sync model closed loop: every preset's latencies, sweeps and rates co
       }
       CHECK(o["latency_ns"].get<double>() ==
             Approx(o["latency_cycles"].get<double>() / preset.info.rated_sm_clock_mhz * 1000).epsilon(0.01));
-      if (m.ops_per_clk_per_sm > 0) {
-        CHECK(o["ops_per_clk_per_sm"].get<double>() == Approx(m.ops_per_clk_per_sm).epsilon(0.02));
+      if (m.rate > 0) {
+        CHECK(o["ops_per_clk_per_sm"].get<double>() == Approx(m.rate).epsilon(0.02));
         CHECK(o["ops_per_s"].get<double>() ==
-              Approx(m.ops_per_clk_per_sm * preset.info.sm_count * preset.info.rated_sm_clock_mhz * 1e6)
+              Approx(m.rate * preset.info.sm_count * preset.info.rated_sm_clock_mhz * 1e6)
                   .epsilon(0.02));
       } else {
         CHECK_FALSE(o.contains("ops_per_clk_per_sm"));
       }
       if (m.op == "dsmem_ld")
-        CHECK(o["bytes_per_clk_per_sm"].get<double>() == Approx(8 * m.ops_per_clk_per_sm).epsilon(0.02));
+        CHECK(o["bytes_per_clk_per_sm"].get<double>() == Approx(8 * m.rate).epsilon(0.02));
     }
     // Every op of the table is either measured or skipped with the reason.
     for (const auto& info : probes::sync::kSyncOps) {
       INFO(info.name);
-      const bool modeled = std::any_of(preset.sync.begin(), preset.sync.end(),
-                                       [&](const sim::SyncOpModel& m) { return m.op == info.name; });
+      const bool modeled =
+          std::any_of(costs.begin(), costs.end(), [&](const probes::SyncCost& m) { return m.op == info.name; });
       CHECK(sync["ops"].contains(info.name) == modeled);
       CHECK(sync.value("skipped", nlohmann::json::object()).contains(info.name) == !modeled);
     }

@@ -81,15 +81,15 @@ TEST_CASE("compare: two models, the exact table and summary, in PREFIX.compare.m
       "\n"
       "| metric | A | B | B/A | B/A per SM per clock |\n"
       "|---|---|---|---|---|\n"
-      "| memory.L1.latency_cycles | 30 cycles | 33 cycles | 1.1x | - |\n"
+      "| memory.L1.latency_cycles | 30.0 cycles | 33.0 cycles | 1.1x | - |\n"
       "| memory.L2.latency_cycles | 200 cycles | 300 cycles | 1.5x | - |\n"
       "| memory.L2.capacity_bytes | 50 MiB | 100 MiB | 2x | - |\n"
       "| memory.DRAM.latency_cycles | 600 cycles | 300 ns | units differ | units differ |\n"
-      "| bandwidth.DRAM.read_bytes_per_s | 2 TB/s | 8 TB/s | 4x | 1x |\n"
-      "| compute.fma_rn_f32.flops_per_s | 50 TFLOP/s | 100 TFLOP/s | 2x | 0.5x |\n"
-      "| tensor.f16.flops_per_s | 1 PFLOP/s | 4 PFLOP/s | 4x | 1x |\n"
-      "| sync.bar_sync.latency_cycles | - | 20 cycles | - | - |\n"
-      "| atomics.atom_add.same.ops_per_s | 10 Gop/s | - | - | - |\n"
+      "| bandwidth.DRAM.read_bytes_per_s | 2.00 TB/s | 8.00 TB/s | 4x | 1x |\n"
+      "| compute.fma_rn_f32.flops_per_s | 50.0 TFLOP/s | 100 TFLOP/s | 2x | 0.5x |\n"
+      "| tensor.f16.flops_per_s | 1.00 PFLOP/s | 4.00 PFLOP/s | 4x | 1x |\n"
+      "| sync.bar_sync.latency_cycles | - | 20.0 cycles | - | - |\n"
+      "| atomics.atom_add.same.ops_per_s | 10.0 Gop/s | - | - | - |\n"
       "\n" +
       kSummaryBA + " 2 metrics are in one input only. B: the simulator, not a GPU.\n";
   CHECK(slurp(s / "ab.compare.md") == expected);
@@ -130,15 +130,15 @@ TEST_CASE("compare: three models, a published one labelled as such", "[cli][comp
       "\n"
       "| metric | A | B | C | B/A | C/A | B/A per SM per clock | C/A per SM per clock |\n"
       "|---|---|---|---|---|---|---|---|\n"
-      "| memory.L1.latency_cycles | 30 cycles | 33 cycles | 30 cycles | 1.1x | 1x | - | - |\n"
+      "| memory.L1.latency_cycles | 30.0 cycles | 33.0 cycles | 30.0 cycles | 1.1x | 1x | - | - |\n"
       "| memory.L2.latency_cycles | 200 cycles | 300 cycles | - | 1.5x | - | - | - |\n"
       "| memory.L2.capacity_bytes | 50 MiB | 100 MiB | - | 2x | - | - | - |\n"
       "| memory.DRAM.latency_cycles | 600 cycles | 300 ns | 600 cycles | units differ | 1x | units differ | - |\n"
-      "| bandwidth.DRAM.read_bytes_per_s | 2 TB/s | 8 TB/s | 1 TB/s | 4x | 0.5x | 1x | 0.5x |\n"
-      "| compute.fma_rn_f32.flops_per_s | 50 TFLOP/s | 100 TFLOP/s | - | 2x | - | 0.5x | - |\n"
-      "| tensor.f16.flops_per_s | 1 PFLOP/s | 4 PFLOP/s | 1 PFLOP/s | 4x | 1x | 1x | 1x |\n"
-      "| sync.bar_sync.latency_cycles | - | 20 cycles | - | - | - | - | - |\n"
-      "| atomics.atom_add.same.ops_per_s | 10 Gop/s | - | - | - | - | - | - |\n"
+      "| bandwidth.DRAM.read_bytes_per_s | 2.00 TB/s | 8.00 TB/s | 1.00 TB/s | 4x | 0.5x | 1x | 0.5x |\n"
+      "| compute.fma_rn_f32.flops_per_s | 50.0 TFLOP/s | 100 TFLOP/s | - | 2x | - | 0.5x | - |\n"
+      "| tensor.f16.flops_per_s | 1.00 PFLOP/s | 4.00 PFLOP/s | 1.00 PFLOP/s | 4x | 1x | 1x | 1x |\n"
+      "| sync.bar_sync.latency_cycles | - | 20.0 cycles | - | - | - | - | - |\n"
+      "| atomics.atom_add.same.ops_per_s | 10.0 Gop/s | - | - | - | - | - | - |\n"
       "\n" +
       kSummaryBA +
       " C (Ref GPU C, published) against A (Test GPU A, measured), 4 metrics compared: the largest "
@@ -164,7 +164,7 @@ TEST_CASE("compare: a published input against a simulated one, and a published m
   REQUIRE(r.rc == 0);
   CHECK(r.out.find("| A | c_published.json | Ref GPU C | published | 100 | 1000 MHz |") != std::string::npos);
   CHECK(r.out.find("| B | b.json | Test GPU B | simulated | 200 | 2000 MHz |") != std::string::npos);
-  CHECK(r.out.find("| memory.L1.latency_cycles | 30 cycles | 33 cycles | 30 cycles (published) | 1.1x | 1x |") !=
+  CHECK(r.out.find("| memory.L1.latency_cycles | 30.0 cycles | 33.0 cycles | 30.0 cycles (published) | 1.1x | 1x |") !=
         std::string::npos);
   CHECK(r.out.find("B (Test GPU B, simulated) against A (Ref GPU C, published)") != std::string::npos);
   CHECK(r.out.find("A: published figures (docs/FIGURES.md), not measured by gpuprobe. B: the simulator, not a GPU.") !=
@@ -191,8 +191,8 @@ TEST_CASE("compare: ratio arithmetic", "[cli][compare]") {
   CHECK(doc["rows"][3]["ratios"][1]["absolute"] == 1.5);
   CHECK(doc["rows"][3]["ratios"][1]["per_sm_per_clock"].is_null());  // flop/clk/SM against flop/clk
   const std::string md = gpuprobe::compare_markdown(doc);
-  CHECK(md.find("| compute.fma_rn_f32.flops_per_s | n/a | 1 TFLOP/s | - | - |") != std::string::npos);
-  CHECK(md.find("| bandwidth.L2.bytes_per_s | 3 TB/s | 1.5 TB/s | 0.5x | 1.5x |") != std::string::npos);
+  CHECK(md.find("| compute.fma_rn_f32.flops_per_s | n/a | 1.00 TFLOP/s | - | - |") != std::string::npos);
+  CHECK(md.find("| bandwidth.L2.bytes_per_s | 3.00 TB/s | 1.50 TB/s | 0.5x | 1.5x |") != std::string::npos);
   CHECK(doc["summary"] ==
         "B (M, measured) against A (M, measured), 2 metrics compared: the largest differences are "
         "bandwidth.L2.bytes_per_s 0.5x (A faster), tensor.f16.flops_per_s 1.5x (B faster); per SM per clock, "

@@ -64,12 +64,12 @@ TEST_CASE("roofline command: ceilings, ridge points and every kernel input, into
   INFO(r.out << r.err);
   REQUIRE(r.rc == 0);
   CHECK(r.out.find("DRAM") != std::string::npos);
-  CHECK(r.out.find("50 TFLOP/s  fma (fma_rn_f32)  ridge: DRAM 25, L2 6.25") != std::string::npos);
-  CHECK(r.out.find("stream [f32]: achieved 1 TFLOP/s, attainable 2 TFLOP/s, bound by DRAM bandwidth, 50% of attainable") !=
+  CHECK(r.out.find("50.0 TFLOP/s  fma (fma_rn_f32)  ridge: DRAM 25, L2 6.25") != std::string::npos);
+  CHECK(r.out.find("stream [f32]: achieved 1.00 TFLOP/s, attainable 2.00 TFLOP/s, bound by DRAM bandwidth, 50% of attainable") !=
         std::string::npos);
-  CHECK(r.out.find("dense [f32]: achieved 20 TFLOP/s, attainable 50 TFLOP/s, bound by compute f32 fma, 40% of attainable") !=
+  CHECK(r.out.find("dense [f32]: achieved 20.0 TFLOP/s, attainable 50.0 TFLOP/s, bound by compute f32 fma, 40% of attainable") !=
         std::string::npos);
-  CHECK(r.out.find("l2k [f32]: achieved 1 TFLOP/s, attainable 2 TFLOP/s, bound by L2 bandwidth") != std::string::npos);
+  CHECK(r.out.find("l2k [f32]: achieved 1.00 TFLOP/s, attainable 2.00 TFLOP/s, bound by L2 bandwidth") != std::string::npos);
   CHECK(r.out.find("the model has no compute ceiling for f64") != std::string::npos);  // the ncu dgemm
   CHECK(r.out.find("wrote " + (s / "m.roofline.json")) != std::string::npos);
   const json doc = json::parse(slurp(s / "m.roofline.json"));

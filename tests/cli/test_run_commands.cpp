@@ -141,7 +141,7 @@ TEST_CASE("max-seconds-per-point must be a positive finite number", "[cli][bound
   Scratch s;
   for (const char* value : {"nan", "inf", "0", "-1", "1e9"}) {
     INFO(value);
-    for (const std::string cmd : {kSmallChase, std::string("run-all --device sim:h100 ")}) {
+    for (const std::string cmd : {kSmallChase, std::string("run-all --no-plot --device sim:h100 ")}) {
       const auto r = run(s, cmd + "--max-seconds-per-point " + value + " --out " + (s / "x"));
       CHECK(r.rc != 0);
       CHECK(lines(r.err) == 1);
@@ -154,7 +154,7 @@ TEST_CASE("max-seconds-per-point must be a positive finite number", "[cli][bound
 TEST_CASE("run-all into a folder it cannot write fails up front in one line", "[cli][outputs]") {
   Scratch s;
   std::ofstream(s / "file") << "x";  // root ignores permission bits, but not a file in the way
-  const auto r = run(s, "run-all --device sim:h100 --out " + (s / "file") + "/sub");
+  const auto r = run(s, "run-all --no-plot --device sim:h100 --out " + (s / "file") + "/sub");
   CHECK(r.rc == 1);
   CHECK(lines(r.err) == 1);
   CHECK(r.err.find("cannot write results to") != std::string::npos);
@@ -194,7 +194,7 @@ TEST_CASE("a second run into a locked --out refuses naming the first, and a stal
   // run-all's folder lock the same way, with the test's own pid as the holder.
   fs::create_directories(s / "all");
   std::ofstream(s / "all/.gpuprobe.lock") << ::getpid() << " " << host() << "\n";
-  r = run(s, "run-all --device sim:h100 --out " + (s / "all"));
+  r = run(s, "run-all --no-plot --device sim:h100 --out " + (s / "all"));
   CHECK(r.rc == 1);
   CHECK(lines(error_lines(r.err)) == 1);
   CHECK(r.err.find("pid " + std::to_string(::getpid())) != std::string::npos);
@@ -269,10 +269,10 @@ TEST_CASE("run-all refuses a folder with results, and --resume keeps complete re
   // One full run-all on the simulator (about 5 s on 2 cores), shared by every check below.
   Scratch s;
   const std::string dir = s / "r";
-  auto r = run(s, "run-all --device sim:v100 --out " + dir);
+  auto r = run(s, "run-all --no-plot --device sim:v100 --out " + dir);
   REQUIRE(r.rc == 0);
   const fs::path raw = fs::path(dir) / "raw";
-  r = run(s, "run-all --device sim:v100 --out " + dir);
+  r = run(s, "run-all --no-plot --device sim:v100 --out " + dir);
   CHECK(r.rc == 1);
   CHECK(lines(error_lines(r.err)) == 1);
   CHECK(r.err.find("--resume") != std::string::npos);
@@ -293,7 +293,7 @@ TEST_CASE("run-all refuses a folder with results, and --resume keeps complete re
   for (const auto& e : fs::directory_iterator(raw))
     if (e.path() != cut_path) complete.emplace_back(e.path(), slurp(e.path()));
   REQUIRE(complete.size() == 23);  // the 24 runs of run_all_plan() but the cut one
-  r = run(s, "run-all --device sim:v100 --out " + dir + " --resume");
+  r = run(s, "run-all --no-plot --device sim:v100 --out " + dir + " --resume");
   REQUIRE(r.rc == 0);
   for (const auto& [path, text] : complete) {
     INFO(path);
@@ -305,12 +305,12 @@ TEST_CASE("run-all refuses a folder with results, and --resume keeps complete re
   for (int i = 0; i < 3; ++i) CHECK(resumed["series"][i] == cut["series"][i]);
   CHECK(nlohmann::json::parse(slurp(fs::path(dir) / "machine_model.json"))["sources"].size() == 24);
   // --resume and --force together make no sense.
-  r = run(s, "run-all --device sim:v100 --out " + dir + " --resume --force");
+  r = run(s, "run-all --no-plot --device sim:v100 --out " + dir + " --resume --force");
   CHECK(r.rc == 1);
   CHECK(lines(error_lines(r.err)) == 1);
   // --force measures everything again: the point the resume kept is measured anew, and every
   // complete record is a new one.
-  r = run(s, "run-all --device sim:v100 --out " + dir + " --force");
+  r = run(s, "run-all --no-plot --device sim:v100 --out " + dir + " --force");
   REQUIRE(r.rc == 0);
   CHECK_FALSE(nlohmann::json::parse(slurp(cut_path))["series"][0].contains("marker"));
   for (const auto& [path, text] : complete) {
@@ -328,10 +328,10 @@ TEST_CASE("an interrupted run-all --force leaves a machine model that matches it
   Scratch s;
   const std::string dir = s / "r";
   const fs::path raw = fs::path(dir) / "raw";
-  REQUIRE(run(s, "run-all --device sim:v100 --out " + dir).rc == 0);
+  REQUIRE(run(s, "run-all --no-plot --device sim:v100 --out " + dir).rc == 0);
   const pid_t child = ::fork();
   if (child == 0) {
-    const std::string cmd = std::string("exec ") + GPUPROBE_EXE + " run-all --device sim:v100 --force --out " +
+    const std::string cmd = std::string("exec ") + GPUPROBE_EXE + " run-all --no-plot --device sim:v100 --force --out " +
                             dir + " >" + (s / ".out") + " 2>" + (s / ".err");
     ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
     ::_exit(127);
@@ -380,7 +380,7 @@ TEST_CASE("an interrupted run-all --force leaves a machine model that matches it
   CHECK(model["warnings"][0].get<std::string>().find(cut_path.string()) == 0);
   // --resume continues the cut record from its last point and completes the model.
   const auto cut = nlohmann::json::parse(slurp(cut_path));
-  const auto r = run(s, "run-all --device sim:v100 --out " + dir + " --resume");
+  const auto r = run(s, "run-all --no-plot --device sim:v100 --out " + dir + " --resume");
   REQUIRE(r.rc == 0);
   const auto resumed = nlohmann::json::parse(slurp(cut_path));
   CHECK(resumed["status"] == "ok");
@@ -415,7 +415,7 @@ TEST_CASE("two runs into the same output at once: the second refuses in one line
       {"probe memory/chase --device sim:h100 --min-footprint-bytes 4K --max-footprint-bytes 64M "
        "--points-per-octave 8 --out " + out,
        kSmallChase + "--out " + out},
-      {"run-all --device sim:h100 --out " + dir, "run-all --device sim:h100 --force --out " + dir}};
+      {"run-all --no-plot --device sim:h100 --out " + dir, "run-all --no-plot --device sim:h100 --force --out " + dir}};
   for (const auto& [first, second] : pairs) {
     INFO(first);
     const pid_t child = ::fork();
@@ -451,7 +451,7 @@ TEST_CASE("run-all --watchdog-seconds must be a positive finite number", "[cli][
   Scratch s;
   for (const char* value : {"nan", "inf", "-1", "1e9"}) {
     INFO(value);
-    const auto r = run(s, "run-all --device sim:h100 --watchdog-seconds " + std::string(value) +
+    const auto r = run(s, "run-all --no-plot --device sim:h100 --watchdog-seconds " + std::string(value) +
                               " --out " + (s / "x"));
     CHECK(r.rc == 1);
     CHECK(lines(r.err) == 1);

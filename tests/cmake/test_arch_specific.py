@@ -17,7 +17,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from cuda_tools import find_tool, nvcc_path, test_args, truthy  # noqa: E402
+from cuda_tools import skip, find_tool, nvcc_path, test_args, truthy  # noqa: E402
 
 FIXTURE_CMAKE = """cmake_minimum_required(VERSION 3.25)
 project(fixture LANGUAGES CXX CUDA)
@@ -134,9 +134,7 @@ def registered(build):
 def main():
     args = test_args(__doc__.splitlines()[0])
     if not truthy(args.with_cuda):
-        print("arch_specific: CUDA is off in this build; nothing to compile")
-        print("arch_specific: 0 passed, 0 failed")
-        return 0
+        return skip("arch_specific", "CUDA is off in this build: nothing to compile")
     cuobjdump = find_tool("cuobjdump", sys.executable)
     if cuobjdump is None:
         print("arch_specific: cuobjdump not found: install nvidia-cuda-cuobjdump into .venv "

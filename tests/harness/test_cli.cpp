@@ -130,7 +130,7 @@ TEST_CASE("unknown device and unknown preset", "[cli]") {
   CHECK(r.rc == 1);
   CHECK(lines(r.err) == 1);
   CHECK(r.err.find("unknown device 'tpu:0'") != std::string::npos);
-  r = run("run-all --device sim:b999");
+  r = run("run-all --no-plot --device sim:b999");
   CHECK(r.rc == 1);
   CHECK(lines(r.err) == 1);
   CHECK(r.err.find("h100") != std::string::npos);  // names the presets there are
@@ -279,7 +279,7 @@ TEST_CASE("device auto runs on the GPU, or says why not and falls back to the si
 
 TEST_CASE("run-all writes every raw record and the machine model", "[cli]") {
   const auto d = scratch_dir();
-  const auto r = run("run-all --device sim:v100 --out " + (d / "v100").string());
+  const auto r = run("run-all --no-plot --device sim:v100 --out " + (d / "v100").string());
   REQUIRE(r.rc == 0);
   CHECK(r.out.find("L2-far") == std::string::npos);  // V100: one L2
   for (const char* f : {"memory_chase_default", "memory_chase_ca", "memory_chase_cg",
@@ -301,18 +301,18 @@ TEST_CASE("run-all writes every raw record and the machine model", "[cli]") {
   CHECK(m["simulated"] == true);
   CHECK(m["sources"].size() == 24);  // run_all_plan()'s runs, goodput/reference the 24th
   CHECK(m["launch"]["small_kernels"].contains("stream"));
-  CHECK(r.out.find("launch (us;") != std::string::npos);
+  CHECK(r.out.find("Launch overheads:\n") != std::string::npos);
   CHECK(m["sync"]["ops"].contains("bar_sync"));
-  CHECK(r.out.find("sync (latency of one dependent op") != std::string::npos);
+  CHECK(r.out.find("Synchronization:\n") != std::string::npos);
   CHECK(m["atomics"]["ops"]["global_add_u32"]["patterns"].contains("contended"));
   CHECK_FALSE(m["atomics"]["ops"]["shared_red_add_u32"]["patterns"]["same"].contains("latency_cycles"));
-  CHECK(r.out.find("atomics (latency of one dependent op of one chain") != std::string::npos);
+  CHECK(r.out.find("Atomics:\n") != std::string::npos);
   // V100: no cp.async, bulk or TMA (skipped with the reason); the ld+st comparison is measured.
   CHECK(m["async_copy"]["ops"].contains("ld_st_16"));
   CHECK(m["async_copy"]["skipped"].contains("cp_async_cg_16"));
-  CHECK(r.out.find("async copies (latency of one copy") != std::string::npos);
+  CHECK(r.out.find("Asynchronous copies:\n") != std::string::npos);
   for (const char* level : {"L1", "shared", "L2", "DRAM"}) CHECK(m["bandwidth"].contains(level));
-  CHECK(r.out.find("bandwidth (GB = 10^9 bytes") != std::string::npos);
+  CHECK(r.out.find("Bandwidth:\n") != std::string::npos);
   const auto& mem = m["memory"];
   REQUIRE(mem["levels"].size() == 3);
   CHECK(mem["levels"][0]["name"] == "L1");
@@ -332,8 +332,8 @@ TEST_CASE("run-all writes every raw record and the machine model", "[cli]") {
   REQUIRE(first != std::string::npos);
   CHECK(r.err.find("SIMULATED DEVICE", first + 1) != std::string::npos);
   // The summary prints every result, not only the hierarchy.
-  for (const char* said : {"memory hierarchy (", "shared memory: ", "cache line 128 B, sector 32 B",
-                           "TLB (2 MiB pages): ", "TLB1  reach ", "miss cost "}) {
+  for (const char* said : {"hierarchy from memory/chase", "shared-memory load-to-use latency",
+                           "cache line 128 B, sector 32 B", "TLB1 reach ", "TLB1 miss cost "}) {
     INFO(said);
     CHECK(r.out.find(said) != std::string::npos);
   }
@@ -345,7 +345,7 @@ TEST_CASE("run-all writes every raw record and the machine model", "[cli]") {
                      (d / "m.json").string());
   CHECK(a.rc == 0);
   CHECK(a.out.find("no memory hierarchy could be fitted") == std::string::npos);
-  for (const char* said : {"shared memory: ", "cache line 128 B, sector 32 B", "TLB1  reach "}) {
+  for (const char* said : {"shared-memory load-to-use latency", "cache line 128 B, sector 32 B", "TLB1 reach "}) {
     INFO(said);
     CHECK(a.out.find(said) != std::string::npos);
   }
@@ -353,7 +353,7 @@ TEST_CASE("run-all writes every raw record and the machine model", "[cli]") {
   for (const auto& [file, said] : {std::pair<const char*, const char*>{"memory_stride.json",
                                                                        "cache line 128 B, sector 32 B"},
                                    {"memory_tlb.json", "miss cost "},
-                                   {"memory_chase_shared.json", "shared memory: "},
+                                   {"memory_chase_shared.json", "shared-memory load-to-use latency"},
                                    {"bandwidth_dram.json", "DRAM read "},
                                    {"bandwidth_shared.json", "bank conflicts"}}) {
     INFO(file);
@@ -558,7 +558,7 @@ TEST_CASE("analyze exits non-zero with the reason in one line when no fit can be
   CHECK(r.rc == 1);
   CHECK(lines(r.err) == 1);
   CHECK(r.err.find("bad.json") != std::string::npos);
-  CHECK(r.out.find("memory hierarchy (memory/chase cache-op=cg)") != std::string::npos);
+  CHECK(r.out.find("hierarchy from memory/chase cache-op=cg") != std::string::npos);
   const auto m = nlohmann::json::parse(slurp(d / "m.json"));
   CHECK(m["memory"]["levels"].size() == 3);
   CHECK(m["sources"][1].contains("error"));
@@ -625,7 +625,7 @@ TEST_CASE("analyze --import-csv takes bandwidth curves, their kind told by the h
 
   r = run("analyze --import-csv " + (d / "concurrency.csv").string() + " --out " + (d / "c.json").string());
   REQUIRE(r.rc == 0);
-  CHECK(r.out.find("imported      peak 3.00 TB/s") != std::string::npos);
+  CHECK(r.out.find("imported concurrency sweep: peak 3.00 TB/s") != std::string::npos);
   m = nlohmann::json::parse(slurp(d / "c.json"));
   const auto& c = m["bandwidth"]["imported"]["concurrency"];
   CHECK(c["peak_bytes_per_s"].get<double>() == Approx(3e12).epsilon(0.01));

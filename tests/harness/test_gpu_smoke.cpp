@@ -1,15 +1,17 @@
 // GPU smoke tests: on a machine with a GPU they run every chase kernel for real, with the
-// self-checks; without one they check that the CUDA backend says why in one line.
+// self-checks (elsewhere Skipped); without one, the CUDA backend says why in one line.
 // Run them first whenever a GPU is available: ctest -R gpu-smoke
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <iostream>
 #include <sstream>
 
 #include "analysis/machine_model.hpp"
 #include "harness/error.hpp"
 #include "harness/probe.hpp"
 #include "ptx/load_variants.hpp"
+#include "tests/gpu.hpp"
 #if GPUPROBE_WITH_CUDA
 #include "harness/cuda/timing.hpp"
 #endif
@@ -26,19 +28,23 @@ nlohmann::json run(Device& dev, const std::string& id, std::map<std::string, std
 }
 }  // namespace
 
-TEST_CASE("gpu-smoke: the CUDA backend runs every chase kernel or says why it cannot",
-          "[gpu-smoke]") {
-  if (!GPUPROBE_WITH_CUDA || !gpu_present()) {
-    try {
-      static_cast<void>(open_device("cuda:0"));
-      FAIL("a CUDA device opened on a machine without /dev/nvidia0 or without CUDA support");
-    } catch (const DeviceUnavailable& e) {
-      const std::string what = e.what();
-      CHECK(what.find('\n') == std::string::npos);
-      CHECK(what.find("--device sim:h100") != std::string::npos);
-    }
+TEST_CASE("without a GPU the CUDA backend says why in one line, naming the simulator", "[cuda]") {
+  if (GPUPROBE_WITH_CUDA && gpu_present()) {
+    std::cout << testing::kSkippedMarker << ": this machine has a GPU" << std::endl;
     return;
   }
+  try {
+    static_cast<void>(open_device("cuda:0"));
+    FAIL("a CUDA device opened on a machine without /dev/nvidia0 or without CUDA support");
+  } catch (const DeviceUnavailable& e) {
+    const std::string what = e.what();
+    CHECK(what.find('\n') == std::string::npos);
+    CHECK(what.find("--device sim:h100") != std::string::npos);
+  }
+}
+
+TEST_CASE("gpu-smoke: the CUDA backend runs every chase kernel", "[gpu-smoke]") {
+  if (!testing::gpu_or_skip()) return;
   auto dev = open_device("cuda:0");
   const DeviceInfo& info = dev->info();
   CHECK_FALSE(info.simulated);

@@ -14,7 +14,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from cuda_tools import compile_cubin, nvcc_path, test_args, truthy  # noqa: E402
+from cuda_tools import skip, compile_cubin, nvcc_path, test_args, truthy  # noqa: E402
 
 TARGETS = ["sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a", "sm_100", "sm_100a", "sm_120",
            "sm_120a"]
@@ -34,10 +34,7 @@ def main():
             print("compile_matrix: told --with-cuda false, but CUDA targets were built")
             print("compile_matrix: 0 passed, 1 failed")
             return 1
-        print("compile_matrix: the CUDA probes are not built (GPUPROBE_WITH_CUDA=OFF): "
-              "nothing to check")
-        print("compile_matrix: 0 passed, 0 failed")
-        return 0
+        return skip("compile_matrix", "the CUDA probes are not built (GPUPROBE_WITH_CUDA=OFF): nothing to check")
     if not os.path.exists(nvcc_path()):
         print("compile_matrix: nvcc not found, but the build is configured with CUDA")
         return 1

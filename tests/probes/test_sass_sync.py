@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """SASS assertions for the synchronization kernels (probes/sync/sync.cu).
 
-Targets: every target the build ships (tests/sass_tools.py TARGETS). Ops come from GPUPROBE_SYNC_OPS
-in probes/sync/sync.cuh; each has a latency and a throughput kernel. For every kernel on every
+Targets: every target the build ships (tests/sass_tools.py TARGETS). Ops come from the rows of
+probes/sync/sync.def; each has a latency and a throughput kernel. For every kernel on every
 target:
   * no LDL/STL (local memory) and no CALL;
   * an op this target lacks (redux and mbarrier before sm_80; elect, clusters, DSMEM, try_wait and
@@ -31,8 +31,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from sass_tools import (CONTROL_OPS, MEMORY_OPS, SelfTest, arch_number, check_table,  # noqa: E402
-                        check_traps, hygiene, lines, loops, matches, param_read, run_sass_test,
-                        table_ops)
+                        check_traps, def_ops, hygiene, lines, loops, matches, param_read,
+                        run_sass_test)
 
 LOG = "sass_sync"
 SOURCES = {"sync": os.path.join("probes", "sync", "sync.cu")}
@@ -46,7 +46,7 @@ OTHER_BUDGET = 24
 
 
 def ops(source_dir):
-    return table_ops(source_dir, os.path.join("probes", "sync", "sync.cuh"), "GPUPROBE_SYNC_OPS", LOG)
+    return def_ops(source_dir, os.path.join("probes", "sync", "sync.def"), "GPUPROBE_SYNC_OP", LOG)
 
 
 class Expect:

@@ -32,7 +32,7 @@ def main():
         shutil.rmtree(out)
     os.makedirs(os.path.dirname(out), exist_ok=True)
     steps = [
-        [args.gpuprobe, "run-all", "--device", "sim:h100", "--quick", "--only", ",".join(ONLY),
+        [args.gpuprobe, "run-all", "--no-plot", "--device", "sim:h100", "--quick", "--only", ",".join(ONLY),
          "--out", out],
         [args.gpuprobe, "roofline", "--model", os.path.join(out, "machine_model.json"),
          "--no-plot", "--kernel", "triad:flops=2e9,time_s=1e-3,bytes_hbm=2.4e10",

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Tests scripts/run-all.sh, the README's main command, against the build under test: it runs
-run-all, finds the model it wrote, plots it and writes its report; a failing run-all makes the
-script fail."""
+gpuprobe run-all, which fits the model, plots it and writes its roofline and report; a failing
+run-all makes the script fail, and plots that cannot be drawn fail run-all in one line, keeping
+the model."""
 import os
 import shutil
 import subprocess
@@ -43,7 +44,7 @@ def main():
             check(os.path.isfile(os.path.join(out, name)), f"run-all.sh did not write {name}")
         check("SIMULATED DEVICE" in r.stderr, "no simulated-device banner")
         check(f"wrote {os.path.join(out, 'latency.png')}" in r.stdout, "the plot was not reported")
-        check("bandwidth (GB = 10^9 bytes" in r.stdout, "the summary does not print the bandwidth")
+        check("Bandwidth:\n" in r.stdout, "the summary does not print the bandwidth")
         check(f"wrote {os.path.join(out, 'report.html')}" in r.stdout, "the report was not reported")
         if os.path.isfile(os.path.join(out, "report.md")):
             report = open(os.path.join(out, "report.md"), encoding="utf-8").read()
@@ -58,6 +59,25 @@ def main():
         check(r.stderr.count("gpuprobe: error:") == 1, f"stderr: {r.stderr!r}")
         check(not os.path.exists(os.path.join(bad, "latency.png")), "plotted a failed run")
         check(not os.path.exists(os.path.join(bad, "report.html")), "reported a failed run")
+
+        # No Python to draw with: run-all keeps its records and model, names the cause in one
+        # line and exits 1; --no-plot asks for no Python at all.
+        for extra, want_rc in (([], 1), (["--no-plot"], 0)):
+            out = os.path.join(tmp, f"noplot{len(extra)}")
+            r = subprocess.run([os.path.join(args.build_dir, "gpuprobe"), "run-all", *extra, "--device",
+                                "sim:v100", "--quick", "--only", "launch", "--out", out],
+                               env=dict(os.environ, GPUPROBE_PYTHON="/nonexistent/python3"),
+                               capture_output=True, text=True)
+            check(r.returncode == want_rc, f"run-all {extra} without Python: rc {r.returncode}: {r.stderr}")
+            check(os.path.isfile(os.path.join(out, "machine_model.json")),
+                  f"run-all {extra} without Python lost its model")
+            errors = [line for line in r.stderr.splitlines() if line.startswith("gpuprobe: error:")]
+            if want_rc:
+                check(len(errors) == 1 and "no Python at '/nonexistent/python3'" in errors[0],
+                      f"run-all without Python: {errors}")
+            else:
+                check(not errors and not os.path.exists(os.path.join(out, "report.md")),
+                      f"run-all --no-plot: {errors}")
     return check.finish()
 
 

@@ -74,7 +74,7 @@ def alive(pid):
 
 
 def run_all(gpuprobe, out, *extra, env=None):
-    cmd = [gpuprobe, "run-all", "--device", "sim:v100", "--out", out, *extra]
+    cmd = [gpuprobe, "run-all", "--no-plot", "--device", "sim:v100", "--out", out, *extra]
     return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120)
 
 
@@ -102,7 +102,7 @@ def check_resume(gpuprobe, out, cut_name, before):
 def test_killed_run(gpuprobe, tmp):
     out = os.path.join(tmp, "killed")
     raw = os.path.join(out, "raw")
-    proc = subprocess.Popen([gpuprobe, "run-all", "--device", "sim:v100", "--out", out, "--only",
+    proc = subprocess.Popen([gpuprobe, "run-all", "--no-plot", "--device", "sim:v100", "--out", out, "--only",
                              CUT_RUN], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
     cut_name = wait_for_cut(raw, proc)
@@ -133,7 +133,7 @@ def test_killed_run(gpuprobe, tmp):
 def test_interrupted_run(gpuprobe, tmp):
     out = os.path.join(tmp, "interrupted")
     raw = os.path.join(out, "raw")
-    proc = subprocess.Popen([gpuprobe, "run-all", "--device", "sim:v100", "--out", out, "--only",
+    proc = subprocess.Popen([gpuprobe, "run-all", "--no-plot", "--device", "sim:v100", "--out", out, "--only",
                              CUT_RUN], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
     cut_name = wait_for_cut(raw, proc)
@@ -214,7 +214,7 @@ def test_terminal_progress(gpuprobe, tmp):
     probes' own lines do not show."""
     out = os.path.join(tmp, "tty")
     master, slave = pty.openpty()
-    proc = subprocess.Popen([gpuprobe, "run-all", "--device", "sim:v100", "--out", out, "--only",
+    proc = subprocess.Popen([gpuprobe, "run-all", "--no-plot", "--device", "sim:v100", "--out", out, "--only",
                              "compute/alu,launch/overhead"], stdout=subprocess.DEVNULL,
                             stderr=slave)
     os.close(slave)

@@ -21,7 +21,7 @@ check = Checks("run_all_profiles")
 
 
 def model(gpuprobe, profile, out):
-    r = subprocess.run([gpuprobe, "run-all", "--device", "sim:h100", profile, "--out", out],
+    r = subprocess.run([gpuprobe, "run-all", "--no-plot", "--device", "sim:h100", profile, "--out", out],
                        capture_output=True, text=True)
     if r.returncode != 0:
         raise SystemExit(f"FAIL: run-all {profile} exited {r.returncode}: {r.stderr[-2000:]}")

@@ -114,7 +114,7 @@ def failed_record(gpuprobe, schemas):
     cli/run_commands.hpp): status failed with its error, and the run's other records."""
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "run")
-        r = subprocess.run([gpuprobe, "run-all", "--device", "sim:h100", "--quick", "--only",
+        r = subprocess.run([gpuprobe, "run-all", "--no-plot", "--device", "sim:h100", "--quick", "--only",
                             "memory/chase_shared,compute/alu", "--out", out],
                            env=dict(os.environ, GPUPROBE_TEST_FAIL_PROBE="compute/alu"),
                            capture_output=True, text=True)

@@ -7,7 +7,6 @@
 #include "harness/sim/presets/presets.hpp"
 #include "harness/sim/presets/launch_costs.hpp"
 #include "harness/sim/presets/async_costs.hpp"
-#include "harness/sim/presets/sync_costs.hpp"
 
 namespace gpuprobe::sim::presets_detail {
 
@@ -109,7 +108,6 @@ Preset make_h200() {
   };
   p.max_threads_per_sm = 2048;      // D CUDA compute capability 9.0 limits
   p.max_blocks_per_sm = 32;         // D CUDA compute capability 9.0 limits
-  p.sync = sync_costs_h200();  // FIGURES §6 or assumptions, cited per op in presets/sync_costs.cpp
   p.async_copy = async_costs_h200(p);  // FIGURES §6 or assumptions, cited per op in presets/async_costs.cpp
   return p;
 }

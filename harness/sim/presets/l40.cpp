@@ -3,7 +3,6 @@
 // an assumption. Plateau values are medians read off [GB24] l40.txt.
 #include "harness/sim/presets/presets.hpp"
 #include "harness/sim/presets/async_costs.hpp"
-#include "harness/sim/presets/sync_costs.hpp"
 #include "harness/sim/presets/launch_costs.hpp"
 
 namespace gpuprobe::sim::presets_detail {
@@ -86,7 +85,6 @@ Preset make_l40() {
   };
   p.max_threads_per_sm = 1536;      // D CUDA compute capability 8.9 limits
   p.max_blocks_per_sm = 24;         // D CUDA compute capability 8.9 limits
-  p.sync = sync_costs_l40();  // FIGURES §6 or assumptions, cited per op in presets/sync_costs.cpp
   p.async_copy = async_costs_l40(p);  // FIGURES §6 or assumptions, cited per op in presets/async_costs.cpp
   return p;
 }

@@ -4,7 +4,6 @@
 #include "harness/sim/presets/presets.hpp"
 #include "harness/sim/presets/launch_costs.hpp"
 #include "harness/sim/presets/async_costs.hpp"
-#include "harness/sim/presets/sync_costs.hpp"
 
 namespace gpuprobe::sim::presets_detail {
 
@@ -87,7 +86,6 @@ Preset make_v100() {
   };
   p.max_threads_per_sm = 2048;      // D CUDA compute capability 7.0 limits
   p.max_blocks_per_sm = 32;         // D CUDA compute capability 7.0 limits
-  p.sync = sync_costs_v100();  // FIGURES §6 or assumptions, cited per op in presets/sync_costs.cpp
   p.async_copy = async_costs_v100(p);  // FIGURES §6 or assumptions, cited per op in presets/async_costs.cpp
   return p;
 }

@@ -9,6 +9,7 @@
 #include "harness/error.hpp"
 #include "harness/sim/preset.hpp"
 #include "probes/common/op_costs.hpp"
+#include "probes/sync/sync.hpp"
 #include "probes/tensor/tensor_point.hpp"
 
 using namespace gpuprobe;
@@ -35,14 +36,24 @@ TEST_CASE("sim:h100,slowdown=2 halves every rate and doubles every latency of th
     CHECK(s[0].rate == Approx(b[0].rate / 2));
     CHECK(s[0].latency_cycles == Approx(2 * b[0].latency_cycles));
   }
-  // The tensor family's (probes/tensor/tensor_costs.cpp).
-  const auto& base_tensor = *base.table<probes::tensor::TensorCosts>(probes::tensor::kCostTable);
-  const auto& slow_tensor = *slow.table<probes::tensor::TensorCosts>(probes::tensor::kCostTable);
-  REQUIRE(!base_tensor.empty());
-  CHECK(slow_tensor[0].flops_per_clk_per_sm == Approx(base_tensor[0].flops_per_clk_per_sm / 2));
-  CHECK(slow_tensor[0].latency_cycles == Approx(2 * base_tensor[0].latency_cycles));
-  REQUIRE(!base.sync.empty());
-  CHECK(slow.sync[0].latency_cycles == Approx(2 * base.sync[0].latency_cycles));
+  {  // sync's (probes/sync/sync_costs.cpp): the sweeps' slopes are latencies too.
+    const auto& b = *base.table<probes::SyncCosts>("sync");
+    const auto& s = *slow.table<probes::SyncCosts>("sync");
+    REQUIRE(!b.empty());
+    CHECK(s[0].latency_cycles == Approx(2 * b[0].latency_cycles));
+    CHECK(s[0].rate == Approx(b[0].rate / 2));
+    for (std::size_t i = 0; i < b.size(); ++i) {
+      CHECK(s[i].per_doubling_cycles == Approx(2 * b[i].per_doubling_cycles));
+      CHECK(s[i].per_unit_cycles == Approx(2 * b[i].per_unit_cycles));
+    }
+  }
+  {  // tensor's (probes/tensor/tensor_costs.cpp).
+    const auto& b = *base.table<probes::tensor::TensorCosts>(probes::tensor::kCostTable);
+    const auto& s = *slow.table<probes::tensor::TensorCosts>(probes::tensor::kCostTable);
+    REQUIRE(!b.empty());
+    CHECK(s[0].flops_per_clk_per_sm == Approx(b[0].flops_per_clk_per_sm / 2));
+    CHECK(s[0].latency_cycles == Approx(2 * b[0].latency_cycles));
+  }
   CHECK(slow.launch.round_trip_ns == Approx(2 * base.launch.round_trip_ns));
   // What is not a rate or a latency stays.
   CHECK(slow.info.rated_sm_clock_mhz == base.info.rated_sm_clock_mhz);

@@ -8,15 +8,19 @@
 #include <sstream>
 
 #include "harness/probe.hpp"
+#include "tests/gpu.hpp"
 
 // atomics.cpp's weak reference to one of its kernels: null unless atomics.cu is linked.
 extern "C" __attribute__((weak)) void gpuprobe_atomics_global_add_u32_thr();
 
 using namespace gpuprobe;
 
-TEST_CASE("gpu-smoke: atomics/ops runs every op on the GPU with its self-checks", "[gpu-smoke][atomics]") {
+TEST_CASE("atomics/ops: its kernels are linked exactly when the build has CUDA", "[atomics]") {
   CHECK((&gpuprobe_atomics_global_add_u32_thr != nullptr) == static_cast<bool>(GPUPROBE_WITH_CUDA));
-  if (!(GPUPROBE_WITH_CUDA && std::filesystem::exists("/dev/nvidia0"))) return;
+}
+
+TEST_CASE("gpu-smoke: atomics/ops runs every op on the GPU with its self-checks", "[gpu-smoke][atomics]") {
+  if (!testing::gpu_or_skip()) return;
   auto dev = open_device("cuda:0");
   const ProbeSpec& probe = find_probe("atomics/ops");
   std::ostringstream log;

@@ -13,12 +13,11 @@
 #include "harness/probe.hpp"
 #include "probes/bandwidth/loaded_ops.hpp"
 #include "probes/bandwidth/stream_ops.hpp"
+#include "tests/gpu.hpp"
 
 using namespace gpuprobe;
 
 namespace {
-bool gpu_present() { return GPUPROBE_WITH_CUDA && std::filesystem::exists("/dev/nvidia0"); }
-
 nlohmann::json run(Device& dev, const std::string& id, std::map<std::string, std::string> params) {
   const ProbeSpec& probe = find_probe(id);
   std::ostringstream log;
@@ -36,15 +35,19 @@ double best_per_sm_clk(const nlohmann::json& record) {
 }
 }  // namespace
 
-TEST_CASE("gpu-smoke: every bandwidth probe runs on the GPU with its self-checks",
-          "[gpu-smoke][bandwidth]") {
+TEST_CASE("bandwidth: its CUDA operations are registered exactly when the build has CUDA", "[bandwidth]") {
   // Whatever the machine, a CUDA build carries the family's CUDA operations (and a host-only
   // build none): the probes can only skip on a GPU for a reason the run records.
-  bool cuda_ops = false;
-  for (const auto& e : ops_registry())
-    cuda_ops = cuda_ops || (e.family == probes::StreamOps::kFamily && e.backend == "cuda");
-  CHECK(cuda_ops == static_cast<bool>(GPUPROBE_WITH_CUDA));
-  if (!gpu_present()) return;
+  for (const char* family : {probes::StreamOps::kFamily, probes::LoadedLatencyOps::kFamily}) {
+    bool cuda_ops = false;
+    for (const auto& e : ops_registry()) cuda_ops = cuda_ops || (e.family == family && e.backend == "cuda");
+    CHECK(cuda_ops == static_cast<bool>(GPUPROBE_WITH_CUDA));
+  }
+}
+
+TEST_CASE("gpu-smoke: every bandwidth probe runs on the GPU with its self-checks",
+          "[gpu-smoke][bandwidth]") {
+  if (!testing::gpu_or_skip()) return;
   auto dev = open_device("cuda:0");
   const DeviceInfo& info = dev->info();
   // Per SM per clock: L1 64-128 B (A40/L40 .. V100-H100), shared about 128, L2 well below L1;
@@ -78,11 +81,7 @@ TEST_CASE("gpu-smoke: every bandwidth probe runs on the GPU with its self-checks
 
 TEST_CASE("gpu-smoke: bandwidth/loaded_latency chases under load on the GPU with its self-checks",
           "[gpu-smoke][bandwidth][loaded]") {
-  bool cuda_ops = false;
-  for (const auto& e : ops_registry())
-    cuda_ops = cuda_ops || (e.family == probes::LoadedLatencyOps::kFamily && e.backend == "cuda");
-  CHECK(cuda_ops == static_cast<bool>(GPUPROBE_WITH_CUDA));
-  if (!gpu_present()) return;
+  if (!testing::gpu_or_skip()) return;
   auto dev = open_device("cuda:0");
   for (const char* level : {"l2", "dram"}) {
     INFO(level);

@@ -115,7 +115,8 @@ TEST_CASE("compute/alu on every preset recovers its compute table, and skips the
         CHECK(p.contains("skipped"));
         continue;
       }
-      CHECK(p["self_check"] == "passed");
+      // Not `self_check == passed`: the simulator fills the results from the host's reference, so
+      // that check cannot fail here (the self-check's own tests plant wrong results instead).
       if (p["kind"] == "throughput") {
         CHECK(p["ops_per_clk_per_sm"].get<double>() == Approx(m->rate).epsilon(0.02));
       } else {

@@ -1,6 +1,6 @@
 // GPU smoke test of the compute family: on a machine with a GPU, compute/alu runs every op the
 // GPU has for real, each launch checking its chains' results, and the rates land in the ranges
-// any GPU of the supported generations shows; without a GPU the test only checks that the
+// any GPU of the supported generations shows; without a GPU it is Skipped; a test of its own checks that the
 // kernels are linked exactly when the build has CUDA. ctest -R gpu-smoke
 #include <catch2/catch.hpp>
 
@@ -8,16 +8,20 @@
 #include <sstream>
 
 #include "harness/probe.hpp"
+#include "tests/gpu.hpp"
 
 // compute.cpp's weak reference to one of its kernels: null unless compute.cu is linked.
 extern "C" __attribute__((weak)) void gpuprobe_alu_fma_rn_f32_thr();
 
 using namespace gpuprobe;
 
+TEST_CASE("compute/alu: its kernels are linked exactly when the build has CUDA", "[compute]") {
+  CHECK((&gpuprobe_alu_fma_rn_f32_thr != nullptr) == static_cast<bool>(GPUPROBE_WITH_CUDA));
+}
+
 TEST_CASE("gpu-smoke: compute/alu runs every op on the GPU with its self-checks",
           "[gpu-smoke][compute]") {
-  CHECK((&gpuprobe_alu_fma_rn_f32_thr != nullptr) == static_cast<bool>(GPUPROBE_WITH_CUDA));
-  if (!(GPUPROBE_WITH_CUDA && std::filesystem::exists("/dev/nvidia0"))) return;
+  if (!testing::gpu_or_skip()) return;
   auto dev = open_device("cuda:0");
   const ProbeSpec& probe = find_probe("compute/alu");
   std::ostringstream log;

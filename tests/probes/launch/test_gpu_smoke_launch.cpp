@@ -1,7 +1,7 @@
 // GPU smoke test of the launch family: on a machine with a GPU, launch/overhead, launch/graph and
 // launch/small_kernels run for real, every sample passing its self-check (every kernel and graph
 // node counted, stamps written, SCALE's output right), and the costs land in ranges any GPU of the
-// supported generations shows; without a GPU the test only checks that the CUDA operations are
+// supported generations shows; without a GPU it is Skipped; a test of its own checks that the CUDA operations are
 // registered exactly when the build has CUDA. ctest -R gpu-smoke
 #include <catch2/catch.hpp>
 
@@ -12,15 +12,19 @@
 #include "harness/ops.hpp"
 #include "harness/probe.hpp"
 #include "probes/launch/launch_ops.hpp"
+#include "tests/gpu.hpp"
 
 using namespace gpuprobe;
 
-TEST_CASE("gpu-smoke: launch probes run on the GPU with their self-checks", "[gpu-smoke][launch]") {
+TEST_CASE("launch: its CUDA operations are registered exactly when the build has CUDA", "[launch]") {
   bool cuda_ops = false;
   for (const auto& e : ops_registry())
     cuda_ops = cuda_ops || (e.family == probes::LaunchOps::kFamily && e.backend == "cuda");
   CHECK(cuda_ops == static_cast<bool>(GPUPROBE_WITH_CUDA));
-  if (!(GPUPROBE_WITH_CUDA && std::filesystem::exists("/dev/nvidia0"))) return;
+}
+
+TEST_CASE("gpu-smoke: launch probes run on the GPU with their self-checks", "[gpu-smoke][launch]") {
+  if (!testing::gpu_or_skip()) return;
   auto dev = open_device("cuda:0");
   const int sm = dev->info().cc.sm();
   std::vector<nlohmann::json> records;

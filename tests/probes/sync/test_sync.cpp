@@ -1,4 +1,4 @@
-// The sync family (probes/sync/sync_*.cpp) on the simulated device and its host-side contract: the
+// The sync family (probes/sync/sync.cpp) on the simulated device and its host-side contract: the
 // warp simulations behind the self-check (shuffles walk their permutation, votes and matches
 // settle, redux sums), the self-check of a launch's records failing on a wrong value, a missing or
 // reversed warp, the launch shapes refused, the capability refusals, and the probe's plan.
@@ -11,10 +11,10 @@
 #include "harness/error.hpp"
 #include "harness/probe.hpp"
 #include "harness/sim/sim_device.hpp"
-#include "probes/sync/sync_ops.hpp"
+#include "probes/sync/sync.hpp"
 
 using namespace gpuprobe;
-using probes::SyncKind;
+using probes::Kind;
 using probes::SyncOp;
 using probes::sync::SyncWarpOut;
 
@@ -103,7 +103,7 @@ TEST_CASE("sync reference: the shuffles walk their permutation and the collectiv
 TEST_CASE("sync self-check: a wrong value, a missing warp or a reversed clock fails the launch", "[sync]") {
   probes::SyncSetup s;
   s.op = SyncOp::shfl_down;
-  s.kind = SyncKind::throughput;
+  s.kind = Kind::throughput;
   s.block_threads = 64;
   s.blocks = 4;
   probes::SyncRun r;
@@ -154,7 +154,7 @@ TEST_CASE("sync fits: shapes the ops cannot run are refused, and ops the GPU lac
   s.cluster_size = s.blocks = 16;
   CHECK_THROWS_WITH(probes::check_sync_fits(s, h100), Catch::Contains("cluster size 16"));
   s.op = SyncOp::barrier_cluster;
-  s.kind = SyncKind::throughput;
+  s.kind = Kind::throughput;
   s.cluster_size = 2;
   s.blocks = 5;
   CHECK_THROWS_WITH(probes::check_sync_fits(s, h100), Catch::Contains("whole number of clusters"));
@@ -162,7 +162,7 @@ TEST_CASE("sync fits: shapes the ops cannot run are refused, and ops the GPU lac
   s.cluster_size = 0;
   CHECK_THROWS_WITH(probes::check_sync_fits(s, h100), Catch::Contains("latency only"));
   s.op = SyncOp::shfl_idx;
-  s.kind = SyncKind::latency;
+  s.kind = Kind::latency;
   s.blocks = 2;
   CHECK_THROWS_WITH(probes::check_sync_fits(s, h100), Catch::Contains("one warp"));
 }
@@ -176,7 +176,8 @@ TEST_CASE("sync/primitives on the simulated H100: every op, its sweeps, self-che
   for (const auto& p : record["series"]) {
     INFO(p.dump());
     CHECK_FALSE(p.contains("skipped"));
-    CHECK(p["self_check"] == "passed");
+    // Not `self_check == passed`: the simulator fills the results from the host's reference, so
+    // that check cannot fail here (the self-check's own tests plant wrong results instead).
     ops.insert(p["op"].get<std::string>());
     if (p["op"] == "grid_sync") {
       CHECK(p["kind"] == "latency");  // no rate for the grid barrier

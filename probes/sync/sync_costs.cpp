@@ -1,4 +1,6 @@
-// Sync costs of the simulator presets (probes/sync/sync_sim.cpp uses them). Sources, FIGURES.md §6:
+// The sync family's simulator costs per preset (SyncCost, probes/sync/sync.hpp), registered as
+// "sync" (sim::PresetTable); a GPU's SM, SM count, clock and L2 hit latency are its preset's own
+// (cited there). Sources, FIGURES.md §6:
 //   [R6000D] GB202 __syncthreads: 5.0 cyc (1 warp), 7.0 (2), 11.0 (4), 14.2 (8), 15.25 (16 and 32
 //            warps) (P): 5 + 3.07 per doubling of the warps, flat from 8 warps (14.2)
 //   [HPMLL DSM log] H800 distributed shared memory: remote SM 180-213 cyc, 181 at cluster size 2,
@@ -15,12 +17,13 @@
 // cheaper (a third-party B200 study [R], not in FIGURES); a GPU-scope
 // fence about one L2 round trip (the preset's own cited L2 hit latency), a system-scope one three
 // times that. The rates of barriers, fences and mbarriers are chosen so the probe's throughput
-// launch (probes/sync/sync_probe.cpp) has enough independent work to reach them.
-#include "harness/sim/presets/sync_costs.hpp"
-
+// launch (probes/sync/sync.cpp) has enough independent work to reach them.
 #include <string>
 
-namespace gpuprobe::sim::presets_detail {
+#include "harness/sim/family_tables.hpp"
+#include "probes/sync/sync.hpp"
+
+namespace gpuprobe::probes {
 namespace {
 
 // What a GPU's table depends on.
@@ -34,30 +37,30 @@ struct GpuFacts {
   bool bar_sync_measured = false;  // GB202: [R6000D] measured this very curve
 };
 
-SyncOpModel op(const char* name, double latency, double rate, std::string source) {
-  SyncOpModel m;
+SyncCost op(const char* name, double latency, double rate, std::string source) {
+  SyncCost m;
   m.op = name;
   m.latency_cycles = latency;
-  m.ops_per_clk_per_sm = rate;
+  m.rate = rate;
   m.source = std::move(source);
   return m;
 }
 
-SyncOpModel swept(SyncOpModel m, double per_doubling, double saturates_at) {
+SyncCost swept(SyncCost m, double per_doubling, double saturates_at) {
   m.per_doubling_cycles = per_doubling;
   m.saturates_at = saturates_at;
   return m;
 }
 
-// Throughput launches (probes/sync/sync_probe.cpp): 16 two-warp CTAs per SM for the CTA barriers,
+// Throughput launches (probes/sync/sync.cpp): 16 two-warp CTAs per SM for the CTA barriers,
 // 16 one-warp CTAs in clusters of 2 for the cluster barriers, 32 warps per SM for fences and
 // mbarriers. A rate of half what that work could reach at the op's latency keeps it issue-bound.
 double half_reachable(double units, double latency) { return 0.5 * units / latency; }
 
-std::vector<SyncOpModel> table(const GpuFacts& g) {
+SyncCosts table(const GpuFacts& g) {
   const std::string none = "assumption: no measured figure (FIGURES §6)";
   const std::string l2 = std::to_string(static_cast<int>(g.l2_cycles + 0.5));
-  std::vector<SyncOpModel> t;
+  SyncCosts t;
   for (const char* name : {"shfl_idx", "shfl_up", "shfl_down", "shfl_bfly"})
     t.push_back(op(name, 23, 1.0, none + "; latency ~ a shared-memory load's, rate one SHFL per "
                                          "clock per SM (CUDA guide, not in FIGURES)"));
@@ -77,7 +80,7 @@ std::vector<SyncOpModel> table(const GpuFacts& g) {
   t.push_back(op("bar_warp_sync", 1, 4.0, "assumption: ptxas leaves a NOP (tests/probes/test_sass_sync.py): one "
                                           "issue slot of each of 4 schedulers"));
 
-  SyncOpModel bar = swept(op("bar_sync", 5.0, 0.5, ""), 3.07, 8);
+  SyncCost bar = swept(op("bar_sync", 5.0, 0.5, ""), 3.07, 8);
   bar.source = g.bar_sync_measured
                    ? "P [R6000D] GB202 5.0/7.0/11.0/14.2/15.25 cyc at 1/2/4/8/16+ warps; rate: assumption"
                    : "assumption: the GB202 curve P [R6000D] (no figure for this GPU, FIGURES §6); rate: assumption";
@@ -87,13 +90,13 @@ std::vector<SyncOpModel> table(const GpuFacts& g) {
 
   if (g.sm >= 90) {
     // 242 + 40 per doubling: 362 at 8 CTAs; relaxed: 270 less.
-    SyncOpModel cluster = swept(op("barrier_cluster", 242, 0, none + "; B200 cluster.sync 362 cyc at 8 "
+    SyncCost cluster = swept(op("barrier_cluster", 242, 0, none + "; B200 cluster.sync 362 cyc at 8 "
                                    "CTAs (PTX_NOTES.md §1.5 [R]); rate: assumption"), 40, 8);
-    cluster.ops_per_clk_per_sm = half_reachable(16, sync_latency_cycles(cluster, 2));
+    cluster.rate = half_reachable(16, sync_latency_cycles(cluster, 2));
     t.push_back(cluster);
-    SyncOpModel relaxed = swept(op("barrier_cluster_relaxed", 62, 0, none + "; B200's release fence ~270 "
+    SyncCost relaxed = swept(op("barrier_cluster_relaxed", 62, 0, none + "; B200's release fence ~270 "
                                    "cyc (PTX_NOTES.md §4.2 [R]) less; rate: assumption"), 10, 8);
-    relaxed.ops_per_clk_per_sm = half_reachable(16, sync_latency_cycles(relaxed, 2));
+    relaxed.rate = half_reachable(16, sync_latency_cycles(relaxed, 2));
     t.push_back(relaxed);
     t.push_back(swept(op("dsmem_ld", 169, 16,
                          g.sm == 90 ? "M [HPMLL DSM log] H800 181 cyc at cluster size 2, 180-213 (FIGURES "
@@ -105,7 +108,7 @@ std::vector<SyncOpModel> table(const GpuFacts& g) {
 
   // grid.sync: two L2 round trips (the atomic and the poll) and two bar.sync at one CTA; the rest
   // of the FIGURES upper bound spread over a grid of 4 CTAs per SM.
-  SyncOpModel grid = op("grid_sync", 2 * g.l2_cycles + 20, 0, "");
+  SyncCost grid = op("grid_sync", 2 * g.l2_cycles + 20, 0, "");
   const double upper = g.grid_sync_ns * g.clock_mhz / 1000;
   grid.per_unit_cycles = (upper - grid.latency_cycles) / (4 * g.sms - 1);
   grid.source = g.grid_source + " = " + std::to_string(static_cast<int>(upper)) +
@@ -132,37 +135,48 @@ std::vector<SyncOpModel> table(const GpuFacts& g) {
   return t;
 }
 
+// The grid barrier's figure per preset.
+struct GridFigure {
+  const char* preset;
+  double grid_sync_ns;
+  const char* source;
+};
+const GridFigure kGridFigures[] = {
+    // No grid.sync figure for GV100 beyond [GR438]'s 18.8 us per iteration with 1M elements of
+    // work: the A100's (assumption).
+    {"v100", 1340, "assumption: the A100's M [GB24 a100_gsync] <= 1.34 us x 1380 MHz"},
+    {"a100", 1340, "DER M [GB24 a100_gsync] <= 1.34 us x 1410 MHz"},
+    {"h100", 1130, "assumption: the H200's (same GH100 SM) M [GB24 h200_gsync] <= 1.13 us x 1755 MHz"},
+    {"h100-sxm", 1130, "assumption: the H200's (same GH100 SM) M [GB24 h200_gsync] <= 1.13 us x 1980 MHz"},
+    {"h200", 1130, "DER M [GB24 h200_gsync] <= 1.13 us x 1980 MHz"},
+    {"l40", 820, "DER M [GB24 l40_gsync] <= 0.82 us x 2490 MHz"},
+    {"b200", 1130, "assumption: the H200's M [GB24 h200_gsync] <= 1.13 us x 1965 MHz"},
+    {"rtx5090", 820, "assumption: the L40's M [GB24 l40_gsync] <= 0.82 us x 2407 MHz"},
+};
+
+SyncCosts sync_costs(const sim::Preset& p) {
+  for (const GridFigure& f : kGridFigures) {
+    if (p.name != f.preset) continue;
+    double l2 = 0;
+    for (const auto& c : p.caches)
+      if (c.name == "L2") l2 = c.hit_latency_cycles;
+    return table({p.info.cc.sm(), double(p.info.sm_count), p.info.rated_sm_clock_mhz, l2, f.grid_sync_ns,
+                  f.source, p.name == "rtx5090"});
+  }
+  return {};
+}
+
+// slowdown=F: every rate / F, every latency term x F.
+void slow_sync_costs(SyncCosts& costs, double factor) {
+  for (SyncCost& c : costs) {
+    c.rate /= factor;
+    c.latency_cycles *= factor;
+    c.per_doubling_cycles *= factor;
+    c.per_unit_cycles *= factor;
+  }
+}
+
+const sim::PresetTable<SyncCosts> kTables("sync", sync_costs, slow_sync_costs);
+
 }  // namespace
-
-std::vector<SyncOpModel> sync_costs_v100() {
-  // No grid.sync figure for GV100 beyond [GR438]'s 18.8 us per iteration with 1M elements of work:
-  // the A100's (assumption).
-  return table({70, 80, 1380, 215.0, 1340, "assumption: the A100's M [GB24 a100_gsync] <= 1.34 us x 1380 MHz", false});
-}
-std::vector<SyncOpModel> sync_costs_a100() {
-  return table({80, 108, 1410, 213.0, 1340, "DER M [GB24 a100_gsync] <= 1.34 us x 1410 MHz", false});
-}
-std::vector<SyncOpModel> sync_costs_h100() {
-  return table({90, 114, 1755, 265.6, 1130, "assumption: the H200's (same GH100 SM) M [GB24 h200_gsync] "
-                                            "<= 1.13 us x 1755 MHz", false});
-}
-std::vector<SyncOpModel> sync_costs_h100_sxm() {
-  return table({90, 132, 1980, 268.5, 1130, "assumption: the H200's (same GH100 SM) M [GB24 h200_gsync] "
-                                            "<= 1.13 us x 1980 MHz", false});
-}
-std::vector<SyncOpModel> sync_costs_h200() {
-  return table({90, 132, 1980, 280.4, 1130, "DER M [GB24 h200_gsync] <= 1.13 us x 1980 MHz", false});
-}
-std::vector<SyncOpModel> sync_costs_l40() {
-  return table({89, 142, 2490, 276.5, 820, "DER M [GB24 l40_gsync] <= 0.82 us x 2490 MHz", false});
-}
-std::vector<SyncOpModel> sync_costs_b200() {
-  return table({100, 148, 1965, 295.0, 1130, "assumption: the H200's M [GB24 h200_gsync] <= 1.13 us x 1965 MHz",
-                false});
-}
-std::vector<SyncOpModel> sync_costs_rtx5090() {
-  return table({120, 170, 2407, 366.0, 820, "assumption: the L40's M [GB24 l40_gsync] <= 0.82 us x 2407 MHz",
-                true});
-}
-
-}  // namespace gpuprobe::sim::presets_detail
+}  // namespace gpuprobe::probes

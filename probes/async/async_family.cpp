@@ -1,0 +1,65 @@
+// The async family (harness/family.hpp): async/copy (cp.async, bulk, TMA, multicast and the TMA
+// chase); its model section and metrics are analysis/async_model.cpp's.
+#include "analysis/async_model.hpp"
+#include "probes/common/plan.hpp"
+
+namespace gpuprobe::probes {
+namespace {
+
+using namespace plan;
+
+// Points per kind, counted in the simulated H100's records.
+constexpr double kLatencyOps = 23, kThroughputPoints = 93, kThroughputPointsPerOp = 10, kMulticastPoints = 4;
+
+double estimate(const std::string&, const Params& p) {
+  const std::string& kind = p.get_text("kind");
+  const bool all = kind == "all";
+  const bool every_op = p.get_text("op") == "all";
+  double s = op_points_seconds((all || kind == "latency" ? (every_op ? kLatencyOps : 1) : 0) +
+                               (all || kind == "throughput" ? (every_op ? kThroughputPoints : kThroughputPointsPerOp) : 0) +
+                               (all || kind == "multicast" ? kMulticastPoints : 0));
+  // The TMA chase: footprints of 1 MiB to 4x the L2 (four per octave), each a warm-up lap of at
+  // most 2^18 hops and the timed hops, in 128-byte slots; a TMA hop costs about 90 cycles more
+  // than a load's (the simulated H100's TMA chase: L2 372 cycles against 283).
+  if (all || kind == "chase") {
+    for (uint64_t f : geometric_sweep(1u << 20, 4 * kL2Bytes, 4, 128)) {
+      const double slots = std::min(static_cast<double>(f / 128), static_cast<double>(1u << 18));
+      s += chase_point_seconds(slots, chase_cycles(static_cast<double>(f), false) + 90,
+                               static_cast<double>(p.get_u64("chase-hops")), 0);
+    }
+  }
+  return s;
+}
+
+std::vector<PlannedRun> runs(RunProfile profile) {
+  if (profile == RunProfile::full) return {run("async/copy", {}, "async_copy.json")};
+  // --quick: the latencies and bandwidths without the TMA chase (its levels are the chase's): two
+  // runs, as --kind takes one kind or all.
+  return {run("async/copy", {{"kind", "latency"}}, "async_copy.json"),
+          run("async/copy", {{"kind", "throughput"}}, "async_copy_throughput.json")};
+}
+
+FamilySpec async_family() {
+  FamilySpec f;
+  f.name = "async";
+  f.title = "Asynchronous copies";
+  f.order = 70;
+  f.section = "async_copy";
+  f.plan = runs;
+  f.estimate_h100_seconds = estimate;
+  f.add_run = [](const nlohmann::json& run, nlohmann::json& section) {
+    analysis::add_async_copy_from_run(run, section);
+    return std::string();
+  };
+  f.metrics = analysis::async_metrics;
+  f.provenance = {{"async/copy", "probes/async/async.cu",
+                   {compile_matrix_check(), sass_check("tests/probes/test_sass_async.py", "async.cu"),
+                    closed_loop_check("tests/analysis/test_async_model.cpp", "async model closed loop"),
+                    self_check_evidence("probes/async/async_probe.cpp")}}};
+  return f;
+}
+
+const FamilyRegistration kFamily(async_family);
+
+}  // namespace
+}  // namespace gpuprobe::probes

@@ -1,0 +1,100 @@
+// The memory family (harness/family.hpp): the pointer chases through the hierarchy, shared memory,
+// line and sector, the TLB; its model section and metrics are analysis/memory_model.cpp's.
+#include "analysis/memory_model.hpp"
+#include "probes/common/plan.hpp"
+
+namespace gpuprobe::probes {
+namespace {
+
+using namespace plan;
+
+bool from_l1(const Params& p) {
+  const std::string& op = p.get_text("cache-op");
+  return op != "cg" && op != "cv";
+}
+
+double estimate(const std::string& probe, const Params& p) {
+  if (probe == "memory/chase") {
+    uint64_t max_bytes = p.get_u64("max-footprint-bytes");
+    if (max_bytes == 0) max_bytes = 4 * kL2Bytes;
+    return chase_sweep_seconds(p, max_bytes, p.get_u64("slot-bytes"), from_l1(p));
+  }
+  if (probe == "memory/chase_shared") {
+    uint64_t max_bytes = p.get_u64("max-footprint-bytes");
+    if (max_bytes == 0) max_bytes = 227u << 10;  // the H100's opt-in shared memory per block
+    return chase_sweep_seconds(p, max_bytes, p.get_u64("slot-bytes"), true, kSharedCycles);
+  }
+  if (probe == "memory/stride") {
+    uint64_t max_bytes = p.get_u64("max-footprint-bytes");
+    if (max_bytes == 0) max_bytes = std::min<uint64_t>(8u << 20, kL2Bytes / 2);
+    double s = 0;
+    for (uint64_t stride : p.get_u64_list("strides-bytes")) s += chase_sweep_seconds(p, max_bytes, stride, from_l1(p));
+    return s;
+  }
+  // memory/tlb: one hop per page (slots = span / page), each missing the caches (DRAM latency at
+  // worst).
+  uint64_t max_span = p.get_u64("max-span-bytes");
+  if (max_span == 0) max_span = kFreeBytes / 100 * 85;
+  const uint64_t page = p.get_u64("page-bytes");
+  double s = 0;
+  for (uint64_t span : geometric_sweep(page, max_span, p.get_u64("points-per-octave"), page))
+    s += chase_point_seconds(static_cast<double>(span / page), kDramCycles, static_cast<double>(p.get_u64("timed-hops")),
+                             static_cast<double>(p.get_u64("sampled-hops")));
+  return s;
+}
+
+std::vector<PlannedRun> runs(RunProfile profile) {
+  if (profile == RunProfile::full)
+    return {run("memory/chase", {{"cache-op", "default"}}, "memory_chase_default.json"),
+            run("memory/chase", {{"cache-op", "ca"}}, "memory_chase_ca.json"),
+            run("memory/chase", {{"cache-op", "cg"}}, "memory_chase_cg.json"),
+            run("memory/chase", {{"cache-op", "nc"}}, "memory_chase_nc.json"),
+            run("memory/chase_shared", {}, "memory_chase_shared.json"),
+            run("memory/stride", {}, "memory_stride.json"),
+            run("memory/tlb", {}, "memory_tlb.json")};
+  // --quick: the plain-load chase takes 5 footprints per octave (the far-L2 plateau, one octave
+  // wide, needs at least that many: at 4 it is lost) and the .ca/.cg/.nc chases are left out.
+  return {run("memory/chase", {{"cache-op", "default"}, {"points-per-octave", "5"}, {"sampled-hops", "128"}},
+              "memory_chase_default.json"),
+          run("memory/chase_shared", {}, "memory_chase_shared.json"),
+          run("memory/stride", {{"strides-bytes", "16,32,64,128,256"}, {"points-per-octave", "2"}},
+              "memory_stride.json"),
+          run("memory/tlb", {{"points-per-octave", "2"}}, "memory_tlb.json")};
+}
+
+constexpr const char* kChasePoint = "probes/memory/chase_point.cpp";
+constexpr const char* kClosedLoop = "tests/harness/sim/test_closed_loop.cpp";
+constexpr const char* kSass = "tests/probes/test_sass.py";
+
+FamilySpec memory_family() {
+  FamilySpec f;
+  f.name = "memory";
+  f.title = "Memory hierarchy";
+  f.order = 10;
+  f.plan = runs;
+  f.estimate_h100_seconds = estimate;
+  f.add_run = analysis::add_memory_from_run;
+  f.finish = analysis::finish_memory;
+  f.metrics = analysis::memory_metrics;
+  f.provenance = {
+      {"memory/chase", "probes/memory/chase.cu",
+       {compile_matrix_check(), sass_check(kSass, "chase.cu"), closed_loop_check(kClosedLoop, "\"memory/chase\""),
+        real_data_check("tests/analysis/test_real_curves.cpp", "/real/gpu-benches/gpu-latency/"),
+        self_check_evidence(kChasePoint)}},
+      {"memory/chase_shared", "probes/memory/chase_shared.cu",
+       {compile_matrix_check(), sass_check(kSass, "chase_shared.cu"),
+        closed_loop_check(kClosedLoop, "\"memory/chase_shared\""), self_check_evidence(kChasePoint)}},
+      {"memory/stride", "probes/memory/chase.cu",
+       {compile_matrix_check(), sass_check(kSass, "chase.cu"), closed_loop_check(kClosedLoop, "\"memory/stride\""),
+        self_check_evidence(kChasePoint)}},
+      {"memory/tlb", "probes/memory/chase.cu",
+       {compile_matrix_check(), sass_check(kSass, "chase.cu"), closed_loop_check(kClosedLoop, "\"memory/tlb\""),
+        self_check_evidence(kChasePoint)}},
+  };
+  return f;
+}
+
+const FamilyRegistration kFamily(memory_family);
+
+}  // namespace
+}  // namespace gpuprobe::probes

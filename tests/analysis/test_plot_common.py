@@ -1,0 +1,38 @@
+#!/usr/bin/env python3
+"""Tests analysis/plot_common.py format_value, the Python tools' one number-and-unit formatter: the
+same table as tests/cli/test_format.cpp holds for its C++ twin (cli/format.hpp), so the report,
+the plots and the command line print a number one way."""
+import math
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from cuda_tools import Checks, test_args  # noqa: E402
+
+check = Checks("plot_common")
+
+TABLE = [((3.35e12, "bytes/s"), "3.35 TB/s"), ((912e9, "bytes/s"), "912 GB/s"),
+         ((2e12, "bytes/s"), "2.00 TB/s"), ((989e12, "flop/s"), "989 TFLOP/s"),
+         ((1.05e15, "flop/s"), "1.05 PFLOP/s"), ((1.979e15, "op/s"), "1.98 POP/s"),
+         ((7.06e12, "ops/s"), "7.06 Top/s"), ((256.0 * 1024, "bytes"), "256 KiB"),
+         ((1536, "bytes"), "1.5 KiB"), ((92.04, "percent"), "92.0%"),
+         ((283.25, "cycles"), "283 cycles"), ((19.65, "ns"), "19.6 ns"),
+         ((4.0, "cycles"), "4.00 cycles"), ((0.004, "flop/byte"), "0.004 flop/byte"),
+         ((2.5e6, "ns"), "2.50 ms"), ((24.1, "flop/byte"), "24.1 flop/byte")]
+
+
+def main():
+    args = test_args(__doc__.splitlines()[0])
+    sys.path.insert(0, os.path.join(args.source_dir, "analysis"))
+    import plot_common  # noqa: E402
+
+    for (value, unit), want in TABLE:
+        got = plot_common.format_value(value, unit)
+        check(got == want, f"format_value({value}, {unit!r}) = {got!r}, not {want!r}")
+    for bad in (None, math.nan, "text", True):
+        check(plot_common.format_value(bad, "ns") == "-", f"format_value({bad!r}) is not '-'")
+    return check.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
