@@ -6,7 +6,6 @@
 // an assumption.
 #include "harness/sim/presets/presets.hpp"
 #include "harness/sim/presets/launch_costs.hpp"
-#include "harness/sim/presets/async_costs.hpp"
 
 namespace gpuprobe::sim::presets_detail {
 
@@ -120,7 +119,6 @@ Preset make_b200() {
     p.tensor.push_back(std::move(op));
   p.max_threads_per_sm = 2048;      // D CUDA compute capability 10.0 limits (not in FIGURES)
   p.max_blocks_per_sm = 32;         // D CUDA compute capability 10.0 limits (not in FIGURES)
-  p.async_copy = async_costs_b200(p);  // FIGURES §6 or assumptions, cited per op in presets/async_costs.cpp
   // tcgen05.mma (probes/tensor/tcgen05_sim.cpp): dense FLOP per clock per SM (a cta_group::2 MMA
   // counts half on each SM of its pair) and single-MMA latency (commit/wait baseline subtracted),
   // per input at N = 64 and 256, SS and TS (fp6/fp4: SS only), cta_group::1 (M 128) and ::2
