@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build_dir="${1:-build}"
 
-debs=(cmake ninja-build g++ libeigen3-dev catch2 nlohmann-json3-dev libcli11-dev libbenchmark-dev
+debs=(cmake ninja-build g++ ccache libeigen3-dev catch2 nlohmann-json3-dev libcli11-dev libbenchmark-dev
       python3 python3-venv chromium)   # chromium: tests/scripts/test_report_html.py opens the report
 missing=()
 for p in "${debs[@]}"; do
@@ -42,6 +42,10 @@ if [ -z "$with_cuda" ]; then
   fi
 fi
 
+# ccache, with its cache in .ccache/: the CUDA and host-only builds compile the same C++ (what
+# differs is a few macros that most files never read, and ccache hashes the preprocessed source),
+# so the second build takes its objects from the first.
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_CXX_COMPILER_LAUNCHER="env;CCACHE_DIR=$PWD/.ccache;ccache" \
   -DGPUPROBE_WITH_CUDA="$with_cuda" -DGPUPROBE_PYTHON="$PWD/.venv/bin/python" >/dev/null
 cmake --build "$build_dir" -j "$(nproc)"

@@ -77,22 +77,6 @@ struct LaunchCostModel {
   std::string source;             // the citations, field by field
 };
 
-// Cost of one op of the async family (probes/async/async.cuh names the ops; probes/async/async_sim.cpp
-// uses the table, filled per preset in presets/async_costs.cpp). A copy's latency (issue to data in
-// shared memory) is latency_cycles for the latency launch's copy from an L2-resident source, plus
-// cycles_per_kib per KiB past the first (bulk, TMA: latency against box size), plus the preset's
-// DRAM-over-L2 latency when the source is larger than the L2. The rate with `bytes in flight` per SM
-// is the least of peak_bytes_per_clk_per_sm, the level's bandwidth share (Preset::bandwidth) and
-// bytes in flight over that latency (Little's law).
-struct AsyncCopyModel {
-  std::string op;                          // "cp_async_ca_16", as in GPUPROBE_ASYNC_OPS
-  double latency_cycles = 0;
-  double cycles_per_kib = 0;
-  double peak_bytes_per_clk_per_sm = 0;    // the copy engine's (or load path's) limit per SM
-  double chase_extra_cycles = 0;           // tma_1d: a TMA chase hop over a plain load's hop
-  std::string source;                      // FIGURES.md keys, DER, or "assumption"
-};
-
 struct Preset {
   std::string name;               // "h100"
   DeviceInfo info;                // what the simulated device reports (simulated = true)
@@ -124,7 +108,6 @@ struct Preset {
   double outlier_extra_cycles = 400;
   std::vector<LevelBandwidthModel> bandwidth;  // empty: the stream probes are unavailable
   LaunchCostModel launch;           // host_enqueue_ns 0: the launch probes are unavailable
-  std::vector<AsyncCopyModel> async_copy;  // empty: async/copy is unavailable; an op left out: skipped
   uint32_t max_threads_per_sm = 2048;
   uint32_t max_blocks_per_sm = 32;
   // The families' own cost tables (harness/sim/family_tables.hpp), attached by presets().

@@ -121,18 +121,6 @@ Preset slowed_preset(const Preset& preset, double factor) {
     slower(b.peak_bytes_per_s);
     longer(b.queue_cycles);
   }
-  // An op table: each entry's rate and its latency.
-  const auto ops = [&](auto& table, auto rate) {
-    for (auto& op : table) {
-      slower(op.*rate);
-      longer(op.latency_cycles);
-    }
-  };
-  ops(p.async_copy, &AsyncCopyModel::peak_bytes_per_clk_per_sm);
-  for (auto& op : p.async_copy) {
-    longer(op.cycles_per_kib);
-    longer(op.chase_extra_cycles);
-  }
   LaunchCostModel& l = p.launch;
   for (double* ns : {&l.host_enqueue_ns, &l.round_trip_ns, &l.back_to_back_ns, &l.gap_ns, &l.pdl_launch_ns,
                      &l.graph_instantiate_ns, &l.graph_instantiate_per_node_ns, &l.graph_update_ns,

@@ -1,16 +1,7 @@
-// The contract between the async-copy kernels (async.cu) and their host side (async_ops.cpp,
-// async_cuda.cpp, async_sim.cpp): the op table, the kernel arguments, where every copy reads from
-// and what every CTA reports. Plain C++ that nvcc, NVRTC and g++ all compile.
+// The contract between the async-copy kernels (async.cu, multicast.sm90a.cu) and their host side
+// (async.cpp): the op table (async.def), the kernel arguments, where every copy reads from and
+// what every CTA reports. Plain C++ that nvcc, NVRTC and g++ all compile.
 //
-// Ops, each a way to move global memory into shared memory:
-//   cp_async_ca_4 cp_async_ca_8 cp_async_ca_16   cp.async.ca.shared.global, 4/8/16 B per thread
-//   cp_async_cg_16                               cp.async.cg (L1 bypass, 16 B only)          sm_80+
-//   ld_st_4 ld_st_8 ld_st_16                     the same traffic synchronously: ld.global into
-//                                                registers, st.shared
-//   bulk                                         cp.async.bulk (one thread, an mbarrier's
-//                                                complete_tx)                                sm_90+
-//   tma_1d tma_2d                                cp.async.bulk.tensor.{1d,2d} through a CUtensorMap
-//                                                (one thread, complete_tx)                   sm_90+
 // Kernels per op: gpuprobe_async_<op>_d<D> for D = 1, 2, 4, 8 copies in flight per thread (the
 // thread ops: commit groups, or D loads before the stores) or per CTA (bulk/TMA: D slots, each
 // with its mbarrier). A latency launch is the D = 1 kernel in one CTA of one warp: each copy waits
@@ -32,14 +23,11 @@
 
 namespace gpuprobe::probes::async {
 
-#define GPUPROBE_ASYNC_OPS(X)                                                                 \
-  X(cp_async_ca_4) X(cp_async_ca_8) X(cp_async_ca_16) X(cp_async_cg_16) X(ld_st_4) X(ld_st_8) \
-  X(ld_st_16) X(bulk) X(tma_1d) X(tma_2d)
-
+// The ops (async.def), in table order.
 enum class AsyncOp {
-#define GPUPROBE_ASYNC_ENUM(op) op,
-  GPUPROBE_ASYNC_OPS(GPUPROBE_ASYNC_ENUM)
-#undef GPUPROBE_ASYNC_ENUM
+#define GPUPROBE_ASYNC_OP(op, ...) op,
+#include "probes/async/async.def"
+#undef GPUPROBE_ASYNC_OP
 };
 
 // Who issues a copy and how its completion is awaited.
@@ -75,29 +63,10 @@ struct AsyncOpInfo {
 };
 
 inline constexpr AsyncOpInfo kAsyncOps[] = {
-    {AsyncOp::cp_async_ca_4, "cp_async_ca_4", "cp.async.ca.shared.global 4", AsyncEngine::thread_async,
-     4, false, ptx::Cap::cp_async},
-    {AsyncOp::cp_async_ca_8, "cp_async_ca_8", "cp.async.ca.shared.global 8", AsyncEngine::thread_async,
-     8, false, ptx::Cap::cp_async},
-    {AsyncOp::cp_async_ca_16, "cp_async_ca_16", "cp.async.ca.shared.global 16",
-     AsyncEngine::thread_async, 16, false, ptx::Cap::cp_async},
-    {AsyncOp::cp_async_cg_16, "cp_async_cg_16", "cp.async.cg.shared.global 16",
-     AsyncEngine::thread_async, 16, false, ptx::Cap::cp_async},
-    {AsyncOp::ld_st_4, "ld_st_4", "ld.global.u32 + st.shared.u32", AsyncEngine::thread_sync, 4,
-     true, ptx::Cap::ld_shared},
-    {AsyncOp::ld_st_8, "ld_st_8", "ld.global.v2.u32 + st.shared.v2.u32", AsyncEngine::thread_sync,
-     8, true, ptx::Cap::ld_shared},
-    {AsyncOp::ld_st_16, "ld_st_16", "ld.global.v4.u32 + st.shared.v4.u32",
-     AsyncEngine::thread_sync, 16, true, ptx::Cap::ld_shared},
-    {AsyncOp::bulk, "bulk",
-     "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes", AsyncEngine::bulk, 0,
-     false, ptx::Cap::bulk_copy},
-    {AsyncOp::tma_1d, "tma_1d",
-     "cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes",
-     AsyncEngine::tma_1d, 0, false, ptx::Cap::bulk_copy},
-    {AsyncOp::tma_2d, "tma_2d",
-     "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes",
-     AsyncEngine::tma_2d, 0, false, ptx::Cap::bulk_copy},
+#define GPUPROBE_ASYNC_OP(op, ptx_, engine, thread_bytes, synchronous, cap) \
+  {AsyncOp::op, #op, ptx_, AsyncEngine::engine, thread_bytes, synchronous, ptx::Cap::cap},
+#include "probes/async/async.def"
+#undef GPUPROBE_ASYNC_OP
 };
 inline constexpr unsigned kAsyncOpCount = sizeof(kAsyncOps) / sizeof(kAsyncOps[0]);
 
@@ -105,17 +74,9 @@ GPUPROBE_HD constexpr const AsyncOpInfo& async_op_info(AsyncOp op) {
   return kAsyncOps[static_cast<unsigned>(op)];
 }
 
-namespace detail {
-GPUPROBE_HD constexpr bool async_table_in_enum_order() {
-  for (unsigned i = 0; i < kAsyncOpCount; ++i)
-    if (static_cast<unsigned>(kAsyncOps[i].op) != i) return false;
-  return true;
-}
-static_assert(async_table_in_enum_order(), "kAsyncOps must list the AsyncOp values in enum order");
-}  // namespace detail
-
 // The 128-byte CUtensorMap the TMA kernels take by value (__grid_constant__); the host copies the
-// driver's encoded map into it (async_cuda.cpp). Unused by the other kernels.
+// driver's encoded map into it (async.cpp, KernelRunner::encode_tensor_map). Unused by the other
+// kernels.
 struct alignas(64) AsyncTensorMap {
   uint64_t opaque[16];
 };

@@ -55,7 +55,7 @@ FamilySpec async_family() {
   f.provenance = {{"async/copy", "probes/async/async.cu",
                    {compile_matrix_check(), sass_check("tests/probes/test_sass_async.py", "async.cu"),
                     closed_loop_check("tests/analysis/test_async_model.cpp", "async model closed loop"),
-                    self_check_evidence("probes/async/async_probe.cpp")}}};
+                    self_check_evidence("probes/async/async.cpp")}}};
   return f;
 }
 

@@ -5,7 +5,7 @@
 // barrier (every CTA armed, the previous round consumed), CTA rank 0 issues one TMA 2D load
 // multicast to every CTA of the cluster, and every CTA waits for its own copy. A round's latency
 // so includes one cluster barrier. Copy c = round x clusters + cluster; the slot's fingerprint is
-// checked as the other copies' are. The host side is async_cuda.cpp (weak reference).
+// checked as the other copies' are. The host side is async.cpp (weak reference).
 #include "probes/async/async_device.cuh"
 #include "ptx/async_multicast.cuh"
 

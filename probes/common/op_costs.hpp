@@ -28,6 +28,17 @@ inline void slow_op_costs(OpCosts& costs, double factor) {
   }
 }
 
+// The same for a table of a Cost with more latency terms (an OpCost with more fields: probes/async
+// AsyncCost): each member of `terms` (&AsyncCost::cycles_per_kib...) is multiplied too.
+template <class Cost, class... Terms>
+void slow_op_costs_with(std::vector<Cost>& costs, double factor, Terms... terms) {
+  for (Cost& c : costs) {
+    c.rate /= factor;
+    c.latency_cycles *= factor;
+    ((c.*terms *= factor), ...);
+  }
+}
+
 // The family's table of this preset: none, or an empty one, makes the probe unavailable
 // (OpsUnavailable: "the simulated <preset> has no <family> model"). A family whose costs carry more
 // than an OpCost registers a table of its own Cost (an OpCost with more fields: probes/sync).

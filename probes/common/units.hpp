@@ -6,7 +6,8 @@
 //   check_units    every unit reported, ran, and ended after it started (else "self-check
 //                  failed: ..."), grouped by SM: per SM its first start, last end and unit count
 //   sm_rates       the median, slowest and fastest SM's rate, rate(span) per SM
-//   run_units      a GPU launch of kernel(args, out) through the KernelRunner, out copied back
+//   run_units      a GPU launch of kernel(args[, more...], out) through the KernelRunner, out
+//                  copied back
 //   simulate_units the simulator's units: blocks to SMs round robin, each SM's cycles from the
 //                  family's cost formula with the preset's seeded noise, stamps filled
 #pragma once
@@ -87,13 +88,16 @@ struct ChainResult {
   LaunchRecord launch;
 };
 
-// kernel(args, out) on the GPU with `count` zero-filled Outs, which come back.
-template <class Out, class Args>
+// kernel(args, out) on the GPU with `count` zero-filled Outs, which come back; a kernel that
+// takes more arguments before `out` gets them from `more` (kernel(args, more..., out): async's
+// TMA descriptor).
+template <class Out, class Args, class... More>
 std::vector<Out> run_units(KernelRunner& gpu, const void* kernel, const std::string& name,
-                           const LaunchConfig& config, Args args, uint64_t count, LaunchRecord& record) {
+                           const LaunchConfig& config, Args args, uint64_t count, LaunchRecord& record,
+                           More... more) {
   DeviceBuffer out = gpu.alloc(count * sizeof(Out));
   void* out_ptr = out.get();
-  void* kernel_args[] = {&args, &out_ptr};
+  void* kernel_args[] = {&args, &more..., &out_ptr};
   record = gpu.launch(kernel, name, config, kernel_args);
   return gpu.download<Out>(out, count);
 }

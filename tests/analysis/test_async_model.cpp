@@ -14,6 +14,7 @@
 #include "analysis/machine_model.hpp"
 #include "harness/probe.hpp"
 #include "harness/sim/sim_device.hpp"
+#include "probes/async/async.hpp"
 #include "probes/sync/sync.hpp"
 
 using namespace gpuprobe;
@@ -38,7 +39,8 @@ TEST_CASE("async model closed loop: every preset's copy latencies, bandwidth and
           "[async][model]") {
   int checked = 0;
   for (const auto& preset : sim::presets()) {
-    if (preset.async_copy.empty()) continue;
+    const auto& costs = *preset.table<probes::AsyncCosts>("async");
+    if (costs.empty()) continue;
     INFO(preset.name);
     ++checked;
     auto device = sim::make_sim_device(preset);
@@ -53,7 +55,7 @@ TEST_CASE("async model closed loop: every preset's copy latencies, bandwidth and
     const auto& section = model["async_copy"];
     CHECK_FALSE(section.contains("errors"));
     const int sm = preset.info.cc.sm();
-    for (const auto& m : preset.async_copy) {
+    for (const auto& m : costs) {
       INFO(m.op);
       const bool bulk = m.op == "bulk" || m.op.rfind("tma_", 0) == 0;
       if ((m.op.rfind("cp_async", 0) == 0 && sm < 80) || (bulk && sm < 90)) {
@@ -95,8 +97,8 @@ TEST_CASE("async model closed loop: every preset's copy latencies, bandwidth and
       // one TMA 2D copy of 4 KiB from DRAM.
       const auto& mc = section["ops"]["tma_2d"]["multicast"]["points"];
       REQUIRE(mc.size() == 4);
-      const auto tma2d = std::find_if(preset.async_copy.begin(), preset.async_copy.end(),
-                                      [](const sim::AsyncCopyModel& m) { return m.op == "tma_2d"; });
+      const auto tma2d =
+          std::find_if(costs.begin(), costs.end(), [](const probes::AsyncCost& m) { return m.op == "tma_2d"; });
       const auto& sync = *preset.table<probes::SyncCosts>("sync");
       const auto barrier =
           std::find_if(sync.begin(), sync.end(), [](const probes::SyncCost& m) { return m.op == "barrier_cluster"; });
@@ -118,9 +120,9 @@ TEST_CASE("async model closed loop: every preset's copy latencies, bandwidth and
       REQUIRE(section.contains("tma_chase"));
       const auto& chase = section["tma_chase"];
       REQUIRE(chase.contains("levels"));
-      const auto tma = std::find_if(preset.async_copy.begin(), preset.async_copy.end(),
-                                    [](const sim::AsyncCopyModel& m) { return m.op == "tma_1d"; });
-      REQUIRE(tma != preset.async_copy.end());
+      const auto tma =
+          std::find_if(costs.begin(), costs.end(), [](const probes::AsyncCost& m) { return m.op == "tma_1d"; });
+      REQUIRE(tma != costs.end());
       REQUIRE(chase["levels"].size() >= 2);
       // The chase runs on SM 0: its distance to the L2 slices adds to every L2 and DRAM hop.
       const double distance = dynamic_cast<sim::SimDevice&>(*device).l2_distance_cycles(0);

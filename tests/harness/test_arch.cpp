@@ -126,7 +126,7 @@ TEST_CASE("missing_code_message names the device's SM", "[arch]") {
   CHECK(*none == "no code for sm_90 in this build: rebuild with CMAKE_CUDA_ARCHITECTURES=90");
 }
 
-TEST_CASE("built_cuda_targets matches the build configuration", "[arch]") {
+TEST_CASE("built_cuda_targets matches the build configuration", "[arch][flavour]") {
   const auto targets = parse_cuda_targets(gpuprobe::built_cuda_targets());
 #if GPUPROBE_WITH_CUDA
   CHECK_FALSE(targets.empty());

@@ -137,7 +137,7 @@ TEST_CASE("unknown device and unknown preset", "[cli]") {
 }
 
 TEST_CASE("without a GPU, probe and run-all say why in one line and suggest the simulator",
-          "[cli]") {
+          "[cli][flavour]") {
   const auto d = scratch_dir();
   for (const std::string& args :
        {std::string("run-all --out ") + (d / "r").string(),
@@ -260,7 +260,7 @@ TEST_CASE("analyze fits an imported CSV curve into a machine model", "[cli]") {
 }
 
 TEST_CASE("device auto runs on the GPU, or says why not and falls back to the simulated H100",
-          "[cli]") {
+          "[cli][flavour]") {
   const auto d = scratch_dir();
   const auto r = run("probe memory/chase --device auto --max-footprint-bytes 8K --out " +
                      (d / "auto.json").string());

@@ -28,7 +28,7 @@ nlohmann::json run(Device& dev, const std::string& id, std::map<std::string, std
 }
 }  // namespace
 
-TEST_CASE("without a GPU the CUDA backend says why in one line, naming the simulator", "[cuda]") {
+TEST_CASE("without a GPU the CUDA backend says why in one line, naming the simulator", "[cuda][flavour]") {
   if (GPUPROBE_WITH_CUDA && gpu_present()) {
     std::cout << testing::kSkippedMarker << ": this machine has a GPU" << std::endl;
     return;

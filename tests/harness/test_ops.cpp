@@ -32,7 +32,7 @@ class NobodysOps : public FamilyOps {
 
 }  // namespace
 
-TEST_CASE("the memory family registers its operations from its own files", "[ops]") {
+TEST_CASE("the memory family registers its operations from its own files", "[ops][flavour]") {
   CHECK(registered("memory.chase", "sim", "probes/memory/chase_sim.cpp"));
   CHECK(registered("memory.chase", "cuda", "probes/memory/chase_cuda.cpp") == GPUPROBE_WITH_CUDA);
   // Every probe of the family registered itself too.

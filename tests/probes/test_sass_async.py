@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """SASS assertions for the async-copy kernels (probes/async/async.cu).
 
-Targets: every target the build ships (tests/sass_tools.py TARGETS). Ops come from GPUPROBE_ASYNC_OPS
-in probes/async/async.cuh; each has a kernel per depth D (1, 2, 4, 8 copies in flight), and there is
+Targets: every target the build ships (tests/sass_tools.py TARGETS). Ops come from the rows of
+probes/async/async.def; each has a kernel per depth D (1, 2, 4, 8 copies in flight), and there is
 the TMA chase; the sm_90a unit multicast.sm90a.cu holds the multicast kernel (checked on sm_90a:
 1 UTMALDG.2D.MULTICAST, its arrive and wait and one cluster barrier per round). For every kernel
 on every target:
@@ -30,8 +30,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from sass_tools import (CONTROL_OPS, MEMORY_OPS, SelfTest, arch_number, check_table,  # noqa: E402
-                        check_traps, hygiene, lines, loops, param_read, parse_sass, run_sass_test,
-                        table_ops)
+                        check_traps, def_ops, hygiene, lines, loops, param_read, parse_sass,
+                        run_sass_test)
 
 LOG = "sass_async"
 SOURCES = {"async": os.path.join("probes", "async", "async.cu")}
@@ -44,7 +44,7 @@ OTHER_BUDGET = 40
 
 
 def ops(source_dir):
-    return table_ops(source_dir, os.path.join("probes", "async", "async.cuh"), "GPUPROBE_ASYNC_OPS", LOG)
+    return def_ops(source_dir, os.path.join("probes", "async", "async.def"), "GPUPROBE_ASYNC_OP", LOG)
 
 
 class Cls:

@@ -6,7 +6,6 @@
 // an assumption.
 #include "harness/sim/presets/presets.hpp"
 #include "harness/sim/presets/launch_costs.hpp"
-#include "harness/sim/presets/async_costs.hpp"
 
 namespace gpuprobe::sim::presets_detail {
 
@@ -111,7 +110,6 @@ Preset make_b200() {
   };
   p.max_threads_per_sm = 2048;      // D CUDA compute capability 10.0 limits (not in FIGURES)
   p.max_blocks_per_sm = 32;         // D CUDA compute capability 10.0 limits (not in FIGURES)
-  p.async_copy = async_costs_b200(p);  // FIGURES §6 or assumptions, cited per op in presets/async_costs.cpp
   return p;
 }
 

@@ -2,7 +2,6 @@
 // Every number cites docs/FIGURES.md (source key, confidence tag M/P/S/D/DER) or says that it is
 // an assumption. Plateau values are medians read off [GB24] h100_pcie.txt.
 #include "harness/sim/presets/presets.hpp"
-#include "harness/sim/presets/async_costs.hpp"
 #include "harness/sim/presets/launch_costs.hpp"
 
 namespace gpuprobe::sim::presets_detail {
@@ -104,7 +103,6 @@ Preset make_h100() {
   };
   p.max_threads_per_sm = 2048;      // D CUDA compute capability 9.0 limits
   p.max_blocks_per_sm = 32;         // D CUDA compute capability 9.0 limits
-  p.async_copy = async_costs_h100(p);  // FIGURES §6 or assumptions, cited per op in presets/async_costs.cpp
   return p;
 }
 

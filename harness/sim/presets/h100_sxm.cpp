@@ -2,7 +2,6 @@
 // results/nvidia-h100-80gb-hbm3/ (machine_model.json, raw/*.json; key [GP26] in docs/FIGURES.md).
 // Every number cites that run (M [GP26]), docs/FIGURES.md, or says that it is an assumption.
 #include "harness/sim/presets/presets.hpp"
-#include "harness/sim/presets/async_costs.hpp"
 #include "harness/sim/presets/launch_costs.hpp"
 
 namespace gpuprobe::sim::presets_detail {
@@ -116,7 +115,6 @@ Preset make_h100_sxm() {
   };
   p.max_threads_per_sm = 2048;      // D CUDA compute capability 9.0 limits
   p.max_blocks_per_sm = 32;         // D CUDA compute capability 9.0 limits
-  p.async_copy = async_costs_h100_sxm(p);  // FIGURES §6 or assumptions, cited per op in presets/async_costs.cpp
   return p;
 }
 

@@ -6,7 +6,6 @@
 // an assumption.
 #include "harness/sim/presets/presets.hpp"
 #include "harness/sim/presets/launch_costs.hpp"
-#include "harness/sim/presets/async_costs.hpp"
 
 namespace gpuprobe::sim::presets_detail {
 
@@ -108,7 +107,6 @@ Preset make_h200() {
   };
   p.max_threads_per_sm = 2048;      // D CUDA compute capability 9.0 limits
   p.max_blocks_per_sm = 32;         // D CUDA compute capability 9.0 limits
-  p.async_copy = async_costs_h200(p);  // FIGURES §6 or assumptions, cited per op in presets/async_costs.cpp
   return p;
 }
 

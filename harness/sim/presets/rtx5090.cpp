@@ -6,7 +6,6 @@
 // an assumption.
 #include "harness/sim/presets/presets.hpp"
 #include "harness/sim/presets/launch_costs.hpp"
-#include "harness/sim/presets/async_costs.hpp"
 
 namespace gpuprobe::sim::presets_detail {
 
@@ -92,7 +91,6 @@ Preset make_rtx5090() {
   };
   p.max_threads_per_sm = 1536;      // D CUDA compute capability 12.0 limits (not in FIGURES)
   p.max_blocks_per_sm = 32;         // D CUDA compute capability 12.0 limits (not in FIGURES)
-  p.async_copy = async_costs_rtx5090(p);  // FIGURES §6 or assumptions, cited per op in presets/async_costs.cpp
   return p;
 }
 

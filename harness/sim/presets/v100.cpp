@@ -3,7 +3,6 @@
 // an assumption. Plateau values are medians read off [GB24] v100.txt.
 #include "harness/sim/presets/presets.hpp"
 #include "harness/sim/presets/launch_costs.hpp"
-#include "harness/sim/presets/async_costs.hpp"
 
 namespace gpuprobe::sim::presets_detail {
 
@@ -86,7 +85,6 @@ Preset make_v100() {
   };
   p.max_threads_per_sm = 2048;      // D CUDA compute capability 7.0 limits
   p.max_blocks_per_sm = 32;         // D CUDA compute capability 7.0 limits
-  p.async_copy = async_costs_v100(p);  // FIGURES §6 or assumptions, cited per op in presets/async_costs.cpp
   return p;
 }
 

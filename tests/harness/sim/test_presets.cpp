@@ -8,6 +8,7 @@
 #include "harness/device.hpp"
 #include "harness/error.hpp"
 #include "harness/sim/preset.hpp"
+#include "probes/async/async.hpp"
 #include "probes/common/op_costs.hpp"
 #include "probes/sync/sync.hpp"
 #include "probes/tensor/tensor_point.hpp"
@@ -45,6 +46,17 @@ TEST_CASE("sim:h100,slowdown=2 halves every rate and doubles every latency of th
     for (std::size_t i = 0; i < b.size(); ++i) {
       CHECK(s[i].per_doubling_cycles == Approx(2 * b[i].per_doubling_cycles));
       CHECK(s[i].per_unit_cycles == Approx(2 * b[i].per_unit_cycles));
+    }
+  }
+  {  // async's (probes/async/async_costs.cpp): the size slope and the chase's extra are latencies too.
+    const auto& b = *base.table<probes::AsyncCosts>("async");
+    const auto& s = *slow.table<probes::AsyncCosts>("async");
+    REQUIRE(!b.empty());
+    for (std::size_t i = 0; i < b.size(); ++i) {
+      CHECK(s[i].rate == Approx(b[i].rate / 2));
+      CHECK(s[i].latency_cycles == Approx(2 * b[i].latency_cycles));
+      CHECK(s[i].cycles_per_kib == Approx(2 * b[i].cycles_per_kib));
+      CHECK(s[i].chase_extra_cycles == Approx(2 * b[i].chase_extra_cycles));
     }
   }
   {  // tensor's (probes/tensor/tensor_costs.cpp).

@@ -1,4 +1,4 @@
-// The async family (probes/async/async_*.cpp) on the simulated device and its host-side contract:
+// The async family (probes/async/async.cpp) on the simulated device and its host-side contract:
 // where every copy reads (the TMA 2D boxes tile the source, the contiguous copies wrap), the
 // self-check of a launch's records failing on data that did not arrive intact, a chase that ended
 // elsewhere, a missing or reversed CTA, the launch shapes refused, the capability refusals, and the
@@ -12,7 +12,7 @@
 #include "harness/error.hpp"
 #include "harness/probe.hpp"
 #include "harness/sim/sim_device.hpp"
-#include "probes/async/async_ops.hpp"
+#include "probes/async/async.hpp"
 
 using namespace gpuprobe;
 using probes::AsyncKind;
@@ -84,11 +84,13 @@ TEST_CASE("async self-check: wrong data, a wrong chase end, missing or reversed 
     auto ctas = good_ctas(s, r);
     const auto res = probes::summarize_async_launch(s, r, ctas);
     CHECK(res.sms == 2);
-    CHECK(res.ctas_per_sm == 3);
-    CHECK(res.copies_per_cta == 20);
+    const double ctas_per_sm = double(s.blocks) / res.sms;
+    CHECK(ctas_per_sm == 3);
+    CHECK(res.ops_per_chain == 20);  // copies per CTA
     CHECK(res.latency_cycles == Approx(500));
-    CHECK(res.bytes_per_clk_per_sm == Approx(3.0 * probes::async_copy_bytes(s) / 500));
-    CHECK(res.bytes_in_flight_per_sm == Approx(3.0 * 4 * probes::async_copy_bytes(s)));
+    CHECK(res.ops_per_clk_per_sm == Approx(3.0 * probes::async_copy_bytes(s) / 500));  // bytes
+    CHECK(probes::async_bytes_in_flight_per_sm(s, ctas_per_sm) ==
+          Approx(3.0 * 4 * probes::async_copy_bytes(s)));
     // One slot word off (a copy that brought the wrong word) changes the fingerprint.
     ctas[5].result += 3;
     CHECK_THROWS_WITH(probes::summarize_async_launch(s, r, ctas),

@@ -35,7 +35,7 @@ double best_per_sm_clk(const nlohmann::json& record) {
 }
 }  // namespace
 
-TEST_CASE("bandwidth: its CUDA operations are registered exactly when the build has CUDA", "[bandwidth]") {
+TEST_CASE("bandwidth: its CUDA operations are registered exactly when the build has CUDA", "[bandwidth][flavour]") {
   // Whatever the machine, a CUDA build carries the family's CUDA operations (and a host-only
   // build none): the probes can only skip on a GPU for a reason the run records.
   for (const char* family : {probes::StreamOps::kFamily, probes::LoadedLatencyOps::kFamily}) {

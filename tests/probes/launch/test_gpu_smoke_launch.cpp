@@ -16,7 +16,7 @@
 
 using namespace gpuprobe;
 
-TEST_CASE("launch: its CUDA operations are registered exactly when the build has CUDA", "[launch]") {
+TEST_CASE("launch: its CUDA operations are registered exactly when the build has CUDA", "[launch][flavour]") {
   bool cuda_ops = false;
   for (const auto& e : ops_registry())
     cuda_ops = cuda_ops || (e.family == probes::LaunchOps::kFamily && e.backend == "cuda");

@@ -17,7 +17,7 @@ extern "C" __attribute__((weak)) void gpuprobe_sync_shfl_idx_thr();
 
 using namespace gpuprobe;
 
-TEST_CASE("sync/primitives: its kernels are linked exactly when the build has CUDA", "[sync]") {
+TEST_CASE("sync/primitives: its kernels are linked exactly when the build has CUDA", "[sync][flavour]") {
   CHECK((&gpuprobe_sync_shfl_idx_thr != nullptr) == static_cast<bool>(GPUPROBE_WITH_CUDA));
 }
 

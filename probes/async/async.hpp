@@ -1,8 +1,9 @@
-// The async family's operations: one launch of an op's copy kernel (probes/async/async.cuh), or
-// of the TMA chase. Each backend implements AsyncOps (async_cuda.cpp, async_sim.cpp); the probe
-// (async_probe.cpp) gets it with ctx.ops<AsyncOps>(). Both backends hand the per-CTA records
-// (AsyncCtaOut) to summarize_async_launch, which turns them into the numbers and makes the
-// self-check (the data arrived intact), so the arithmetic and the check exist once.
+// The async family's host side (async.cpp): one launch of an op's copy kernel (probes/async/
+// async.cuh), of the TMA chase or of the TMA multicast, on the GPU (harness/kernel_runner.hpp) or
+// the simulator. Both hand the per-CTA records (AsyncCtaOut) to summarize_async_launch, which
+// turns them into the numbers and makes the self-check (the data arrived intact), so the
+// arithmetic and the check exist once. The simulator's costs per preset are async_costs.cpp's
+// (the preset table "async").
 #pragma once
 #include <cstdint>
 #include <string>
@@ -10,10 +11,9 @@
 
 #include "harness/chain.hpp"
 #include "harness/device.hpp"
-#include "harness/error.hpp"
-#include "harness/launch_config.hpp"
-#include "harness/ops.hpp"
 #include "probes/async/async.cuh"
+#include "probes/common/op_costs.hpp"
+#include "probes/common/units.hpp"
 
 namespace gpuprobe::probes {
 
@@ -27,7 +27,6 @@ using async::AsyncOp;
 // one load by rank 0, wait; the sm_90a unit multicast.sm90a.cu).
 enum class AsyncKind { latency, throughput, chase, multicast };
 
-const char* async_kind_name(AsyncKind kind);  // "latency", "throughput", "chase", "multicast"
 const async::AsyncOpInfo& async_info(AsyncOp op);
 // Throws a one-line gpuprobe::Error listing the ops when `name` is unknown.
 AsyncOp parse_async_op(const std::string& name);
@@ -74,34 +73,27 @@ Chain async_chase_chain(const AsyncSetup& setup);
 // The word index the chase ends on after run.warmup + run.iterations hops.
 uint32_t async_chase_reference(const Chain& chain, const AsyncRun& run);
 
-struct AsyncResult {
-  uint64_t copies_per_cta = 0;           // iterations x depth (chase: timed hops)
-  uint32_t copy_bytes = 0;
-  // Per CTA its cycles over its copies (hops); the median CTA and the slowest.
-  double latency_cycles = 0;
-  double latency_cycles_max = 0;
-  // Per SM its CTAs' bytes over the cycles from its first CTA's start to its last CTA's end; the
-  // median SM and the spread.
-  double bytes_per_clk_per_sm = 0;
-  double bytes_per_clk_per_sm_min = 0;
-  double bytes_per_clk_per_sm_max = 0;
-  uint32_t sms = 0;
-  double ctas_per_sm = 0;
-  double bytes_in_flight_per_sm = 0;
-  LaunchRecord launch;
-};
-
 // Turns the CTAs' records into the result and makes the self-check: every CTA ran, on an SM, with
 // end after start, and (run.store) every CTA's fingerprint is the reference (the chase: its last
-// coordinate, `chase_reference`); throws gpuprobe::Error "self-check failed ..." otherwise.
-AsyncResult summarize_async_launch(const AsyncSetup& setup, const AsyncRun& run,
-                                   const std::vector<async::AsyncCtaOut>& ctas,
-                                   uint32_t chase_reference = 0);
+// coordinate, `chase_reference`); throws gpuprobe::Error "self-check failed ..." otherwise. The
+// result counts copies and bytes: ops_per_chain the copies of a CTA (the chase: its timed hops);
+// latency_cycles per copy (the median CTA, and the slowest); ops_per_clk_per_sm the bytes per
+// clock of an SM, its CTAs' bytes over the span from its first CTA's start to its last CTA's end
+// (the median SM, and the spread).
+ChainResult summarize_async_launch(const AsyncSetup& setup, const AsyncRun& run,
+                                   const std::vector<async::AsyncCtaOut>& ctas, uint32_t chase_reference = 0);
 
-class AsyncOps : public FamilyOps {
- public:
-  static constexpr const char* kFamily = "async";
-  virtual AsyncResult run(const AsyncSetup& setup, const AsyncRun& run) = 0;
+// An op's simulator cost (async_costs.cpp, the preset table "async"): its rate is the copy
+// engine's (or load path's) limit in bytes per clock per SM; its latency (issue to data in shared
+// memory) is latency_cycles for the latency launch's copy from an L2-resident source, plus
+// cycles_per_kib per KiB past the first (bulk, TMA: latency against box size), plus the preset's
+// DRAM-over-L2 latency when the source is larger than the L2. The rate with `bytes in flight` per
+// SM is the least of the op's rate, the level's bandwidth share (Preset::bandwidth) and bytes in
+// flight over that latency (Little's law).
+struct AsyncCost : OpCost {
+  double cycles_per_kib = 0;
+  double chase_extra_cycles = 0;  // tma_1d: a TMA chase hop over a plain load's hop
 };
+using AsyncCosts = std::vector<AsyncCost>;
 
 }  // namespace gpuprobe::probes

@@ -1,5 +1,7 @@
-// Async-copy costs of the simulator presets (probes/async/async_sim.cpp uses them). Sources,
-// FIGURES.md §6:
+// The async family's simulator cost table per preset (async.hpp AsyncCost; the ops are
+// probes/async/async.def's), registered as the preset table "async"; probes/async/async.cpp
+// uses it. Each number cites FIGURES.md §6 (or the preset's own cited L2 latency) or is marked
+// "assumption". Sources, FIGURES.md §6:
 //   [HPMLL tma] H800 PCIe TMA load latency: ~365-369 cyc with the data in the L2, ~752-761 from
 //            DRAM, against ld.global's 264.5 / 652-657 (M): a TMA load costs ~102.5 cycles more
 //            than a plain load at either level (DER: 367 - 264.5). The H800 PCIe is the H100 PCIe's
@@ -19,19 +21,22 @@
 // copies half of that; the bulk/TMA engine 128 B/clk/SM (a third-party B200 study reports a
 // marginal ~130 B/cycle [R], not in FIGURES). The bulk copy's latency is the TMA's (the same
 // engine: assumption).
-#include "harness/sim/presets/async_costs.hpp"
-
 #include <string>
 
-namespace gpuprobe::sim::presets_detail {
+#include "harness/sim/family_tables.hpp"
+#include "probes/async/async.hpp"
+
+namespace gpuprobe::probes {
 namespace {
 
-AsyncCopyModel op(const char* name, double latency, double per_kib, double peak, std::string source) {
-  AsyncCopyModel m;
+using sim::Preset;
+
+AsyncCost op(const char* name, double latency, double per_kib, double peak, std::string source) {
+  AsyncCost m;
   m.op = name;
   m.latency_cycles = latency;
   m.cycles_per_kib = per_kib;
-  m.peak_bytes_per_clk_per_sm = peak;
+  m.rate = peak;
   m.source = std::move(source);
   return m;
 }
@@ -43,10 +48,10 @@ double l2_hit_cycles(const Preset& p) {
 }
 
 // The thread paths every preset has (ld + st) and, from sm_80, cp.async.
-std::vector<AsyncCopyModel> thread_paths(const Preset& p, bool cp_async) {
+AsyncCosts thread_paths(const Preset& p, bool cp_async) {
   const double l2 = l2_hit_cycles(p);
   const std::string l2_text = std::to_string(static_cast<int>(l2 + 0.5));
-  std::vector<AsyncCopyModel> t;
+  AsyncCosts t;
   const std::string ld = "the preset's L2 hit latency (" + l2_text +
                          ", FIGURES §2) + 20 for the shared store: assumption; rate: assumption";
   t.push_back(op("ld_st_4", l2 + 20, 0, 32, ld));
@@ -66,22 +71,11 @@ std::vector<AsyncCopyModel> thread_paths(const Preset& p, bool cp_async) {
 constexpr double kTmaOverLoadCycles = 102.5;  // DER M [HPMLL tma]: 367 - 264.5
 constexpr double kTmaCyclesPerKib = 64.1;     // DER M [SA tma2d] B200, assumption elsewhere
 const char* const kPerKibElsewhere = "DER M [SA tma2d] (9559 - 1413) / 127 on B200, assumption for this GPU";
-std::vector<AsyncCopyModel> with_tma(const Preset& p, double tma_latency, const std::string& tma_source,
-                                     const std::string& per_kib_source);
-// The TMA's latency on a GPU without a published figure: its own L2 hit latency plus the H800's
-// TMA-over-load difference.
-std::vector<AsyncCopyModel> tma_over_l2(const Preset& p, const std::string& per_kib_source) {
-  return with_tma(p, l2_hit_cycles(p) + kTmaOverLoadCycles,
-                  "DER the preset's L2 hit latency + 102.5 (M [HPMLL tma] 367 - 264.5 on H800 PCIe; "
-                  "assumption: the same TMA cost on this GPU)",
-                  per_kib_source);
-}
-
 // The thread paths plus the bulk and TMA copies (sm_90+): per_kib_source says where the size slope
 // comes from on this GPU.
-std::vector<AsyncCopyModel> with_tma(const Preset& p, double tma_latency, const std::string& tma_source,
-                                     const std::string& per_kib_source) {
-  std::vector<AsyncCopyModel> t = thread_paths(p, true);
+AsyncCosts with_tma(const Preset& p, double tma_latency, const std::string& tma_source,
+                    const std::string& per_kib_source) {
+  AsyncCosts t = thread_paths(p, true);
   const std::string per_kib = "; per KiB: " + per_kib_source + "; rate: assumption";
   t.push_back(op("bulk", tma_latency, kTmaCyclesPerKib, 128,
                  "assumption: the TMA's latency (" + tma_source + ")" + per_kib));
@@ -91,21 +85,31 @@ std::vector<AsyncCopyModel> with_tma(const Preset& p, double tma_latency, const 
   return t;
 }
 
+// The TMA's latency on a GPU without a published figure: its own L2 hit latency plus the H800's
+// TMA-over-load difference.
+AsyncCosts tma_over_l2(const Preset& p, const std::string& per_kib_source) {
+  return with_tma(p, l2_hit_cycles(p) + kTmaOverLoadCycles,
+                  "DER the preset's L2 hit latency + 102.5 (M [HPMLL tma] 367 - 264.5 on H800 PCIe; "
+                  "assumption: the same TMA cost on this GPU)",
+                  per_kib_source);
+}
+
+// Every GPU has the thread paths, cp.async from sm_80, bulk and TMA from sm_90: the H100 PCIe with
+// its measured TMA latency, the others from their L2 (the B200 with its own size slope).
+AsyncCosts async_costs(const Preset& p) {
+  const int sm = p.info.cc.sm();
+  if (sm < 90) return thread_paths(p, sm >= 80);
+  if (p.name == "h100")
+    return with_tma(p, 367, "M [HPMLL tma] H800 PCIe 365-369 cyc L2-resident", kPerKibElsewhere);
+  if (p.name == "b200")
+    return tma_over_l2(p, "DER M [SA tma2d] (9559 - 1413) / 127 on this GPU (a loaded figure)");
+  return tma_over_l2(p, kPerKibElsewhere);
+}
+
+// slowdown=F: every rate / F, every latency term x F.
+const sim::PresetTable<AsyncCosts> kTables("async", async_costs, [](AsyncCosts& costs, double factor) {
+  slow_op_costs_with(costs, factor, &AsyncCost::cycles_per_kib, &AsyncCost::chase_extra_cycles);
+});
+
 }  // namespace
-
-std::vector<AsyncCopyModel> async_costs_v100(const Preset& p) { return thread_paths(p, false); }
-std::vector<AsyncCopyModel> async_costs_a100(const Preset& p) { return thread_paths(p, true); }
-std::vector<AsyncCopyModel> async_costs_l40(const Preset& p) { return thread_paths(p, true); }
-
-std::vector<AsyncCopyModel> async_costs_h100(const Preset& p) {
-  return with_tma(p, 367, "M [HPMLL tma] H800 PCIe 365-369 cyc L2-resident", kPerKibElsewhere);
-}
-
-std::vector<AsyncCopyModel> async_costs_h100_sxm(const Preset& p) { return tma_over_l2(p, kPerKibElsewhere); }
-std::vector<AsyncCopyModel> async_costs_h200(const Preset& p) { return tma_over_l2(p, kPerKibElsewhere); }
-std::vector<AsyncCopyModel> async_costs_rtx5090(const Preset& p) { return tma_over_l2(p, kPerKibElsewhere); }
-std::vector<AsyncCopyModel> async_costs_b200(const Preset& p) {
-  return tma_over_l2(p, "DER M [SA tma2d] (9559 - 1413) / 127 on this GPU (a loaded figure)");
-}
-
-}  // namespace gpuprobe::sim::presets_detail
+}  // namespace gpuprobe::probes
