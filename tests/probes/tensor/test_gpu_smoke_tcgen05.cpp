@@ -18,7 +18,8 @@ extern "C" __attribute__((weak)) void gpuprobe_tcgen05_baseline_cg1_lat();
 
 using namespace gpuprobe;
 
-TEST_CASE("tensor/tcgen05: its kernels are linked exactly when the build has sm_100a code", "[tensor]") {
+TEST_CASE("tensor/tcgen05: its kernels are linked exactly when the build has sm_100a code",
+          "[tensor][flavour]") {
   CHECK((&gpuprobe_tcgen05_baseline_cg1_lat != nullptr) ==
         (std::string(built_cuda_targets()).find("sm_100a") != std::string::npos));
 }

@@ -18,7 +18,7 @@ extern "C" __attribute__((weak)) void gpuprobe_wgmma_baseline_lat();
 using namespace gpuprobe;
 
 TEST_CASE("tensor/wgmma: its kernels are linked exactly when the build has sm_90a code",
-          "[tensor][wgmma]") {
+          "[tensor][wgmma][flavour]") {
   CHECK((&gpuprobe_wgmma_baseline_lat != nullptr) ==
         (std::string(built_cuda_targets()).find("sm_90a") != std::string::npos));
 }
