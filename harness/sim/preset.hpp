@@ -54,18 +54,6 @@ struct LevelBandwidthModel {
   std::string source;                     // FIGURES.md keys, or "assumption"
 };
 
-// Rate and latency of one tensor-core instruction form of the tensor family (probes/tensor/:
-// mma.sync, wgmma, tcgen05). `op` is the form's name as the tensor probes write it in their records
-// ("mma_m16n8k16_f16_f32": path, shape, input precision, accumulator); the simulated ops look it
-// up by that name and skip the form (with the reason) when the preset has no entry.
-struct TensorOpModel {
-  std::string op;
-  double flops_per_clk_per_sm = 0;   // dense FLOP (2 per multiply-add; integer kinds: 2 per MAC)
-  double latency_cycles = 0;         // one instruction, issue to result usable (a dependent chain)
-  bool emulated = false;             // the target runs the form as a sequence of other instructions
-  std::string source;                // FIGURES.md keys, DER, or "assumption"
-};
-
 // What launching costs on the simulated device, for the launch family (probes/launch/launch_sim.cpp;
 // the measures are probes/launch/launch_ops.hpp's). Filled per preset in presets/launch_costs.cpp,
 // each number citing FIGURES.md §7 (and §6) or marked as an assumption.
@@ -119,7 +107,6 @@ struct Preset {
   double outlier_probability = 0.001;
   double outlier_extra_cycles = 400;
   std::vector<LevelBandwidthModel> bandwidth;  // empty: the stream probes are unavailable
-  std::vector<TensorOpModel> tensor;  // empty: the tensor probes are unavailable; a form left out: skipped
   LaunchCostModel launch;           // host_enqueue_ns 0: the launch probes are unavailable
   uint32_t max_threads_per_sm = 2048;
   uint32_t max_blocks_per_sm = 32;

@@ -121,14 +121,6 @@ Preset slowed_preset(const Preset& preset, double factor) {
     slower(b.peak_bytes_per_s);
     longer(b.queue_cycles);
   }
-  // An op table: each entry's rate and its latency.
-  const auto ops = [&](auto& table, auto rate) {
-    for (auto& op : table) {
-      slower(op.*rate);
-      longer(op.latency_cycles);
-    }
-  };
-  ops(p.tensor, &TensorOpModel::flops_per_clk_per_sm);
   LaunchCostModel& l = p.launch;
   for (double* ns : {&l.host_enqueue_ns, &l.round_trip_ns, &l.back_to_back_ns, &l.gap_ns, &l.pdl_launch_ns,
                      &l.graph_instantiate_ns, &l.graph_instantiate_per_node_ns, &l.graph_update_ns,

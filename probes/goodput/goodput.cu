@@ -108,7 +108,7 @@ extern "C" __global__ void gpuprobe_goodput_reduce(ReduceArgs r) {
 // The tensor-core tile loop (goodput.cuh: geometry). Fragment layouts: PTX ISA 9.7.14.5.8
 // (m16n8k16 .f16): A a0a1 (g, 2t), a2a3 (g + 8, 2t), a4a5 (g, 2t + 8), a6a7 (g + 8, 2t + 8);
 // B b0b1 (k 2t, n g), b2b3 (k 2t + 8, n g); D d0d1 (g, 2t), d2d3 (g + 8, 2t); g = lane / 4,
-// t = lane % 4 (the same coordinates as probes/tensor/mma_ops.cpp mma_fragment_coords).
+// t = lane % 4 (the same coordinates as probes/tensor/mma.cpp mma_fragment_coords).
 extern "C" __global__ void __launch_bounds__(gpuprobe::probes::goodput::kTileThreads)
     gpuprobe_goodput_tile(TileArgs t) {
   namespace gp = gpuprobe::probes::goodput;

@@ -21,6 +21,7 @@
 #include "harness/ops.hpp"
 #include "harness/sim/sim_device.hpp"
 #include "probes/goodput/goodput_ops.hpp"
+#include "probes/tensor/tensor_point.hpp"
 
 namespace gpuprobe::probes {
 namespace {
@@ -61,10 +62,12 @@ class SimGoodputOps final : public GoodputOps {
         s.sum = goodput::reduce_expected_sum(s.work.elements, r.repeats);
         break;
       case GoodputKernel::tensor_tile_loop: {
-        const auto it = std::find_if(p.tensor.begin(), p.tensor.end(), [](const sim::TensorOpModel& t) {
+        // The tensor family's cost table (probes/tensor/tensor_costs.cpp), which every preset has.
+        const tensor::TensorCosts& costs = *p.table<tensor::TensorCosts>(tensor::kCostTable);
+        const auto it = std::find_if(costs.begin(), costs.end(), [](const tensor::TensorCost& t) {
           return t.op == "mma_m16n8k16_f16_f32" && !t.emulated;
         });
-        if (it == p.tensor.end())
+        if (it == costs.end())
           throw Skip("the simulated " + p.name + " has no model of mma_m16n8k16_f16_f32");
         const double tensor = it->flops_per_clk_per_sm * p.info.sm_count * clock_hz(p);
         const double shared = peak_bytes_per_s(p, level(p, "shared"));

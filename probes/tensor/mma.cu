@@ -8,7 +8,7 @@
 // The arch-specific forms (GPUPROBE_MMA_FORM_SM120A) get kernels only in probes/tensor/mma.sm120a.cu,
 // which includes this file with GPUPROBE_MMA_SM120A_UNIT defined (and the generic forms' kernels
 // left out); here they get none.
-// Device code only (NVRTC-safe); the host side is mma_cuda.cpp.
+// Device code only (NVRTC-safe); the host side is mma.cpp.
 #include "probes/tensor/mma.cuh"
 #include "ptx/mma.cuh"
 #include "ptx/sreg.cuh"

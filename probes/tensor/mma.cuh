@@ -1,6 +1,6 @@
-// The contract between the mma.sync kernels (mma.cu) and their host side (mma_ops.cpp,
-// mma_cuda.cpp, mma_sim.cpp): the form table (ptx/mma_forms.def), the kernel arguments and what
-// every warp reports. Plain C++ that nvcc, NVRTC and g++ all compile.
+// The contract between the mma.sync kernels (mma.cu) and their host side (mma.cpp): the form
+// table (ptx/mma_forms.def), the kernel arguments and what every warp reports. Plain C++ that
+// nvcc, NVRTC and g++ all compile.
 //
 // Three kernels per form:
 //   gpuprobe_mma_<form>_tile  one warp, one mma: D = A * B + C from the lanes' fragments, D's
@@ -11,7 +11,7 @@
 // Every lane reads its own A, B, -B and C fragments (MmaLane) from memory before the loop; the
 // chains alternate B and -B, so an accumulator swings between C and C + A*B and never overflows.
 // Where ptxas emulates a form (fp8 on sm_90/100/103/110, s4 on sm_90+, m8n8k4 f16 on sm_80+,
-// m8n8k16 s8 on sm_100+; mma_ops.cpp mma_implementation), each mma's A fragment is
+// m8n8k16 s8 on sm_100+; mma.cpp mma_implementation), each mma's A fragment is
 // XORed with (its accumulator & zero), zero a runtime 0: otherwise ptxas computes the loop-invariant
 // product once and the loop holds only adds (the unfed mutant of tests/probes/tensor/test_sass_mma.py).
 // Lane 0 of each warp records %clock64 around the loop (the closing read waits for every
@@ -85,7 +85,7 @@ constexpr uint32_t kMmaMaxBlockThreads = 256;
 //     (%laneid % 4 == thread-id-b in each quad; quad c gives column c: CUTLASS's SFBLayout)
 // byte_a/byte_b: any byte for scale_vec::1X, 0 or 2 (the byte pair) for 2X, 0 for 4X. The probe
 // uses non-zero selectors wherever the PTX ISA allows one, and fills every byte no selector picks
-// with a decoy scale (probes/tensor/mma_ops.cpp mma_tile), so a GPU that read another lane's or
+// with a decoy scale (probes/tensor/mma.cpp mma_tile), so a GPU that read another lane's or
 // byte's scale misses the float64 reference.
 struct MmaBlockScale {
   uint32_t vec = 0;      // scale factors per row of A / column of B: 1, 2, 4; 0 when not block-scaled

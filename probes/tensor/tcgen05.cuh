@@ -1,8 +1,8 @@
 // The contract between the tcgen05 kernels (tcgen05.sm100a.cu, sm_100a only) and their host side
-// (tcgen05_ops.cpp, tcgen05_cuda.cpp, tcgen05_sim.cpp): the op table, the kernel arguments, the
-// operand layouts and what every CTA reports. Plain C++ that nvcc, NVRTC and g++ all compile.
+// (tcgen05.cpp): the op table (tcgen05.def), the kernel arguments, the operand layouts and what
+// every CTA reports. Plain C++ that nvcc, NVRTC and g++ all compile.
 //
-// Per op of GPUPROBE_TCGEN05_OPS two kernels, 128 threads (4 warps: the 128 TMEM lanes) per CTA,
+// Per op of tcgen05.def two kernels, 128 threads (4 warps: the 128 TMEM lanes) per CTA,
 // clusters of 2 CTAs for cta_group::2:
 //   gpuprobe_tcgen05_<op>_lat   per iteration: ONE tcgen05.mma, tcgen05.commit to an mbarrier,
 //                               wait on it (one CTA, or one cluster of 2)
@@ -32,43 +32,17 @@
 // cta_group::2 (M = 256): the even CTA holds rows 0-127 of A and rows 0..N/2-1 of B (N x K,
 // K-major), the odd CTA the others; each CTA's TMEM holds its 128 rows of D, all N columns.
 #pragma once
+#include "probes/common/op_order.cuh"
 #include "ptx/capability.hpp"
 #include "ptx/types.cuh"
 
 namespace gpuprobe::probes::tensor {
 
-// X(input, accumulator, kind, N, K, form, cta_group).
-#define GPUPROBE_TCGEN05_INPUTS(X, n, form, cg)                                                    \
-  X(f16, f32, f16, n, 16, form, cg) X(bf16, f32, f16, n, 16, form, cg)                             \
-  X(tf32, f32, tf32, n, 8, form, cg) X(e4m3, f32, f8f6f4, n, 32, form, cg)                         \
-  X(e5m2, f32, f8f6f4, n, 32, form, cg) X(s8, s32, i8, n, 32, form, cg)                            \
-  X(f16, f16, f16, n, 16, form, cg)
-// SS only: the fp6/fp4 inputs of kind::f8f6f4 (A in TMEM is not established for them, above).
-#define GPUPROBE_TCGEN05_SS_INPUTS(X, n, cg)                                                       \
-  X(e3m2, f32, f8f6f4, n, 32, ss, cg) X(e2m3, f32, f8f6f4, n, 32, ss, cg)                          \
-  X(e2m1, f32, f8f6f4, n, 32, ss, cg)
-#define GPUPROBE_TCGEN05_FORMS(X, cg)                                                              \
-  GPUPROBE_TCGEN05_INPUTS(X, 64, ss, cg) GPUPROBE_TCGEN05_INPUTS(X, 256, ss, cg)                   \
-  GPUPROBE_TCGEN05_INPUTS(X, 64, ts, cg) GPUPROBE_TCGEN05_INPUTS(X, 256, ts, cg)                   \
-  GPUPROBE_TCGEN05_SS_INPUTS(X, 64, cg) GPUPROBE_TCGEN05_SS_INPUTS(X, 256, cg)
-// Block-scaled, SS, cta_group::1 only (the pair's split of the scale factors is not established
-// here): kind::mxf8f6f4.block_scale.scale_vec::1X e4m3 with ue8m0 scales (K 32); kind::mxf4
-// .block_scale.scale_vec::2X (MXFP4: e2m1 packed two per byte, K 64, a ue8m0 scale per 32 K) and
-// kind::mxf4nvf4.block_scale.scale_vec::4X (NVFP4: the same e2m1, a ue4m3 scale per 16 K).
-#define GPUPROBE_TCGEN05_BS_INPUTS(X, n)                                                           \
-  X(mxf8_e4m3, f32, mxf8f6f4, n, 32, ss, 1) X(mxf4, f32, mxf4, n, 64, ss, 1)                       \
-  X(nvf4, f32, mxf4nvf4, n, 64, ss, 1)
-// Every op: each input at N = 64 and 256, SS and TS (fp6/fp4: SS only), cta_group::1 (M = 128)
-// and ::2 (M = 256), and the block-scaled ones: 74 ops, 148 kernels.
-#define GPUPROBE_TCGEN05_OPS(X)                                                                    \
-  GPUPROBE_TCGEN05_FORMS(X, 1) GPUPROBE_TCGEN05_FORMS(X, 2)                                        \
-  GPUPROBE_TCGEN05_BS_INPUTS(X, 64) GPUPROBE_TCGEN05_BS_INPUTS(X, 256)
-
 // Enum names: bf16_f32_n256_ss_cg1.
 enum class Tcgen05Op {
-#define GPUPROBE_TCGEN05_ENUM(in, acc, kind, n, k, form, cg) in##_##acc##_n##n##_##form##_cg##cg,
-  GPUPROBE_TCGEN05_OPS(GPUPROBE_TCGEN05_ENUM)
-#undef GPUPROBE_TCGEN05_ENUM
+#define GPUPROBE_TCGEN05_OP(in, acc, kind, n, k, form, cg) in##_##acc##_n##n##_##form##_cg##cg,
+#include "probes/tensor/tcgen05.def"
+#undef GPUPROBE_TCGEN05_OP
 };
 
 // mxf8_e4m3: e4m3 elements with a ue8m0 scale per row of A and per column of B (K = 32: one
@@ -120,12 +94,14 @@ struct Tcgen05OpInfo {
 // M of one MMA as text, per cta_group.
 #define GPUPROBE_TCGEN05_M_1 "128"
 #define GPUPROBE_TCGEN05_M_2 "256"
-#define GPUPROBE_TCGEN05_INFO(in, acc, kind, n, k, form, cg)                                       \
+inline constexpr Tcgen05OpInfo kTcgen05Ops[] = {
+#define GPUPROBE_TCGEN05_OP(in, acc, kind, n, k, form, cg)                                         \
   {Tcgen05Op::in##_##acc##_n##n##_##form##_cg##cg,                                                 \
-   "tcgen05_m" GPUPROBE_TCGEN05_M_##cg "n" #n "k" #k "_" #in "_" #acc "_" #form "_cg" #cg,                          \
+   "tcgen05_m" GPUPROBE_TCGEN05_M_##cg "n" #n "k" #k "_" #in "_" #acc "_" #form "_cg" #cg,          \
    #in, #acc, #kind, Tcgen05Type::in, Tcgen05Type::acc, n, k, #form[0] == 't', cg},
-inline constexpr Tcgen05OpInfo kTcgen05Ops[] = {GPUPROBE_TCGEN05_OPS(GPUPROBE_TCGEN05_INFO)};
-#undef GPUPROBE_TCGEN05_INFO
+#include "probes/tensor/tcgen05.def"
+#undef GPUPROBE_TCGEN05_OP
+};
 inline constexpr unsigned kTcgen05OpCount = sizeof(kTcgen05Ops) / sizeof(kTcgen05Ops[0]);
 
 GPUPROBE_HD constexpr const Tcgen05OpInfo& tcgen05_op_info(Tcgen05Op op) {
@@ -264,15 +240,8 @@ GPUPROBE_HD constexpr uint64_t tcgen05_sf_desc(uint32_t smem_addr) {
          (uint64_t(128 >> 4) << 32) | (uint64_t{1} << 46);
 }
 
-namespace detail {
-GPUPROBE_HD constexpr bool tcgen05_table_in_enum_order() {
-  for (unsigned i = 0; i < kTcgen05OpCount; ++i)
-    if (static_cast<unsigned>(kTcgen05Ops[i].op) != i) return false;
-  return true;
-}
-static_assert(tcgen05_table_in_enum_order(), "kTcgen05Ops must list the Tcgen05Op values in order");
+static_assert(in_enum_order(kTcgen05Ops), "kTcgen05Ops must list the enum's values in order");
 static_assert(kTcgen05ThroughputPerIteration % 2 == 0, "a multiple of every accumulator count");
-}  // namespace detail
 
 // Kernel arguments. Word images are per CTA of the group, the even CTA's first.
 struct Tcgen05Args {

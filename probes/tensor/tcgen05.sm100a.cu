@@ -1,9 +1,9 @@
 // tensor/tcgen05: the tcgen05 kernels (probes/tensor/tcgen05.cuh: the op table and the contract).
 // Built for sm_100a only (cmake/GpuprobeCuda.cmake): kind::i8 exists only on `a` targets, and an
-// `a` cubin runs on compute capability 10.0 alone. Per op of GPUPROBE_TCGEN05_OPS:
+// `a` cubin runs on compute capability 10.0 alone. Per op of tcgen05.def:
 // gpuprobe_tcgen05_<op>_lat and gpuprobe_tcgen05_<op>_thr; per cta_group one
 // gpuprobe_tcgen05_baseline_cg<N>_lat. Device code only (NVRTC-safe); the host side is
-// tcgen05_cuda.cpp.
+// tcgen05.cpp.
 #include "probes/tensor/tcgen05.cuh"
 #include "ptx/barrier.cuh"
 #include "ptx/mbarrier.cuh"
@@ -303,7 +303,9 @@ using gpuprobe::probes::tensor::tcgen05_op_info;
                             tcgen05_d16(info), tcgen05_block_scaled(info)>(                       \
         a, out, info, GPUPROBE_TCGEN05_CALL(kind, form, cg, idesc));                              \
   }
-GPUPROBE_TCGEN05_OPS(GPUPROBE_TCGEN05_KERNELS)
+#define GPUPROBE_TCGEN05_OP GPUPROBE_TCGEN05_KERNELS
+#include "probes/tensor/tcgen05.def"
+#undef GPUPROBE_TCGEN05_OP
 #undef GPUPROBE_TCGEN05_KERNELS
 
 extern "C" __global__ void __launch_bounds__(128, 1)

@@ -43,17 +43,17 @@ FamilySpec tensor_family() {
       {"tensor/mma", "probes/tensor/mma.cu",
        {compile_matrix_check(), sass_check("tests/probes/tensor/test_sass_mma.py", "mma.cu"),
         closed_loop_check("tests/probes/tensor/test_mma.cpp", "tensor/mma closed loop"),
-        self_check_evidence("probes/tensor/mma_probe.cpp", "{\"self_check\", self_check_json(")}},
+        self_check_evidence("probes/tensor/mma.cpp", "{\"self_check\", self_check_json(")}},
       // The arch-specific units are not in the compile matrix (it compiles the generic
       // probes/*/*.cu): tensor/wgmma and tensor/tcgen05 do not claim it.
       {"tensor/wgmma", "probes/tensor/wgmma.sm90a.cu",
        {sass_check("tests/probes/tensor/test_sass_wgmma.py", "wgmma.sm90a.cu"),
         closed_loop_check("tests/probes/tensor/test_wgmma.cpp", "recovers their wgmma tables"),
-        self_check_evidence("probes/tensor/wgmma_probe.cpp", "p[\"self_check\"] = self_check_json(")}},
+        self_check_evidence("probes/tensor/wgmma.cpp", "self_check_json(r.first.self_check)")}},
       {"tensor/tcgen05", "probes/tensor/tcgen05.sm100a.cu",
        {sass_check("tests/probes/tensor/test_sass_tcgen05.py", "tcgen05.sm100a.cu"),
         closed_loop_check("tests/probes/tensor/test_tcgen05.cpp", "recovers a preset's tcgen05 table"),
-        self_check_evidence("probes/tensor/tcgen05_probe.cpp", "p[\"self_check\"] = self_check_json(")}},
+        self_check_evidence("probes/tensor/tcgen05.cpp", "self_check_json(r.first.self_check)")}},
   };
   return f;
 }

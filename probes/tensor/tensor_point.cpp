@@ -2,36 +2,52 @@
 
 #include "harness/error.hpp"
 #include "harness/points.hpp"
+#include "probes/common/op_costs.hpp"
+#include "probes/common/op_probe.hpp"
 
 namespace gpuprobe::probes::tensor {
 
-ParamSpec kind_param() {
-  return {"kind", ParamSpec::Kind::choice, "both", "latency, throughput or both",
-          {"both", "latency", "throughput"}};
+const TensorCost& tensor_cost(const sim::Preset& p, const std::string& op) {
+  return op_cost(p, op_costs<TensorCost>(p, kCostTable), op);
+}
+
+const char* operands_name(Operands operands) { return operands == Operands::random ? "random" : "zeros"; }
+
+Operands parse_operands(const std::string& name) {
+  return name == "zeros" ? Operands::zeros : Operands::random;
 }
 
 ParamSpec operands_param(const std::string& help) {
   return {"operands", ParamSpec::Kind::choice, "both", help, {"both", "random", "zeros"}};
 }
 
-ParamSpec iterations_param(const std::string& default_value, const std::string& help) {
-  return {"iterations", ParamSpec::Kind::integer, default_value, help, {}, kMaxIterations};
+std::vector<Axis> point_axes(std::vector<std::string> ops) {
+  return {op_axis(std::move(ops)), kind_axis(), fixed_axis("operands", {"random", "zeros"}, "both")};
 }
 
-uint64_t iterations(const Params& params) {
-  return read_iterations(params, kMaxIterations);
-}
-
-double write_timing(nlohmann::json& p, ProbeContext& ctx, const RepeatOutcome& outcome,
-                    bool latency, uint64_t iterations, uint32_t sms, double spread_min,
-                    double spread_max) {
+double write_timing(nlohmann::json& p, ProbeContext& ctx, const RepeatOutcome& outcome, bool latency,
+                    uint64_t iterations, const TensorResult& first) {
   const double clock_mhz = write_point_repeats(p, ctx, outcome, iterations);
-  p["sms"] = sms;
-  if (latency)
-    write_latency(p, outcome.summary, clock_mhz);
+  p["sms"] = first.sms;
+  if (latency) write_latency(p, outcome.summary, clock_mhz);
   else
-    write_rate(p, ctx, "flops", outcome.summary, spread_min, spread_max, clock_mhz);
+    write_rate(p, ctx, "flops", outcome.summary, first.flops_per_clk_per_sm_min,
+               first.flops_per_clk_per_sm_max, clock_mhz);
   return clock_mhz;
+}
+
+void write_baselined_point(nlohmann::json& p, ProbeContext& ctx, const PointRepeats<TensorResult>& r,
+                           bool latency, uint64_t iterations, const std::string& kernel,
+                           const std::string& baseline_kernel, nlohmann::json self_check) {
+  write_timing(p, ctx, r.outcome, latency, iterations, r.first);
+  p["kernel"] = kernel;
+  p["launch"] = to_json(r.first.launch);
+  p["self_check"] = std::move(self_check);
+  if (latency) {
+    p["cycles_per_iteration"] = r.first.cycles_per_iteration;
+    p["baseline_cycles"] = r.first.baseline_cycles;
+    p["baseline_kernel"] = baseline_kernel;
+  }
 }
 
 }  // namespace gpuprobe::probes::tensor

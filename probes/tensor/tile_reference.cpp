@@ -246,6 +246,17 @@ void tile_set(uint32_t* words, uint32_t index, uint32_t bits, uint64_t code) {
   w = static_cast<uint32_t>((w & ~(mask(bits) << shift)) | ((code & mask(bits)) << shift));
 }
 
+void image_put_bits(std::vector<uint32_t>& words, size_t bit, uint64_t code, uint32_t bits) {
+  for (uint32_t i = 0; i < bits; ++i) {
+    const size_t at = bit + i;
+    words[at / 32] |= static_cast<uint32_t>((code >> i) & 1) << (at % 32);
+  }
+}
+
+void image_put_bytes(std::vector<uint32_t>& words, size_t offset, uint64_t code, uint32_t bytes) {
+  image_put_bits(words, offset * 8, code, bytes * 8);
+}
+
 double ue8m0_decode(uint32_t code) {
   code &= 0xff;
   return code == 0xff ? std::numeric_limits<double>::quiet_NaN() : std::ldexp(1.0, int(code) - 127);

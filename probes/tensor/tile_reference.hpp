@@ -35,6 +35,12 @@ uint64_t tile_random(TileElem e, std::mt19937_64& rng);
 uint64_t tile_get(const uint32_t* words, uint32_t index, uint32_t bits);
 void tile_set(uint32_t* words, uint32_t index, uint32_t bits, uint64_t code);
 
+// ORs the low `bits` bits of `code` into a word image (an operand's shared-memory or register
+// image, zeroed first) at bit `bit`, little endian: bit b of the image is bit b % 32 of word b / 32.
+void image_put_bits(std::vector<uint32_t>& words, size_t bit, uint64_t code, uint32_t bits);
+// The same for the low `bytes` bytes of `code` at byte `offset`.
+void image_put_bytes(std::vector<uint32_t>& words, size_t offset, uint64_t code, uint32_t bytes);
+
 // Block-scale factors (mma.sync kind::mxf8f6f4 / mxf4 / mxf4nvf4, tcgen05 block scaling), one byte:
 // ue8m0 is 2^(code - 127) (0xff NaN); ue4m3 is e4m3 without its sign bit (bit 7 ignored; 0x7f NaN).
 double ue8m0_decode(uint32_t code);

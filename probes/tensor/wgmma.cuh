@@ -1,8 +1,8 @@
 // The contract between the wgmma kernels (wgmma.sm90a.cu, sm_90a only) and their host side
-// (wgmma_ops.cpp, wgmma_cuda.cpp, wgmma_sim.cpp): the op table, the kernel arguments and what
-// every warpgroup reports. Plain C++ that nvcc, NVRTC and g++ all compile.
+// (wgmma.cpp): the op table (wgmma.def), the kernel arguments and what every warpgroup reports.
+// Plain C++ that nvcc, NVRTC and g++ all compile.
 //
-// Per op of GPUPROBE_WGMMA_OPS two kernels, one warpgroup (128 threads) per block:
+// Per op of wgmma.def two kernels, one warpgroup (128 threads) per block:
 //   gpuprobe_wgmma_<op>_lat   per iteration: wgmma.fence, ONE wgmma, commit_group, wait_group 0
 //                             (launched as one block): the issue-to-result time of one wgmma
 //                             plus the fence/commit/wait round trip
@@ -16,29 +16,19 @@
 // from the images the host built; the RS forms take A from registers, the host's fragments.
 // Thread 0 of each warpgroup records %clock64 around the loop (the closing read after the last
 // wait) and its SM; with `store` set every thread stores its accumulator registers (the tile the
-// host checks against its float64 reference, probes/tensor/wgmma_ops.cpp).
+// host checks against its float64 reference, probes/tensor/wgmma.cpp).
 #pragma once
+#include "probes/common/op_order.cuh"
 #include "ptx/capability.hpp"
 #include "ptx/types.cuh"
 
 namespace gpuprobe::probes::tensor {
 
-// X(input, accumulator, N, K, form) for one N and form; every op is M = 64.
-#define GPUPROBE_WGMMA_INPUTS(X, n, form)                                                  \
-  X(f16, f32, n, 16, form) X(f16, f16, n, 16, form) X(bf16, f32, n, 16, form)             \
-  X(tf32, f32, n, 8, form) X(e4m3, f32, n, 32, form) X(e5m2, f32, n, 32, form)            \
-  X(s8, s32, n, 32, form)
-// Every op: each input at N = 64, 128 and 256, in the SS and RS forms.
-#define GPUPROBE_WGMMA_OPS(X)                                                              \
-  GPUPROBE_WGMMA_INPUTS(X, 64, ss) GPUPROBE_WGMMA_INPUTS(X, 128, ss)                       \
-  GPUPROBE_WGMMA_INPUTS(X, 256, ss) GPUPROBE_WGMMA_INPUTS(X, 64, rs)                       \
-  GPUPROBE_WGMMA_INPUTS(X, 128, rs) GPUPROBE_WGMMA_INPUTS(X, 256, rs)
-
 // Enum names: f16_f32_n128_ss.
 enum class WgmmaOp {
-#define GPUPROBE_WGMMA_ENUM(in, acc, n, k, form) in##_##acc##_n##n##_##form,
-  GPUPROBE_WGMMA_OPS(GPUPROBE_WGMMA_ENUM)
-#undef GPUPROBE_WGMMA_ENUM
+#define GPUPROBE_WGMMA_OP(in, acc, n, k, form) in##_##acc##_n##n##_##form,
+#include "probes/tensor/wgmma.def"
+#undef GPUPROBE_WGMMA_OP
 };
 
 enum class WgmmaType { f16, bf16, tf32, e4m3, e5m2, s8, f32, s32 };
@@ -78,12 +68,14 @@ struct WgmmaOpInfo {
   bool rs;                 // A from registers
 };
 
-#define GPUPROBE_WGMMA_INFO(in, acc, n, k, form)                                            \
-  {WgmmaOp::in##_##acc##_n##n##_##form,                                                    \
-   "wgmma_m64n" #n "k" #k "_" #in "_" #acc "_" #form,                                     \
+inline constexpr WgmmaOpInfo kWgmmaOps[] = {
+#define GPUPROBE_WGMMA_OP(in, acc, n, k, form)                                                   \
+  {WgmmaOp::in##_##acc##_n##n##_##form,                                                          \
+   "wgmma_m64n" #n "k" #k "_" #in "_" #acc "_" #form,                                           \
    #in, #acc, WgmmaType::in, WgmmaType::acc, n, k, sizeof(#form) == 3 && #form[0] == 'r'},
-inline constexpr WgmmaOpInfo kWgmmaOps[] = {GPUPROBE_WGMMA_OPS(GPUPROBE_WGMMA_INFO)};
-#undef GPUPROBE_WGMMA_INFO
+#include "probes/tensor/wgmma.def"
+#undef GPUPROBE_WGMMA_OP
+};
 inline constexpr unsigned kWgmmaOpCount = sizeof(kWgmmaOps) / sizeof(kWgmmaOps[0]);
 
 GPUPROBE_HD constexpr const WgmmaOpInfo& wgmma_op_info(WgmmaOp op) {
@@ -103,15 +95,8 @@ GPUPROBE_HD constexpr uint64_t wgmma_flops(const WgmmaOpInfo& info) {
   return 2ull * kWgmmaM * info.n * info.k;
 }
 
-namespace detail {
-GPUPROBE_HD constexpr bool wgmma_table_in_enum_order() {
-  for (unsigned i = 0; i < kWgmmaOpCount; ++i)
-    if (static_cast<unsigned>(kWgmmaOps[i].op) != i) return false;
-  return true;
-}
-static_assert(wgmma_table_in_enum_order(), "kWgmmaOps must list the WgmmaOp values in enum order");
+static_assert(in_enum_order(kWgmmaOps), "kWgmmaOps must list the enum's values in order");
 static_assert(kWgmmaThroughputPerIteration % 2 == 0, "a multiple of every accumulator count");
-}  // namespace detail
 
 // Kernel arguments.
 struct WgmmaArgs {

@@ -2,8 +2,8 @@
 // for sm_90a only (cmake/GpuprobeCuda.cmake), and its build fails when ptxas reports that it
 // serialised a wgmma (C7510/C7511/C7517/C7519): no accumulator is touched between a wgmma and
 // the wait_group that covers it, every accumulator index is a constant.
-// Per op of GPUPROBE_WGMMA_OPS: gpuprobe_wgmma_<op>_lat and gpuprobe_wgmma_<op>_thr, and one
-// gpuprobe_wgmma_baseline_lat. Device code only (NVRTC-safe); the host side is wgmma_cuda.cpp.
+// Per op of wgmma.def: gpuprobe_wgmma_<op>_lat and gpuprobe_wgmma_<op>_thr, and one
+// gpuprobe_wgmma_baseline_lat. Device code only (NVRTC-safe); the host side is wgmma.cpp.
 #include "probes/tensor/wgmma.cuh"
 #include "ptx/sreg.cuh"
 #include "ptx/wgmma.cuh"
@@ -168,7 +168,9 @@ using gpuprobe::probes::tensor::wgmma_throughput_accumulators;
       GPUPROBE_WGMMA_INVOKE_##form(wgmma_m64n##n##k##kdim##_##acc##_##in##_##form);              \
     }                                                                                           \
   };
-GPUPROBE_WGMMA_OPS(GPUPROBE_WGMMA_FUNCTOR)
+#define GPUPROBE_WGMMA_OP GPUPROBE_WGMMA_FUNCTOR
+#include "probes/tensor/wgmma.def"
+#undef GPUPROBE_WGMMA_OP
 #undef GPUPROBE_WGMMA_FUNCTOR
 #define GPUPROBE_WGMMA_CALL(in, acc, n, form) WgmmaCall_##in##_##acc##_n##n##_##form{}
 
@@ -186,7 +188,9 @@ GPUPROBE_WGMMA_OPS(GPUPROBE_WGMMA_FUNCTOR)
                              wgmma_throughput_accumulators(info)>(                            \
         a, out, GPUPROBE_WGMMA_CALL(in, acc, n, form));      \
   }
-GPUPROBE_WGMMA_OPS(GPUPROBE_WGMMA_KERNELS)
+#define GPUPROBE_WGMMA_OP GPUPROBE_WGMMA_KERNELS
+#include "probes/tensor/wgmma.def"
+#undef GPUPROBE_WGMMA_OP
 #undef GPUPROBE_WGMMA_KERNELS
 
 extern "C" __global__ void __launch_bounds__(128, 1)

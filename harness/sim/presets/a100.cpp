@@ -104,17 +104,6 @@ Preset make_a100() {
        .copy_fraction = 1375.0 / 1490.0,                     // M [GB24] stream triad / read
        .source = "M [GB24] gpu-stream a100_40.txt; queue: assumption"},
   };
-  // mma.sync (probes/tensor/mma_sim.cpp): Ampere's tensor path, modelled at the dense peak
-  // (assumption: cuBLAS, built on it, reaches 86.9% P [MLE-MAMF], FIGURES §5a).
-  for (auto& op : mma_sync_ops({.sm = 80, .f16_flops_per_clk_per_sm = 2048, .tf32_ratio = 0.5,
-                                .s8_ratio = 2, .s4_ratio = 4, .latency_cycles = 32,
-                                .s8_latency_cycles = 32, .f64_flops_per_clk_per_sm = 128,
-                                .f64_latency_cycles = 32,
-                                .rate_source = "DER D [A100-DS via GLK] 312 TF / (108 SMs x 1410 MHz) = 2049",
-                                .ratio_source = "D [A100-DS via GLK] TF32 156, INT8 624, INT4 1248 to FP16 312",
-                                .latency_source = "assumption",
-                                .f64_source = "DER D [A100-DS via GLK] FP64-TC 19.5 TF / (108 x 1410 MHz) = 128; latency: assumption"}))
-    p.tensor.push_back(std::move(op));
   p.max_threads_per_sm = 2048;      // D CUDA compute capability 8.0 limits
   p.max_blocks_per_sm = 32;         // D CUDA compute capability 8.0 limits
   return p;

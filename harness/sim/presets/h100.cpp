@@ -101,22 +101,6 @@ Preset make_h100() {
        .copy_fraction = 1832.0 / 1942.0,                     // M [GB24] stream triad / read
        .source = "M [GB24] gpu-stream h100_pcie.txt; queue: assumption"},
   };
-  // wgmma (probes/tensor/wgmma_sim.cpp): the GH100 SM's per-clock rates, DER from the SXM's dense
-  // peaks (989 TF FP16 / (132 SMs x 1830 MHz) = 4094, FIGURES §1); the PCIe part's 756 TF over 114
-  // SMs is the same 4096 FLOP/clk/SM at a 1620 MHz tensor clock (DER).
-  for (auto& op : hopper_wgmma_ops("DER D [HPCTECH] H100 SXM 989/494.5/1979 TFLOPS / (132 SMs x "
-                                   "1830 MHz); PCIe 756 TF = 114 x 4096 x 1620 MHz"))
-    p.tensor.push_back(std::move(op));
-  // mma.sync (probes/tensor/mma_sim.cpp): 62.9% of the 4096 FLOP/clk/SM tensor peak, the average
-  // mma.sync reaches on an H800 PCIe (S [LUO25 §6.2], FIGURES §5a; wgmma gets the rest).
-  for (auto& op : mma_sync_ops({.sm = 90, .f16_flops_per_clk_per_sm = 2576, .tf32_ratio = 0.5,
-                                .s8_ratio = 2, .latency_cycles = 32, .s8_latency_cycles = 32,
-                                .f64_flops_per_clk_per_sm = 256, .f64_latency_cycles = 32,
-                                .rate_source = "DER 0.629 S [LUO25] x 4096 (D [HPCTECH] 756 TF = 114 SMs x 4096 x 1620 MHz)",
-                                .ratio_source = "D [HPCTECH] TF32 378, INT8 1513 to FP16 756",
-                                .latency_source = "assumption",
-                                .f64_source = "DER D [HPCTECH] FP64-TC 51 TF / (114 x 1755 MHz) = 255 (no wgmma for FP64: the full rate, assumption); latency: assumption"}))
-    p.tensor.push_back(std::move(op));
   p.max_threads_per_sm = 2048;      // D CUDA compute capability 9.0 limits
   p.max_blocks_per_sm = 32;         // D CUDA compute capability 9.0 limits
   return p;

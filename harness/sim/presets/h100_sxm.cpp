@@ -113,22 +113,6 @@ Preset make_h100_sxm() {
        .copy_fraction = 2.90 / 3.18,                         // P [AZ] STREAM copy / dot
        .source = "P [AZ] STREAM; write and queue: assumption"},
   };
-  // wgmma (probes/tensor/wgmma_sim.cpp): DER D [HPCTECH]/[MLE] dense tensor peaks at the 1830 MHz
-  // tensor spec clock over 132 SMs: FP16/BF16 989 TF -> 4094, TF32 494.5 -> 2047, FP8/INT8 1979
-  // -> 8193 FLOP/clk/SM (4096/2048/8192 = 512 FP16 FMA/clk per tensor core x 4, FIGURES §1).
-  // S [LUO25 §6.2] (H800) measures wgmma above 95% of this peak with zeros, lower with random data.
-  for (auto& op : hopper_wgmma_ops("DER D [HPCTECH] 989/494.5/1979 TFLOPS / (132 SMs x 1830 MHz)"))
-    p.tensor.push_back(std::move(op));
-  // mma.sync (probes/tensor/mma_sim.cpp): 62.9% of the 4096 FLOP/clk/SM tensor peak, the average
-  // mma.sync reaches on an H800 PCIe (S [LUO25 §6.2], FIGURES §5a; wgmma gets the rest).
-  for (auto& op : mma_sync_ops({.sm = 90, .f16_flops_per_clk_per_sm = 2576, .tf32_ratio = 0.5,
-                                .s8_ratio = 2, .latency_cycles = 32, .s8_latency_cycles = 32,
-                                .f64_flops_per_clk_per_sm = 256, .f64_latency_cycles = 32,
-                                .rate_source = "DER 0.629 S [LUO25] x 4096 (D [HPCTECH] 989 TF / (132 SMs x 1830 MHz) = 4094)",
-                                .ratio_source = "D [HPCTECH] TF32 494.5, INT8 1979 to FP16 989",
-                                .latency_source = "assumption",
-                                .f64_source = "DER D [HPCTECH] FP64-TC 67 TF / (132 x 1980 MHz) = 256 (no wgmma for FP64: the full rate, assumption); latency: assumption"}))
-    p.tensor.push_back(std::move(op));
   p.max_threads_per_sm = 2048;      // D CUDA compute capability 9.0 limits
   p.max_blocks_per_sm = 32;         // D CUDA compute capability 9.0 limits
   return p;

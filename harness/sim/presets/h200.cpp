@@ -133,23 +133,6 @@ Preset make_h200() {
        .copy_fraction = 3.8467 / 4.6125,                     // M [GP26-H200] copy / read
        .source = "DER M [GP26-H200] bandwidth/dram read 4.61, write 4.38, copy 3.85 TB/s, 90% crossing 25.5 KB/SM: peak and queue fitted to them"},
   };
-  // mma.sync (probes/tensor/mma_sim.cpp): 62.9% of the 4096 FLOP/clk/SM tensor peak, the average
-  // mma.sync reaches on an H800 PCIe (S [LUO25 §6.2], FIGURES §5a; wgmma gets the rest).
-  for (auto& op : mma_sync_ops({.sm = 90, .f16_flops_per_clk_per_sm = 2576, .tf32_ratio = 0.5,
-                                .s8_ratio = 2, .latency_cycles = 32, .s8_latency_cycles = 32,
-                                .f64_flops_per_clk_per_sm = 256, .f64_latency_cycles = 32,
-                                .rate_source = "DER 0.629 S [LUO25] x 4096 (D [MLE] H200 989 TF / (132 SMs x 1830 MHz) = 4094)",
-                                .ratio_source = "D [MLE] H200 TF32 494.5, INT8 1979 to FP16 989",
-                                .latency_source = "assumption",
-                                .f64_source = "DER D [MLE] H200 FP64-TC 67 TF / (132 x 1980 MHz) = 256 (no wgmma for FP64: the full rate, assumption); latency: assumption"}))
-    p.tensor.push_back(std::move(op));
-  // wgmma (probes/tensor/wgmma_sim.cpp): the GH100 SM's rates, DER D [MLE] H200 SXM dense peaks
-  // (FIGURES §1: FP16/BF16 989, TF32 494.5, FP8/INT8 1979 TFLOPS, as the H100 SXM) over 132 SMs at
-  // the 1830 MHz tensor spec clock of the H100 SXM ([MLE]; assumption that the H200 shares it):
-  // 4096/2048/8192 FLOP/clk/SM.
-  for (auto& op : hopper_wgmma_ops("DER D [MLE] H200 989/494.5/1979 TFLOPS / (132 SMs x 1830 MHz, "
-                                   "the H100 SXM's tensor clock: assumption)"))
-    p.tensor.push_back(std::move(op));
   p.max_threads_per_sm = 2048;      // D CUDA compute capability 9.0 limits
   p.max_blocks_per_sm = 32;         // D CUDA compute capability 9.0 limits
   return p;

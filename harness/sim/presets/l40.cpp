@@ -82,16 +82,6 @@ Preset make_l40() {
        .copy_fraction = 803.0 / 844.0,                       // M [GB24] stream triad / read
        .source = "M [GB24] gpu-stream l40.txt; queue: assumption"},
   };
-  // mma.sync (probes/tensor/mma_sim.cpp): Ada's only tensor path, at the dense peak (assumption).
-  // FIGURES has no L40 tensor figures: the L40S's (same AD102, 142 SMs, D [MLE]) at this preset's
-  // clock; INT4 at 2x INT8 as on the A40 (D [A40-DS via ecer]); no FP64 tensor model.
-  for (auto& op : mma_sync_ops({.sm = 89, .f16_flops_per_clk_per_sm = 1024, .tf32_ratio = 0.5,
-                                .s8_ratio = 2, .s4_ratio = 4, .fp8_ratio = 2, .latency_cycles = 32,
-                                .s8_latency_cycles = 32,
-                                .rate_source = "DER D [MLE] L40S 362 TF / (142 SMs x 2490 MHz) = 1024 (assumption: the L40 alike)",
-                                .ratio_source = "D [MLE] L40S TF32 183, FP8 733, INT8 733 to FP16 362; INT4 2x INT8 D [A40-DS via ecer]",
-                                .latency_source = "assumption"}))
-    p.tensor.push_back(std::move(op));
   p.max_threads_per_sm = 1536;      // D CUDA compute capability 8.9 limits
   p.max_blocks_per_sm = 24;         // D CUDA compute capability 8.9 limits
   return p;

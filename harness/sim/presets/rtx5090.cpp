@@ -89,46 +89,6 @@ Preset make_rtx5090() {
        .copy_fraction = 1285.0 / 1344.0,                     // P [R6000D] triad / read
        .source = "DER P [R6000D] read at 96.1% of theoretical applied to D [LXF-5090] 1792 GB/s; write, copy: P [R6000D] ratios; queue: assumption"},
   };
-  // mma.sync (probes/tensor/mma_sim.cpp), the only tensor path on sm_120: the RTX 6000D's measured
-  // mma.sync rates on GB202 (P [R6000D], FIGURES §5a: 156 SMs at 2.30 GHz), per SM per clock; no
-  // FP64 tensor model (R6000D's 1.21 TF FP64 is not an mma figure).
-  for (auto& op : mma_sync_ops({.sm = 120, .f16_flops_per_clk_per_sm = 399,
-                                .tf32_ratio = 72.0 / 143.2, .s8_ratio = 288.1 / 143.2,
-                                .fp8_ratio = 287.5 / 143.2, .latency_cycles = 29.7,
-                                .s8_latency_cycles = 27.7,
-                                .rate_source = "DER P [R6000D] mma.sync FP16 143.2 TF / (156 SMs x 2.30 GHz) = 399",
-                                .ratio_source = "P [R6000D] mma.sync TF32 72.0, FP8 287.5, INT8 288.1 to FP16 143.2",
-                                .latency_source = "P [R6000D] 29.7 cycles (INT8 27.7), FIGURES §5b"}))
-    p.tensor.push_back(std::move(op));
-  // kind::f8f6f4 fp4/fp6 in 8-bit containers (sm_120a only, ptx/mma_forms.def): one QMMA each.
-  // R6000D's mma.sync FP4 figure is taken as e2m1 under kind::f8f6f4 (FIGURES §5a: "FP4 via QMMA
-  // unless block-scaled -> OMMA"; QMMA is this form).
-  p.tensor.push_back({.op = "mma_m16n8k32_e2m1_f32", .flops_per_clk_per_sm = 375.9e12 / (156 * 2.30e9),
-                      .latency_cycles = 29.7,
-                      .source = "DER P [R6000D] mma.sync FP4 375.9 TF / (156 SMs x 2.30 GHz) = 1047.6 "
-                                "(FIGURES §5a; that FP4 is this QMMA form: assumption); latency P [R6000D] "
-                                "29.7 cycles for all precisions (FIGURES §5b)"});
-  for (const char* op : {"mma_m16n8k32_e3m2_f32", "mma_m16n8k32_e2m3_f32"})
-    p.tensor.push_back({.op = op, .flops_per_clk_per_sm = 399 * 287.5 / 143.2, .latency_cycles = 29.7,
-                        .source = "assumption: fp6 at the FP8 mma.sync rate (no fp6 figure; DER P [R6000D] "
-                                  "FP8 287.5 / FP16 143.2 x 399); latency P [R6000D] 29.7 cycles (FIGURES §5b)"});
-  // Block-scaled kinds (sm_120a only): QMMA.SF / OMMA.SF (FIGURES §5a: "FP4 via QMMA unless
-  // block-scaled -> OMMA"). No mma.sync figure for either.
-  for (const char* op : {"mma_m16n8k32_mxf8f6f4_e4m3_f32", "mma_m16n8k32_mxf8f6f4_e5m2_f32",
-                         "mma_m16n8k32_mxf8f6f4_e3m2_f32"})
-    p.tensor.push_back({.op = op, .flops_per_clk_per_sm = 399 * 287.5 / 143.2, .latency_cycles = 29.7,
-                        .source = "assumption: the ue8m0 scales cost nothing over QMMA, so the FP8 mma.sync "
-                                  "rate (DER P [R6000D] FP8 287.5 / FP16 143.2 x 399, FIGURES §5a); latency P "
-                                  "[R6000D] 29.7 cycles (FIGURES §5b)"});
-  // The OMMA forms (kind::mxf4 and mxf4nvf4 2X are the same OMMA.SF...E8, ptxas 13.0; the ue4m3
-  // scale_vec::4X form is NVFP4 itself, what CUTLASS's nvfp4 GEMM runs) at that GEMM's rate.
-  for (const char* op : {"mma_m16n8k64_mxf4nvf4_ue4m3_e2m1_f32", "mma_m16n8k64_mxf4nvf4_e2m1_f32",
-                         "mma_m16n8k64_mxf4_e2m1_f32"})
-    p.tensor.push_back({.op = op, .flops_per_clk_per_sm = 651.6e12 / (156 * 2.30e9), .latency_cycles = 29.7,
-                        .source = "DER P [R6000D] CUTLASS nvfp4 651.6 TF / (156 SMs x 2.30 GHz) = 1816.1 "
-                                  "(FIGURES §5a): a GEMM of the 4X ue4m3 form, a lower bound of the OMMA "
-                                  "mma.sync peak taken as it, for the ue8m0 OMMA forms too (assumption); "
-                                  "latency P [R6000D] 29.7 cycles (FIGURES §5b; assumption for OMMA)"});
   p.max_threads_per_sm = 1536;      // D CUDA compute capability 12.0 limits (not in FIGURES)
   p.max_blocks_per_sm = 32;         // D CUDA compute capability 12.0 limits (not in FIGURES)
   return p;

@@ -83,13 +83,6 @@ Preset make_v100() {
        .copy_fraction = 814.0 / 866.0,                       // M [GB24] stream triad / read
        .source = "M [GB24] gpu-stream v100.txt; queue: assumption"},
   };
-  // mma.sync (probes/tensor/mma_sim.cpp): Volta runs only the m8n8k4 f16 forms (f16 and f32
-  // accumulate, both at the mixed-precision rate). 125 TFLOPS over 80 SMs at the SXM2's 1530 MHz
-  // boost is 1021 FLOP/clk/SM, taken as 1024 (8 tensor cores x 64 FMA x 2); per clock, so the
-  // same for this 1380 MHz PCIe card. FIGURES has no Volta mma latency: assumption.
-  p.tensor = mma_sync_ops({.sm = 70, .f16_flops_per_clk_per_sm = 1024, .latency_cycles = 32,
-                           .rate_source = "DER D [NVBLOG-TC9] 125 TF / (80 SMs x 1530 MHz, D [TPU-DB]) = 1021",
-                           .latency_source = "assumption"});
   p.max_threads_per_sm = 2048;      // D CUDA compute capability 7.0 limits
   p.max_blocks_per_sm = 32;         // D CUDA compute capability 7.0 limits
   return p;

@@ -11,6 +11,7 @@
 #include "probes/async/async.hpp"
 #include "probes/common/op_costs.hpp"
 #include "probes/sync/sync.hpp"
+#include "probes/tensor/tensor_point.hpp"
 
 using namespace gpuprobe;
 
@@ -58,8 +59,13 @@ TEST_CASE("sim:h100,slowdown=2 halves every rate and doubles every latency of th
       CHECK(s[i].chase_extra_cycles == Approx(2 * b[i].chase_extra_cycles));
     }
   }
-  REQUIRE(!base.tensor.empty());
-  CHECK(slow.tensor[0].flops_per_clk_per_sm == Approx(base.tensor[0].flops_per_clk_per_sm / 2));
+  {  // tensor's (probes/tensor/tensor_costs.cpp).
+    const auto& b = *base.table<probes::tensor::TensorCosts>(probes::tensor::kCostTable);
+    const auto& s = *slow.table<probes::tensor::TensorCosts>(probes::tensor::kCostTable);
+    REQUIRE(!b.empty());
+    CHECK(s[0].flops_per_clk_per_sm == Approx(b[0].flops_per_clk_per_sm / 2));
+    CHECK(s[0].latency_cycles == Approx(2 * b[0].latency_cycles));
+  }
   CHECK(slow.launch.round_trip_ns == Approx(2 * base.launch.round_trip_ns));
   // What is not a rate or a latency stays.
   CHECK(slow.info.rated_sm_clock_mhz == base.info.rated_sm_clock_mhz);

@@ -13,6 +13,7 @@
 #include "harness/sim/preset.hpp"
 #include "harness/sim/sim_device.hpp"
 #include "probes/common/op_costs.hpp"
+#include "probes/tensor/tensor_point.hpp"
 #include "probes/memory/chase_ops.hpp"
 
 using namespace gpuprobe;
@@ -353,7 +354,8 @@ TEST_CASE("sim: every preset's bandwidth, tensor and family cost entries cite FI
       for (const auto& op : *preset.table<probes::OpCosts>(family)) check_source(family + " " + op.op, op.source);
     }
     CHECK(op_tables >= 2);  // compute, atomics, ...
-    for (const auto& form : preset.tensor) check_source(form.op, form.source);
+    for (const auto& form : *preset.table<probes::tensor::TensorCosts>(probes::tensor::kCostTable))
+      check_source(form.op, form.source);
   }
 }
 

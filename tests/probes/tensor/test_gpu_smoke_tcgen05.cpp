@@ -2,26 +2,31 @@
 // built, every op runs for real, each measurement first checking one tile read back from TMEM
 // against the float64 reference, and the numbers land in the ranges FIGURES §5a/§5b give
 // (M [SA]: BF16 8192, FP8/INT8 16384, FP4 32768 FLOP/clk/SM; single-MMA latency 136-301
-// cycles); on another GPU the probe is skipped with the reason; without a GPU the test only checks
-// that the CUDA operations are registered exactly when the build has CUDA. ctest -R gpu-smoke
+// cycles); on another GPU the probe is skipped with the reason; without a GPU the test is Skipped;
+// a test of its own checks that the kernels are linked exactly when the build has sm_100a code.
+// ctest -R gpu-smoke
 #include <catch2/catch.hpp>
 
-#include <filesystem>
 #include <sstream>
 
-#include "harness/ops.hpp"
+#include "harness/arch.hpp"
 #include "harness/probe.hpp"
-#include "probes/tensor/tcgen05_ops.hpp"
+#include "tests/gpu.hpp"
+
+// tcgen05.cpp's weak reference to one of its kernels: null unless tcgen05.sm100a.cu is linked.
+extern "C" __attribute__((weak)) void gpuprobe_tcgen05_baseline_cg1_lat();
 
 using namespace gpuprobe;
 
+TEST_CASE("tensor/tcgen05: its kernels are linked exactly when the build has sm_100a code",
+          "[tensor][flavour]") {
+  CHECK((&gpuprobe_tcgen05_baseline_cg1_lat != nullptr) ==
+        (std::string(built_cuda_targets()).find("sm_100a") != std::string::npos));
+}
+
 TEST_CASE("gpu-smoke: tensor/tcgen05 runs every op on an sm_100 GPU with its self-checks, or skips",
           "[gpu-smoke][tensor]") {
-  bool cuda_ops = false;
-  for (const auto& e : ops_registry())
-    cuda_ops = cuda_ops || (e.family == probes::Tcgen05Ops::kFamily && e.backend == "cuda");
-  CHECK(cuda_ops == static_cast<bool>(GPUPROBE_WITH_CUDA));
-  if (!(GPUPROBE_WITH_CUDA && std::filesystem::exists("/dev/nvidia0"))) return;
+  if (!testing::gpu_or_skip()) return;
   auto dev = open_device("cuda:0");
   const ProbeSpec& probe = find_probe("tensor/tcgen05");
   std::ostringstream log;

@@ -1,27 +1,31 @@
 // GPU smoke test of tensor/wgmma: on a machine with an sm_90 GPU and a build with sm_90a code, the
 // probe runs every op for real, each measurement first checking one tile against the float64
-// reference, and the numbers land where a Hopper GPU can put them; elsewhere the probe must be
-// skipped with the reason (and the CUDA operations registered exactly when the build has CUDA).
+// reference, and the numbers land where a Hopper GPU can put them; on another GPU or without
+// sm_90a code the probe must be skipped with the reason; without a GPU the test is Skipped; a test
+// of its own checks that the kernels are linked exactly when the build has sm_90a code.
 // ctest -R gpu-smoke
 #include <catch2/catch.hpp>
 
-#include <filesystem>
 #include <sstream>
 
 #include "harness/arch.hpp"
-#include "harness/ops.hpp"
 #include "harness/probe.hpp"
-#include "probes/tensor/wgmma_ops.hpp"
+#include "tests/gpu.hpp"
+
+// wgmma.cpp's weak reference to one of its kernels: null unless wgmma.sm90a.cu is linked.
+extern "C" __attribute__((weak)) void gpuprobe_wgmma_baseline_lat();
 
 using namespace gpuprobe;
 
+TEST_CASE("tensor/wgmma: its kernels are linked exactly when the build has sm_90a code",
+          "[tensor][wgmma][flavour]") {
+  CHECK((&gpuprobe_wgmma_baseline_lat != nullptr) ==
+        (std::string(built_cuda_targets()).find("sm_90a") != std::string::npos));
+}
+
 TEST_CASE("gpu-smoke: tensor/wgmma runs every op on an sm_90 GPU with its self-checks, or is skipped",
           "[gpu-smoke][tensor][wgmma]") {
-  bool cuda_ops = false;
-  for (const auto& e : ops_registry())
-    cuda_ops = cuda_ops || (e.family == probes::WgmmaOps::kFamily && e.backend == "cuda");
-  CHECK(cuda_ops == static_cast<bool>(GPUPROBE_WITH_CUDA));
-  if (!(GPUPROBE_WITH_CUDA && std::filesystem::exists("/dev/nvidia0"))) return;
+  if (!testing::gpu_or_skip()) return;
   auto dev = open_device("cuda:0");
   const ProbeSpec& probe = find_probe("tensor/wgmma");
   std::ostringstream log;

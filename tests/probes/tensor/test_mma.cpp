@@ -1,4 +1,4 @@
-// The tensor family's mma.sync probe (probes/tensor/mma_*.cpp) on the simulated device and its
+// The tensor family's mma.sync probe (probes/tensor/mma.cpp) on the simulated device and its
 // host-side contract: the element formats and the tile reference (tile_reference.cpp), the fragment
 // layouts, the self-check (a corrupted fragment fails it), the refusals of forms a GPU lacks, the
 // presets' tables, and tensor/mma recovering each preset's rates and latencies.
@@ -15,16 +15,21 @@
 #include "harness/probe.hpp"
 #include "harness/sim/preset.hpp"
 #include "harness/sim/sim_device.hpp"
-#include "probes/tensor/mma_ops.hpp"
+#include "probes/tensor/tensor_point.hpp"
+#include "probes/tensor/mma.hpp"
 
 using namespace gpuprobe;
-using probes::MmaKind;
 using probes::MmaOp;
 using probes::MmaOperand;
-using probes::MmaOperands;
+using probes::tensor::Operands;
 using probes::tensor::TileElem;
 
 namespace {
+
+// The preset's tensor cost table (probes/tensor/tensor_costs.cpp).
+const probes::tensor::TensorCosts& costs_of(const sim::Preset& p) {
+  return *p.table<probes::tensor::TensorCosts>(probes::tensor::kCostTable);
+}
 
 nlohmann::json run(Device& device, std::map<std::string, std::string> params) {
   const ProbeSpec& probe = find_probe("tensor/mma");
@@ -188,7 +193,7 @@ TEST_CASE("mma self-check: the host's tile passes, a corrupted fragment or a swa
           "[tensor]") {
   for (const auto& info : probes::tensor::kMmaOps) {
     INFO(info.name);
-    const probes::MmaTile tile = probes::mma_tile(info.op, MmaOperands::random);
+    const probes::MmaTile tile = probes::mma_tile(info.op, Operands::random);
     std::vector<uint32_t> d = probes::mma_emulate_tile(info.op, tile.lanes);
     const auto check = probes::mma_check_tile(info.op, tile, d);
     CHECK(check.passed);
@@ -216,7 +221,7 @@ TEST_CASE("mma m8n8k4 f16: four quad-pair products of 512 FLOP each, every one c
   CHECK(probes::mma_flops(MmaOp::m16n8k8_f16_f16) == 2048);
   for (MmaOp op : {MmaOp::m8n8k4_f16_f16, MmaOp::m8n8k4_f16_f32}) {
     INFO(probes::mma_info(op).name);
-    const probes::MmaTile tile = probes::mma_tile(op, MmaOperands::random);
+    const probes::MmaTile tile = probes::mma_tile(op, Operands::random);
     REQUIRE(tile.a.size() == 4 * 8 * 4);
     REQUIRE(tile.c.size() == 4 * 8 * 8);
     const std::vector<uint32_t> d = probes::mma_emulate_tile(op, tile.lanes);
@@ -313,7 +318,7 @@ TEST_CASE("mma presets: every table form is a known op, its emulated flag matche
           "every entry cites a source", "[tensor]") {
   for (const auto& p : sim::presets()) {
     INFO(p.name);
-    for (const auto& m : p.tensor) {
+    for (const auto& m : costs_of(p)) {
       if (m.op.rfind("mma_", 0) != 0) continue;  // wgmma and tcgen05 forms: their families' tests
       INFO(m.op);
       const MmaOp op = probes::parse_mma_op(m.op);
@@ -366,14 +371,14 @@ TEST_CASE("tensor/mma closed loop: each preset's mma.sync rates and latencies co
           "[tensor]") {
   for (const auto& p : sim::presets()) {
     bool any = false;
-    for (const auto& m : p.tensor) any = any || m.op.rfind("mma_", 0) == 0;
+    for (const auto& m : costs_of(p)) any = any || m.op.rfind("mma_", 0) == 0;
     if (!any) continue;
     INFO(p.name);
     auto dev = sim::make_sim_device(p);
     const auto rec = run(*dev, {{"iterations", "64"}, {"operands", "random"}});
     REQUIRE(rec["status"] == "ok");
     int checked = 0;
-    for (const auto& m : p.tensor) {
+    for (const auto& m : costs_of(p)) {
       if (m.op.rfind("mma_", 0) != 0) continue;
       INFO(m.op);
       for (const auto& pt : rec["series"]) {
@@ -414,7 +419,7 @@ TEST_CASE("tensor/mma in the machine model: compute.ops per form with its zero-o
     CHECK_FALSE(compute.contains("errors"));
     const auto sheet = analysis::datasheet_for(preset.info.name);
     REQUIRE(sheet);
-    for (const auto& m : preset.tensor) {
+    for (const auto& m : costs_of(preset)) {
       if (m.op.rfind("mma_", 0) != 0) continue;
       INFO(m.op);
       REQUIRE(compute["ops"].contains(m.op));
@@ -453,7 +458,7 @@ TEST_CASE("mma kind::f8f6f4 fp6/fp4 (sm_120a): 8-bit containers with the element
     CHECK(probes::mma_container_shift(op) == 2);
     const TileElem in = probes::mma_input_elem(op);
     const uint32_t element_bits = in == TileElem::e2m1 ? 4 : 6;
-    const probes::MmaTile tile = probes::mma_tile(op, MmaOperands::random);
+    const probes::MmaTile tile = probes::mma_tile(op, Operands::random);
     // Every container: the element in bits 2..(2 + bits - 1), the rest zero; decoding the
     // containers gives back A and B (the packing round trip).
     uint32_t nonzero = 0;
@@ -617,7 +622,7 @@ TEST_CASE("mma block-scaled kinds (sm_120a): a scale per row of A, column of B a
     CHECK((sel.vec == 4 ? sel.byte_a == 0 && sel.byte_b == 0 : sel.byte_a != 0 && sel.byte_b != 0));
     if (sel.vec == 2) CHECK((sel.byte_a == 2 && sel.byte_b == 2));
 
-    const probes::MmaTile tile = probes::mma_tile(op, MmaOperands::random);
+    const probes::MmaTile tile = probes::mma_tile(op, Operands::random);
     const TileElem in = probes::mma_input_elem(op);
     const uint32_t bits = info.k == 64 ? 4 : 8, shift = probes::mma_container_shift(op);
     CHECK(shift == (in == TileElem::e3m2 ? 2u : 0u));

@@ -17,7 +17,7 @@ every target:
     HMMA.16816 (.F16, .F32, .F32.BF16, .F32.TF32), IMMA.16832.S8, IMMA.16864.S4, DMMA.884 /
     DMMA.8x8x4 / DMMA.16x8x16 or QMMA.16832 per mma where native; eight DMMA.8x8x4 per m16n8k16
     f64 mma on sm_100/120; where emulated, two HMMA.16816.F32 per fp8 mma (sm_90/100) and one CALL
-    per s4 mma (sm_90+), which is what probes/tensor/mma_ops.cpp mma_implementation reports. The
+    per s4 mma (sm_90+), which is what probes/tensor/mma.cpp mma_implementation reports. The
     sm_70/75 shapes: m8n8k4 f16 two HMMA.884.F16 / four HMMA.884.F32 (the STEPs) per mma on sm_75
     and one CALL (no tensor instruction) from sm_80; m16n8k8 f16 one HMMA.1688.F16; m8n8k16 s8 one
     IMMA.8816.S8 (one IMMA.16816.S8 from sm_100); m8n8k32 s4 one IMMA.8832.S4 (a CALL from sm_90).

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """SASS assertions for the tcgen05 kernels (probes/tensor/tcgen05.sm100a.cu, sm_100a only).
 
-Ops come from GPUPROBE_TCGEN05_OPS in probes/tensor/tcgen05.cuh; each has a latency kernel (one
-MMA per commit) and a throughput kernel (8 MMAs per commit). On sm_100a, for every kernel:
+Ops come from probes/tensor/tcgen05.def; each has a latency kernel (one MMA per commit) and a
+throughput kernel (8 MMAs per commit). On sm_100a, for every kernel:
   * no LDL/STL (local memory); a CALL only outside the hot loop (tcgen05.alloc's error path);
   * the hot loop (the smallest loop holding a UTC*MMA and the commit, UTCBAR: ptxas wraps each
     single-thread tcgen05 instruction in its own small ELECT loop, nested inside) holds exactly 1
@@ -78,33 +78,13 @@ MUTANTS = [("control", "control_lat", None),
 
 
 def ops(source_dir):
-    """[(kernel stem, PTX kind)] from GPUPROBE_TCGEN05_OPS (its INPUTS per N and form, its
-    SS_INPUTS per N with the form written in, its BS_INPUTS per N with form and cta_group written
-    in)."""
-    text = open(os.path.join(source_dir, "probes", "tensor", "tcgen05.cuh"),
-                encoding="utf-8").read().replace("\\\n", " ")
-    inputs = re.search(r"#define GPUPROBE_TCGEN05_INPUTS\(X, n, form, cg\)(.*?)\n", text)
-    ss_inputs = re.search(r"#define GPUPROBE_TCGEN05_SS_INPUTS\(X, n, cg\)(.*?)\n", text)
-    bs_inputs = re.search(r"#define GPUPROBE_TCGEN05_BS_INPUTS\(X, n\)(.*?)\n", text)
-    forms = re.search(r"#define GPUPROBE_TCGEN05_FORMS\(X, cg\)(.*?)\n", text)
-    groups = re.search(r"#define GPUPROBE_TCGEN05_OPS\(X\)(.*?)\n", text)
-    if not (inputs and ss_inputs and bs_inputs and forms and groups):
-        raise SystemExit(f"{LOG}: GPUPROBE_TCGEN05_OPS not found")
-    found = []
-    for cg in re.findall(r"GPUPROBE_TCGEN05_FORMS\(X, (\d)\)", groups.group(1)):
-        for n, form in re.findall(r"GPUPROBE_TCGEN05_INPUTS\(X, (\d+), (\w+), cg\)", forms.group(1)):
-            for i, acc, kind in re.findall(r"X\((\w+), (\w+), (\w+), n, \d+, form, cg\)",
-                                           inputs.group(1)):
-                found.append((f"gpuprobe_tcgen05_{i}_{acc}_n{n}_{form}_cg{cg}", kind))
-        for n in re.findall(r"GPUPROBE_TCGEN05_SS_INPUTS\(X, (\d+), cg\)", forms.group(1)):
-            for i, acc, kind, form in re.findall(r"X\((\w+), (\w+), (\w+), n, \d+, (\w+), cg\)",
-                                                 ss_inputs.group(1)):
-                found.append((f"gpuprobe_tcgen05_{i}_{acc}_n{n}_{form}_cg{cg}", kind))
-    for n in re.findall(r"GPUPROBE_TCGEN05_BS_INPUTS\(X, (\d+)\)", groups.group(1)):
-        for i, acc, kind, form, cg in re.findall(r"X\((\w+), (\w+), (\w+), n, \d+, (\w+), (\d)\)",
-                                                 bs_inputs.group(1)):
-            found.append((f"gpuprobe_tcgen05_{i}_{acc}_n{n}_{form}_cg{cg}", kind))
-    return found
+    """[(kernel stem, PTX kind)] from the rows of probes/tensor/tcgen05.def."""
+    path = os.path.join(source_dir, "probes", "tensor", "tcgen05.def")
+    rows = re.findall(r"^GPUPROBE_TCGEN05_OP\((\w+), (\w+), (\w+), (\d+), \d+, (\w+), (\d)\)",
+                      open(path, encoding="utf-8").read(), re.M)
+    if not rows:
+        raise SystemExit(f"{LOG}: no GPUPROBE_TCGEN05_OP rows in {path}")
+    return [(f"gpuprobe_tcgen05_{i}_{acc}_n{n}_{form}_cg{cg}", kind) for i, acc, kind, n, form, cg in rows]
 
 
 def hot_loop(instructions):
@@ -171,7 +151,7 @@ def main():
     if cuobjdump is None:
         return status
     checker = Checker()
-    checker.check(len(op_list) == 74, f"{len(op_list)} ops in GPUPROBE_TCGEN05_OPS (74 expected)")
+    checker.check(len(op_list) == 74, f"{len(op_list)} ops in probes/tensor/tcgen05.def (74 expected)")
     with tempfile.TemporaryDirectory() as tmp:
         obj, stale = build_object(args.build_dir, args.source_dir, SOURCE)
         if obj and not stale and ARCH in args.cuda_targets:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """SASS assertions for the wgmma kernels (probes/tensor/wgmma.sm90a.cu), on sm_90a only.
 
-Ops come from GPUPROBE_WGMMA_OPS in probes/tensor/wgmma.cuh (inputs x N x SS/RS). For every op's
+Ops come from probes/tensor/wgmma.def (inputs x N x SS/RS). For every op's
 latency and throughput kernel:
   * no LDL/STL (local memory) and no CALL;
   * the hot loop (the shortest backward branch holding a GMMA) is straight-line code holding,
@@ -45,16 +45,13 @@ TYPE_TOKENS = {"f16": [], "bf16": ["BF16"], "tf32": ["TF32"], "e4m3": ["E4M3"], 
 
 
 def ops(source_dir):
-    """[(input, acc, n, k, form)] from GPUPROBE_WGMMA_OPS."""
-    text = open(os.path.join(source_dir, "probes", "tensor", "wgmma.cuh"),
-                encoding="utf-8").read().replace("\\\n", " ")
-    inputs = re.search(r"#define GPUPROBE_WGMMA_INPUTS\(X, n, form\)(.*)", text)
-    per = re.findall(r"X\((\w+), (\w+), n, (\d+), form\)", inputs.group(1) if inputs else "")
-    listed = re.search(r"#define GPUPROBE_WGMMA_OPS\(X\)(.*)", text)
-    groups = re.findall(r"GPUPROBE_WGMMA_INPUTS\(X, (\d+), (\w+)\)", listed.group(1) if listed else "")
-    if not per or not groups:
-        raise SystemExit(f"{LOG}: GPUPROBE_WGMMA_INPUTS / GPUPROBE_WGMMA_OPS not found")
-    return [(i, a, int(n), int(k), form) for n, form in groups for i, a, k in per]
+    """[(input, acc, n, k, form)] from the rows of probes/tensor/wgmma.def."""
+    path = os.path.join(source_dir, "probes", "tensor", "wgmma.def")
+    rows = re.findall(r"^GPUPROBE_WGMMA_OP\((\w+), (\w+), (\d+), (\d+), (\w+)\)",
+                      open(path, encoding="utf-8").read(), re.M)
+    if not rows:
+        raise SystemExit(f"{LOG}: no GPUPROBE_WGMMA_OP rows in {path}")
+    return [(i, a, int(n), int(k), form) for i, a, n, k, form in rows]
 
 
 def is_gmma(ins):

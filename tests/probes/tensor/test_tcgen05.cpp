@@ -1,4 +1,4 @@
-// The tensor family's tcgen05 probe (probes/tensor/tcgen05_*.cpp) on the simulated device and its
+// The tensor family's tcgen05 probe (probes/tensor/tcgen05.cpp) on the simulated device and its
 // host-side contract: the instruction and shared-memory descriptors (bit layout of the PTX ISA),
 // the operand images (no-swizzle K-major, the cta_group::2 split of A and B between the CTAs, A's
 // TMEM words, fp6/fp4 packed 16 to each 16 bytes), the 16-bit D packed two per word, the
@@ -20,15 +20,21 @@
 #include "harness/error.hpp"
 #include "harness/probe.hpp"
 #include "harness/sim/sim_device.hpp"
-#include "probes/tensor/tcgen05_ops.hpp"
+#include "probes/tensor/tensor_point.hpp"
+#include "probes/tensor/tcgen05.hpp"
 
 using namespace gpuprobe;
-using probes::Tcgen05Kind;
+using probes::Kind;
 using probes::Tcgen05Op;
-using probes::Tcgen05Operands;
+using probes::tensor::Operands;
 using probes::tensor::kTcgen05Ops;
 
 namespace {
+
+// The preset's tensor cost table (probes/tensor/tensor_costs.cpp).
+const probes::tensor::TensorCosts& costs_of(const sim::Preset& p) {
+  return *p.table<probes::tensor::TensorCosts>(probes::tensor::kCostTable);
+}
 
 nlohmann::json run(Device& device, std::map<std::string, std::string> params) {
   const ProbeSpec& probe = find_probe("tensor/tcgen05");
@@ -67,10 +73,11 @@ sim::Preset test_preset() {
   p.name = "tcgen05-test";
   p.info.cc = {10, 0};
   p.info.sm_count = 148;
-  p.tensor.clear();
+  probes::tensor::TensorCosts costs;
   for (const auto& info : kTcgen05Ops)
-    p.tensor.push_back({info.name, 4096.0 * (info.k / 8) * (info.n == 64 ? 0.75 : 1.0),
-                        150.0 + info.n / 4 - (info.ts ? 20 : 0), false, "test"});
+    costs.push_back({info.name, 4096.0 * (info.k / 8) * (info.n == 64 ? 0.75 : 1.0),
+                     150.0 + info.n / 4 - (info.ts ? 20 : 0), false, "test"});
+  p.tables.put(probes::tensor::kCostTable, costs);
   return p;
 }
 
@@ -85,7 +92,7 @@ TEST_CASE("tcgen05 op table: names, shapes and FLOP per MMA", "[tensor][tcgen05]
   CHECK(std::string(e4m3.name) == "tcgen05_m256n64k32_e4m3_f32_ts_cg2");
   CHECK(std::string(e4m3.kind_name) == "f8f6f4");
   CHECK(probes::tensor::tcgen05_b_rows(e4m3) == 32);
-  CHECK(probes::tcgen05_kernel_name(e4m3.op, Tcgen05Kind::throughput) ==
+  CHECK(probes::tcgen05_kernel_name(e4m3.op, Kind::throughput) ==
         "gpuprobe_tcgen05_e4m3_f32_n64_ts_cg2_thr");
   CHECK(probes::tcgen05_baseline_kernel(2) == "gpuprobe_tcgen05_baseline_cg2_lat");
   std::set<std::string> names;
@@ -228,7 +235,7 @@ TEST_CASE("tcgen05 operand images: K-major core matrices, the cta_group::2 split
   auto byte_at = [](const std::vector<uint32_t>& w, size_t b) { return (w[b / 4] >> (8 * (b % 4))) & 0xff; };
   // s8 (1 byte per element) makes every element one byte of the images.
   const auto& info = probes::tcgen05_info(Tcgen05Op::s8_s32_n64_ts_cg2);
-  const auto d = probes::make_tcgen05_operands(info, Tcgen05Operands::random, 5);
+  const auto d = probes::make_tcgen05_operands(info, Operands::random, 5);
   REQUIRE(d.a.size() == 256 * 32);
   REQUIRE(d.b.size() == 32 * 64);
   REQUIRE(d.a_image.size() == 2 * 4096 / 4);
@@ -242,7 +249,7 @@ TEST_CASE("tcgen05 operand images: K-major core matrices, the cta_group::2 split
   CHECK(s8(byte_at(d.b_image, tcgen05_smem_offset(3, 30))) == d.b[30 * 64 + 3]);
   // TMEM words: row-major, 32 bytes per row, low byte first.
   CHECK(s8(byte_at(d.a_tmem, 200 * 32 + 17)) == d.a[200 * 32 + 17]);
-  const auto z = probes::make_tcgen05_operands(info, Tcgen05Operands::zeros, 5);
+  const auto z = probes::make_tcgen05_operands(info, Operands::zeros, 5);
   for (uint32_t w : z.a_image) CHECK(w == 0);
   for (double v : z.b) CHECK(v == 0);
 }
@@ -274,7 +281,7 @@ TEST_CASE("tcgen05 fp6/fp4 operands: 16 elements packed low first in each 16 byt
   CHECK(probes::tcgen05_smem_bit(e3m2, 2, 31) == size_t(tcgen05_smem_offset(2, 16)) * 8 + 90);
   for (const auto* info : {&e2m1, &e3m2, &probes::tcgen05_info(Tcgen05Op::e2m3_f32_n256_ss_cg1)}) {
     INFO(info->name);
-    const auto d = probes::make_tcgen05_operands(*info, Tcgen05Operands::random, 11);
+    const auto d = probes::make_tcgen05_operands(*info, Operands::random, 11);
     const auto elem = probes::tcgen05_tile_elem(info->input);
     const uint32_t m = probes::tensor::tcgen05_m(*info),
                    b_rows = probes::tensor::tcgen05_b_rows(*info);
@@ -307,7 +314,7 @@ TEST_CASE("tcgen05 fp6/fp4 self-check: one corrupted or misread operand element 
     const auto& info = probes::tcgen05_info(op);
     INFO(info.name);
     const auto elem = probes::tcgen05_tile_elem(info.input);
-    const auto d = probes::make_tcgen05_operands(info, Tcgen05Operands::random, 7);
+    const auto d = probes::make_tcgen05_operands(info, Operands::random, 7);
     CHECK(probes::check_tcgen05_tile(
               info, d, probes::tcgen05_tile_words(info, probes::tcgen05_reference(info, d)))
               .passed);
@@ -367,7 +374,7 @@ TEST_CASE(
     const bool ue4m3 = probes::tensor::tcgen05_ue4m3_scales(info);
     // The scale code of 2^e: ue8m0 127 + e; ue4m3 exponent field 7 + e, mantissa 0.
     auto code_of = [&](int e) { return ue4m3 ? uint32_t(7 + e) << 3 : uint32_t(127 + e); };
-    const auto d = probes::make_tcgen05_operands(info, Tcgen05Operands::random, 9);
+    const auto d = probes::make_tcgen05_operands(info, Operands::random, 9);
     REQUIRE(d.sf_image.size() == 1024 / 4);
     REQUIRE(d.sf_exponent_a.size() == 32);
     auto byte_at = [&](size_t b) { return (d.sf_image[b / 4] >> (8 * (b % 4))) & 0xff; };
@@ -433,7 +440,7 @@ TEST_CASE(
               .passed);
     }
     // Zeros: zero elements, scale 1 (ue8m0 127, ue4m3 0x38).
-    const auto z = probes::make_tcgen05_operands(info, Tcgen05Operands::zeros, 9);
+    const auto z = probes::make_tcgen05_operands(info, Operands::zeros, 9);
     for (uint32_t w : z.sf_image) CHECK(w == (ue4m3 ? 0x38383838u : 0x7f7f7f7fu));
   }
 }
@@ -449,7 +456,7 @@ TEST_CASE("tcgen05 packed fp4 (mxf4, nvf4): two e2m1 per byte, a padded or swapp
   for (Tcgen05Op op : {Tcgen05Op::mxf4_f32_n256_ss_cg1, Tcgen05Op::nvf4_f32_n64_ss_cg1}) {
     const auto& info = probes::tcgen05_info(op);
     INFO(info.name);
-    const auto d = probes::make_tcgen05_operands(info, Tcgen05Operands::random, 13);
+    const auto d = probes::make_tcgen05_operands(info, Operands::random, 13);
     REQUIRE(d.a.size() == 128 * 64);
     REQUIRE(d.b.size() == 64 * info.n);
     REQUIRE(d.a_image.size() == 4096 / 4);
@@ -500,7 +507,7 @@ TEST_CASE("tcgen05 packed fp4 (mxf4, nvf4): two e2m1 per byte, a padded or swapp
 TEST_CASE("tcgen05 f16 accumulate: D packed two per word, column 2j low, checked at f16 tolerance",
           "[tensor][tcgen05]") {
   const auto& info = probes::tcgen05_info(Tcgen05Op::f16_f16_n64_ss_cg1);
-  const auto d = probes::make_tcgen05_operands(info, Tcgen05Operands::random, 4);
+  const auto d = probes::make_tcgen05_operands(info, Operands::random, 4);
   const auto ref = probes::tcgen05_reference(info, d);
   const auto words = probes::tcgen05_tile_words(info, ref);
   REQUIRE(words.size() == 128 * 32);
@@ -524,7 +531,7 @@ TEST_CASE("tcgen05 self-check: the reference tile passes for every op, a corrupt
           "[tensor][tcgen05]") {
   for (const auto& info : kTcgen05Ops) {
     INFO(info.name);
-    const auto d = probes::make_tcgen05_operands(info, Tcgen05Operands::random, 3);
+    const auto d = probes::make_tcgen05_operands(info, Operands::random, 3);
     const auto ref = probes::tcgen05_reference(info, d);
     const auto words = probes::tcgen05_tile_words(info, ref);
     const auto good = probes::check_tcgen05_tile(info, d, words);
@@ -568,7 +575,7 @@ TEST_CASE("tcgen05 measurement: a corrupted tile fails it before any timing, the
   CHECK(timed == 0);
   // cta_group::2 throughput: 8 CTAs = 4 pairs, leaders on SMs 0 and 2 (two each); each SM is
   // credited half of every MMA: 2 CTAs x 16 x 8 x (2 x 256 x 256 x 16) / 2 over 1600 cycles.
-  s.kind = Tcgen05Kind::throughput;
+  s.kind = Kind::throughput;
   s.ctas = 8;
   const auto thr = probes::run_tcgen05(s, r, fake_gpu([](std::vector<uint32_t>&) {}));
   CHECK(thr.flops_per_clk_per_sm == Approx(2.0 * 16 * 8 * (2.0 * 256 * 256 * 16) / 2 / 1600));
@@ -592,7 +599,7 @@ TEST_CASE("tensor/tcgen05 recovers a preset's tcgen05 table within 2%, with both
           "[tensor][tcgen05]") {
   std::vector<sim::Preset> presets{test_preset()};
   for (const auto& preset : sim::presets())
-    if (std::any_of(preset.tensor.begin(), preset.tensor.end(),
+    if (std::any_of(costs_of(preset).begin(), costs_of(preset).end(),
                     [](const auto& m) { return m.op.rfind("tcgen05_", 0) == 0; }))
       presets.push_back(preset);
   std::set<std::string> covered;
@@ -606,9 +613,9 @@ TEST_CASE("tensor/tcgen05 recovers a preset's tcgen05 table within 2%, with both
     uint32_t measured = 0, zeros = 0;
     for (const auto& p : record["series"]) {
       INFO(p.dump());
-      const auto m = std::find_if(preset.tensor.begin(), preset.tensor.end(),
-                                  [&](const sim::TensorOpModel& x) { return x.op == p["op"]; });
-      if (m == preset.tensor.end()) {
+      const auto m = std::find_if(costs_of(preset).begin(), costs_of(preset).end(),
+                                  [&](const probes::tensor::TensorCost& x) { return x.op == p["op"]; });
+      if (m == costs_of(preset).end()) {
         CHECK(p["skipped"].get<std::string>().find("no model") != std::string::npos);
         continue;
       }

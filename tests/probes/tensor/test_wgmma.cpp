@@ -1,4 +1,4 @@
-// The tensor family's wgmma probe (probes/tensor/wgmma_*.cpp) on the simulated device and its
+// The tensor family's wgmma probe (probes/tensor/wgmma.cpp) on the simulated device and its
 // host-side contract: the fragment layouts (each a bijection onto its matrix, with the PTX ISA's
 // first elements), the operand images, the self-check (a correct tile passes, a corrupted or
 // misplaced one fails the measurement loudly), the skip on devices without sm_90a, and
@@ -14,16 +14,22 @@
 #include "harness/error.hpp"
 #include "harness/probe.hpp"
 #include "harness/sim/sim_device.hpp"
-#include "probes/tensor/wgmma_ops.hpp"
+#include "probes/tensor/tensor_point.hpp"
+#include "probes/tensor/wgmma.hpp"
 
 using namespace gpuprobe;
-using probes::WgmmaKind;
+using probes::Kind;
 using probes::WgmmaOp;
-using probes::WgmmaOperands;
+using probes::tensor::Operands;
 using probes::tensor::kWgmmaOps;
 using probes::tensor::kWgmmaThreads;
 
 namespace {
+
+// The preset's tensor cost table (probes/tensor/tensor_costs.cpp).
+const probes::tensor::TensorCosts& costs_of(const sim::Preset& p) {
+  return *p.table<probes::tensor::TensorCosts>(probes::tensor::kCostTable);
+}
 
 nlohmann::json run(Device& device, std::map<std::string, std::string> params) {
   const ProbeSpec& probe = find_probe("tensor/wgmma");
@@ -116,14 +122,14 @@ TEST_CASE("wgmma operand images: the no-swizzle K-major layout, and zeros are ze
   CHECK(wgmma_smem_offset(63, 31) == 2047);
   // f16: A[0][1]'s two bytes sit at bytes 2-3 of the image.
   const auto& info = probes::wgmma_info(WgmmaOp::f16_f32_n128_ss);
-  const auto d = probes::make_wgmma_operands(info, WgmmaOperands::random, 7);
+  const auto d = probes::make_wgmma_operands(info, Operands::random, 7);
   REQUIRE(d.a_image.size() == 512);
   REQUIRE(d.b_image.size() == 128 * 32 / 4);
   uint32_t code = d.a_image[0] >> 16;
   const int exponent = int((code >> 10) & 31) - 15;
   const double value = std::ldexp(1.0 + (code & 0x3ff) / 1024.0, exponent) * ((code >> 15) ? -1 : 1);
   CHECK(value == d.a[1]);
-  const auto z = probes::make_wgmma_operands(info, WgmmaOperands::zeros, 7);
+  const auto z = probes::make_wgmma_operands(info, Operands::zeros, 7);
   for (uint32_t w : z.b_image) CHECK(w == 0);
   for (double v : z.a) CHECK(v == 0);
 }
@@ -132,7 +138,7 @@ TEST_CASE("wgmma self-check: the reference tile passes for every op, a corrupted
           "[tensor][wgmma]") {
   for (const auto& info : kWgmmaOps) {
     INFO(info.name);
-    const auto d = probes::make_wgmma_operands(info, WgmmaOperands::random, 3);
+    const auto d = probes::make_wgmma_operands(info, Operands::random, 3);
     auto words = probes::wgmma_tile_words(info, probes::wgmma_reference(info, d));
     const auto good = probes::check_wgmma_tile(info, d, words);
     CHECK(good.passed);
@@ -174,7 +180,7 @@ TEST_CASE("wgmma measurement: a corrupted tile fails it loudly before any timing
                     Catch::Contains("self-check failed") && Catch::Contains("wgmma_m64n128k16_bf16_f32_rs"));
   CHECK(timed == 0);
   // A warpgroup that never ran fails too.
-  s.kind = WgmmaKind::throughput;
+  s.kind = Kind::throughput;
   s.blocks = 8;
   auto lost = [&](const probes::WgmmaLaunch& l) {
     auto o = fake_gpu([](std::vector<uint32_t>&) {})(l);
@@ -188,7 +194,7 @@ TEST_CASE("tensor/wgmma on the Hopper presets recovers their wgmma tables within
           "[tensor][wgmma]") {
   std::set<std::string> covered;
   for (const auto& preset : sim::presets()) {
-    const bool has_wgmma = std::any_of(preset.tensor.begin(), preset.tensor.end(), [](const auto& m) {
+    const bool has_wgmma = std::any_of(costs_of(preset).begin(), costs_of(preset).end(), [](const auto& m) {
       return m.op.rfind("wgmma_", 0) == 0;
     });
     if (preset.info.cc.sm() != 90 || !has_wgmma) continue;
@@ -201,9 +207,9 @@ TEST_CASE("tensor/wgmma on the Hopper presets recovers their wgmma tables within
     uint32_t measured = 0, zeros = 0;
     for (const auto& p : record["series"]) {
       INFO(p.dump());
-      const auto m = std::find_if(preset.tensor.begin(), preset.tensor.end(),
-                                  [&](const sim::TensorOpModel& x) { return x.op == p["op"]; });
-      if (m == preset.tensor.end()) {
+      const auto m = std::find_if(costs_of(preset).begin(), costs_of(preset).end(),
+                                  [&](const probes::tensor::TensorCost& x) { return x.op == p["op"]; });
+      if (m == costs_of(preset).end()) {
         CHECK(p.contains("skipped"));
         continue;
       }
@@ -274,7 +280,7 @@ TEST_CASE("tensor/wgmma in the machine model: compute.ops per op with its zero-o
   const auto sheet = analysis::datasheet_for(preset.info.name);
   REQUIRE(sheet);
   uint32_t seen = 0;
-  for (const auto& m : preset.tensor) {
+  for (const auto& m : costs_of(preset)) {
     if (m.op.rfind("wgmma_m64n128", 0) != 0) continue;
     INFO(m.op);
     ++seen;

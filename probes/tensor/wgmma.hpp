@@ -1,9 +1,9 @@
-// The tensor family's wgmma operations (sm_90a): one measurement of an op's latency or
-// throughput (probes/tensor/wgmma.cuh), with the self-check made first. Each backend implements
-// WgmmaOps (wgmma_cuda.cpp, wgmma_sim.cpp) by handing its launcher to run_wgmma, which makes the
-// operands, checks one tile against the host's float64 reference, times the op (and, for
-// latency, the commit/wait baseline) and turns the warpgroups' records into the numbers, so the
-// flow, the arithmetic and the check exist once.
+// tensor/wgmma's host side (wgmma.cpp, sm_90a) as its tests see it: one measurement of an op's
+// latency or throughput (probes/tensor/wgmma.cuh), with the self-check made first. A GPU and the
+// simulator each hand their launcher to run_wgmma, which makes the operands, checks one tile
+// against the host's float64 reference, times the op (and, for latency, the commit/wait
+// baseline) and turns the warpgroups' records into the numbers, so the flow, the arithmetic and
+// the check exist once.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -11,8 +11,9 @@
 #include <vector>
 
 #include "harness/device.hpp"
-#include "harness/error.hpp"
 #include "harness/launch_config.hpp"
+#include "probes/common/op_table.hpp"
+#include "probes/tensor/tensor_point.hpp"
 #include "probes/tensor/tile_reference.hpp"
 #include "probes/tensor/wgmma.cuh"
 
@@ -21,22 +22,14 @@ namespace gpuprobe::probes {
 using tensor::WgmmaOp;
 using tensor::WgmmaOpInfo;
 
-// latency: one warpgroup, one wgmma per commit group; throughput: many warpgroups per SM,
-// kWgmmaThroughputPerIteration wgmmas per group.
-enum class WgmmaKind { latency, throughput };
-// What A and B hold while timing: random values of the input format, or zeros (the tensor
-// cores' power and throughput depend on the data; both are recorded). The self-check always
-// uses random operands.
-enum class WgmmaOperands { random, zeros };
-
-const char* wgmma_kind_name(WgmmaKind kind);          // "latency", "throughput"
-const char* wgmma_operands_name(WgmmaOperands o);     // "random", "zeros"
 const WgmmaOpInfo& wgmma_info(WgmmaOp op);
 // Throws a one-line gpuprobe::Error listing the ops when `name` (wgmma_m64n128k16_f16_f32_ss) is
 // unknown.
 WgmmaOp parse_wgmma_op(const std::string& name);
-// gpuprobe_wgmma_f16_f32_n128_ss_lat / _thr; the baseline is gpuprobe_wgmma_baseline_lat.
-std::string wgmma_kernel_name(WgmmaOp op, WgmmaKind kind);
+// gpuprobe_wgmma_f16_f32_n128_ss_lat / _thr (latency: one warpgroup, one wgmma per commit group;
+// throughput: many warpgroups per SM, kWgmmaThroughputPerIteration wgmmas per group); the baseline
+// is gpuprobe_wgmma_baseline_lat.
+std::string wgmma_kernel_name(WgmmaOp op, Kind kind);
 inline constexpr const char* kWgmmaBaselineKernel = "gpuprobe_wgmma_baseline_lat";
 std::string wgmma_shape(const WgmmaOpInfo& info);      // "m64n128k16"
 // "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16", with " (A from registers)" for RS.
@@ -54,7 +47,7 @@ struct WgmmaOperandData {
 };
 // Random values (seeded; tile_random: exact in the input format, |x| <= 4, s8 within +-127);
 // zeros are zeros.
-WgmmaOperandData make_wgmma_operands(const WgmmaOpInfo& info, WgmmaOperands kind, uint64_t seed);
+WgmmaOperandData make_wgmma_operands(const WgmmaOpInfo& info, tensor::Operands kind, uint64_t seed);
 
 // Where a thread's accumulator element `v` (0 .. N/2-1) sits in D (PTX ISA "wgmma register
 // fragment" for the accumulator; f16 accumulators pack elements 2q and 2q+1 in register q).
@@ -83,8 +76,8 @@ tensor::TileCheck check_wgmma_tile(const WgmmaOpInfo& info, const WgmmaOperandDa
 
 struct WgmmaSetup {
   WgmmaOp op = WgmmaOp::f16_f32_n128_ss;
-  WgmmaKind kind = WgmmaKind::latency;
-  WgmmaOperands operands = WgmmaOperands::random;
+  Kind kind = Kind::latency;
+  tensor::Operands operands = tensor::Operands::random;  // the timed launch's (the self-check: random)
   uint32_t blocks = 1;        // latency: 1; throughput: SMs x blocks per SM (one warpgroup each)
 };
 
@@ -93,27 +86,11 @@ struct WgmmaRun {
   uint64_t seed = 1;          // of the random operands (the self-check's and the timed ones)
 };
 
-struct WgmmaResult {
-  // Latency: the warpgroup's cycles per iteration, the baseline kernel's, and their difference.
-  double cycles_per_iteration = 0;
-  double baseline_cycles = 0;
-  double latency_cycles = 0;
-  // Throughput: per SM, the FLOP of its warpgroups over the cycles from its first warpgroup's
-  // start to its last one's end; the median SM, and the lowest and highest.
-  double flops_per_clk_per_sm = 0;
-  double flops_per_clk_per_sm_min = 0;
-  double flops_per_clk_per_sm_max = 0;
-  uint32_t sms = 0;
-  double warpgroups_per_sm = 0;
-  tensor::TileCheck self_check;
-  LaunchRecord launch;        // the timed launch
-};
-
 // One launch as a backend makes it: the kernel (an op's _lat/_thr, or the baseline when
 // `baseline`), `blocks` blocks of one warpgroup, the operands, and whether the tile is stored.
 struct WgmmaLaunch {
   WgmmaOp op;
-  WgmmaKind kind;
+  Kind kind;
   bool baseline = false;
   uint32_t blocks = 1;
   uint64_t iterations = 1;
@@ -127,19 +104,15 @@ struct WgmmaLaunchOut {
 };
 using WgmmaLauncher = std::function<WgmmaLaunchOut(const WgmmaLaunch&)>;
 
-// The checks every backend makes before launching (the launch shape; the device is sm_90,
-// else Skip). Throws one-line Errors.
+// The checks before any launch, on a GPU or the simulator (the device is sm_90, else Skip; the
+// launch shape). Throws one-line Errors.
 void check_wgmma_fits(const WgmmaSetup& setup, const DeviceInfo& info);
 
 // The whole measurement: self-check launch (random operands, one iteration, tile stored and
 // checked: gpuprobe::Error "self-check failed ..." on a mismatch), the timed launch, the baseline
-// for latency, and the numbers. Every warpgroup must have run, on an SM, with end after start.
-WgmmaResult run_wgmma(const WgmmaSetup& setup, const WgmmaRun& run, const WgmmaLauncher& launch);
-
-class WgmmaOps : public FamilyOps {
- public:
-  static constexpr const char* kFamily = "tensor.wgmma";
-  virtual WgmmaResult run(const WgmmaSetup& setup, const WgmmaRun& run) = 0;
-};
+// for latency, and the numbers (latency: the loop's cycles per iteration, the baseline's and their
+// difference; throughput: per SM, the FLOP of its warpgroups over its span; units_per_sm:
+// warpgroups). Every warpgroup must have run, on an SM, with end after start.
+tensor::TensorResult run_wgmma(const WgmmaSetup& setup, const WgmmaRun& run, const WgmmaLauncher& launch);
 
 }  // namespace gpuprobe::probes

@@ -1,4 +1,14 @@
-#include "probes/tensor/mma_ops.hpp"
+// tensor/mma: warp-level tensor-core (mma.sync) latency and throughput per form and precision
+// (ptx/mma_forms.def). Before any timing, each form computes one tile with random operands on
+// the device and compares it with the host's float64 reference (a mismatch fails the probe).
+// Then, per form, a latency point (one dependent accumulator chain in one warp: cycles per mma)
+// and a throughput point (8 independent accumulators per warp, block-threads x blocks-per-sm
+// threads on every SM: FLOP per clock per SM, and FLOP/s at the SM clock measured right after),
+// each with random operands and with zeros (their power and clock differ). A form the device
+// lacks is recorded as skipped with the reason; a form ptxas emulates on this target says so in
+// `implementation` (never a tensor-core peak). The kernels are mma.cu (and mma.sm120a.cu for the
+// sm_120a forms); the simulator's costs are the tensor family's table (tensor_costs.cpp).
+#include "probes/tensor/mma.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +16,21 @@
 #include <random>
 
 #include "harness/error.hpp"
-#include "harness/stats.hpp"
+#include "harness/kernel_runner.hpp"
+#include "harness/points.hpp"
+#include "harness/sim/sim_device.hpp"
+#include "probes/common/op_probe.hpp"
+#include "probes/common/units.hpp"
+
+// Per form the tile, latency and throughput kernels (mma.cu; the sm_120a forms' in mma.sm120a.cu),
+// weak: null where the build lacks them.
+#define GPUPROBE_MMA_FORM(id, ...)                                                                  \
+  GPUPROBE_KERNEL_PAIR_DECLARE_(gpuprobe_mma_, (gpuprobe::probes::tensor::MmaArgs,                    \
+                                                gpuprobe::probes::tensor::MmaWarpOut*), id)           \
+  extern "C" __attribute__((weak)) void gpuprobe_mma_##id##_tile(gpuprobe::probes::tensor::MmaArgs,  \
+                                                                 uint32_t*);
+#include "ptx/mma_forms.def"
+#undef GPUPROBE_MMA_FORM
 
 namespace gpuprobe::probes {
 
@@ -77,8 +101,8 @@ double scale_decode(const tensor::MmaBlockScale& s, uint32_t code) {
 
 // Who holds the scale factor of row `index` of A / column `index` of B for K block `kb` under
 // selectors `s` (PTX ISA 9.7.14.3; mma.cuh MmaBlockScale): the lane and the byte of its word.
-void scale_slot(const tensor::MmaBlockScale& s, MmaOperand which, uint32_t index, uint32_t kb,
-                uint32_t& lane, uint32_t& byte) {
+void scale_slot(const tensor::MmaBlockScale& s, MmaOperand which, uint32_t index, uint32_t kb, uint32_t& lane,
+                uint32_t& byte) {
   if (which == MmaOperand::a) {
     lane = 4 * (index % 8) + 2 * s.thread_a + index / 8;
     byte = s.byte_a + kb;
@@ -122,7 +146,8 @@ uint32_t operand_cols(MmaOp op, MmaOperand which) {
 
 // Rows [first, first + count) of a row-major matrix of `cols` columns.
 std::vector<double> rows_of(const std::vector<double>& m, uint32_t cols, uint32_t first, uint32_t count) {
-  return std::vector<double>(m.begin() + ptrdiff_t(first) * cols, m.begin() + ptrdiff_t(first + count) * cols);
+  return std::vector<double>(m.begin() + ptrdiff_t(first) * cols,
+                             m.begin() + ptrdiff_t(first + count) * cols);
 }
 
 // Gathers an operand matrix (operand_rows x operand_cols) from the lanes' fragments.
@@ -136,41 +161,19 @@ std::vector<double> gather(MmaOp op, MmaOperand which, const std::vector<const u
     for (uint32_t i = 0; i < mma_elements_per_lane(op, which); ++i) {
       uint32_t r, c;
       mma_fragment_coords(op, which, lane, i, r, c);
-      m[size_t(r) * cols + c] =
-          tensor::tile_decode(e, tensor::tile_get(lane_words[lane], i, bits) >> shift);
+      m[size_t(r) * cols + c] = tensor::tile_decode(e, tensor::tile_get(lane_words[lane], i, bits) >> shift);
     }
   return m;
 }
 
 }  // namespace
 
-const char* mma_kind_name(MmaKind kind) { return kind == MmaKind::latency ? "latency" : "throughput"; }
-
-const char* mma_operands_name(MmaOperands operands) {
-  return operands == MmaOperands::random ? "random" : "zeros";
-}
-
 const tensor::MmaOpInfo& mma_info(MmaOp op) { return tensor::mma_op_info(op); }
 
-MmaOp parse_mma_op(const std::string& name) {
-  std::string known;
-  for (const auto& info : tensor::kMmaOps) {
-    if (name == info.name) return info.op;
-    known += known.empty() ? info.name : std::string(", ") + info.name;
-  }
-  throw Error("unknown tensor op '" + name + "' (known: " + known + ")");
-}
+MmaOp parse_mma_op(const std::string& name) { return find_op(tensor::kMmaOps, name, "tensor op").op; }
 
-std::string mma_tile_kernel_name(MmaOp op) {
-  return std::string("gpuprobe_") + mma_info(op).name + "_tile";
-}
-
-std::string mma_kernel_name(MmaOp op, MmaKind kind) {
-  return std::string("gpuprobe_") + mma_info(op).name + (kind == MmaKind::latency ? "_lat" : "_thr");
-}
-
-uint32_t mma_chains(MmaKind kind) {
-  return kind == MmaKind::latency ? 1 : tensor::kMmaThroughputChains;
+std::string mma_kernel_name(MmaOp op, Kind kind) {
+  return std::string("gpuprobe_") + mma_info(op).name + kind_suffix(kind);
 }
 
 uint32_t mma_products_per_warp(MmaOp op) { return is_quad_pair(op) ? 4 : 1; }
@@ -217,8 +220,7 @@ std::string mma_sass_per_op(MmaOp op, int sm) {
     case MmaOp::m16n8k16_f64_f64: return sm == 90 ? "1 DMMA.16x8x16" : "8 DMMA.8x8x4";
     case MmaOp::m16n8k32_s8_s32: return "1 IMMA.16832.S8.S8";
     case MmaOp::m16n8k64_s4_s32:
-      return sm >= 90 ? "1 CALL to a subroutine of 2 IMMA.16832.S8.S8 and unpacking"
-                      : "1 IMMA.16864.S4.S4";
+      return sm >= 90 ? "1 CALL to a subroutine of 2 IMMA.16832.S8.S8 and unpacking" : "1 IMMA.16864.S4.S4";
     case MmaOp::m16n8k32_e4m3_f32:
       return fp8_emulated(sm) ? "2 HMMA.16816.F32 and conversions" : "1 QMMA.16832.F32.E4M3.E4M3";
     case MmaOp::m16n8k32_e5m2_f32:
@@ -241,8 +243,9 @@ std::string mma_sass_per_op(MmaOp op, int sm) {
 
 uint32_t mma_elements_per_lane(MmaOp op, MmaOperand which) {
   const auto& i = mma_info(op);
-  const uint32_t elements = which == MmaOperand::a ? i.m * i.k : which == MmaOperand::b ? i.k * i.n
-                                                                                        : i.m * i.n;
+  const uint32_t elements = which == MmaOperand::a   ? i.m * i.k
+                            : which == MmaOperand::b ? i.k * i.n
+                                                     : i.m * i.n;
   return elements * mma_products_per_warp(op) / 32;
 }
 
@@ -256,11 +259,11 @@ void mma_fragment_coords(MmaOp op, MmaOperand which, uint32_t lane, uint32_t ind
     // low lanes hold rows 0-3 (A, C) or columns 0-3 (B), its high lanes 4-7. Rows stack products.
     const uint32_t q = (lane >> 2) & 3, half = lane >= 16 ? 4 : 0;
     switch (which) {
-      case MmaOperand::a: row = 8 * q + t + half, col = index; return;      // .row: a0..a3
-      case MmaOperand::b: row = 4 * q + index, col = t + half; return;      // .col: b0..b3
+      case MmaOperand::a: row = 8 * q + t + half, col = index; return;  // .row: a0..a3
+      case MmaOperand::b: row = 4 * q + index, col = t + half; return;  // .col: b0..b3
       case MmaOperand::c:
         if (mma_accumulator_elem(op) == TileElem::f16) {
-          row = 8 * q + t + half, col = index;                               // c0..c7
+          row = 8 * q + t + half, col = index;  // c0..c7
         } else {  // f32: row (lane & 1) + (i & 2), column (i & 4) + (lane & 2) + (i & 1)
           row = 8 * q + (lane & 1) + (index & 2) + half;
           col = (index & 4) + (lane & 2) + (index & 1);
@@ -297,16 +300,19 @@ void mma_fragment_coords(MmaOp op, MmaOperand which, uint32_t lane, uint32_t ind
   }
 }
 
-MmaTile mma_tile(MmaOp op, MmaOperands operands) {
+MmaTile mma_tile(MmaOp op, tensor::Operands operands) {
   const auto& info = mma_info(op);
   MmaTile tile;
   tile.shape = {info.m, info.n, info.k};
   const TileElem in = mma_input_elem(op), acc = mma_accumulator_elem(op);
   std::mt19937_64 rng(0x6d6d612e73796e63ull + static_cast<unsigned>(op));
-  auto draw = [&](TileElem e) { return operands == MmaOperands::zeros ? uint64_t{0} : tensor::tile_random(e, rng); };
+  auto draw = [&](TileElem e) {
+    return operands == tensor::Operands::zeros ? uint64_t{0} : tensor::tile_random(e, rng);
+  };
   // Several products per warp (m8n8k4 f16): their matrices stacked by rows (operand_rows).
   const size_t products = mma_products_per_warp(op);
-  std::vector<uint64_t> a(products * info.m * info.k), b(products * info.k * info.n), c(products * info.m * info.n);
+  std::vector<uint64_t> a(products * info.m * info.k), b(products * info.k * info.n),
+      c(products * info.m * info.n);
   for (auto& x : a) x = draw(in);
   for (auto& x : b) x = draw(in);
   for (auto& x : c) x = draw(acc);
@@ -331,10 +337,12 @@ MmaTile mma_tile(MmaOp op, MmaOperands operands) {
   // The reference operands carry the block-scaled forms' scales (exact: few significant bits).
   for (size_t at = 0; at < a.size(); ++at)
     tile.a.push_back(tensor::tile_decode(in, a[at]) * mma_scale_factor(op, MmaOperand::a, tile.lanes,
-                                                                       uint32_t(at / info.k), uint32_t(at % info.k), sel));
+                                                                       uint32_t(at / info.k),
+                                                                       uint32_t(at % info.k), sel));
   for (size_t at = 0; at < b.size(); ++at)
     tile.b.push_back(tensor::tile_decode(in, b[at]) * mma_scale_factor(op, MmaOperand::b, tile.lanes,
-                                                                       uint32_t(at / info.n), uint32_t(at % info.n), sel));
+                                                                       uint32_t(at / info.n),
+                                                                       uint32_t(at % info.n), sel));
   for (auto x : c) tile.c.push_back(tensor::tile_decode(acc, x));
   const uint32_t in_bits = operand_bits(op, in, MmaOperand::a), acc_bits = tensor::tile_elem_bits(acc);
   const uint32_t shift = container_shift(op, in);  // fp6/fp4 in 8-bit containers (see above)
@@ -351,7 +359,7 @@ MmaTile mma_tile(MmaOp op, MmaOperands operands) {
       tensor::tile_set(l.b, i, in_bits, code << shift);
       // Zeros stay all-zero bits (no -0.0): the zero-operand runs feed the tensor cores zeros only.
       tensor::tile_set(l.b_neg, i, in_bits,
-                       operands == MmaOperands::zeros ? 0 : tensor::tile_negate(in, code) << shift);
+                       operands == tensor::Operands::zeros ? 0 : tensor::tile_negate(in, code) << shift);
     }
     for (uint32_t i = 0; i < mma_elements_per_lane(op, MmaOperand::c); ++i) {
       mma_fragment_coords(op, MmaOperand::c, lane, i, r, col);
@@ -455,7 +463,8 @@ tensor::TileCheck mma_check_tile(MmaOp op, const MmaTile& tile, const std::vecto
         rows_of(got, n, q * m, m), mma_input_elem(op), mma_accumulator_elem(op));
     if (!check.passed)
       throw Error(std::string("self-check failed: ") + mma_info(op).name + " tile" +
-                  (products > 1 ? " (quad-pair " + std::to_string(q) + ")" : std::string()) + ": " + check.why);
+                  (products > 1 ? " (quad-pair " + std::to_string(q) + ")" : std::string()) + ": " +
+                  check.why);
     all.elements += check.elements;
     all.tolerance_rel = check.tolerance_rel;
     all.max_abs_error = std::max(all.max_abs_error, check.max_abs_error);
@@ -467,13 +476,13 @@ void check_mma_fits(const MmaSetup& s, const DeviceInfo& info) {
   const tensor::MmaOpInfo& op = mma_info(s.op);
   const int sm = info.cc.sm();
   if (sm < op.min_sm)
-    throw Skip(std::string(op.ptx) + " needs sm_" + std::to_string(op.min_sm) + "+; " +
-                           info.name + " is sm_" + std::to_string(sm));
+    throw Skip(std::string(op.ptx) + " needs sm_" + std::to_string(op.min_sm) + "+; " + info.name +
+               " is sm_" + std::to_string(sm));
   // An sm_120a cubin runs on compute capability 12.0 only (an sm_121 GPU would need sm_121a code).
   if (std::string(op.arch_target) == "sm_120a" && sm != 120)
-    throw Skip(std::string(op.ptx) + " is built for sm_120a only; " + info.name +
-                           " is sm_" + std::to_string(sm));
-  if (s.kind == MmaKind::latency && (s.block_threads != 32 || s.blocks != 1))
+    throw Skip(std::string(op.ptx) + " is built for sm_120a only; " + info.name + " is sm_" +
+               std::to_string(sm));
+  if (s.kind == Kind::latency && (s.block_threads != 32 || s.blocks != 1))
     throw Error("a latency launch is one warp (one block of 32 threads)");
   if (s.block_threads == 0 || s.block_threads % 32 != 0 || s.block_threads > tensor::kMmaMaxBlockThreads)
     throw Error("block size " + std::to_string(s.block_threads) + " is not a multiple of 32 between 32 and " +
@@ -481,56 +490,241 @@ void check_mma_fits(const MmaSetup& s, const DeviceInfo& info) {
   if (s.blocks == 0) throw Error(mma_kernel_name(s.op, s.kind) + ": a launch needs a block");
 }
 
-MmaResult summarize_mma_launch(const MmaSetup& s, const MmaRun& run, const std::vector<MmaWarpOut>& warps) {
-  const std::string kernel = mma_kernel_name(s.op, s.kind);
-  const uint32_t chains = mma_chains(s.kind);
-  MmaResult r;
-  r.mmas_per_chain = run.iterations * tensor::kMmaPerIteration / chains;
-  const uint64_t expected_warps = uint64_t(s.blocks) * s.block_threads / 32;
-  if (warps.size() != expected_warps)
-    throw Error("self-check failed: " + kernel + " reported " + std::to_string(warps.size()) +
-                " warps, expected " + std::to_string(expected_warps));
-  struct Span {
-    uint64_t first = UINT64_MAX, last = 0;
-    uint32_t warps = 0;
-  };
-  std::map<uint32_t, Span> per_sm;
-  for (std::size_t w = 0; w < warps.size(); ++w) {
-    const MmaWarpOut& o = warps[w];
-    if (o.ran != 1 || !(o.end_cycles > o.start_cycles))
-      throw Error("self-check failed: " + kernel + " warp " + std::to_string(w) +
-                  (o.ran != 1 ? " did not run" : " ended before it started"));
-    Span& span = per_sm[o.smid];
-    span.first = std::min(span.first, o.start_cycles);
-    span.last = std::max(span.last, o.end_cycles);
-    ++span.warps;
-  }
+namespace {
+
+using tensor::kMmaMaxCWords;
+using tensor::MmaArgs;
+using tensor::MmaLane;
+using tensor::MmaWarpOut;
+using tensor::Operands;
+using tensor::TensorResult;
+using tensor::TileCheck;
+
+// The simulator's launch counter of this probe (SimDevice::next_launch), part of the noise seed.
+constexpr const char* kLaunches = "tensor.mma";
+
+struct MmaKernels {
+  KernelPair timed;
+  const void* tile;
+};
+const MmaKernels kKernels[] = {
+#define GPUPROBE_MMA_FORM(id, ...) \
+  {GPUPROBE_KERNEL_PAIR_ENTRY_(gpuprobe_mma_, id) reinterpret_cast<const void*>(&gpuprobe_mma_##id##_tile)},
+#include "ptx/mma_forms.def"
+#undef GPUPROBE_MMA_FORM
+};
+
+uint32_t chains(Kind kind) { return kind == Kind::latency ? 1 : tensor::kMmaThroughputChains; }
+
+LaunchConfig config_of(const MmaSetup& s) {
+  LaunchConfig c;
+  c.grid = Dim3{s.blocks, 1, 1};
+  c.block = Dim3{s.block_threads, 1, 1};
+  return c;
+}
+
+// A kernel of the form; null where the build has no code for its target (the sm_120a forms'
+// mma.sm120a.cu): the form is skipped, naming the form's `named` kernel.
+const void* kernel_or_skip(MmaOp op, const void* kernel, Kind named) {
+  if (kernel == nullptr)
+    skip(mma_kernel_name(op, named) + ": this build has no " + mma_info(op).arch_target +
+         " code (CMAKE_CUDA_ARCHITECTURES lacks 120)");
+  return kernel;
+}
+
+// The numbers of a launch from its warps' records: every warp ran, on an SM, with end after start
+// (else "self-check failed ..."); latency: the first warp's cycles per mma; throughput: per SM, the
+// mmas of its warps over its span, in FLOP.
+TensorResult summarize(const MmaSetup& s, uint64_t iterations, const std::vector<MmaWarpOut>& warps) {
+  const uint32_t chain_count = chains(s.kind);
+  TensorResult r;
+  r.ops_per_chain = iterations * tensor::kMmaPerIteration / chain_count;
+  const auto per_sm = check_units(warps, uint64_t(s.blocks) * s.block_threads / 32,
+                                  mma_kernel_name(s.op, s.kind), "warp");
   r.sms = static_cast<uint32_t>(per_sm.size());
-  double warps_total = 0;
-  std::vector<double> rates;
-  for (const auto& [sm, span] : per_sm) {
-    warps_total += span.warps;
-    rates.push_back(double(span.warps) * chains * double(r.mmas_per_chain) / double(span.last - span.first));
-  }
-  r.warps_per_sm = warps_total / r.sms;
+  r.units_per_sm = units_per_sm(per_sm);
   const double flops = mma_flops(s.op);
-  if (s.kind == MmaKind::latency) {
-    r.latency_cycles = double(warps[0].end_cycles - warps[0].start_cycles) / double(r.mmas_per_chain);
+  if (s.kind == Kind::latency) {
+    r.latency_cycles = double(warps[0].end_cycles - warps[0].start_cycles) / double(r.ops_per_chain);
   } else {
-    r.mmas_per_clk_per_sm = stats::median(rates);
-    r.flops_per_clk_per_sm = r.mmas_per_clk_per_sm * flops;
-    r.flops_per_clk_per_sm_min = *std::min_element(rates.begin(), rates.end()) * flops;
-    r.flops_per_clk_per_sm_max = *std::max_element(rates.begin(), rates.end()) * flops;
+    const SmRates mmas = sm_rates(per_sm, [&](const SmSpan& span) {
+      return double(span.units) * chain_count * double(r.ops_per_chain) / span.cycles();
+    });
+    r.flops_per_clk_per_sm = mmas.median * flops;
+    r.flops_per_clk_per_sm_min = mmas.min * flops;
+    r.flops_per_clk_per_sm_max = mmas.max * flops;
   }
   return r;
 }
 
-tensor::TileCheck mma_self_check(MmaOps& ops, const DeviceInfo& info, MmaOp op, MmaOperands operands) {
-  MmaSetup s;
-  s.op = op;
-  check_mma_fits(s, info);
-  const MmaTile tile = mma_tile(op, operands);
-  return mma_check_tile(op, tile, ops.run_tile(op, tile.lanes));
+// ---- on a GPU: one tile, or a timed launch, timed in the kernel by %clock64 ----------------------
+
+std::vector<uint32_t> run_tile(KernelRunner& gpu, MmaOp op, const std::vector<MmaLane>& lanes) {
+  if (lanes.size() != 32) throw Error("tensor/mma: a tile needs 32 lanes");
+  const void* kernel = kernel_or_skip(op, kKernels[static_cast<unsigned>(op)].tile, Kind::throughput);
+  const DeviceBuffer in = gpu.upload(lanes);
+  const MmaArgs args{static_cast<const MmaLane*>(in.get()), 1, 0, 1};
+  LaunchRecord record;
+  return run_units<uint32_t>(gpu, kernel, std::string("gpuprobe_") + mma_info(op).name + "_tile",
+                             config_of(MmaSetup{op}), args, 32 * kMmaMaxCWords, record);
 }
 
+TensorResult run_on_gpu(KernelRunner& gpu, const MmaSetup& s, uint64_t iterations, Operands operands) {
+  check_mma_fits(s, gpu.info());
+  const void* kernel = kernel_or_skip(s.op, kKernels[static_cast<unsigned>(s.op)].timed.of(s.kind), s.kind);
+  const MmaTile tile = mma_tile(s.op, operands);
+  const DeviceBuffer in = gpu.upload(tile.lanes);
+  const MmaArgs args{static_cast<const MmaLane*>(in.get()), iterations, 0, 1};
+  LaunchRecord record;
+  const auto warps = run_units<MmaWarpOut>(gpu, kernel, mma_kernel_name(s.op, s.kind), config_of(s), args,
+                                           uint64_t(s.blocks) * s.block_threads / 32, record);
+  TensorResult r = summarize(s, iterations, warps);
+  r.launch = record;
+  return r;
+}
+
+// ---- on the simulator ----------------------------------------------------------------------------
+
+// Schedulers (SM sub-partitions, one tensor core each) per SM, Volta and later: assumption (not
+// in FIGURES; FIGURES §1 "x 4 TC/SM" for H100 and A100).
+constexpr double kSubPartitions = 4;
+
+// The form's cost; a form the simulated GPU's SM lacks is skipped for that reason, as on a real one.
+const tensor::TensorCost& cost_of(sim::SimDevice& device, const MmaSetup& s) {
+  check_mma_fits(s, device.info());
+  return tensor::tensor_cost(device.preset(), mma_info(s.op).name);
+}
+
+// A latency launch takes the longer of mmas x latency and its issue time; on every SM a throughput
+// launch takes the longer of one chain's mmas x latency and the busiest scheduler's FLOP over a
+// quarter of the rate (blocks to SMs round robin, the preset's noise).
+TensorResult simulate(sim::SimDevice& device, const MmaSetup& s, uint64_t iterations) {
+  const tensor::TensorCost& cost = cost_of(device, s);
+  const std::string name = mma_kernel_name(s.op, s.kind);
+  const uint32_t chain_count = chains(s.kind);
+  const uint64_t mmas = iterations * tensor::kMmaPerIteration / chain_count;
+  const double flops = mma_flops(s.op);
+  const uint64_t seed = std::hash<std::string>{}(name) ^ s.blocks ^ (iterations << 16) ^
+                        device.next_launch(kLaunches);
+  const auto warps = simulate_units<MmaWarpOut>(
+      device.preset(), s.blocks, s.block_threads / 32, seed, [&](uint32_t, uint32_t n) {
+        const double chain_cycles = double(mmas) * cost.latency_cycles;
+        const double busiest = std::ceil(double(n) / kSubPartitions);
+        const double issue_cycles = busiest * chain_count * double(mmas) * flops /
+                                    (cost.flops_per_clk_per_sm / kSubPartitions);
+        return std::max(chain_cycles, issue_cycles);
+      });
+  TensorResult r = summarize(s, iterations, warps);
+  r.launch.kernel = name;
+  r.launch.config = config_of(s);
+  return r;
+}
+
+// ---- the probe ----------------------------------------------------------------------------------
+
+// The form's tile, one mma by one warp from random operands, against the float64 reference (the
+// simulator's D is the host's emulation: the same check runs on it). Skip where the device lacks
+// the form; "self-check failed: ..." on a mismatch.
+TileCheck self_check(Device& device, MmaOp op) {
+  const MmaSetup s{op};
+  check_mma_fits(s, device.info());
+  const MmaTile tile = mma_tile(op, Operands::random);
+  auto* sim = dynamic_cast<sim::SimDevice*>(&device);
+  if (sim) cost_of(*sim, s);
+  return mma_check_tile(
+      op, tile, sim ? mma_emulate_tile(op, tile.lanes) : run_tile(kernel_runner(device), op, tile.lanes));
+}
+
+nlohmann::json self_check_json(const TileCheck& c) {
+  return {{"passed", c.passed},
+          {"max_abs_error", c.max_abs_error},
+          {"tolerance", c.tolerance_rel},
+          {"tolerance_is", "relative to the element's sum of |a*b| terms and |c|"},
+          {"elements", c.elements}};
+}
+
+nlohmann::json measure(ProbeContext& ctx, const MmaSetup& s, uint64_t iterations, Operands operands,
+                       std::map<MmaOp, TileCheck>& checks) {
+  const tensor::MmaOpInfo& info = mma_info(s.op);
+  Device& device = ctx.device();
+  const int sm = device.info().cc.sm();
+  const bool latency = s.kind == Kind::latency;
+  try {
+    // The tile self-check, once per form, before its first timed launch.
+    if (!checks.count(s.op)) checks[s.op] = self_check(device, s.op);
+  } catch (const Skip& e) {
+    return {{"ptx", info.ptx}, {"path", "mma.sync"}, {"skipped", e.what()}};
+  }
+  const auto r = tensor::repeat_point(ctx, latency, [&] {
+    if (auto* sim = dynamic_cast<sim::SimDevice*>(&device)) return simulate(*sim, s, iterations);
+    return run_on_gpu(kernel_runner(device), s, iterations, operands);
+  });
+  if (r.skipped) return {{"ptx", info.ptx}, {"path", "mma.sync"}, {"skipped", *r.skipped}};
+  const TensorResult& first = r.first;
+  nlohmann::json p = {{"ptx", info.ptx},
+                      {"path", "mma.sync"},
+                      {"shape", info.shape},
+                      {"precision", mma_precision(s.op)},
+                      {"accumulate", info.accumulator},
+                      {"implementation", mma_implementation(s.op, sm)},
+                      {"sass_per_op", mma_sass_per_op(s.op, sm)},
+                      {"flops_per_mma", mma_flops(s.op)},
+                      {"mmas_per_chain", first.ops_per_chain},
+                      {"chains_per_warp", chains(s.kind)},
+                      {"warps_per_sm", first.units_per_sm},
+                      {"kernel", mma_kernel_name(s.op, s.kind)},
+                      {"launch", to_json(first.launch)},
+                      {"self_check", self_check_json(checks.at(s.op))}};
+  if (mma_block_scaled(s.op)) {
+    // The element format and the scales behind a block-scaled precision ("mxf4": e2m1, ue8m0 per 32).
+    const tensor::MmaBlockScale b = tensor::mma_block_scale_of(s.op);
+    p["block_scale"] = {{"input", info.input},
+                        {"scale_format", mma_scale_format(s.op)},
+                        {"scales_per_row", b.vec},
+                        {"block_elements", info.k / b.vec}};
+  }
+  tensor::write_timing(p, ctx, r.outcome, latency, iterations, first);
+  if (!latency) p["mmas_per_clk_per_sm"] = r.outcome.summary.median / mma_flops(s.op);
+  return p;
+}
+
+ProbeSpec mma_probe() {
+  ProbeSpec p;
+  p.id = "tensor/mma";
+  p.summary = "tensor-core mma.sync latency (cycles/mma) and rate (FLOP/clk/SM, TFLOP/s) per form";
+  p.params = {
+      {"op", ParamSpec::Kind::choice, "all", "the form to measure (all: every form of ptx/mma_forms.def)",
+       op_choices(tensor::kMmaOps)},
+      kind_param(),
+      tensor::operands_param("random, zeros or both (each a point of its own)"),
+      iterations_param("256", "loop iterations per launch (32 mmas per warp each)", tensor::kMaxIterations),
+      {"block-threads",
+       ParamSpec::Kind::integer,
+       "128",
+       "threads per block of a throughput launch (a multiple of 32, at most 256)",
+       {},
+       tensor::kMmaMaxBlockThreads},
+      blocks_per_sm_param("blocks per SM of a throughput launch (1 to 32)"),
+  };
+  p.run = [](ProbeContext& ctx) {
+    const auto& prm = ctx.params();
+    const uint32_t threads = read_block_threads(prm, tensor::kMmaMaxBlockThreads);
+    const uint32_t per_sm = read_blocks_per_sm(prm);
+    const uint64_t iterations = read_iterations(prm, tensor::kMaxIterations);
+    const uint32_t sms = static_cast<uint32_t>(ctx.device().info().sm_count);
+    // Each form's self-check result, made before its first timed launch (a point measured again
+    // keeps it).
+    std::map<MmaOp, TileCheck> checks;
+    measure_axes(ctx, tensor::point_axes(op_names(tensor::kMmaOps)), [&](const nlohmann::json& axes) {
+      MmaSetup s{parse_mma_op(axes["op"]), parse_kind(axes["kind"])};
+      if (s.kind == Kind::throughput) s.block_threads = threads, s.blocks = sms * per_sm;
+      return measure(ctx, s, iterations, tensor::parse_operands(axes["operands"]), checks);
+    });
+  };
+  return p;
+}
+
+const ProbeRegistration kRegistration(mma_probe);
+
+}  // namespace
 }  // namespace gpuprobe::probes

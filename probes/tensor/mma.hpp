@@ -1,40 +1,28 @@
-// The tensor family's mma.sync operations: the one-tile self-check and one launch of a form's
-// latency or throughput kernel (probes/tensor/mma.cuh). Each backend implements MmaOps
-// (mma_cuda.cpp, mma_sim.cpp); a probe gets it with ctx.ops<MmaOps>(). The fragment layouts, the
-// tile's operands, the host emulation of a tile, the self-check and the summary of a launch's
-// records live here, once, for both backends.
+// tensor/mma's host side (mma.cpp) as its tests see it: the forms (ptx/mma_forms.def through
+// probes/tensor/mma.cuh), the fragment layouts, the tile's operands, the host emulation of a tile
+// (the simulator's answer) and the self-check against the float64 reference, and the checks every
+// launch makes first.
 #pragma once
 #include <cstdint>
-#include <memory>
 #include <string>
 #include <vector>
 
 #include "harness/device.hpp"
-#include "harness/error.hpp"
-#include "harness/launch_config.hpp"
+#include "probes/common/op_table.hpp"
 #include "probes/tensor/mma.cuh"
+#include "probes/tensor/tensor_point.hpp"
 #include "probes/tensor/tile_reference.hpp"
 
 namespace gpuprobe::probes {
 
 using tensor::MmaOp;
 
-// latency: one dependent chain in one warp; throughput: kMmaThroughputChains accumulators per
-// warp, many warps on every SM.
-enum class MmaKind { latency, throughput };
-// The operands of the timed runs (and of the self-check tile): random values of the input
-// format, or all zeros (tensor cores draw less power on zeros and may clock higher).
-enum class MmaOperands { random, zeros };
-
-const char* mma_kind_name(MmaKind kind);              // "latency", "throughput"
-const char* mma_operands_name(MmaOperands operands);  // "random", "zeros"
 const tensor::MmaOpInfo& mma_info(MmaOp op);
 // Throws a one-line gpuprobe::Error listing the forms when `name` is unknown.
 MmaOp parse_mma_op(const std::string& name);
-// gpuprobe_mma_<form>_tile / _lat / _thr.
-std::string mma_tile_kernel_name(MmaOp op);
-std::string mma_kernel_name(MmaOp op, MmaKind kind);
-uint32_t mma_chains(MmaKind kind);
+// gpuprobe_mma_<form>_lat / _thr (latency: one dependent chain in one warp; throughput:
+// kMmaThroughputChains accumulators per warp, many warps on every SM).
+std::string mma_kernel_name(MmaOp op, Kind kind);
 // Independent m x n x k products one mma computes per warp: 4 for m8n8k4 f16 (one per quad-pair,
 // PTX ISA 9.7.14.5.1), 1 for every other form.
 uint32_t mma_products_per_warp(MmaOp op);
@@ -49,7 +37,7 @@ tensor::TileElem mma_accumulator_elem(MmaOp op);
 // becomes there (what tests/probes/tensor/test_sass_mma.py asserts per target).
 std::string mma_implementation(MmaOp op, int sm);
 // The bit of an input element's 8-bit container that holds the element's bit 0: 2 for the fp6/fp4
-// kind::f8f6f4 forms (e2m1 in bits 5..2, e3m2/e2m3 in bits 7..2: see mma_ops.cpp for the PTX ISA
+// kind::f8f6f4 forms (e2m1 in bits 5..2, e3m2/e2m3 in bits 7..2: see mma.cpp for the PTX ISA
 // reading), 0 for every other form.
 uint32_t mma_container_shift(MmaOp op);
 std::string mma_sass_per_op(MmaOp op, int sm);
@@ -74,7 +62,7 @@ struct MmaTile {
   std::vector<tensor::MmaLane> lanes;  // 32
 };
 // Random operands from a fixed seed per form (or zeros), quantized to the formats, packed.
-MmaTile mma_tile(MmaOp op, MmaOperands operands);
+MmaTile mma_tile(MmaOp op, tensor::Operands operands);
 // The m x n matrix the lanes' D fragments hold (32 x kMmaMaxCWords words); products stacked by rows.
 std::vector<double> mma_unpack_d(MmaOp op, const std::vector<uint32_t>& d_words);
 // What a correct mma leaves in the D fragments: the float64 product rounded to the accumulator
@@ -109,51 +97,13 @@ tensor::TileCheck mma_check_tile(MmaOp op, const MmaTile& tile, const std::vecto
 
 struct MmaSetup {
   MmaOp op = MmaOp::m16n8k16_f16_f32;
-  MmaKind kind = MmaKind::latency;
+  Kind kind = Kind::latency;
   uint32_t block_threads = 32;  // latency: 32 (one warp, one block); throughput: 32 to 256
   uint32_t blocks = 1;          // latency: 1; throughput: SMs x blocks per SM
 };
 
-struct MmaRun {
-  uint64_t iterations = 256;    // of the unrolled loop: kMmaPerIteration mmas per warp each
-  MmaOperands operands = MmaOperands::random;
-  bool store = true;
-};
-
-struct MmaResult {
-  uint64_t mmas_per_chain = 0;     // iterations x mmas per iteration / chains
-  double latency_cycles = 0;       // latency kernels: the warp's cycles per mma
-  // Throughput kernels, per SM: the mmas of its warps over the cycles from its first warp's start
-  // to its last warp's end (the median SM), and in FLOP (x mma_flops).
-  double mmas_per_clk_per_sm = 0;
-  double flops_per_clk_per_sm = 0;
-  double flops_per_clk_per_sm_min = 0;
-  double flops_per_clk_per_sm_max = 0;
-  uint32_t sms = 0;
-  double warps_per_sm = 0;
-  LaunchRecord launch;
-};
-
-// The checks every backend makes before launching: the device has the form (else
-// Skip), the launch shape. Throws one-line Errors.
+// The checks before any launch, on a GPU or the simulator: the device has the form (else Skip),
+// the launch shape. Throws one-line Errors.
 void check_mma_fits(const MmaSetup& setup, const DeviceInfo& info);
-
-// Turns the warps' records into the result: every warp ran, on an SM, with end after start;
-// throws gpuprobe::Error "self-check failed ..." otherwise.
-MmaResult summarize_mma_launch(const MmaSetup& setup, const MmaRun& run,
-                               const std::vector<tensor::MmaWarpOut>& warps);
-
-class MmaOps : public FamilyOps {
- public:
-  static constexpr const char* kFamily = "tensor.mma";
-  // One mma by one warp from the lanes' fragments: the D fragments (32 x kMmaMaxCWords words).
-  virtual std::vector<uint32_t> run_tile(MmaOp op, const std::vector<tensor::MmaLane>& lanes) = 0;
-  virtual MmaResult run(const MmaSetup& setup, const MmaRun& run) = 0;
-};
-
-// The self-check every tensor/mma point makes before timing: builds the tile, runs it on `ops`,
-// compares (mma_check_tile). Throws Skip where the device lacks the form and
-// gpuprobe::Error "self-check failed ..." on a mismatch.
-tensor::TileCheck mma_self_check(MmaOps& ops, const DeviceInfo& info, MmaOp op, MmaOperands operands);
 
 }  // namespace gpuprobe::probes

@@ -1,10 +1,9 @@
-// The tensor family's tcgen05 operations (sm_100a): one measurement of an op's latency or
-// throughput (probes/tensor/tcgen05.cuh), with the self-check made first. Each backend implements
-// Tcgen05Ops (tcgen05_cuda.cpp, tcgen05_sim.cpp) by handing its launcher to run_tcgen05, which
-// makes the operands, checks one tile against the host's float64 reference
-// (probes/tensor/tile_reference.hpp), times the op (and, for latency, the commit/wait baseline)
-// and turns the CTAs' records into the numbers, so the flow, the arithmetic and the check exist
-// once.
+// tensor/tcgen05's host side (tcgen05.cpp, sm_100a) as its tests see it: one measurement of an
+// op's latency or throughput (probes/tensor/tcgen05.cuh), with the self-check made first. A GPU
+// and the simulator each hand their launcher to run_tcgen05, which makes the operands, checks one
+// tile against the host's float64 reference (probes/tensor/tile_reference.hpp), times the op (and,
+// for latency, the commit/wait baseline) and turns the CTAs' records into the numbers, so the
+// flow, the arithmetic and the check exist once.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -12,10 +11,10 @@
 #include <vector>
 
 #include "harness/device.hpp"
-#include "harness/error.hpp"
 #include "harness/launch_config.hpp"
-#include "harness/ops.hpp"
+#include "probes/common/op_table.hpp"
 #include "probes/tensor/tcgen05.cuh"
+#include "probes/tensor/tensor_point.hpp"
 #include "probes/tensor/tile_reference.hpp"
 
 namespace gpuprobe::probes {
@@ -23,21 +22,13 @@ namespace gpuprobe::probes {
 using tensor::Tcgen05Op;
 using tensor::Tcgen05OpInfo;
 
-// latency: one CTA (one cluster of 2 for cta_group::2), one MMA per commit; throughput: one CTA
-// per SM, kTcgen05ThroughputPerIteration MMAs per commit.
-enum class Tcgen05Kind { latency, throughput };
-// What A and B hold while timing: random values of the input format, or zeros (both are
-// recorded). The self-check always uses random operands.
-enum class Tcgen05Operands { random, zeros };
-
-const char* tcgen05_kind_name(Tcgen05Kind kind);          // "latency", "throughput"
-const char* tcgen05_operands_name(Tcgen05Operands o);     // "random", "zeros"
 const Tcgen05OpInfo& tcgen05_info(Tcgen05Op op);
 // Throws a one-line gpuprobe::Error listing the ops when `name` is unknown.
 Tcgen05Op parse_tcgen05_op(const std::string& name);
-// gpuprobe_tcgen05_bf16_f32_n256_ss_cg1_lat / _thr; the baselines gpuprobe_tcgen05_baseline_cg1_lat
-// and _cg2_lat.
-std::string tcgen05_kernel_name(Tcgen05Op op, Tcgen05Kind kind);
+// gpuprobe_tcgen05_bf16_f32_n256_ss_cg1_lat / _thr (latency: one CTA, or one cluster of 2 for
+// cta_group::2, one MMA per commit; throughput: one CTA per SM, kTcgen05ThroughputPerIteration
+// MMAs per commit); the baselines gpuprobe_tcgen05_baseline_cg1_lat and _cg2_lat.
+std::string tcgen05_kernel_name(Tcgen05Op op, Kind kind);
 std::string tcgen05_baseline_kernel(uint32_t cta_group);
 std::string tcgen05_shape(const Tcgen05OpInfo& info);      // "m128n256k16"
 tensor::TileElem tcgen05_tile_elem(tensor::Tcgen05Type t);
@@ -63,7 +54,7 @@ struct Tcgen05OperandData {
   std::vector<uint32_t> sf_image;
 };
 // Random (seeded) values come from tile_random: exact in the input format; zeros are zeros.
-Tcgen05OperandData make_tcgen05_operands(const Tcgen05OpInfo& info, Tcgen05Operands kind,
+Tcgen05OperandData make_tcgen05_operands(const Tcgen05OpInfo& info, tensor::Operands kind,
                                          uint64_t seed);
 // The stored tile (M rows of tcgen05_tile_row_words words, row-major: f32 or s32 bits, or f16 two
 // per word, column 2j in the low half) holding `values`: what a correct GPU
@@ -78,8 +69,8 @@ tensor::TileCheck check_tcgen05_tile(const Tcgen05OpInfo& info, const Tcgen05Ope
 
 struct Tcgen05Setup {
   Tcgen05Op op = Tcgen05Op::bf16_f32_n256_ss_cg1;
-  Tcgen05Kind kind = Tcgen05Kind::latency;
-  Tcgen05Operands operands = Tcgen05Operands::random;
+  Kind kind = Kind::latency;
+  tensor::Operands operands = tensor::Operands::random;  // the timed launch's (the self-check: random)
   uint32_t ctas = 1;        // latency: cta_group; throughput: one per SM (a multiple of cta_group)
 };
 
@@ -88,28 +79,12 @@ struct Tcgen05Run {
   uint64_t seed = 1;
 };
 
-struct Tcgen05Result {
-  // Latency: the issuing thread's cycles per iteration, the baseline's, and their difference.
-  double cycles_per_iteration = 0;
-  double baseline_cycles = 0;
-  double latency_cycles = 0;
-  // Throughput: per issuing CTA's SM, the FLOP its MMAs did on that SM (all of them for
-  // cta_group::1, half for ::2: the pair's other SM did the other half) over its loop's cycles;
-  // the median SM, the lowest and the highest.
-  double flops_per_clk_per_sm = 0;
-  double flops_per_clk_per_sm_min = 0;
-  double flops_per_clk_per_sm_max = 0;
-  uint32_t sms = 0;                // SMs any CTA ran on
-  tensor::TileCheck self_check;
-  LaunchRecord launch;             // the timed launch
-};
-
 // One launch as a backend makes it: the kernel (an op's _lat/_thr, or the baseline of the op's
 // cta_group when `baseline`), `ctas` CTAs of 128 threads (clusters of cta_group), the operands,
 // whether D is stored.
 struct Tcgen05Launch {
   Tcgen05Op op;
-  Tcgen05Kind kind;
+  Kind kind;
   bool baseline = false;
   uint32_t ctas = 1;
   uint64_t iterations = 1;
@@ -123,20 +98,17 @@ struct Tcgen05LaunchOut {
 };
 using Tcgen05Launcher = std::function<Tcgen05LaunchOut(const Tcgen05Launch&)>;
 
-// The checks every backend makes first: the device is compute capability 10.0 (the kernels are
-// sm_100a code), else Skip; the launch shape. One-line Errors.
+// The checks before any launch, on a GPU or the simulator: the device is compute capability 10.0
+// (the kernels are sm_100a code), else Skip; the launch shape. One-line Errors.
 void check_tcgen05_fits(const Tcgen05Setup& setup, const DeviceInfo& info);
 
 // The whole measurement: the self-check launch (random operands, one MMA, D stored and checked:
 // gpuprobe::Error "self-check failed ..." on a mismatch), the timed launch, the baseline for
-// latency, and the numbers. Every CTA must have run; every issuing CTA ended after it started.
-Tcgen05Result run_tcgen05(const Tcgen05Setup& setup, const Tcgen05Run& run,
-                          const Tcgen05Launcher& launch);
-
-class Tcgen05Ops : public FamilyOps {
- public:
-  static constexpr const char* kFamily = "tensor.tcgen05";
-  virtual Tcgen05Result run(const Tcgen05Setup& setup, const Tcgen05Run& run) = 0;
-};
+// latency, and the numbers (latency: the issuing thread's cycles per iteration, the baseline's and
+// their difference; throughput: per issuing CTA's SM, the FLOP its MMAs did on that SM, all of them
+// for cta_group::1 and half for ::2 (the pair's other SM did the other half), over its loop's
+// cycles; sms: the SMs any CTA ran on). Every CTA must have run; every issuing CTA ended after it
+// started.
+tensor::TensorResult run_tcgen05(const Tcgen05Setup& setup, const Tcgen05Run& run, const Tcgen05Launcher& launch);
 
 }  // namespace gpuprobe::probes
