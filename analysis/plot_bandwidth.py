@@ -20,7 +20,6 @@ Sizes are binary (KiB = 1024 bytes). A model without a bandwidth section, or of 
 gets one line "plot_bandwidth: error: ..." and exit status 1, never a traceback.
 """
 import argparse
-import math
 import os
 import sys
 

@@ -101,7 +101,6 @@ def wrap(items, per_line, indent):
 def wrapper(inp, acc, k, suffix, imm, n, form):
     regs = n // 4 if acc == "f16" else n // 2
     name = f"wgmma_m64n{n}k{k}_{acc}_{inp}_{form}"
-    dlist = ", ".join(f"%{i}" for i in range(regs))
     if form == "ss":
         a_text, a_params, a_ops, nxt = f"%{regs}", "uint64_t a_desc", ['"l"(a_desc)'], regs + 1
     else:

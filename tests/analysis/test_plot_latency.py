@@ -109,7 +109,7 @@ def main():
         r = subprocess.run([args.gpuprobe, "analyze", "--import-csv", csv, "--clock-mhz", "1410",
                             "--out", model], capture_output=True, text=True)
         check(r.returncode == 0, f"gpuprobe analyze failed: {r.stderr.strip()}")
-        levels = [l["name"] for l in json.load(open(model))["memory"]["levels"]]
+        levels = [lv["name"] for lv in json.load(open(model))["memory"]["levels"]]
         check(levels == ["L1", "L2", "L2-far", "DRAM"], f"levels {levels}")
 
         r = subprocess.run([sys.executable, script, model], capture_output=True, text=True)

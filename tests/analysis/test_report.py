@@ -129,7 +129,7 @@ def main():
         check(positions == sorted(positions), "the sections are out of order")
         for line in VERDICT_LINES + PROVENANCE_LINES:
             check(line in lines, f"no line {line!r}")
-        check(not any(l.startswith("| bar.sync latency") for l in
+        check(not any(ln.startswith("| bar.sync latency") for ln in
                       lines[lines.index("## Is my number normal?"):lines.index("## Memory hierarchy")]),
               "a metric without a published counterpart is in the summary")
         check("SIMULATED" not in md, "a measured model got the simulated banner")

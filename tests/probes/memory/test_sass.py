@@ -32,8 +32,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 from sass_tools import (BARE_REGISTER, CONTROL_OPS, MEMORY_OPS, SelfTest, Values, address,  # noqa: E402
-                        hygiene, lines, param_read, run_sass_test, scoreboard,
-                        source_registers)
+                        hygiene, lines, param_read, run_sass_test, scoreboard)
 
 # Where the kernels live, relative to the source tree.
 SOURCES = {
