@@ -21,6 +21,13 @@ function(_gpuprobe_arch_numbers out)
   set(${out} ${nums} PARENT_SCOPE)
 endfunction()
 
+# Every kernel the build compiles must have no spills, no local memory (a stack frame is local
+# memory) and no compiler warning: each is a build error, for every target of the build
+# (tests/probes/test_compile_matrix.py checks the targets the build leaves out, and that these
+# flags are here). Deprecated targets (sm_70 with CUDA 12) are allowed.
+set(GPUPROBE_CUDA_CHECKS -Xptxas=-warn-spills,-warn-lmem-usage -Werror=all-warnings
+    -Wno-deprecated-gpu-targets --resource-usage)
+
 function(gpuprobe_add_cuda_sources harness probes)
   # CUDA code: the harness's kernels (harness/cuda/kernels.cu) and every generic probe kernel
   # (probes/*/*.cu). Host code that calls the runtime is plain C++ (*.cpp) linked with cudart.
@@ -31,8 +38,7 @@ function(gpuprobe_add_cuda_sources harness probes)
   target_link_libraries(${harness} PUBLIC CUDA::cudart_static)
   foreach(t IN ITEMS ${harness} ${probes})
     set_target_properties(${t} PROPERTIES CUDA_ARCHITECTURES "${CMAKE_CUDA_ARCHITECTURES}")
-    target_compile_options(${t} PRIVATE
-      $<$<COMPILE_LANGUAGE:CUDA>:-Xptxas=-warn-spills,-warn-lmem-usage --resource-usage>)
+    target_compile_options(${t} PRIVATE "$<$<COMPILE_LANGUAGE:CUDA>:${GPUPROBE_CUDA_CHECKS}>")
   endforeach()
   set(target ${probes})
 
@@ -63,7 +69,7 @@ function(gpuprobe_add_cuda_sources harness probes)
     set_target_properties(${obj} PROPERTIES CUDA_ARCHITECTURES "${num}${kind}-real")
     # Same includes and definitions as the probes it joins (through the harness).
     target_link_libraries(${obj} PRIVATE ${harness})
-    target_compile_options(${obj} PRIVATE -Xptxas=-warn-spills,-warn-lmem-usage --resource-usage)
+    target_compile_options(${obj} PRIVATE ${GPUPROBE_CUDA_CHECKS})
     # ptxas's wgmma serialisation notes (C7510/C7511/C7517/C7519) fail the build of the unit:
     # a launcher in front of the compiler (and of ccache, whose cache hits replay them).
     set(launcher sh "${_GPUPROBE_CMAKE_DIR}/gpuprobe_ptxas_check.sh")

@@ -1,12 +1,17 @@
 #!/usr/bin/env python3
 """Compile matrix for every generic probe source (probes/*/*.cu) and the capability guard.
 
-Compiles each as a cubin (nvcc -Xptxas -v) for sm_75 80 86 89 90 90a 100 100a 120 120a and
-asserts success, 0 bytes spill stores/loads and a 0-byte stack frame for every kernel. Then
-compiles a kernel that uses GPUPROBE_PTX_REQUIRE(wgmma) for sm_80 and sm_90a: it must fail on
-sm_80 with an error naming the capability, and build on sm_90a.
+The matrix is sm_75 80 86 89 90 90a 100 100a 120 120a. The build compiles the probes for its own
+targets (CMAKE_CUDA_ARCHITECTURES) with a spill, any local memory (a stack frame) or any compiler
+warning as an error (GPUPROBE_CUDA_CHECKS in cmake/GpuprobeCuda.cmake; this test fails if those
+flags leave it), so a built target is proven by the build; this test compiles each source as a
+cubin (nvcc -Xptxas -v) for every other target of the matrix, in parallel, and asserts success,
+0 bytes spill stores/loads, a 0-byte stack frame for every kernel and no warning. Then compiles a
+kernel that uses GPUPROBE_PTX_REQUIRE(wgmma) for sm_80 and sm_90a: it must fail on sm_80 with an
+error naming the capability, and build on sm_90a.
 Prints `compile_matrix: N passed, M failed`; exits non-zero on any failure.
 """
+import concurrent.futures
 import glob
 import os
 import re
@@ -24,6 +29,23 @@ __global__ void needs_wgmma(int* out) {
   *out = 1;
 }
 """
+
+# What cmake/GpuprobeCuda.cmake must pass nvcc for a built target to need no check here.
+BUILD_CHECKS = ["-Xptxas=-warn-spills,-warn-lmem-usage", "-Werror=all-warnings"]
+
+
+def built_targets(build_dir):
+    """The sm_XY targets the build compiled the generic probes for: CMAKE_CUDA_ARCHITECTURES
+    from its CMakeCache.txt (75-real -> sm_75, 90a-real -> sm_90a, 120 -> sm_120)."""
+    try:
+        cache = open(os.path.join(build_dir, "CMakeCache.txt"), encoding="utf-8").read()
+    except OSError:
+        return set()
+    match = re.search(r"^CMAKE_CUDA_ARCHITECTURES:[A-Z]+=(.*)$", cache, re.M)
+    if not match:
+        return set()
+    return {"sm_" + a.split("-")[0] for a in match.group(1).split(";")
+            if a and not a.endswith("-virtual")}
 
 
 def main():
@@ -54,10 +76,24 @@ def main():
                     glob.glob(os.path.join(args.source_dir, "harness", "cuda", "*.cu"))
                     if not re.search(r"\.sm\d+[af]\.cu$", p))
     check(len(probes) >= 2, f"found the probe sources: {probes}")
-    with tempfile.TemporaryDirectory() as tmp:
-        for source, target in ((s, t) for s in probes for t in TARGETS):
+    flags = open(os.path.join(args.source_dir, "cmake", "GpuprobeCuda.cmake"),
+                 encoding="utf-8").read()
+    match = re.search(r"set\(GPUPROBE_CUDA_CHECKS([^)]*)\)", flags)
+    checks = match.group(1).split() if match else []
+    check(all(f in checks for f in BUILD_CHECKS),
+          f"the build compiles with {' '.join(BUILD_CHECKS)} (GPUPROBE_CUDA_CHECKS, "
+          "cmake/GpuprobeCuda.cmake)", f"found {checks}")
+    built = built_targets(args.build_dir)
+    todo = [t for t in TARGETS if t not in built]
+    print(f"compile_matrix: proven by the build (its targets): {' '.join(sorted(built)) or 'none'}")
+    print(f"compile_matrix: compiling here: {' '.join(todo) or 'none'}")
+    with tempfile.TemporaryDirectory() as tmp, \
+            concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 1) as pool:
+        jobs = [(s, t, pool.submit(compile_cubin, args.source_dir, s, t, tmp))
+                for s in probes for t in todo]
+        for source, target, job in jobs:
             rel = os.path.relpath(source, args.source_dir)
-            result, _ = compile_cubin(args.source_dir, source, target, tmp)
+            result, _ = job.result()
             log = result.stdout + result.stderr
             check(result.returncode == 0, f"{rel} builds for {target}", log[-2000:])
             if result.returncode != 0:
