@@ -20,17 +20,6 @@ namespace gpuprobe::sim {
 // (any value: only differences count).
 inline constexpr uint64_t kStartCycles = 1'000'000;
 
-// The entry of a preset's table (Preset::compute, ::tensor, ::sync...) that match(entry) picks,
-// for a family's simulated ops; none throws Skip ("the simulated <preset> has no model of
-// <what>"), which records the point as skipped.
-template <class Model, class Match>
-const Model* model_of(const Preset& p, const std::vector<Model>& table, const std::string& what,
-                      Match match) {
-  const auto it = std::find_if(table.begin(), table.end(), match);
-  if (it == table.end()) skip("the simulated " + p.name + " has no model of " + what);
-  return &*it;
-}
-
 // Faults a test can plant to prove that a probe's self-checks fail loudly.
 struct Faults {
   uint64_t extra_final_hops = 0;   // the walk ends this many hops past where it should

@@ -167,16 +167,9 @@ SyncCosts sync_costs(const sim::Preset& p) {
 }
 
 // slowdown=F: every rate / F, every latency term x F.
-void slow_sync_costs(SyncCosts& costs, double factor) {
-  for (SyncCost& c : costs) {
-    c.rate /= factor;
-    c.latency_cycles *= factor;
-    c.per_doubling_cycles *= factor;
-    c.per_unit_cycles *= factor;
-  }
-}
-
-const sim::PresetTable<SyncCosts> kTables("sync", sync_costs, slow_sync_costs);
+const sim::PresetTable<SyncCosts> kTables("sync", sync_costs, [](SyncCosts& costs, double factor) {
+  slow_op_costs_with(costs, factor, &SyncCost::per_doubling_cycles, &SyncCost::per_unit_cycles);
+});
 
 }  // namespace
 }  // namespace gpuprobe::probes

@@ -230,7 +230,7 @@ TEST_CASE("async launch shapes: what every backend refuses", "[async]") {
   CHECK_THROWS_WITH(probes::parse_async_op("cp_async_cg_8"), Catch::Contains("known: cp_async_ca_4"));
 }
 
-TEST_CASE("async/copy on sim:h100: every op, kind and shape passes its self-check", "[async]") {
+TEST_CASE("async/copy on sim:h100: every op, kind and shape is measured", "[async]") {
   auto device = sim::make_sim_device(sim::find_preset("h100"));
   const auto record = run(*device, {{"iterations", "8"}, {"kind", "all"}, {"chase-hops", "64"}});
   REQUIRE(record["status"] == "ok");
@@ -239,7 +239,8 @@ TEST_CASE("async/copy on sim:h100: every op, kind and shape passes its self-chec
   for (const auto& p : record["series"]) {
     INFO(p.dump());
     REQUIRE_FALSE(p.contains("skipped"));
-    CHECK(p["self_check"] == "passed");
+    // Not `self_check == passed`: the simulator's fingerprints and chase end are the host's
+    // reference, so that check cannot fail here ("async self-check: ..." plants wrong results).
     ops.insert(p["op"].get<std::string>());
     kinds.insert(p["kind"].get<std::string>());
     if (p["kind"] == "chase") ++chase;
@@ -265,7 +266,7 @@ TEST_CASE("async/copy on sim:v100: cp.async, bulk and TMA skipped with the reaso
     INFO(p.dump());
     const std::string op = p["op"];
     if (op.rfind("ld_st", 0) == 0) {
-      CHECK(p["self_check"] == "passed");
+      CHECK(p["latency_cycles"].get<double>() > 0);
     } else {
       REQUIRE(p.contains("skipped"));
       CHECK(p["skipped"].get<std::string>().find(op.rfind("cp_async", 0) == 0 ? "needs sm_80+" : "needs sm_90+") !=
