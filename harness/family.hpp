@@ -87,29 +87,29 @@ struct ProbeProvenance {
 };
 
 struct FamilySpec {
-  std::string name;    // "compute": its folder, its probe ids' prefix, its metric ids' prefix
-  std::string title;   // its report section's heading
+  std::string name{};    // "compute": its folder, its probe ids' prefix, its metric ids' prefix
+  std::string title{};   // its report section's heading
   double order = 0;    // where it runs in run-all and stands in the reports (ascending)
   // The model section its records fill (model[section]); default: the name.
-  std::string section;
+  std::string section{};
   // run-all's runs of a profile (their estimates are filled in from estimate_h100_seconds).
-  std::function<std::vector<PlannedRun>(RunProfile)> plan;
+  std::function<std::vector<PlannedRun>(RunProfile)> plan{};
   // The estimated seconds of a run of `probe` with `params` on an H100 SXM.
-  std::function<double(const std::string& probe, const Params& params)> estimate_h100_seconds;
+  std::function<double(const std::string& probe, const Params& params)> estimate_h100_seconds{};
   // Adds one of its records (a run of one of its probes, not skipped) to its section. Returns why
   // the record gave no result ("" when it did), where the family recorded that itself; a fit that
   // throws is recorded under the section's "errors" (analysis/record_fields.hpp RecordError: the
   // record is unreadable and the analysis stops).
-  std::function<std::string(const nlohmann::json& run, nlohmann::json& section)> add_run;
+  std::function<std::string(const nlohmann::json& run, nlohmann::json& section)> add_run{};
   // Once every record is in, before the roofline (analysis/roofline.hpp) is drawn from the
   // sections: what the family derives from its own section (may be empty).
-  std::function<void(nlohmann::json& model)> finish;
+  std::function<void(nlohmann::json& model)> finish{};
   // After the roofline: what the family derives from the whole model (goodput's predictions).
-  std::function<void(nlohmann::json& model)> after_roofline;
+  std::function<void(nlohmann::json& model)> after_roofline{};
   // Its metrics[] entries from the whole model (the roofline included).
-  std::function<void(const nlohmann::json& model, const MetricSink& add)> metrics;
+  std::function<void(const nlohmann::json& model, const MetricSink& add)> metrics{};
   // The checks behind each of its probes.
-  std::vector<ProbeProvenance> provenance;
+  std::vector<ProbeProvenance> provenance{};
 
   const std::string& section_name() const { return section.empty() ? name : section; }
 };

@@ -47,4 +47,45 @@ struct OpsRegistration {
   }
 };
 
+// The Ops of a family whose one operation is `prepare(setup)` (memory/chase, bandwidth/stream,
+// bandwidth/loaded_latency), on a backend whose prepared run is Prepared(device, setup).
+// check(device, setup), where given, first throws what the backend cannot do.
+namespace detail {
+template <class F>
+struct PrepareOf;
+template <class C, class P, class S>
+struct PrepareOf<std::unique_ptr<P> (C::*)(const S&)> {
+  using Prepared = P;
+  using Setup = S;
+};
+}  // namespace detail
+
+template <class Ops, class Backend, class Prepared>
+class PrepareOps final : public Ops {
+  using Sig = detail::PrepareOf<decltype(&Ops::prepare)>;
+
+ public:
+  using Setup = typename Sig::Setup;
+  using Check = void (*)(Backend& device, const Setup& setup);
+  PrepareOps(Backend& device, Check check) : device_(device), check_(check) {}
+  std::unique_ptr<typename Sig::Prepared> prepare(const Setup& setup) override {
+    if (check_ != nullptr) check_(device_, setup);
+    return std::make_unique<Prepared>(device_, setup);
+  }
+
+ private:
+  Backend& device_;
+  Check check_;
+};
+
+// Registers `backend`'s PrepareOps: `const auto kRegistration = register_prepare_ops<ChaseOps,
+// cuda::CudaDevice, CudaPreparedChase>("cuda", __FILE__);`.
+template <class Ops, class Backend, class Prepared>
+OpsRegistration<Ops> register_prepare_ops(std::string backend, std::string where,
+                                          typename PrepareOps<Ops, Backend, Prepared>::Check check = nullptr) {
+  return OpsRegistration<Ops>(std::move(backend), std::move(where), [check](Device& d) {
+    return std::make_unique<PrepareOps<Ops, Backend, Prepared>>(dynamic_cast<Backend&>(d), check);
+  });
+}
+
 }  // namespace gpuprobe

@@ -41,20 +41,18 @@ std::vector<PlannedRun> runs(RunProfile profile) {
 }
 
 FamilySpec async_family() {
-  FamilySpec f;
-  f.name = "async";
-  f.title = "Asynchronous copies";
-  f.order = 70;
-  f.section = "async_copy";
-  f.plan = runs;
-  f.estimate_h100_seconds = estimate;
-  f.add_run = add_run_by(analysis::add_async_copy_from_run);
-  f.metrics = analysis::async_metrics;
-  f.provenance = {{"async/copy", "probes/async/async.cu",
-                   {compile_matrix_check(), sass_check("tests/probes/async/test_sass.py", "async.cu"),
-                    closed_loop_check("tests/analysis/test_async_model.cpp", "async model closed loop"),
-                    self_check_evidence("probes/async/async.cpp")}}};
-  return f;
+  return {.name = "async",
+          .title = "Asynchronous copies",
+          .order = 70,
+          .section = "async_copy",
+          .plan = runs,
+          .estimate_h100_seconds = estimate,
+          .add_run = add_run_by(analysis::add_async_copy_from_run),
+          .metrics = analysis::async_metrics,
+          .provenance = {generic_probe(
+              "async/copy", "async.cu",
+              closed_loop_check("tests/analysis/test_async_model.cpp", "async model closed loop"),
+              self_check_evidence("probes/async/async.cpp"))}};
 }
 
 const FamilyRegistration kFamily(async_family);

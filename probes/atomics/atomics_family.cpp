@@ -21,19 +21,17 @@ double estimate(const std::string&, const Params& p) {
 }
 
 FamilySpec atomics_family() {
-  FamilySpec f;
-  f.name = "atomics";
-  f.title = "Atomics";
-  f.order = 60;
-  f.plan = [](RunProfile) { return std::vector<PlannedRun>{run("atomics/ops", {}, "atomics_ops.json")}; };
-  f.estimate_h100_seconds = estimate;
-  f.add_run = add_run_by(analysis::add_atomics_from_run);
-  f.metrics = analysis::atomics_metrics;
-  f.provenance = {{"atomics/ops", "probes/atomics/atomics.cu",
-                   {compile_matrix_check(), sass_check("tests/probes/atomics/test_sass.py", "atomics.cu"),
-                    closed_loop_check("tests/analysis/test_atomics_model.cpp", "atomics model closed loop"),
-                    self_check_evidence("probes/common/op_probe.cpp", "p[\"self_check\"] = \"passed\"")}}};
-  return f;
+  return {.name = "atomics",
+          .title = "Atomics",
+          .order = 60,
+          .plan = one_run_plan("atomics/ops", "atomics_ops.json"),
+          .estimate_h100_seconds = estimate,
+          .add_run = add_run_by(analysis::add_atomics_from_run),
+          .metrics = analysis::atomics_metrics,
+          .provenance = {generic_probe(
+              "atomics/ops", "atomics.cu",
+              closed_loop_check("tests/analysis/test_atomics_model.cpp", "atomics model closed loop"),
+              op_layer_self_check())}};
 }
 
 const FamilyRegistration kFamily(atomics_family);

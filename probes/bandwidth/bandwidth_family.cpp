@@ -77,38 +77,29 @@ std::vector<PlannedRun> runs(RunProfile profile) {
               "bandwidth_loaded_latency_dram.json")};
 }
 
-constexpr const char* kStreamPoint = "probes/bandwidth/stream_point.cpp";
 constexpr const char* kClosedLoop = "tests/analysis/test_bandwidth_model.cpp";
-constexpr const char* kReal = "tests/analysis/test_bandwidth_real.cpp";
-constexpr const char* kSass = "tests/probes/bandwidth/test_sass.py";
 
-ProbeProvenance stream(const char* probe, const char* source, const char* kernel_file, const char* real) {
-  return {probe, source,
-          {compile_matrix_check(), sass_check(kSass, kernel_file),
-           closed_loop_check(kClosedLoop, "\"" + std::string(probe) + "\""), real_data_check(kReal, real),
-           self_check_evidence(kStreamPoint)}};
+ProbeProvenance stream(const char* probe, const char* kernel_file, const char* real) {
+  return generic_probe(probe, kernel_file, closed_loop_naming(kClosedLoop, probe),
+                       self_check_evidence("probes/bandwidth/stream_point.cpp"),
+                       {real_data_check("tests/analysis/test_bandwidth_real.cpp", real)});
 }
 
 FamilySpec bandwidth_family() {
-  FamilySpec f;
-  f.name = "bandwidth";
-  f.title = "Bandwidth";
-  f.order = 20;
-  f.plan = runs;
-  f.estimate_h100_seconds = estimate;
-  f.add_run = add_run_by(analysis::add_bandwidth_from_run);
-  f.metrics = analysis::bandwidth_metrics;
-  f.provenance = {
-      stream("bandwidth/l1", "probes/bandwidth/stream.cu", "stream.cu", "gpu-cache/"),
-      stream("bandwidth/l2", "probes/bandwidth/stream.cu", "stream.cu", "gpu-l2-cache/"),
-      stream("bandwidth/dram", "probes/bandwidth/stream.cu", "stream.cu", "gpu-stream/"),
-      stream("bandwidth/shared", "probes/bandwidth/stream_shared.cu", "stream_shared.cu", "gpu-strides/"),
-      {"bandwidth/loaded_latency", "probes/bandwidth/loaded.cu",
-       {compile_matrix_check(), sass_check(kSass, "loaded.cu"),
-        closed_loop_check(kClosedLoop, "\"bandwidth/loaded_latency\""),
-        self_check_evidence("probes/bandwidth/loaded_latency.cpp")}},
-  };
-  return f;
+  return {.name = "bandwidth",
+          .title = "Bandwidth",
+          .order = 20,
+          .plan = runs,
+          .estimate_h100_seconds = estimate,
+          .add_run = add_run_by(analysis::add_bandwidth_from_run),
+          .metrics = analysis::bandwidth_metrics,
+          .provenance = {stream("bandwidth/l1", "stream.cu", "gpu-cache/"),
+                         stream("bandwidth/l2", "stream.cu", "gpu-l2-cache/"),
+                         stream("bandwidth/dram", "stream.cu", "gpu-stream/"),
+                         stream("bandwidth/shared", "stream_shared.cu", "gpu-strides/"),
+                         generic_probe("bandwidth/loaded_latency", "loaded.cu",
+                                       closed_loop_naming(kClosedLoop, "bandwidth/loaded_latency"),
+                                       self_check_evidence("probes/bandwidth/loaded_latency.cpp"))}};
 }
 
 const FamilyRegistration kFamily(bandwidth_family);

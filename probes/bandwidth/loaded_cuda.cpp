@@ -175,21 +175,8 @@ class CudaPreparedLoaded final : public PreparedLoaded {
   DeviceArray<uint32_t> warp_groups_;
 };
 
-class CudaLoadedLatencyOps final : public LoadedLatencyOps {
- public:
-  explicit CudaLoadedLatencyOps(cuda::CudaDevice& gpu) : gpu_(gpu) {}
-  std::unique_ptr<PreparedLoaded> prepare(const LoadedSetup& setup) override {
-    if (setup.chain == nullptr) throw Error("loaded latency: a setup without a chain");
-    return std::make_unique<CudaPreparedLoaded>(gpu_, setup);
-  }
-
- private:
-  cuda::CudaDevice& gpu_;
-};
-
-const OpsRegistration<LoadedLatencyOps> kRegistration("cuda", __FILE__, [](Device& d) {
-  return std::make_unique<CudaLoadedLatencyOps>(dynamic_cast<cuda::CudaDevice&>(d));
-});
+const auto kRegistration = register_prepare_ops<LoadedLatencyOps, cuda::CudaDevice, CudaPreparedLoaded>(
+    "cuda", __FILE__, [](cuda::CudaDevice&, const LoadedSetup& setup) { require_chain(setup); });
 
 }  // namespace
 }  // namespace gpuprobe::probes

@@ -11,6 +11,7 @@
 
 #include "harness/chain.hpp"
 #include "harness/device.hpp"
+#include "harness/error.hpp"
 #include "harness/launch_config.hpp"
 #include "probes/bandwidth/loaded.cuh"
 
@@ -26,6 +27,11 @@ struct LoadedSetup {
   // level whose queue the simulator models. The probe sizes chain and regions to put them there.
   std::string level = "L2";
 };
+
+// A setup without a chain is the caller's error (the backends' prepare checks it first).
+inline void require_chain(const LoadedSetup& setup) {
+  if (setup.chain == nullptr) throw Error("loaded latency: a setup without a chain");
+}
 
 struct LoadedRun {
   // The slot the chase starts from: where the previous run ended, so that a chain larger than

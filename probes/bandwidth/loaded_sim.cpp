@@ -142,23 +142,12 @@ class SimPreparedLoaded final : public PreparedLoaded {
   std::mt19937_64 rng_;
 };
 
-class SimLoadedLatencyOps final : public LoadedLatencyOps {
- public:
-  explicit SimLoadedLatencyOps(sim::SimDevice& device) : device_(device) {}
-  std::unique_ptr<PreparedLoaded> prepare(const LoadedSetup& setup) override {
-    if (device_.preset().bandwidth.empty())
-      throw OpsUnavailable("the simulated " + device_.preset().name + " has no bandwidth model");
-    if (setup.chain == nullptr) throw Error("loaded latency: a setup without a chain");
-    return std::make_unique<SimPreparedLoaded>(device_, setup);
-  }
-
- private:
-  sim::SimDevice& device_;
-};
-
-const OpsRegistration<LoadedLatencyOps> kRegistration(
-    "sim", __FILE__,
-    [](Device& d) { return std::make_unique<SimLoadedLatencyOps>(dynamic_cast<sim::SimDevice&>(d)); });
+const auto kRegistration = register_prepare_ops<LoadedLatencyOps, sim::SimDevice, SimPreparedLoaded>(
+    "sim", __FILE__, [](sim::SimDevice& device, const LoadedSetup& setup) {
+      if (device.preset().bandwidth.empty())
+        throw OpsUnavailable("the simulated " + device.preset().name + " has no bandwidth model");
+      require_chain(setup);
+    });
 
 }  // namespace
 }  // namespace gpuprobe::probes

@@ -188,20 +188,7 @@ class CudaPreparedStream final : public PreparedStream {
   DeviceArray<unsigned long long> checksum_;
 };
 
-class CudaStreamOps final : public StreamOps {
- public:
-  explicit CudaStreamOps(cuda::CudaDevice& gpu) : gpu_(gpu) {}
-  std::unique_ptr<PreparedStream> prepare(const StreamSetup& setup) override {
-    return std::make_unique<CudaPreparedStream>(gpu_, setup);
-  }
-
- private:
-  cuda::CudaDevice& gpu_;
-};
-
-const OpsRegistration<StreamOps> kRegistration("cuda", __FILE__, [](Device& d) {
-  return std::make_unique<CudaStreamOps>(dynamic_cast<cuda::CudaDevice&>(d));
-});
+const auto kRegistration = register_prepare_ops<StreamOps, cuda::CudaDevice, CudaPreparedStream>("cuda", __FILE__);
 
 }  // namespace
 }  // namespace gpuprobe::probes

@@ -179,23 +179,11 @@ class SimPreparedStream final : public PreparedStream {
   std::mt19937_64 rng_;
 };
 
-class SimStreamOps final : public StreamOps {
- public:
-  explicit SimStreamOps(sim::SimDevice& device) : device_(device) {}
-  std::unique_ptr<PreparedStream> prepare(const StreamSetup& setup) override {
-    if (device_.preset().bandwidth.empty())
-      throw OpsUnavailable("the simulated " + device_.preset().name +
-                           " has no bandwidth model");
-    return std::make_unique<SimPreparedStream>(device_, setup);
-  }
-
- private:
-  sim::SimDevice& device_;
-};
-
-const OpsRegistration<StreamOps> kRegistration("sim", __FILE__, [](Device& d) {
-  return std::make_unique<SimStreamOps>(dynamic_cast<sim::SimDevice&>(d));
-});
+const auto kRegistration = register_prepare_ops<StreamOps, sim::SimDevice, SimPreparedStream>(
+    "sim", __FILE__, [](sim::SimDevice& device, const StreamSetup&) {
+      if (device.preset().bandwidth.empty())
+        throw OpsUnavailable("the simulated " + device.preset().name + " has no bandwidth model");
+    });
 
 }  // namespace
 }  // namespace gpuprobe::probes

@@ -340,21 +340,21 @@ const ProbeRegistration kRegistration(compute_probe);
 // ---- the family (harness/family.hpp): its model section and metrics are analysis/compute_model's
 
 FamilySpec compute_family() {
-  FamilySpec f;
-  f.name = kFamily;
-  f.title = "CUDA-core compute";
-  f.order = 30;
-  f.plan = [](RunProfile) { return std::vector<PlannedRun>{plan::run("compute/alu", {}, "compute_alu.json")}; };
-  f.estimate_h100_seconds = [](const std::string&, const Params& p) {
-    return plan::op_points_seconds((p.get_text("op") == "all" ? std::size(kOps) : 1) * plan::kinds(p, "kind", "both"));
-  };
-  f.add_run = add_run_by(analysis::add_compute_from_run);
-  f.metrics = analysis::compute_metrics;
-  f.provenance = {{"compute/alu", "probes/compute/compute.cu",
-                   {compile_matrix_check(), sass_check("tests/probes/compute/test_sass.py", "compute.cu"),
-                    closed_loop_check("tests/analysis/test_compute_model.cpp", "compute model closed loop"),
-                    self_check_evidence("probes/common/op_probe.cpp", "p[\"self_check\"] = \"passed\"")}}};
-  return f;
+  return {.name = kFamily,
+          .title = "CUDA-core compute",
+          .order = 30,
+          .plan = one_run_plan("compute/alu", "compute_alu.json"),
+          .estimate_h100_seconds =
+              [](const std::string&, const Params& p) {
+                return plan::op_points_seconds((p.get_text("op") == "all" ? std::size(kOps) : 1) *
+                                               plan::kinds(p, "kind", "both"));
+              },
+          .add_run = add_run_by(analysis::add_compute_from_run),
+          .metrics = analysis::compute_metrics,
+          .provenance = {generic_probe(
+              "compute/alu", "compute.cu",
+              closed_loop_check("tests/analysis/test_compute_model.cpp", "compute model closed loop"),
+              op_layer_self_check())}};
 }
 
 const FamilyRegistration kFamilyRegistration(compute_family);

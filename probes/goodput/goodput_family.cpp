@@ -24,20 +24,18 @@ double estimate(const std::string&, const Params& p) {
 }
 
 FamilySpec goodput_family() {
-  FamilySpec f;
-  f.name = "goodput";
-  f.title = "Goodput";
-  f.order = 90;
-  f.plan = [](RunProfile) { return std::vector<PlannedRun>{run("goodput/reference", {}, "goodput_reference.json")}; };
-  f.estimate_h100_seconds = estimate;
-  f.add_run = add_run_by(analysis::add_goodput_from_run);
-  f.after_roofline = analysis::add_goodput_predictions;
-  f.metrics = analysis::goodput_metrics;
-  f.provenance = {{"goodput/reference", "probes/goodput/goodput.cu",
-                   {compile_matrix_check(), sass_check("tests/probes/goodput/test_sass.py", "goodput.cu"),
-                    closed_loop_check("tests/analysis/test_goodput_model.cpp", "goodput closed loop"),
-                    self_check_evidence("probes/goodput/goodput_probe.cpp")}}};
-  return f;
+  return {.name = "goodput",
+          .title = "Goodput",
+          .order = 90,
+          .plan = one_run_plan("goodput/reference", "goodput_reference.json"),
+          .estimate_h100_seconds = estimate,
+          .add_run = add_run_by(analysis::add_goodput_from_run),
+          .after_roofline = analysis::add_goodput_predictions,
+          .metrics = analysis::goodput_metrics,
+          .provenance = {
+              generic_probe("goodput/reference", "goodput.cu",
+                            closed_loop_check("tests/analysis/test_goodput_model.cpp", "goodput closed loop"),
+                            self_check_evidence("probes/goodput/goodput_probe.cpp"))}};
 }
 
 const FamilyRegistration kFamily(goodput_family);

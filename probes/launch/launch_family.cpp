@@ -47,27 +47,21 @@ std::vector<PlannedRun> runs(RunProfile profile) {
 }
 
 FamilySpec launch_family() {
-  FamilySpec f;
-  f.name = "launch";
-  f.title = "Launch overheads";
-  f.order = 80;
-  f.plan = runs;
-  f.estimate_h100_seconds = estimate;
-  f.add_run = add_run_by(analysis::add_launch_from_run);
-  f.metrics = analysis::launch_metrics;
-  constexpr const char* kTests = "tests/probes/launch/test_launch.cpp";
-  const auto probe = [&](const char* id, std::vector<CheckEvidence> extra = {}) {
-    ProbeProvenance p{id, "probes/launch/launch.cu",
-                      {compile_matrix_check(), sass_check("tests/probes/launch/test_sass.py", "launch.cu"),
-                       closed_loop_check(kTests, "\"" + std::string(id) + "\"")}};
-    for (auto& e : extra) p.checks.push_back(std::move(e));
-    p.checks.push_back(self_check_evidence("probes/launch/launch_probe.cpp"));
-    return p;
+  const auto probe = [](const char* id, std::vector<CheckEvidence> more = {}) {
+    return generic_probe(id, "launch.cu", closed_loop_naming("tests/probes/launch/test_launch.cpp", id),
+                         self_check_evidence("probes/launch/launch_probe.cpp"), std::move(more));
   };
-  f.provenance = {probe("launch/overhead"), probe("launch/graph"),
-                  probe("launch/small_kernels", {real_data_check("tests/analysis/test_launch_model.cpp",
-                                                                 "/real/gpu-benches/gpu-small-kernels/")})};
-  return f;
+  return {.name = "launch",
+          .title = "Launch overheads",
+          .order = 80,
+          .plan = runs,
+          .estimate_h100_seconds = estimate,
+          .add_run = add_run_by(analysis::add_launch_from_run),
+          .metrics = analysis::launch_metrics,
+          .provenance = {
+              probe("launch/overhead"), probe("launch/graph"),
+              probe("launch/small_kernels", {real_data_check("tests/analysis/test_launch_model.cpp",
+                                                             "/real/gpu-benches/gpu-small-kernels/")})}};
 }
 
 const FamilyRegistration kFamily(launch_family);

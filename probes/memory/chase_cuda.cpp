@@ -156,21 +156,8 @@ class CudaPreparedChase final : public PreparedChase {
   std::unique_ptr<cuda::SmPinning> pinning_;
 };
 
-class CudaChaseOps final : public ChaseOps {
- public:
-  explicit CudaChaseOps(cuda::CudaDevice& gpu) : gpu_(gpu) {}
-  std::unique_ptr<PreparedChase> prepare(const ChaseSetup& setup) override {
-    if (setup.chain == nullptr) throw Error("chase setup without a chain");
-    return std::make_unique<CudaPreparedChase>(gpu_, setup);
-  }
-
- private:
-  cuda::CudaDevice& gpu_;
-};
-
-const OpsRegistration<ChaseOps> kRegistration("cuda", __FILE__, [](Device& d) {
-  return std::make_unique<CudaChaseOps>(dynamic_cast<cuda::CudaDevice&>(d));
-});
+const auto kRegistration = register_prepare_ops<ChaseOps, cuda::CudaDevice, CudaPreparedChase>(
+    "cuda", __FILE__, [](cuda::CudaDevice&, const ChaseSetup& setup) { require_chain(setup); });
 
 }  // namespace
 }  // namespace gpuprobe::probes

@@ -9,6 +9,7 @@
 
 #include "harness/chain.hpp"
 #include "harness/device.hpp"
+#include "harness/error.hpp"
 #include "harness/launch_config.hpp"
 #include "probes/memory/chase.cuh"
 #include "ptx/load_variants.hpp"
@@ -24,6 +25,11 @@ struct ChaseSetup {
   uint32_t sampled_hops = 0;
   int pinned_sm = kAnySm;
 };
+
+// A setup without a chain is the caller's error (the backends' prepare checks it first).
+inline void require_chain(const ChaseSetup& setup) {
+  if (setup.chain == nullptr) throw Error("chase setup without a chain");
+}
 
 // One launch: warmup_hops (at least kChaseHopsPerIteration) untimed, timed_hops (a multiple of
 // kChaseHopsPerIteration) timed, then the setup's sampled hops and kEmptySamples empty samples.

@@ -69,21 +69,8 @@ class SimPreparedChase final : public PreparedChase {
   uint64_t smem_bytes_ = 0;
 };
 
-class SimChaseOps final : public ChaseOps {
- public:
-  explicit SimChaseOps(sim::SimDevice& device) : device_(device) {}
-  std::unique_ptr<PreparedChase> prepare(const ChaseSetup& setup) override {
-    if (setup.chain == nullptr) throw Error("chase setup without a chain");
-    return std::make_unique<SimPreparedChase>(device_, setup);
-  }
-
- private:
-  sim::SimDevice& device_;
-};
-
-const OpsRegistration<ChaseOps> kRegistration("sim", __FILE__, [](Device& d) {
-  return std::make_unique<SimChaseOps>(dynamic_cast<sim::SimDevice&>(d));
-});
+const auto kRegistration = register_prepare_ops<ChaseOps, sim::SimDevice, SimPreparedChase>(
+    "sim", __FILE__, [](sim::SimDevice&, const ChaseSetup& setup) { require_chain(setup); });
 
 }  // namespace
 }  // namespace gpuprobe::probes

@@ -1,6 +1,7 @@
 // The memory family (harness/family.hpp): the pointer chases through the hierarchy, shared memory,
 // line and sector, the TLB; its model section and metrics are analysis/memory_model.cpp's.
 #include "analysis/memory_model.hpp"
+#include "probes/common/family_spec.hpp"
 #include "probes/common/plan.hpp"
 
 namespace gpuprobe::probes {
@@ -64,34 +65,27 @@ std::vector<PlannedRun> runs(RunProfile profile) {
 
 constexpr const char* kChasePoint = "probes/memory/chase_point.cpp";
 constexpr const char* kClosedLoop = "tests/harness/sim/test_closed_loop.cpp";
-constexpr const char* kSass = "tests/probes/memory/test_sass.py";
+
+ProbeProvenance chase(const char* probe, const char* kernel_file, std::vector<CheckEvidence> more = {}) {
+  return generic_probe(probe, kernel_file, closed_loop_naming(kClosedLoop, probe),
+                       self_check_evidence(kChasePoint), std::move(more));
+}
 
 FamilySpec memory_family() {
-  FamilySpec f;
-  f.name = "memory";
-  f.title = "Memory hierarchy";
-  f.order = 10;
-  f.plan = runs;
-  f.estimate_h100_seconds = estimate;
-  f.add_run = analysis::add_memory_from_run;
-  f.finish = analysis::finish_memory;
-  f.metrics = analysis::memory_metrics;
-  f.provenance = {
-      {"memory/chase", "probes/memory/chase.cu",
-       {compile_matrix_check(), sass_check(kSass, "chase.cu"), closed_loop_check(kClosedLoop, "\"memory/chase\""),
-        real_data_check("tests/analysis/test_real_curves.cpp", "/real/gpu-benches/gpu-latency/"),
-        self_check_evidence(kChasePoint)}},
-      {"memory/chase_shared", "probes/memory/chase_shared.cu",
-       {compile_matrix_check(), sass_check(kSass, "chase_shared.cu"),
-        closed_loop_check(kClosedLoop, "\"memory/chase_shared\""), self_check_evidence(kChasePoint)}},
-      {"memory/stride", "probes/memory/chase.cu",
-       {compile_matrix_check(), sass_check(kSass, "chase.cu"), closed_loop_check(kClosedLoop, "\"memory/stride\""),
-        self_check_evidence(kChasePoint)}},
-      {"memory/tlb", "probes/memory/chase.cu",
-       {compile_matrix_check(), sass_check(kSass, "chase.cu"), closed_loop_check(kClosedLoop, "\"memory/tlb\""),
-        self_check_evidence(kChasePoint)}},
-  };
-  return f;
+  return {
+      .name = "memory",
+      .title = "Memory hierarchy",
+      .order = 10,
+      .plan = runs,
+      .estimate_h100_seconds = estimate,
+      .add_run = analysis::add_memory_from_run,
+      .finish = analysis::finish_memory,
+      .metrics = analysis::memory_metrics,
+      .provenance = {
+          chase("memory/chase", "chase.cu",
+                {real_data_check("tests/analysis/test_real_curves.cpp", "/real/gpu-benches/gpu-latency/")}),
+          chase("memory/chase_shared", "chase_shared.cu"), chase("memory/stride", "chase.cu"),
+          chase("memory/tlb", "chase.cu")}};
 }
 
 const FamilyRegistration kFamily(memory_family);

@@ -19,19 +19,17 @@ double estimate(const std::string&, const Params& p) {
 }
 
 FamilySpec sync_family() {
-  FamilySpec f;
-  f.name = "sync";
-  f.title = "Synchronization";
-  f.order = 50;
-  f.plan = [](RunProfile) { return std::vector<PlannedRun>{run("sync/primitives", {}, "sync_primitives.json")}; };
-  f.estimate_h100_seconds = estimate;
-  f.add_run = add_run_by(analysis::add_sync_from_run);
-  f.metrics = analysis::sync_metrics;
-  f.provenance = {{"sync/primitives", "probes/sync/sync.cu",
-                   {compile_matrix_check(), sass_check("tests/probes/sync/test_sass.py", "sync.cu"),
-                    closed_loop_check("tests/analysis/test_sync_model.cpp", "sync model closed loop"),
-                    self_check_evidence("probes/common/op_probe.cpp", "p[\"self_check\"] = \"passed\"")}}};
-  return f;
+  return {.name = "sync",
+          .title = "Synchronization",
+          .order = 50,
+          .plan = one_run_plan("sync/primitives", "sync_primitives.json"),
+          .estimate_h100_seconds = estimate,
+          .add_run = add_run_by(analysis::add_sync_from_run),
+          .metrics = analysis::sync_metrics,
+          .provenance = {
+              generic_probe("sync/primitives", "sync.cu",
+                            closed_loop_check("tests/analysis/test_sync_model.cpp", "sync model closed loop"),
+                            op_layer_self_check())}};
 }
 
 const FamilyRegistration kFamily(sync_family);

@@ -30,32 +30,34 @@ std::vector<PlannedRun> runs(RunProfile profile) {
 }
 
 FamilySpec tensor_family() {
-  FamilySpec f;
-  f.name = "tensor";
-  f.title = "Tensor cores";
-  f.order = 40;
-  f.section = "compute";
-  f.plan = runs;
-  f.estimate_h100_seconds = estimate;
-  f.add_run = add_run_by(analysis::add_compute_from_run);
-  f.metrics = analysis::tensor_metrics;
-  f.provenance = {
-      {"tensor/mma", "probes/tensor/mma.cu",
-       {compile_matrix_check(), sass_check("tests/probes/tensor/test_sass_mma.py", "mma.cu"),
-        closed_loop_check("tests/probes/tensor/test_mma.cpp", "tensor/mma closed loop"),
-        self_check_evidence("probes/tensor/mma.cpp", "{\"self_check\", self_check_json(")}},
-      // The arch-specific units are not in the compile matrix (it compiles the generic
-      // probes/*/*.cu): tensor/wgmma and tensor/tcgen05 do not claim it.
-      {"tensor/wgmma", "probes/tensor/wgmma.sm90a.cu",
-       {sass_check("tests/probes/tensor/test_sass_wgmma.py", "wgmma.sm90a.cu"),
-        closed_loop_check("tests/probes/tensor/test_wgmma.cpp", "recovers their wgmma tables"),
-        self_check_evidence("probes/tensor/wgmma.cpp", "self_check_json(r.first.self_check)")}},
-      {"tensor/tcgen05", "probes/tensor/tcgen05.sm100a.cu",
-       {sass_check("tests/probes/tensor/test_sass_tcgen05.py", "tcgen05.sm100a.cu"),
-        closed_loop_check("tests/probes/tensor/test_tcgen05.cpp", "recovers a preset's tcgen05 table"),
-        self_check_evidence("probes/tensor/tcgen05.cpp", "self_check_json(r.first.self_check)")}},
-  };
-  return f;
+  return {
+      .name = "tensor",
+      .title = "Tensor cores",
+      .order = 40,
+      .section = "compute",
+      .plan = runs,
+      .estimate_h100_seconds = estimate,
+      .add_run = add_run_by(analysis::add_compute_from_run),
+      .metrics = analysis::tensor_metrics,
+      .provenance = {
+          {"tensor/mma",
+           "probes/tensor/mma.cu",
+           {compile_matrix_check(), sass_check("tests/probes/tensor/test_sass_mma.py", "mma.cu"),
+            closed_loop_check("tests/probes/tensor/test_mma.cpp", "tensor/mma closed loop"),
+            self_check_evidence("probes/tensor/mma.cpp", "{\"self_check\", self_check_json(")}},
+          // The arch-specific units are not in the compile matrix (it compiles the generic
+          // probes/*/*.cu): tensor/wgmma and tensor/tcgen05 do not claim it.
+          {"tensor/wgmma",
+           "probes/tensor/wgmma.sm90a.cu",
+           {sass_check("tests/probes/tensor/test_sass_wgmma.py", "wgmma.sm90a.cu"),
+            closed_loop_check("tests/probes/tensor/test_wgmma.cpp", "recovers their wgmma tables"),
+            self_check_evidence("probes/tensor/wgmma.cpp", "self_check_json(r.first.self_check)")}},
+          {"tensor/tcgen05",
+           "probes/tensor/tcgen05.sm100a.cu",
+           {sass_check("tests/probes/tensor/test_sass_tcgen05.py", "tcgen05.sm100a.cu"),
+            closed_loop_check("tests/probes/tensor/test_tcgen05.cpp", "recovers a preset's tcgen05 table"),
+            self_check_evidence("probes/tensor/tcgen05.cpp", "self_check_json(r.first.self_check)")}},
+      }};
 }
 
 const FamilyRegistration kFamily(tensor_family);
