@@ -6,7 +6,7 @@
 
 #include "harness/error.hpp"
 #include "probes/bandwidth/stream_point.hpp"
-#include "probes/memory/chase_point.hpp"
+#include "probes/common/size_sweep.hpp"
 
 namespace gpuprobe::probes {
 namespace {

@@ -7,7 +7,7 @@
 
 #include "harness/error.hpp"
 #include "probes/bandwidth/stream_point.hpp"
-#include "probes/memory/chase_point.hpp"
+#include "probes/common/size_sweep.hpp"
 
 namespace gpuprobe::probes {
 namespace {
@@ -17,16 +17,11 @@ namespace {
 constexpr uint64_t kConcurrencyL1Bytes = 64 << 10;
 
 ProbeSpec l1_probe() {
-  using K = ParamSpec::Kind;
   ProbeSpec p;
   p.id = "bandwidth/l1";
   p.summary = "L1 load bandwidth per SM against each SM's data, and against bytes in flight";
-  p.params = {
-      {"min-window-bytes", K::bytes, "16K", "smallest data per SM", {}},
-      {"max-window-bytes", K::bytes, "0",
-       "largest data per SM (0: twice the shared memory per SM, past any L1)", {}},
-      {"points-per-octave", K::integer, "4", "windows per doubling", {}, kMaxPointsPerOctave},
-  };
+  // A window: the data per SM.
+  p.params = size_sweep_params("window", "16K", "twice the shared memory per SM, past any L1", "4");
   add_stream_params(p.params, "512", "16", "2", "1");
   p.run = [](ProbeContext& ctx) {
     const auto& prm = ctx.params();

@@ -7,7 +7,7 @@
 
 #include "harness/error.hpp"
 #include "probes/bandwidth/stream_point.hpp"
-#include "probes/memory/chase_point.hpp"
+#include "probes/common/size_sweep.hpp"
 
 namespace gpuprobe::probes {
 namespace {
@@ -28,15 +28,10 @@ StreamSetup shared_windows(const DeviceInfo& info, const StreamConfig& c, uint64
 }
 
 ProbeSpec l2_probe() {
-  using K = ParamSpec::Kind;
   ProbeSpec p;
   p.id = "bandwidth/l2";
   p.summary = "L2 load bandwidth (data re-read by other CTAs) against footprint and bytes in flight";
-  p.params = {
-      {"min-footprint-bytes", K::bytes, "1M", "smallest footprint", {}},
-      {"max-footprint-bytes", K::bytes, "0", "largest footprint (0: four times the L2)", {}},
-      {"points-per-octave", K::integer, "6", "footprints per doubling", {}, kMaxPointsPerOctave},
-  };
+  p.params = size_sweep_params("footprint", "1M", "four times the L2", "6");
   add_stream_params(p.params, "256", "16", "4", "4");
   p.run = [](ProbeContext& ctx) {
     const auto& prm = ctx.params();

@@ -52,15 +52,13 @@ ProbeSpec chase_probe() {
   p.id = "memory/chase";
   p.summary = "global-memory latency against footprint (L1/L2/far-L2/DRAM), one load variant; "
               "--sm all: per-SM L2 latency map";
-  p.params = {
-      {"min-footprint-bytes", K::bytes, "1K", "smallest footprint", {}},
-      {"max-footprint-bytes", K::bytes, "0", "largest footprint (0: 4x the L2 size)", {}},
-      {"points-per-octave", K::integer, "8", "footprints per doubling", {}, kMaxPointsPerOctave},
+  p.params = size_sweep_params("footprint", "1K", "4x the L2 size", "8");
+  p.params.insert(p.params.end(), {
       {"slot-bytes", K::bytes, "128", "distance between chain slots (one per cache line)", {}},
       {"seed", K::integer, "1", "seed of the random cycle", {}},
       {"map-near-bytes", K::bytes, "0", "--sm all: the near-L2 footprint (0: L2 / 8)", {}},
       {"map-far-bytes", K::bytes, "0", "--sm all: the far-L2 footprint (0: 3/4 of the L2)", {}},
-  };
+  });
   add_chase_params(p.params, MemorySpace::global, "default", "512", /*sm_all_allowed=*/true);
   p.run = [](ProbeContext& ctx) {
     const auto& prm = ctx.params();

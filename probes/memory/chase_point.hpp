@@ -9,6 +9,7 @@
 
 #include "harness/points.hpp"
 #include "harness/probe.hpp"
+#include "probes/common/size_sweep.hpp"
 #include "probes/memory/chase_ops.hpp"
 
 namespace gpuprobe::probes {
@@ -26,8 +27,6 @@ struct ChaseSettings {
 // and the most hops timed one by one (their samples sit in shared memory).
 inline constexpr uint64_t kMaxTimedHops = uint64_t{1} << 24;
 inline constexpr uint64_t kMaxSampledHops = 16384;
-// The most footprints per doubling a sweep may take.
-inline constexpr uint64_t kMaxPointsPerOctave = 64;
 // The most strides memory/stride sweeps in one run.
 inline constexpr uint64_t kMaxStrides = 32;
 
@@ -49,14 +48,5 @@ nlohmann::json measure_chase(ProbeContext& ctx, const Chain& chain, const ChaseS
 // The footprint sweep of memory/chase and memory/chase_shared: from --min-footprint-bytes to
 // max_bytes at --points-per-octave, one random cycle of --slot-bytes slots (--seed) per point.
 void sweep_random_cycles(ProbeContext& ctx, MemorySpace space, uint64_t max_bytes);
-
-// Footprints from min to max, geometric with points_per_octave, rounded down to a multiple of
-// granularity_bytes, strictly increasing, always including max.
-std::vector<uint64_t> geometric_sweep(uint64_t min_bytes, uint64_t max_bytes,
-                                      uint64_t points_per_octave, uint64_t granularity_bytes);
-
-// Refuses, in one line and before anything runs, a sweep whose largest chain (`bytes`, set by
-// --<param>) does not fit in the device's free memory. The backends check each chase as well.
-void require_free_memory(ProbeContext& ctx, const char* what, uint64_t bytes, const char* param);
 
 }  // namespace gpuprobe::probes

@@ -12,14 +12,11 @@ ProbeSpec chase_shared_probe() {
   ProbeSpec p;
   p.id = "memory/chase_shared";
   p.summary = "shared-memory latency (ld.shared chase) against footprint";
-  p.params = {
-      {"min-footprint-bytes", K::bytes, "1K", "smallest footprint", {}},
-      {"max-footprint-bytes", K::bytes, "0",
-       "largest footprint (0: the block's opt-in shared memory less the sample buffer)", {}},
-      {"points-per-octave", K::integer, "2", "footprints per doubling", {}, kMaxPointsPerOctave},
+  p.params = size_sweep_params("footprint", "1K", "the block's opt-in shared memory less the sample buffer", "2");
+  p.params.insert(p.params.end(), {
       {"slot-bytes", K::bytes, "8", "distance between chain slots", {}},
       {"seed", K::integer, "1", "seed of the random cycle", {}},
-  };
+  });
   add_chase_params(p.params, MemorySpace::shared, "", "512");
   p.run = [](ProbeContext& ctx) {
     const auto& prm = ctx.params();

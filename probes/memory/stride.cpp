@@ -18,14 +18,12 @@ ProbeSpec stride_probe() {
   ProbeSpec p;
   p.id = "memory/stride";
   p.summary = "stride sweep: latency against footprint per stride (line and sector size)";
-  p.params = {
+  p.params = size_sweep_params("footprint", "4K",
+                               "min(8 MiB, L2 / 2): room past the 1 KiB-stride knee, inside L2", "4");
+  p.params.insert(p.params.end(), {
       {"strides-bytes", K::list, "8,16,32,64,128,256,512,1024", "strides to sweep", {}, kMaxStrides},
-      {"min-footprint-bytes", K::bytes, "4K", "smallest footprint", {}},
-      {"max-footprint-bytes", K::bytes, "0",
-       "largest footprint (0: min(8 MiB, L2 / 2): room past the 1 KiB-stride knee, inside L2)", {}},
-      {"points-per-octave", K::integer, "4", "footprints per doubling", {}, kMaxPointsPerOctave},
       {"scatter-seed", K::integer, "1", "seed of the in-block slot offsets (0: slots at block starts)", {}},
-  };
+  });
   add_chase_params(p.params, MemorySpace::global, "default", "0");
   p.run = [](ProbeContext& ctx) {
     const auto& prm = ctx.params();

@@ -19,13 +19,13 @@ ProbeSpec tlb_probe() {
   ProbeSpec p;
   p.id = "memory/tlb";
   p.summary = "TLB sweep: one hop per page over a growing span (reach, miss cost)";
-  p.params = {
+  // No minimum: the sweep starts at one page.
+  p.params = size_sweep_params("span", "", "85% of the free memory", "4");
+  p.params.insert(p.params.end(), {
       {"page-bytes", K::bytes, "2M", "distance between hops (the page size probed)", {}},
-      {"max-span-bytes", K::bytes, "0", "largest span (0: 85% of the free memory)", {}},
-      {"points-per-octave", K::integer, "4", "spans per doubling", {}, kMaxPointsPerOctave},
       {"offset-step-bytes", K::bytes, "136", "extra in-page offset per hop (spreads cache sets)", {}},
       {"seed", K::integer, "1", "seed of the random page order", {}},
-  };
+  });
   add_chase_params(p.params, MemorySpace::global, "cg", "0");
   p.run = [](ProbeContext& ctx) {
     const auto& prm = ctx.params();
