@@ -9,15 +9,10 @@ namespace {
 
 using namespace plan;
 
-// Points per kind, counted in the simulated H100's records.
-constexpr double kLatencyPoints = 34, kThroughputPoints = 44;
-
 double estimate(const std::string&, const Params& p) {
-  const std::string& kind = p.get_text("kind");
-  const double points = (kind != "throughput" ? kLatencyPoints : 0) + (kind != "latency" ? kThroughputPoints : 0);
   const bool all = p.get_text("op") == "all" && p.get_text("pattern") == "all";
   // Atomics under contention are noisy: more repeats.
-  return op_points_seconds(all ? points : kinds(p, "kind", "both"), kNoisyRunsPerPoint);
+  return op_points_seconds(op_kind_points(p, all, 34, 44), kNoisyRunsPerPoint);
 }
 
 FamilySpec atomics_family() {

@@ -81,6 +81,15 @@ inline double op_points_seconds(double points, double runs = kRunsPerPoint) {
 // 2 when the parameter `name` holds `all` (latency and throughput, random and zeros), else 1.
 inline double kinds(const Params& p, const char* name, const char* all) { return p.get_text(name) == all ? 2 : 1; }
 
+// The points of an op-table probe by --kind (latency, throughput or both): with every op, its
+// `latency` and `throughput` points (counted in the simulated H100's records); with one op, one
+// per kind.
+inline double op_kind_points(const Params& p, bool every_op, double latency, double throughput) {
+  const std::string& kind = p.get_text("kind");
+  if (!every_op) return kinds(p, "kind", "both");
+  return (kind != "throughput" ? latency : 0) + (kind != "latency" ? throughput : 0);
+}
+
 inline double geometric_points(uint64_t min_bytes, uint64_t max_bytes, uint64_t ppo, uint64_t grain) {
   return static_cast<double>(geometric_sweep(min_bytes, max_bytes, ppo, grain).size());
 }

@@ -9,13 +9,8 @@ namespace {
 
 using namespace plan;
 
-// Points per kind, counted in the simulated H100's records.
-constexpr double kLatencyPoints = 53, kThroughputPoints = 27;
-
 double estimate(const std::string&, const Params& p) {
-  const std::string& kind = p.get_text("kind");
-  const double ops = (kind != "throughput" ? kLatencyPoints : 0) + (kind != "latency" ? kThroughputPoints : 0);
-  return op_points_seconds(p.get_text("op") == "all" ? ops : kinds(p, "kind", "both"));
+  return op_points_seconds(op_kind_points(p, p.get_text("op") == "all", 53, 27));
 }
 
 FamilySpec sync_family() {
