@@ -47,6 +47,15 @@ struct OpsRegistration {
   }
 };
 
+// Registers `backend`'s Ops as Impl(device), Impl's constructor taking the backend's device
+// (cuda::CudaDevice&, sim::SimDevice&): `const auto kRegistration = register_ops<LaunchOps,
+// SimLaunchOps, sim::SimDevice>("sim", __FILE__);`.
+template <class Ops, class Impl, class Backend>
+OpsRegistration<Ops> register_ops(std::string backend, std::string where) {
+  return OpsRegistration<Ops>(std::move(backend), std::move(where),
+                              [](Device& d) { return std::make_unique<Impl>(dynamic_cast<Backend&>(d)); });
+}
+
 // The Ops of a family whose one operation is `prepare(setup)` (memory/chase, bandwidth/stream,
 // bandwidth/loaded_latency), on a backend whose prepared run is Prepared(device, setup).
 // check(device, setup), where given, first throws what the backend cannot do.

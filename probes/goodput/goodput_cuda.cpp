@@ -354,9 +354,7 @@ class CudaGoodputOps final : public GoodputOps {
   Cublas::Handle cublas_handle_ = nullptr;
 };
 
-const OpsRegistration<GoodputOps> kRegistration("cuda", __FILE__, [](Device& d) {
-  return std::make_unique<CudaGoodputOps>(dynamic_cast<cuda::CudaDevice&>(d));
-});
+const auto kRegistration = register_ops<GoodputOps, CudaGoodputOps, cuda::CudaDevice>("cuda", __FILE__);
 
 }  // namespace
 }  // namespace gpuprobe::probes

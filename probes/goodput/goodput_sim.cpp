@@ -113,9 +113,7 @@ class SimGoodputOps final : public GoodputOps {
   std::mt19937_64 rng_{0x600d};
 };
 
-const OpsRegistration<GoodputOps> kRegistration("sim", __FILE__, [](Device& d) {
-  return std::make_unique<SimGoodputOps>(dynamic_cast<sim::SimDevice&>(d));
-});
+const auto kRegistration = register_ops<GoodputOps, SimGoodputOps, sim::SimDevice>("sim", __FILE__);
 
 }  // namespace
 }  // namespace gpuprobe::probes

@@ -424,9 +424,7 @@ class CudaLaunchOps final : public LaunchOps {
   cuda::CudaDevice& gpu_;
 };
 
-const OpsRegistration<LaunchOps> kRegistration("cuda", __FILE__, [](Device& d) {
-  return std::make_unique<CudaLaunchOps>(dynamic_cast<cuda::CudaDevice&>(d));
-});
+const auto kRegistration = register_ops<LaunchOps, CudaLaunchOps, cuda::CudaDevice>("cuda", __FILE__);
 
 }  // namespace
 }  // namespace gpuprobe::probes

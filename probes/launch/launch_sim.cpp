@@ -150,9 +150,7 @@ class SimLaunchOps final : public LaunchOps {
   std::mt19937_64 rng_{0x1a0c4};
 };
 
-const OpsRegistration<LaunchOps> kRegistration("sim", __FILE__, [](Device& d) {
-  return std::make_unique<SimLaunchOps>(dynamic_cast<sim::SimDevice&>(d));
-});
+const auto kRegistration = register_ops<LaunchOps, SimLaunchOps, sim::SimDevice>("sim", __FILE__);
 
 }  // namespace
 }  // namespace gpuprobe::probes
