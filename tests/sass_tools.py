@@ -139,6 +139,28 @@ def loops(instructions):
     return found
 
 
+def innermost_loop_holding(instructions, holds):
+    """The smallest loop (first, last) holding an instruction for which holds(ins), or None."""
+    found = [(a, b) for a, b in loops(instructions)
+             if any(holds(instructions[k]) for k in range(a, b + 1))]
+    return min(found, key=lambda ab: ab[1] - ab[0]) if found else None
+
+
+def expected_loops(checker, where, instructions, expect, main_loops, heavy, what):
+    """The opening of a table kernel's checks: hygiene, then (expect None) the kernel must trap,
+    else main_loops(instructions, expect) must find expect.loops_count loops `what` (`hold the
+    copies`). Returns those loops, or None where nothing more is to be checked."""
+    hygiene(checker, where, instructions)
+    if expect is None:
+        check_traps(checker, where, instructions, heavy)
+        return None
+    chosen = main_loops(instructions, expect)
+    if not checker.check(len(chosen) == expect.loops_count, f"{where}: {expect.loops_count} loop(s) {what}",
+                         f"found {len(chosen)}", "count"):
+        return None
+    return chosen
+
+
 def lines(instructions):
     return " | ".join(f"/*{i['address']:04x}*/ {i['text']}" for i in instructions)
 

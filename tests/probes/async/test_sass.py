@@ -30,7 +30,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 from sass_tools import (CONTROL_OPS, MEMORY_OPS, SelfTest, arch_number, check_table,  # noqa: E402
-                        check_traps, def_ops, hygiene, lines, loops, param_read, parse_sass,
+                        def_ops, expected_loops, lines, loops, param_read, parse_sass,
                         run_sass_test)
 
 LOG = "sass_async"
@@ -158,14 +158,8 @@ def main_loops(instructions, expect):
 
 def check_kernel(checker, where, instructions, expect):
     """Every assertion on one kernel; expect None: the kernel must trap."""
-    hygiene(checker, where, instructions)
-    if expect is None:
-        check_traps(checker, where, instructions, HEAVY)
-        return
-    chosen = main_loops(instructions, expect)
-    if not checker.check(len(chosen) == expect.loops_count,
-                         f"{where}: {expect.loops_count} loop(s) hold the copies",
-                         f"found {len(chosen)}", "count"):
+    chosen = expected_loops(checker, where, instructions, expect, main_loops, HEAVY, "hold the copies")
+    if chosen is None:
         return
     for first, last in chosen:
         # ptxas pads a DEPBAR with never-executed loads (@!PT LDS RZ, [RZ]): not instructions.

@@ -37,7 +37,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 from sass_tools import (CONTROL_OPS, MEMORY_OPS, SelfTest, Values, address, arch_number,  # noqa: E402
-                        hygiene, lines, loops, param_read, run_sass_test)
+                        hygiene, innermost_loop_holding, lines, loops, param_read, run_sass_test)
 
 LOG = "sass_bandwidth"
 SOURCES = {"stream": os.path.join("probes", "bandwidth", "stream.cu"),
@@ -154,13 +154,6 @@ def loaded_constants(source_dir):
     if not hops or not ilp:
         raise SystemExit(f"{LOG}: kLoadedHopsPerIteration or kLoadedIlp not found in {path}")
     return int(hops.group(1)), int(ilp.group(1))
-
-
-def innermost_loop_holding(instructions, holds):
-    """(first, last) of the innermost loop with an instruction for which holds(ins), or None."""
-    found = [(a, b) for a, b in loops(instructions)
-             if any(holds(instructions[k]) for k in range(a, b + 1))]
-    return min(found, key=lambda ab: ab[1] - ab[0]) if found else None
 
 
 def check_loaded_chase(checker, where, instructions, hops):

@@ -20,7 +20,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-from sass_tools import SelfTest, arch_number, check_table, lines, loops, matches, run_sass_test  # noqa: E402
+from sass_tools import (SelfTest, arch_number, check_table, innermost_loop_holding, lines, matches, run_sass_test)
 
 LOG = "sass_goodput"
 SOURCES = {"goodput": os.path.join("probes", "goodput", "goodput.cu")}
@@ -31,12 +31,6 @@ TILE_HMMA, TILE_LDS = 64, 64
 
 KERNELS = ["gpuprobe_goodput_fill", "gpuprobe_goodput_triad_verify", "gpuprobe_goodput_fill_words",
            "gpuprobe_goodput_triad", "gpuprobe_goodput_reduce", "gpuprobe_goodput_tile", "gpuprobe_goodput_chain"]
-
-
-def innermost(instructions, holds):
-    """The smallest loop (a, b) holding an instruction for which holds(ins) is true, or None."""
-    found = [(a, b) for a, b in loops(instructions) if any(holds(instructions[k]) for k in range(a, b + 1))]
-    return min(found, key=lambda ab: ab[1] - ab[0]) if found else None
 
 
 def count(body, cls):
@@ -50,7 +44,7 @@ def check_kernel(checker, where, name, instructions, sm):
     checker.check(not calls, f"{where}: no call", lines(calls), "hygiene")
 
     if name == "gpuprobe_goodput_triad":
-        loop = innermost(instructions, lambda i: i["opcode"] == "FFMA")
+        loop = innermost_loop_holding(instructions, lambda i: i["opcode"] == "FFMA")
         if checker.check(loop is not None, f"{where}: a loop holds the triad's FFMA", "", "triad"):
             body = instructions[loop[0]:loop[1] + 1]
             for cls, want in (("LDG.E.128", 2), ("FFMA", 4), ("STG.E.128", 1)):
@@ -60,7 +54,7 @@ def check_kernel(checker, where, name, instructions, sm):
             narrow = [i for i in body if i["opcode"] in {"LDG", "STG"} and "128" not in i["modifiers"]]
             checker.check(not narrow, f"{where}: only 128-bit global accesses in the loop", lines(narrow), "triad")
     elif name == "gpuprobe_goodput_reduce":
-        loop = innermost(instructions, lambda i: i["opcode"] == "LDG")
+        loop = innermost_loop_holding(instructions, lambda i: i["opcode"] == "LDG")
         if checker.check(loop is not None, f"{where}: a loop holds the reduction's loads", "", "reduce"):
             body = instructions[loop[0]:loop[1] + 1]
             got = [i for i in body if i["opcode"] == "LDG" and "128" in i["modifiers"]]
@@ -76,7 +70,7 @@ def check_kernel(checker, where, name, instructions, sm):
             checker.check(bool(traps) and not hmma, f"{where}: traps below sm_80 (no m16n8k16 f16), no HMMA",
                           lines(hmma), "tile")
             return
-        loop = innermost(instructions, lambda i: i["opcode"] == "HMMA")
+        loop = innermost_loop_holding(instructions, lambda i: i["opcode"] == "HMMA")
         if checker.check(loop is not None, f"{where}: a loop holds the HMMAs", "", "tile"):
             body = instructions[loop[0]:loop[1] + 1]
             mmas = count(body, "HMMA.16816.F32")

@@ -31,7 +31,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 from sass_tools import (CONTROL_OPS, MEMORY_OPS, SelfTest, arch_number, check_table,  # noqa: E402
-                        check_traps, def_ops, hygiene, lines, loops, matches, param_read,
+                        def_ops, expected_loops, lines, loops, matches, param_read,
                         run_sass_test)
 
 LOG = "sass_sync"
@@ -177,14 +177,9 @@ def main_loops(instructions, expect):
 
 def check_kernel(checker, where, instructions, expect):
     """Every assertion on one kernel; expect None: the kernel must trap."""
-    hygiene(checker, where, instructions)
-    if expect is None:
-        check_traps(checker, where, instructions, HEAVY)
-        return
-    chosen = main_loops(instructions, expect)
-    if not checker.check(len(chosen) == expect.loops_count,
-                         f"{where}: {expect.loops_count} loop(s) hold the op's instructions",
-                         f"found {len(chosen)}", "count"):
+    chosen = expected_loops(checker, where, instructions, expect, main_loops, HEAVY,
+                            "hold the op's instructions")
+    if chosen is None:
         return
     for first, last in chosen:
         body = instructions[first:last + 1]
