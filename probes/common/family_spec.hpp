@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/family.hpp"
+#include "probes/common/plan.hpp"
 
 namespace gpuprobe::probes {
 
@@ -23,7 +24,7 @@ inline std::function<std::string(const nlohmann::json&, nlohmann::json&)> add_ru
 // FamilySpec::plan of a family that runs one probe, with its defaults, in either profile.
 inline std::function<std::vector<PlannedRun>(RunProfile)> one_run_plan(std::string probe, std::string file) {
   return [probe = std::move(probe), file = std::move(file)](RunProfile) {
-    return std::vector<PlannedRun>{PlannedRun{probe, {}, file, 0}};
+    return std::vector<PlannedRun>{plan::run(probe, {}, file)};
   };
 }
 

@@ -9,7 +9,7 @@
 
 #include "harness/family.hpp"
 #include "harness/params.hpp"
-#include "probes/memory/chase_point.hpp"
+#include "probes/common/size_sweep.hpp"
 
 namespace gpuprobe::probes::plan {
 
