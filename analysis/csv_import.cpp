@@ -12,6 +12,7 @@
 #include <system_error>
 #include <vector>
 
+#include "analysis/input_file.hpp"
 #include "harness/error.hpp"
 #include "harness/stats.hpp"
 
@@ -23,10 +24,6 @@ std::string_view trim(std::string_view s) {
   if (first == std::string_view::npos) return {};
   const auto last = s.find_last_not_of(" \t\r\n");
   return s.substr(first, last - first + 1);
-}
-
-[[noreturn]] void fail(const std::string& path, std::size_t line, const std::string& problem) {
-  throw Error(path + ":" + std::to_string(line) + ": " + problem);
 }
 
 // Fields of one line, trimmed, as views into it (no copies: a million-row file is read in well
@@ -64,12 +61,6 @@ std::optional<double> parse_number(std::string_view field) {
   return v;
 }
 
-std::ifstream open_or_fail(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw Error(path + ": cannot open the file");
-  return in;
-}
-
 // The table layer every CSV reader shares: a file read line by line, its header (the first line
 // neither blank nor a comment) naming the columns, then one data row at a time, each checked to
 // hold the header's field count. Every problem is one line "path:line: problem".
@@ -78,17 +69,21 @@ class CsvTable {
   // `accepted` names the header(s) the caller takes, for the message when the first line holds
   // numbers instead of names.
   CsvTable(const std::string& path, const std::string& accepted) : path_(path), in_(open_or_fail(path)) {
-    if (!next_line()) fail(path_, std::max<std::size_t>(line_no_, 1), "missing header: the file has no data");
+    if (!next_line())
+      fail_at_line(path_, std::max<std::size_t>(line_no_, 1), "missing header: the file has no data");
     header_line_ = line_no_;
     header_hint_ = separator_hint(line_);
     if (parse_number(fields_.front()))
-      fail(path_, line_no_, "missing header: the first line must name the columns (" + accepted + ")");
+      fail_at_line(path_, line_no_,
+                   "missing header: the first line must name the columns (" + accepted + ")");
     header_.assign(fields_.begin(), fields_.end());
     for (std::size_t c = 0; c < header_.size(); ++c) {
       if (header_[c].empty())
-        fail(path_, line_no_, "empty column name in the header (column " + std::to_string(c + 1) + ")" + header_hint_);
+        fail_at_line(path_, line_no_,
+                     "empty column name in the header (column " + std::to_string(c + 1) + ")" + header_hint_);
       for (std::size_t d = 0; d < c; ++d)
-        if (header_[d] == header_[c]) fail(path_, line_no_, "column '" + header_[c] + "' appears twice");
+        if (header_[d] == header_[c])
+          fail_at_line(path_, line_no_, "column '" + header_[c] + "' appears twice");
     }
   }
 
@@ -99,7 +94,7 @@ class CsvTable {
   std::size_t line() const { return line_no_; }
   // A failure on the header line, with the separator hint when the header seems to use another.
   [[noreturn]] void fail_header(const std::string& problem) const {
-    fail(path_, header_line_, problem + header_hint_);
+    fail_at_line(path_, header_line_, problem + header_hint_);
   }
 
   std::optional<std::size_t> find_column(std::string_view name) const {
@@ -117,27 +112,32 @@ class CsvTable {
   bool next_row() {
     if (!next_line()) return false;
     if (fields_.size() != header_.size()) {
-      fail(path_, line_no_, "expected " + std::to_string(header_.size()) + " fields as in the header, got " +
-                                std::to_string(fields_.size()) + separator_hint(line_));
+      fail_at_line(path_, line_no_,
+                   "expected " + std::to_string(header_.size()) + " fields as in the header, got " +
+                       std::to_string(fields_.size()) + separator_hint(line_));
     }
     return true;
   }
   // Column c of the current row: a finite number, not negative.
   double number(std::size_t c) const {
     const auto v = parse_number(fields_[c]);
-    if (!v) fail(path_, line_no_, "column '" + header_[c] + "': '" + std::string(fields_[c]) + "' is not a number");
-    if (*v < 0) fail(path_, line_no_, "column '" + header_[c] + "': " + std::string(fields_[c]) + " is negative");
+    if (!v)
+      fail_at_line(path_, line_no_,
+                   "column '" + header_[c] + "': '" + std::string(fields_[c]) + "' is not a number");
+    if (*v < 0)
+      fail_at_line(path_, line_no_,
+                   "column '" + header_[c] + "': " + std::string(fields_[c]) + " is negative");
     return *v;
   }
   // Column c of the current row as text, not empty.
   std::string text(std::size_t c) const {
-    if (fields_[c].empty()) fail(path_, line_no_, "column '" + header_[c] + "' is empty");
+    if (fields_[c].empty()) fail_at_line(path_, line_no_, "column '" + header_[c] + "' is empty");
     return std::string(fields_[c]);
   }
   // Column c of the current row: a finite number above 0.
   double positive(std::size_t c) const {
     const double v = number(c);
-    if (v == 0) fail(path_, line_no_, "column '" + header_[c] + "': must be positive, got 0");
+    if (v == 0) fail_at_line(path_, line_no_, "column '" + header_[c] + "': must be positive, got 0");
     return v;
   }
 
@@ -208,8 +208,9 @@ template <class P, class X>
 std::vector<P> sorted_points(std::vector<Numbered<P>> rows, X x_of, const char* x_name, std::size_t min_rows,
                              bool unique, const std::string& path, std::size_t last_line) {
   if (rows.size() < min_rows) {
-    fail(path, last_line, "too few rows: " + std::to_string(rows.size()) + " (need at least " +
-                              std::to_string(min_rows) + ")");
+    fail_at_line(
+        path, last_line,
+        "too few rows: " + std::to_string(rows.size()) + " (need at least " + std::to_string(min_rows) + ")");
   }
   const auto by_x = [&](const Numbered<P>& a, const Numbered<P>& b) { return x_of(a.point) < x_of(b.point); };
   if (!std::is_sorted(rows.begin(), rows.end(), by_x)) std::stable_sort(rows.begin(), rows.end(), by_x);
@@ -221,7 +222,7 @@ std::vector<P> sorted_points(std::vector<Numbered<P>> rows, X x_of, const char* 
       const auto& earlier = rows[i].line > rows[i - 1].line ? rows[i - 1] : rows[i];
       std::ostringstream what;
       what << "duplicate " << x_name << " " << x_of(later.point) << " (also on line " << earlier.line << ")";
-      fail(path, later.line, what.str());
+      fail_at_line(path, later.line, what.str());
     }
     points.push_back(rows[i].point);
   }
@@ -358,11 +359,12 @@ std::vector<std::pair<std::string, std::vector<SmallKernelPoint>>> read_small_ke
     if (it == methods.end()) it = methods.insert(methods.end(), {method, {}});
     it->second.push_back({bytes, time_s});
   }
-  if (methods.empty()) fail(path, table.line(), "too few rows: 0 (need at least 3 per method)");
+  if (methods.empty()) fail_at_line(path, table.line(), "too few rows: 0 (need at least 3 per method)");
   for (const auto& [method, points] : methods)
     if (points.size() < kMinBandwidthRows)
-      fail(path, table.line(), "method '" + method + "' has " + std::to_string(points.size()) +
-                                   " rows (need at least 3)");
+      fail_at_line(
+          path, table.line(),
+          "method '" + method + "' has " + std::to_string(points.size()) + " rows (need at least 3)");
   return methods;
 }
 
@@ -379,7 +381,7 @@ Curve read_gpubenches_latency(const std::string& path) {
     const std::string line(trim(raw));
     if (line.empty()) continue;
     if (!seen_clock) {
-      if (line.rfind("clock:", 0) != 0) fail(path, line_no, "expected the 'clock:' line first");
+      if (line.rfind("clock:", 0) != 0) fail_at_line(path, line_no, "expected the 'clock:' line first");
       seen_clock = true;
       continue;
     }
@@ -388,13 +390,15 @@ Curve read_gpubenches_latency(const std::string& path) {
     for (std::string s; fields >> s;) f.push_back(s);
     // 5 columns (2024 files), or 8: the 2025 files add the median, p5 and p95 cycles.
     if (f.size() != 5 && f.size() != 8) {
-      fail(path, line_no,
-           "expected 5 columns (iters clock_MHz footprint_KiB dt cycles) or 8 (and median p5 p95 "
-           "cycles), got " + std::to_string(f.size()));
+      fail_at_line(path, line_no,
+                   "expected 5 columns (iters clock_MHz footprint_KiB dt cycles) or 8 (and median p5 p95 "
+                   "cycles), got " +
+                       std::to_string(f.size()));
     }
     if (!rows.empty() && f.size() != columns) {
-      fail(path, line_no, std::to_string(f.size()) + " columns after rows of " +
-                              std::to_string(columns) + ": one file holds one format");
+      fail_at_line(path, line_no,
+                   std::to_string(f.size()) + " columns after rows of " + std::to_string(columns) +
+                       ": one file holds one format");
     }
     columns = f.size();
     double v[8];
@@ -402,14 +406,15 @@ Curve read_gpubenches_latency(const std::string& path) {
                                           "cycles", "median", "p5", "p95"};
     for (std::size_t c = 0; c < f.size(); ++c) {
       const auto parsed = parse_number(f[c]);
-      if (!parsed) fail(path, line_no, std::string(kNames[c]) + ": '" + f[c] + "' is not a number");
-      if (*parsed <= 0) fail(path, line_no, std::string(kNames[c]) + ": " + f[c] + " must be positive");
+      if (!parsed) fail_at_line(path, line_no, std::string(kNames[c]) + ": '" + f[c] + "' is not a number");
+      if (*parsed <= 0)
+        fail_at_line(path, line_no, std::string(kNames[c]) + ": " + f[c] + " must be positive");
       v[c] = *parsed;
     }
     // The percentiles are not used (the mean, column 5, is what the 2024 files have too), but a
     // row whose p5 > median or median > p95 is not what the suite writes.
     if (f.size() == 8 && !(v[6] <= v[5] && v[5] <= v[7])) {
-      fail(path, line_no, "p5 " + f[6] + " <= median " + f[5] + " <= p95 " + f[7] + " does not hold");
+      fail_at_line(path, line_no, "p5 " + f[6] + " <= median " + f[5] + " <= p95 " + f[7] + " does not hold");
     }
     Numbered<CurvePoint> row;
     row.line = line_no;
@@ -419,7 +424,8 @@ Curve read_gpubenches_latency(const std::string& path) {
     clocks.push_back(v[1]);
     rows.push_back(row);
   }
-  if (!seen_clock) fail(path, std::max<std::size_t>(line_no, 1), "empty file: expected the 'clock:' line");
+  if (!seen_clock)
+    fail_at_line(path, std::max<std::size_t>(line_no, 1), "empty file: expected the 'clock:' line");
   Curve curve;
   curve.x_name = "footprint_bytes";
   curve.points = sorted_points(std::move(rows), [](const CurvePoint& p) { return p.x; }, "footprint_bytes",

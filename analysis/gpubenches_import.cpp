@@ -11,6 +11,7 @@
 #include <system_error>
 #include <vector>
 
+#include "analysis/input_file.hpp"
 #include "harness/error.hpp"
 
 namespace gpuprobe::analysis {
@@ -18,16 +19,6 @@ namespace {
 
 constexpr double kKiB = 1024.0;
 constexpr double kGBps = 1e9;
-
-[[noreturn]] void fail(const std::string& path, std::size_t line, const std::string& problem) {
-  throw Error(path + ":" + std::to_string(line) + ": " + problem);
-}
-
-std::ifstream open_or_fail(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw Error(path + ": cannot open the file");
-  return in;
-}
 
 std::vector<std::string> tokens_of(const std::string& line) {
   std::istringstream s(line);
@@ -59,7 +50,7 @@ std::vector<Quantity> quantities(const std::vector<std::string>& tokens, const s
     } else if (!q.empty() && q.back().unit.empty()) {
       q.back().unit = t;
     } else {
-      fail(path, line, "'" + t + "' is neither a number nor the unit of one");
+      fail_at_line(path, line, "'" + t + "' is neither a number nor the unit of one");
     }
   }
   return q;
@@ -68,15 +59,17 @@ std::vector<Quantity> quantities(const std::vector<std::string>& tokens, const s
 void expect_units(const std::vector<Quantity>& q, const std::vector<std::string>& units,
                   const std::string& path, std::size_t line) {
   if (q.size() < units.size() || q.size() > units.size() + 4) {
-    fail(path, line, "expected " + std::to_string(units.size()) + " columns and up to 4 counters, got " +
-                         std::to_string(q.size()) + " values");
+    fail_at_line(path, line,
+                 "expected " + std::to_string(units.size()) + " columns and up to 4 counters, got " +
+                     std::to_string(q.size()) + " values");
   }
   for (std::size_t i = 0; i < q.size(); ++i) {
     const std::string& want = i < units.size() ? units[i] : "GB/s";
     if (q[i].unit != want)
-      fail(path, line, "column " + std::to_string(i + 1) + ": expected unit '" + want + "', got '" +
-                           q[i].unit + "'");
-    if (q[i].value < 0) fail(path, line, "column " + std::to_string(i + 1) + " is negative");
+      fail_at_line(
+          path, line,
+          "column " + std::to_string(i + 1) + ": expected unit '" + want + "', got '" + q[i].unit + "'");
+    if (q[i].value < 0) fail_at_line(path, line, "column " + std::to_string(i + 1) + " is negative");
   }
 }
 
@@ -94,7 +87,7 @@ std::vector<double> clock_samples(const std::vector<std::string>& t, const std::
   for (std::size_t i = 1; i < t.size(); ++i) {
     const auto num = number_prefix(t[i]);
     if (!num || !num->second.empty() || !(num->first > 0))
-      fail(path, line, "clock sample '" + t[i] + "' is not a positive number");
+      fail_at_line(path, line, "clock sample '" + t[i] + "' is not a positive number");
     v.push_back(num->first);
   }
   return v;
@@ -117,19 +110,19 @@ std::vector<double> read_quantity_rows(const std::string& path, Row row) {
     const auto t = tokens_of(raw);
     if (t.empty()) continue;
     if (!starts_with_number(t)) {
-      if (rows > 0) fail(path, line, "a header or text line after the data rows");
+      if (rows > 0) fail_at_line(path, line, "a header or text line after the data rows");
       if (t.front() == "clock:") clocks = clock_samples(t, path, line);
       continue;
     }
     row(quantities(t, path, line), line);
     ++rows;
   }
-  if (rows == 0) fail(path, std::max<std::size_t>(line, 1), "no data rows");
+  if (rows == 0) fail_at_line(path, std::max<std::size_t>(line, 1), "no data rows");
   return clocks;
 }
 
 void check_increasing(double prev, double now, const std::string& path, std::size_t line) {
-  if (!(now > prev)) fail(path, line, "the footprint must increase from row to row");
+  if (!(now > prev)) fail_at_line(path, line, "the footprint must increase from row to row");
 }
 
 }  // namespace
@@ -145,7 +138,7 @@ GpuBenchesCacheFile read_gpubenches_cache(const std::string& path) {
     r.spread_percent = q[2].value;
     r.bandwidth_bytes_per_s = q[3].value * kGBps;
     if (!(r.footprint_bytes > 0) || !(r.bandwidth_bytes_per_s > 0))
-      fail(path, line, "footprint and bandwidth must be positive");
+      fail_at_line(path, line, "footprint and bandwidth must be positive");
     check_increasing(prev, r.footprint_bytes, path, line);
     prev = r.footprint_bytes;
     r.counters = counters_from(q, 4);
@@ -166,7 +159,7 @@ std::vector<GpuBenchesL2Row> read_gpubenches_l2_cache(const std::string& path) {
     r.spread_percent = q[3].value;
     r.bandwidth_bytes_per_s = q[4].value * kGBps;
     if (!(r.footprint_bytes > 0) || !(r.bandwidth_bytes_per_s > 0))
-      fail(path, line, "footprint and bandwidth must be positive");
+      fail_at_line(path, line, "footprint and bandwidth must be positive");
     check_increasing(prev, r.footprint_bytes, path, line);
     prev = r.footprint_bytes;
     r.counters = counters_from(q, 5);
@@ -185,51 +178,54 @@ GpuBenchesStreamFile read_gpubenches_stream(const std::string& path) {
     const auto t = tokens_of(raw);
     if (t.empty()) continue;
     const auto bar = raw.find('|');
-    if (bar == std::string::npos) fail(path, line, "expected '|' between the row's settings and its bandwidths");
+    if (bar == std::string::npos)
+      fail_at_line(path, line, "expected '|' between the row's settings and its bandwidths");
     if (!starts_with_number(t)) {
-      if (!file.kernels.empty() || !file.rows.empty()) fail(path, line, "a second header line");
+      if (!file.kernels.empty() || !file.rows.empty()) fail_at_line(path, line, "a second header line");
       file.kernels = tokens_of(raw.substr(bar + 1));
-      if (file.kernels.empty()) fail(path, line, "the header names no kernel after '|'");
+      if (file.kernels.empty()) fail_at_line(path, line, "the header names no kernel after '|'");
       continue;
     }
-    if (file.kernels.empty()) fail(path, line, "a data row before the header naming the kernels");
+    if (file.kernels.empty()) fail_at_line(path, line, "a data row before the header naming the kernels");
     auto left = tokens_of(raw.substr(0, bar));
     auto right = tokens_of(raw.substr(bar + 1));
     if (!right.empty() && right.front() == "GB/s:") right.erase(right.begin());
     if (left.size() == 4 && left[3] == "%") left.pop_back();
-    if (left.size() != 3) fail(path, line, "expected 'blockSize threads occupancy %' before '|'");
+    if (left.size() != 3) fail_at_line(path, line, "expected 'blockSize threads occupancy %' before '|'");
     double v[3];
     for (int c = 0; c < 3; ++c) {
       const auto num = number_prefix(left[static_cast<std::size_t>(c)]);
       if (!num || !(num->second.empty() || (c == 2 && num->second == "%")) || !(num->first > 0))
-        fail(path, line, "'" + left[static_cast<std::size_t>(c)] + "' is not a positive number");
+        fail_at_line(path, line, "'" + left[static_cast<std::size_t>(c)] + "' is not a positive number");
       v[c] = num->first;
     }
     if (right.size() != file.kernels.size())
-      fail(path, line, "expected " + std::to_string(file.kernels.size()) + " bandwidths, got " +
-                           std::to_string(right.size()));
+      fail_at_line(path, line,
+                   "expected " + std::to_string(file.kernels.size()) + " bandwidths, got " +
+                       std::to_string(right.size()));
     GpuBenchesStreamRow r;
     r.block_size = static_cast<int>(v[0]);
     r.threads = static_cast<long long>(v[1]);
     r.occupancy_percent = v[2];
     if (r.block_size != v[0] || r.threads != v[1] || r.threads % r.block_size != 0)
-      fail(path, line, "threads must be a whole multiple of the block size");
+      fail_at_line(path, line, "threads must be a whole multiple of the block size");
     const int sms = static_cast<int>(r.threads / r.block_size);
     if (file.sm_count != 0 && sms != file.sm_count)
-      fail(path, line, "threads / blockSize = " + std::to_string(sms) + " SMs, earlier rows " +
-                           std::to_string(file.sm_count));
+      fail_at_line(path, line,
+                   "threads / blockSize = " + std::to_string(sms) + " SMs, earlier rows " +
+                       std::to_string(file.sm_count));
     file.sm_count = sms;
     if (!file.rows.empty() && !(r.block_size > file.rows.back().block_size))
-      fail(path, line, "the block size must increase from row to row");
+      fail_at_line(path, line, "the block size must increase from row to row");
     for (const auto& s : right) {
       const auto num = number_prefix(s);
       if (!num || !num->second.empty() || !(num->first > 0))
-        fail(path, line, "bandwidth '" + s + "' is not a positive number");
+        fail_at_line(path, line, "bandwidth '" + s + "' is not a positive number");
       r.bandwidth_bytes_per_s.push_back(num->first * kGBps);
     }
     file.rows.push_back(r);
   }
-  if (file.rows.empty()) fail(path, std::max<std::size_t>(line, 1), "no data rows");
+  if (file.rows.empty()) fail_at_line(path, std::max<std::size_t>(line, 1), "no data rows");
   return file;
 }
 
@@ -243,36 +239,39 @@ GpuBenchesStridesFile read_gpubenches_strides(const std::string& path) {
     const auto t = tokens_of(raw);
     if (t.empty()) continue;
     if (t.front() == "clock:") {
-      if (!file.rows.empty()) fail(path, line, "the clock line must come first");
+      if (!file.rows.empty()) fail_at_line(path, line, "the clock line must come first");
       file.clock_mhz_samples = clock_samples(t, path, line);
       continue;
     }
-    if (t.size() < 6) fail(path, line, "expected 'type mode stride arg cycles bytes_per_cycle [counters]'");
+    if (t.size() < 6)
+      fail_at_line(path, line, "expected 'type mode stride arg cycles bytes_per_cycle [counters]'");
     GpuBenchesStrideRow r;
     r.type = t[0];
     if (r.type == "float") r.word_bytes = 4;
     else if (r.type == "double") r.word_bytes = 8;
-    else fail(path, line, "type '" + r.type + "' is neither float nor double");
+    else fail_at_line(path, line, "type '" + r.type + "' is neither float nor double");
     r.mode = t[1];
-    if (r.mode != "stride" && r.mode != "block") fail(path, line, "mode '" + r.mode + "' is neither stride nor block");
+    if (r.mode != "stride" && r.mode != "block")
+      fail_at_line(path, line, "mode '" + r.mode + "' is neither stride nor block");
     std::vector<double> v;
     for (std::size_t c = 2; c < t.size(); ++c) {
       const auto num = number_prefix(t[c]);
       if (!num || !num->second.empty() || num->first < 0)
-        fail(path, line, "'" + t[c] + "' is not a non-negative number");
+        fail_at_line(path, line, "'" + t[c] + "' is not a non-negative number");
       v.push_back(num->first);
     }
     if (v[0] != std::floor(v[0]) || v[1] != std::floor(v[1]))
-      fail(path, line, "stride and argument must be whole numbers");
+      fail_at_line(path, line, "stride and argument must be whole numbers");
     r.stride = static_cast<int>(v[0]);
     r.arg = static_cast<int>(v[1]);
     r.cycles = v[2];
     r.bytes_per_cycle = v[3];
-    if (!(r.cycles > 0) || !(r.bytes_per_cycle > 0)) fail(path, line, "cycles and bytes per cycle must be positive");
+    if (!(r.cycles > 0) || !(r.bytes_per_cycle > 0))
+      fail_at_line(path, line, "cycles and bytes per cycle must be positive");
     r.counters.assign(v.begin() + 4, v.end());
     file.rows.push_back(r);
   }
-  if (file.rows.empty()) fail(path, std::max<std::size_t>(line, 1), "no data rows");
+  if (file.rows.empty()) fail_at_line(path, std::max<std::size_t>(line, 1), "no data rows");
   return file;
 }
 
@@ -290,21 +289,26 @@ std::vector<GpuBenchesRooflineRow> read_gpubenches_roofline(const std::string& p
     const bool preamble_line = (t.size() == 1 && t[0].find_first_not_of("0123456789") == std::string::npos) ||
                                (t.front() == "--" && t.back() == "--");
     if (preamble_line) {
-      if (!rows.empty()) fail(path, line, "'" + raw + "' between data rows: expected 'device blocks its Fl/B GB/s GF/s Mhz W C'");
+      if (!rows.empty())
+        fail_at_line(path, line,
+                     "'" + raw + "' between data rows: expected 'device blocks its Fl/B GB/s GF/s Mhz W C'");
       continue;
     }
     const auto q = quantities(t, path, line);
     if (q.size() != kUnits.size())
-      fail(path, line, "expected 9 values (device blocks its Fl/B GB/s GF/s Mhz W degC), got " +
-                           std::to_string(q.size()));
+      fail_at_line(
+          path, line,
+          "expected 9 values (device blocks its Fl/B GB/s GF/s Mhz W degC), got " + std::to_string(q.size()));
     for (std::size_t i = 0; i < q.size(); ++i) {
       if (q[i].unit != kUnits[i])
-        fail(path, line, "column " + std::to_string(i + 1) + ": expected unit '" + kUnits[i] + "', got '" +
-                             q[i].unit + "'");
-      if (q[i].value < 0) fail(path, line, "column " + std::to_string(i + 1) + " is negative");
+        fail_at_line(path, line,
+                     "column " + std::to_string(i + 1) + ": expected unit '" + kUnits[i] + "', got '" +
+                         q[i].unit + "'");
+      if (q[i].value < 0) fail_at_line(path, line, "column " + std::to_string(i + 1) + " is negative");
     }
     for (std::size_t i : {0, 1, 2})
-      if (q[i].value != std::floor(q[i].value)) fail(path, line, "device, blocks and its must be whole numbers");
+      if (q[i].value != std::floor(q[i].value))
+        fail_at_line(path, line, "device, blocks and its must be whole numbers");
     GpuBenchesRooflineRow r;
     r.device = static_cast<int>(q[0].value);
     r.blocks = static_cast<int>(q[1].value);
@@ -316,10 +320,10 @@ std::vector<GpuBenchesRooflineRow> read_gpubenches_roofline(const std::string& p
     r.watts = q[7].value;
     r.temperature_c = q[8].value;
     if (!(r.flop_per_byte > 0) || !(r.bytes_per_s > 0) || !(r.flop_per_s > 0) || !(r.sm_clock_mhz > 0))
-      fail(path, line, "Fl/B, GB/s, GF/s and Mhz must be positive");
+      fail_at_line(path, line, "Fl/B, GB/s, GF/s and Mhz must be positive");
     rows.push_back(r);
   }
-  if (rows.empty()) fail(path, std::max<std::size_t>(line, 1), "no data rows");
+  if (rows.empty()) fail_at_line(path, std::max<std::size_t>(line, 1), "no data rows");
   return rows;
 }
 

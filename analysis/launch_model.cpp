@@ -15,6 +15,7 @@
 
 #include "analysis/metric_fields.hpp"
 #include "analysis/record_fields.hpp"
+#include "analysis/input_file.hpp"
 #include "harness/error.hpp"
 
 namespace gpuprobe::analysis {
@@ -43,10 +44,6 @@ json measured(const json& p, const std::string& where) {
   if (p.contains("ci95_ns")) m["ci95_ns"] = p["ci95_ns"];
   if (p.contains("repeats")) m["repeats"] = p["repeats"];
   return m;
-}
-
-[[noreturn]] void fail(const std::string& path, std::size_t line, const std::string& problem) {
-  throw Error(path + ":" + std::to_string(line) + ": " + problem);
 }
 
 }  // namespace
@@ -183,8 +180,7 @@ std::string small_kernel_method_of_file(const std::string& path) {
 }
 
 SmallKernelFile read_gpubenches_small_kernels(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw Error(path + ": cannot open the file");
+  std::ifstream in = open_or_fail(path);
   SmallKernelFile file;
   file.method = small_kernel_method_of_file(path);
   std::string raw;
@@ -200,22 +196,25 @@ SmallKernelFile read_gpubenches_small_kernels(const std::string& path) {
     if (in.eof() && !raw.empty() && t.size() < (columns ? columns : 8)) break;
     // doubles, "<n>kB", then one GB/s per block size: 6 (2024 layout) or 9 (the older one).
     if (t.size() != 8 && t.size() != 11)
-      fail(path, line, "expected doubles, kB and 6 or 9 bandwidths, got " + std::to_string(t.size()) +
-                           " columns");
+      fail_at_line(
+          path, line,
+          "expected doubles, kB and 6 or 9 bandwidths, got " + std::to_string(t.size()) + " columns");
     if (columns != 0 && t.size() != columns)
-      fail(path, line, std::to_string(t.size()) + " columns after rows of " + std::to_string(columns) +
-                           ": one file holds one layout");
+      fail_at_line(path, line,
+                   std::to_string(t.size()) + " columns after rows of " + std::to_string(columns) +
+                       ": one file holds one layout");
     columns = t.size();
     if (t[1].size() < 3 || t[1].compare(t[1].size() - 2, 2, "kB") != 0)
-      fail(path, line, "column 2: '" + t[1] + "' is not a size in kB");
+      fail_at_line(path, line, "column 2: '" + t[1] + "' is not a size in kB");
     double values[11];
     for (std::size_t c = 0; c < t.size(); ++c) {
       if (c == 1) continue;
       double v = 0;
       const auto [end, ec] = std::from_chars(t[c].data(), t[c].data() + t[c].size(), v);
       if (ec != std::errc() || end != t[c].data() + t[c].size() || !std::isfinite(v))
-        fail(path, line, "column " + std::to_string(c + 1) + ": '" + t[c] + "' is not a number");
-      if (!(v > 0)) fail(path, line, "column " + std::to_string(c + 1) + ": " + t[c] + " must be positive");
+        fail_at_line(path, line, "column " + std::to_string(c + 1) + ": '" + t[c] + "' is not a number");
+      if (!(v > 0))
+        fail_at_line(path, line, "column " + std::to_string(c + 1) + ": " + t[c] + " must be positive");
       values[c] = v;
     }
     const double best_gbps = *std::max_element(values + 2, values + t.size());
@@ -223,8 +222,8 @@ SmallKernelFile read_gpubenches_small_kernels(const std::string& path) {
     file.points.push_back({bytes, bytes / (best_gbps * 1e9)});
   }
   if (file.points.size() < 3)
-    fail(path, std::max<std::size_t>(line, 1),
-         "too few rows: " + std::to_string(file.points.size()) + " (need at least 3)");
+    fail_at_line(path, std::max<std::size_t>(line, 1),
+                 "too few rows: " + std::to_string(file.points.size()) + " (need at least 3)");
   return file;
 }
 
