@@ -17,6 +17,8 @@
 #include "probes/async/async.hpp"
 #include "probes/sync/sync.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 using namespace gpuprobe;
 
 namespace {
@@ -161,3 +163,5 @@ TEST_CASE("async model: a point without its numbers is a one-line error under th
   run["series"][0]["kind"] = "sideways";
   CHECK_THROWS_WITH(analysis::add_async_copy_from_run(run, section), Catch::Contains("not latency, throughput, chase or multicast"));
 }
+
+}  // namespace GPUPROBE_TEST_FILE

@@ -13,6 +13,8 @@
 #include "probes/atomics/atomics.hpp"
 #include "probes/common/op_costs.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 using namespace gpuprobe;
 
 TEST_CASE("atomics model closed loop: every preset's latencies and rates come back", "[atomics][model]") {
@@ -74,3 +76,5 @@ TEST_CASE("atomics model: a point without its numbers is an error of the section
   REQUIRE(model["atomics"].contains("errors"));
   CHECK(model["atomics"]["errors"]["atomics/ops"].get<std::string>().find("latency_cycles") != std::string::npos);
 }
+
+}  // namespace GPUPROBE_TEST_FILE

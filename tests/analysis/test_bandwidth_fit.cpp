@@ -11,6 +11,8 @@
 #include "harness/error.hpp"
 #include "harness/littles_law.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 using namespace gpuprobe::analysis;
 namespace ll = gpuprobe::littles_law;
 
@@ -488,3 +490,5 @@ TEST_CASE("bank conflicts: the peak comes from conflict-free strides, within 3% 
   CHECK(fit.peak_bytes_per_cycle_per_sm == 64.0);
   CHECK(joined(fit.reasons).find("no conflict-free stride") != std::string::npos);
 }
+
+}  // namespace GPUPROBE_TEST_FILE

@@ -15,6 +15,8 @@
 #include "harness/probe.hpp"
 #include "harness/sim/sim_device.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 using namespace gpuprobe;
 
 namespace {
@@ -255,3 +257,5 @@ TEST_CASE("loaded latency: measured points replace the curve the concurrency swe
     CHECK(model["bandwidth"]["L2"]["concurrency"]["loaded_latency"].is_object());
   }
 }
+
+}  // namespace GPUPROBE_TEST_FILE

@@ -11,6 +11,8 @@
 #include "analysis/bandwidth_fit.hpp"
 #include "analysis/gpubenches_import.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 using namespace gpuprobe::analysis;
 
 namespace {
@@ -212,3 +214,5 @@ TEST_CASE("gpu-strides: the A40's 64 B/clk path hides 2-way conflicts of floats"
     if (s.stride_elements == 32) CHECK(s.degree == 16);
   }
 }
+
+}  // namespace GPUPROBE_TEST_FILE

@@ -16,6 +16,8 @@
 #include "harness/sim/sim_device.hpp"
 #include "probes/common/op_costs.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 using namespace gpuprobe;
 
 TEST_CASE("compute model closed loop: every preset's rates and latencies come back", "[compute][model]") {
@@ -81,3 +83,5 @@ TEST_CASE("compute model: a point without its numbers is an error under the prob
   CHECK_THROWS_WITH(analysis::add_compute_from_run(run, compute),
                     Catch::Contains("series[0] has no number ops_per_clk_per_sm"));
 }
+
+}  // namespace GPUPROBE_TEST_FILE

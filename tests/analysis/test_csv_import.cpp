@@ -17,6 +17,8 @@
 #include "harness/error.hpp"
 #include "harness/littles_law.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 using namespace gpuprobe::analysis;
 
 namespace {
@@ -537,3 +539,5 @@ TEST_CASE("imported bandwidth curves: repeated x are medians, dense curves are b
   CHECK(d["points"].size() <= kMaxFootprintFitPoints);
   CHECK(d["measured_top_bytes_per_s"].get<double>() == Approx(2e12).epsilon(0.01));
 }
+
+}  // namespace GPUPROBE_TEST_FILE

@@ -5,6 +5,8 @@
 
 #include "harness/error.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 using namespace gpuprobe::analysis;
 
 namespace {
@@ -70,3 +72,5 @@ TEST_CASE("bin_curve: a bin's median ignores one wild point", "[analysis][curve]
   CHECK(b.curve.points[1].latency_cycles == 80);
   CHECK_THROWS_AS(bin_curve(c, 0), gpuprobe::Error);
 }
+
+}  // namespace GPUPROBE_TEST_FILE

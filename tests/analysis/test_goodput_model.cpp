@@ -12,6 +12,8 @@
 #include "harness/probe.hpp"
 #include "harness/sim/sim_device.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 using namespace gpuprobe;
 using namespace gpuprobe::analysis;
 using nlohmann::json;
@@ -177,3 +179,5 @@ TEST_CASE("goodput closed loop: the model fitted on sim:h100 predicts each refer
   CHECK(kernels[2]["bound"] == "tensor");
   CHECK(model["goodput"]["cublas"]["skipped"] == "no cuBLAS on a simulated device");
 }
+
+}  // namespace GPUPROBE_TEST_FILE

@@ -9,6 +9,8 @@
 #include "analysis/gpubenches_import.hpp"
 #include "harness/error.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 using namespace gpuprobe::analysis;
 
 namespace {
@@ -138,3 +140,5 @@ TEST_CASE("gpu-benches readers: malformed files give one line with path:line",
         ":1: expected 'type mode stride arg cycles bytes_per_cycle [counters]'");
   CHECK_THROWS_WITH(read_gpubenches_cache("/nonexistent/x.txt"), Catch::Contains("cannot open"));
 }
+
+}  // namespace GPUPROBE_TEST_FILE

@@ -11,6 +11,8 @@
 #include "harness/error.hpp"
 #include "tests/analysis/synthetic_curves.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 using namespace gpuprobe::analysis;
 using gpuprobe::analysis::testing::make_curve;
 using gpuprobe::analysis::testing::SyntheticSpec;
@@ -346,3 +348,5 @@ TEST_CASE("fit_hierarchy: stability is the share of resampled fits that find the
     CHECK(l.stability == 1);
   }
 }
+
+}  // namespace GPUPROBE_TEST_FILE

@@ -9,6 +9,8 @@
 #include "analysis/hierarchy_fit.hpp"
 #include "tests/analysis/synthetic_curves.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 using namespace gpuprobe::analysis;
 using gpuprobe::analysis::testing::make_curve;
 using gpuprobe::analysis::testing::SyntheticSpec;
@@ -222,3 +224,5 @@ TEST_CASE("fit rules: of two plateaus less than 6% apart with a bump between, th
     CHECK_THAT(r->reason, Catch::Contains("within 6% of, or below, the"));
   }
 }
+
+}  // namespace GPUPROBE_TEST_FILE

@@ -18,6 +18,8 @@
 #include "analysis/machine_model.hpp"
 #include "harness/error.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 using namespace gpuprobe;
 using namespace gpuprobe::analysis;
 
@@ -221,3 +223,5 @@ TEST_CASE("analyze --import-csv of a small-kernel curve: the launch section and 
   CHECK(text_out == "gpuprobe: error: --clock-mhz, --sm-count, --first-level and --ends-in do not apply to "
                     "small-kernel curves (" + csv + ")\n");
 }
+
+}  // namespace GPUPROBE_TEST_FILE

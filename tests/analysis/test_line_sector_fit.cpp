@@ -7,6 +7,8 @@
 #include "analysis/hierarchy_fit.hpp"
 #include "harness/error.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 using namespace gpuprobe::analysis;
 
 namespace {
@@ -64,3 +66,5 @@ TEST_CASE("fit_line_and_sector: rejects too few or duplicate strides", "[analysi
   CHECK_THROWS_WITH(fit_line_and_sector(sweep(128, 32, {32, 64})), Catch::Contains("at least 3"));
   CHECK_THROWS_WITH(fit_line_and_sector(sweep(128, 32, {32, 64, 64})), Catch::Contains("appears twice"));
 }
+
+}  // namespace GPUPROBE_TEST_FILE

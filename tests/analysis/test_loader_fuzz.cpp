@@ -24,6 +24,8 @@
 #include "harness/error.hpp"
 #include "harness/results.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
@@ -314,3 +316,5 @@ TEST_CASE("fuzz: run records, mutated as text and as trees, never crash the mode
   }
   CHECK(n >= 100);
 }
+
+}  // namespace GPUPROBE_TEST_FILE

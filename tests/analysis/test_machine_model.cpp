@@ -6,6 +6,8 @@
 #include "tests/analysis/synthetic_curves.hpp"
 #include "harness/error.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 using namespace gpuprobe;
 
 namespace {
@@ -303,3 +305,5 @@ TEST_CASE("a record of each probe family routes to its section, and a failing on
   CHECK(m["sources"].back()["error"] == "gpuprobe has no analysis for probe 'memory/nonsense'");
   CHECK_FALSE(m["memory"].contains("paths"));
 }
+
+}  // namespace GPUPROBE_TEST_FILE

@@ -20,6 +20,8 @@
 #include "harness/results.hpp"
 #include "harness/sim/sim_device.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 using namespace gpuprobe;
 using json = nlohmann::json;
 
@@ -363,3 +365,5 @@ TEST_CASE("provenance: every registered probe has an entry, and every claim's te
   CHECK(analysis::checks_for("no/such").empty());
   CHECK(analysis::checks_for("tensor/wgmma") == std::vector<std::string>{"sass", "sim-closed-loop", "gpu-self-check"});
 }
+
+}  // namespace GPUPROBE_TEST_FILE

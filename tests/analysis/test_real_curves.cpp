@@ -11,6 +11,8 @@
 #include "analysis/csv_import.hpp"
 #include "analysis/hierarchy_fit.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 using namespace gpuprobe::analysis;
 
 namespace {
@@ -393,3 +395,5 @@ TEST_CASE("real curves without L1: first level L2 names the first plateau L2 and
     CHECK(names_of(as_l1) != s.names);
   }
 }
+
+}  // namespace GPUPROBE_TEST_FILE

@@ -15,6 +15,8 @@
 #include "harness/sim/sim_device.hpp"
 #include "probes/common/op_costs.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 using namespace gpuprobe;
 using json = nlohmann::json;
 
@@ -274,3 +276,5 @@ TEST_CASE("roofline closed loop: a model from sim:h100 runs gives the preset's F
         Approx(f32_truth / dram_truth).epsilon(0.05));
   CHECK(has_line(r["missing"], "no memory ceiling for L2, L1, shared"));
 }
+
+}  // namespace GPUPROBE_TEST_FILE

@@ -16,6 +16,8 @@
 #include "analysis/roofline_fit.hpp"
 #include "harness/error.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 using namespace gpuprobe::analysis;
 
 namespace {
@@ -196,3 +198,5 @@ TEST_CASE("intensity-sweep CSV: malformed files get one line with path and line"
     std::filesystem::remove(path);
   }
 }
+
+}  // namespace GPUPROBE_TEST_FILE

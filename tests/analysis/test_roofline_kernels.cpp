@@ -14,6 +14,8 @@
 #include "analysis/roofline_kernels.hpp"
 #include "harness/error.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 using namespace gpuprobe;
 using Catch::Contains;
 
@@ -221,3 +223,5 @@ TEST_CASE("ncu import (--ncu-csv): malformed exports are one line naming the fil
     CHECK(e.find('\n') == std::string::npos);
   }
 }
+
+}  // namespace GPUPROBE_TEST_FILE

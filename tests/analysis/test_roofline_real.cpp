@@ -9,6 +9,8 @@
 #include "analysis/gpubenches_import.hpp"
 #include "analysis/roofline_fit.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 using namespace gpuprobe::analysis;
 
 namespace {
@@ -70,3 +72,5 @@ TEST_CASE("gpu-roofline: the L40's two devices, capped differently, give one FLO
   CHECK(d0.throttled);
   CHECK(d0.stated_clock_mhz < 1800);
 }
+
+}  // namespace GPUPROBE_TEST_FILE

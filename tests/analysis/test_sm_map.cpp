@@ -10,6 +10,8 @@
 #include "harness/results.hpp"
 #include "harness/sim/sim_device.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 using namespace gpuprobe;
 
 namespace {
@@ -71,3 +73,5 @@ TEST_CASE("sm map: the simulated h100-sxm reproduces the real map SM by SM", "[s
     CHECK(sm["l2_cycles"].get<double>() == Approx(real_near[sm["sm"]]).margin(2.0));
   }
 }
+
+}  // namespace GPUPROBE_TEST_FILE

@@ -14,6 +14,8 @@
 #include "harness/sim/sim_device.hpp"
 #include "probes/sync/sync.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 using namespace gpuprobe;
 
 TEST_CASE("sync model closed loop: every preset's latencies, sweeps and rates come back", "[sync][model]") {
@@ -97,3 +99,5 @@ TEST_CASE("sync model: a point without its numbers is an error under the probe, 
   CHECK(model["sync"]["errors"]["sync/primitives"].get<std::string>().find("ops_per_clk_per_sm") !=
         std::string::npos);
 }
+
+}  // namespace GPUPROBE_TEST_FILE

@@ -5,6 +5,8 @@
 #include "analysis/hierarchy_fit.hpp"
 #include "harness/error.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 using namespace gpuprobe::analysis;
 
 namespace {
@@ -81,3 +83,5 @@ TEST_CASE("fit_tlb: a miss cost of a few percent is still a level", "[analysis][
   CHECK(fit.levels[0].miss_cost_cycles == Approx(10.7).epsilon(0.05));
   CHECK(fit.levels[0].reach_bytes / page == Approx(128).epsilon(0.19));
 }
+
+}  // namespace GPUPROBE_TEST_FILE

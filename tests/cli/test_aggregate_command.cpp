@@ -17,6 +17,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/cli/gpuprobe_run.hpp"
+
+namespace GPUPROBE_TEST_FILE {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -25,44 +29,20 @@ using json = nlohmann::json;
 const fs::path kFixtures = fs::path(GPUPROBE_TEST_DATA_DIR) / "aggregate";
 
 // A folder of its own under /tmp for one test's outputs, gone when the test ends.
-class TempDir {
- public:
-  TempDir() {
-    char name[] = "/tmp/gpuprobe-aggregate-XXXXXX";
-    path_ = ::mkdtemp(name);
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  fs::path operator/(const std::string& name) const { return path_ / name; }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
+struct TempDir : gpuprobe::test::Scratch {
+  TempDir() : Scratch("aggregate") {}
+  const fs::path& path() const { return dir; }
 };
 
-std::string text_of(const fs::path& file) {
-  std::ifstream in(file);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-struct Outcome {
-  int rc = -1;
-  std::string out, err;
-};
+using gpuprobe::test::slurp;
+using Outcome = gpuprobe::test::Result;
 
 // `gpuprobe ARGS` started in `cwd` (inputs named relative to it); stdout and stderr land in `tmp`.
-Outcome gpuprobe(const fs::path& cwd, const std::string& args, const TempDir& tmp) {
-  const std::string command = "cd '" + cwd.string() + "' && '" + GPUPROBE_EXE + "' " + args + " >'" +
-                              (tmp / "stdout").string() + "' 2>'" + (tmp / "stderr").string() + "'";
-  const int status = std::system(command.c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, text_of(tmp / "stdout"), text_of(tmp / "stderr")};
+Outcome run_in(const fs::path& cwd, const std::string& args, const TempDir& tmp) {
+  return gpuprobe::test::run_gpuprobe(tmp, args, "", cwd);
 }
 
-Outcome aggregate(const std::string& args, const TempDir& tmp) { return gpuprobe(kFixtures, "aggregate " + args, tmp); }
+Outcome aggregate(const std::string& args, const TempDir& tmp) { return run_in(kFixtures, "aggregate " + args, tmp); }
 
 // The part of a Markdown document from the heading `from` up to the next "## " heading.
 std::string section(const std::string& md, const std::string& from) {
@@ -130,15 +110,15 @@ No value (metric absent or null) in:
 // DRAM latency is 20% high on node4 too, but it is no ceiling: summarised, never flagged.
 TEST_CASE("aggregate of four runs: the exact runs, outliers and metrics tables, and exit 3", "[cli][aggregate]") {
   TempDir tmp;
-  const Outcome r = aggregate(kFourNodes + " --out " + (tmp / "fleet").string(), tmp);
+  const Outcome r = aggregate(kFourNodes + " --out " + (tmp / "fleet"), tmp);
   CHECK(r.rc == 3);
   CHECK(r.err.empty());
-  const std::string md = text_of(tmp / "fleet.aggregate.md");
+  const std::string md = slurp(tmp / "fleet.aggregate.md");
   CHECK(md == kFourNodesMarkdown);
   CHECK(r.out.rfind(md, 0) == 0);  // stdout: the same tables, then where they went
-  CHECK(r.out.find("wrote " + (tmp / "fleet").string() + ".aggregate.json") != std::string::npos);
+  CHECK(r.out.find("wrote " + (tmp / "fleet") + ".aggregate.json") != std::string::npos);
 
-  const json doc = json::parse(text_of(tmp / "fleet.aggregate.json"));
+  const json doc = json::parse(slurp(tmp / "fleet.aggregate.json"));
   CHECK(doc["schema"] == "gpuprobe.aggregate");
   CHECK(doc["schema_version"] == 1);
   CHECK(doc["outlier_percent"] == 5.0);
@@ -216,7 +196,7 @@ TEST_CASE("even n takes the mean of the two middle values, and a missing metric 
 
 TEST_CASE("different GPU models are refused in one line, and aggregated with --allow-mixed", "[cli][aggregate]") {
   TempDir tmp;
-  const std::string out = " --out " + (tmp / "mixed").string();
+  const std::string out = " --out " + (tmp / "mixed");
   Outcome r = aggregate("node1.json a100.json" + out, tmp);
   CHECK(r.rc == 1);
   CHECK(r.err ==
@@ -231,7 +211,7 @@ TEST_CASE("different GPU models are refused in one line, and aggregated with --a
   CHECK(r.out.find("Note: --allow-mixed: the inputs are different GPU models") != std::string::npos);
   CHECK(line_count(r.err) == 1);
   CHECK(r.err.rfind("gpuprobe: warning: --allow-mixed:", 0) == 0);
-  CHECK(json::parse(text_of(tmp / "mixed.aggregate.json"))["models"].size() == 2);
+  CHECK(json::parse(slurp(tmp / "mixed.aggregate.json"))["models"].size() == 2);
 }
 
 TEST_CASE("measured and published numbers of a metric are not mixed silently", "[cli][aggregate]") {
@@ -250,7 +230,7 @@ TEST_CASE("measured and published numbers of a metric are not mixed silently", "
 
 TEST_CASE("a ceiling where lower is better is flagged above the median, never below", "[cli][aggregate]") {
   TempDir tmp;
-  const json base = json::parse(text_of(kFixtures / "node1.json"));
+  const json base = json::parse(slurp(kFixtures / "node1.json"));
   int k = 0;
   for (double ns : {100.0, 100.0, 120.0, 80.0}) {
     json model = base;
@@ -259,7 +239,7 @@ TEST_CASE("a ceiling where lower is better is flagged above the median, never be
     model["metrics"][0].update({{"ceiling", true}, {"value", ns}});
     write(tmp / ("m" + std::to_string(k) + ".json"), model);
   }
-  const Outcome r = gpuprobe(tmp.path(), "aggregate m1.json m2.json m3.json m4.json --outlier-percent 10", tmp);
+  const Outcome r = run_in(tmp.path(), "aggregate m1.json m2.json m3.json m4.json --outlier-percent 10", tmp);
   CHECK(r.rc == 3);
   CHECK(section(r.out, "## Outliers") ==
         kOutliersHead +
@@ -271,16 +251,16 @@ TEST_CASE("a run-all folder stands for its machine_model.json", "[cli][aggregate
   TempDir tmp;
   for (const std::string node : {"node1", "node4"}) {
     fs::create_directories(tmp / ("host-" + node));
-    fs::copy_file(kFixtures / (node + ".json"), tmp / ("host-" + node) / "machine_model.json");
+    fs::copy_file(kFixtures / (node + ".json"), tmp.path() / ("host-" + node) / "machine_model.json");
   }
-  const Outcome r = gpuprobe(tmp.path(), "aggregate host-node1 host-node4/", tmp);
+  const Outcome r = run_in(tmp.path(), "aggregate host-node1 host-node4/", tmp);
   CHECK(r.rc == 3);
   CHECK(r.out.find("| host-node4/machine_model.json | NVIDIA H100 80GB HBM3 |") != std::string::npos);
 }
 
 TEST_CASE("bad input: one line, exit 1, nothing written", "[cli][aggregate]") {
   TempDir tmp;
-  const json node = json::parse(text_of(kFixtures / "node1.json"));
+  const json node = json::parse(slurp(kFixtures / "node1.json"));
   json no_unit = node, other_unit = node, bad_ceiling = node, twice = node;
   no_unit["metrics"][0].erase("unit");
   other_unit["metrics"][0]["unit"] = "GB/s";
@@ -313,7 +293,7 @@ TEST_CASE("bad input: one line, exit 1, nothing written", "[cli][aggregate]") {
   };
   for (const auto& [args, says] : cases) {
     INFO(args);
-    const Outcome r = gpuprobe(tmp.path(), "aggregate " + args + " --out fleet", tmp);
+    const Outcome r = run_in(tmp.path(), "aggregate " + args + " --out fleet", tmp);
     CHECK(r.rc == 1);
     CHECK(line_count(r.err) == 1);
     CHECK(r.err.rfind("gpuprobe: error: ", 0) == 0);
@@ -322,15 +302,15 @@ TEST_CASE("bad input: one line, exit 1, nothing written", "[cli][aggregate]") {
     CHECK(!fs::exists(tmp / "fleet.aggregate.md"));
   }
   // --out over an input.
-  const Outcome r = gpuprobe(tmp.path(), "aggregate fleet.aggregate.json --out fleet", tmp);
+  const Outcome r = run_in(tmp.path(), "aggregate fleet.aggregate.json --out fleet", tmp);
   CHECK(r.rc == 1);
   fs::copy_file(tmp / "node1.json", tmp / "fleet.aggregate.json");
-  const Outcome over = gpuprobe(tmp.path(), "aggregate fleet.aggregate.json --out fleet", tmp);
+  const Outcome over = run_in(tmp.path(), "aggregate fleet.aggregate.json --out fleet", tmp);
   CHECK(over.rc == 1);
   CHECK(over.err.find("would write") != std::string::npos);
-  CHECK(text_of(tmp / "fleet.aggregate.json") == text_of(tmp / "node1.json"));
+  CHECK(slurp(tmp / "fleet.aggregate.json") == slurp(tmp / "node1.json"));
   // No input at all is command-line syntax.
-  CHECK(gpuprobe(tmp.path(), "aggregate", tmp).rc == 2);
+  CHECK(run_in(tmp.path(), "aggregate", tmp).rc == 2);
 }
 
 // End to end on the simulator: DRAM read bandwidth (bandwidth/dram) and FP32 FMA rate (compute/alu)
@@ -345,15 +325,15 @@ TEST_CASE("three simulated H100s and one injected slow device: aggregate flags e
   for (int i = 0; i < 4; ++i) {
     const std::string node = "gpu" + std::to_string(i);
     const std::string device = " --device '" + devices[i] + "' --out " + node;
-    REQUIRE(gpuprobe(tmp.path(), "probe bandwidth/dram --kind read --concurrency off" + device + "-dram.json", tmp).rc == 0);
-    REQUIRE(gpuprobe(tmp.path(), "probe compute/alu --op fma_rn_f32" + device + "-alu.json", tmp).rc == 0);
-    REQUIRE(gpuprobe(tmp.path(), "analyze " + node + "-dram.json " + node + "-alu.json --out " + node + ".json", tmp).rc == 0);
+    REQUIRE(run_in(tmp.path(), "probe bandwidth/dram --kind read --concurrency off" + device + "-dram.json", tmp).rc == 0);
+    REQUIRE(run_in(tmp.path(), "probe compute/alu --op fma_rn_f32" + device + "-alu.json", tmp).rc == 0);
+    REQUIRE(run_in(tmp.path(), "analyze " + node + "-dram.json " + node + "-alu.json --out " + node + ".json", tmp).rc == 0);
     models += " " + node + ".json";
   }
-  const Outcome r = gpuprobe(tmp.path(), "aggregate" + models + " --out fleet", tmp);
+  const Outcome r = run_in(tmp.path(), "aggregate" + models + " --out fleet", tmp);
   INFO(r.out << r.err);
   CHECK(r.rc == 3);
-  const json doc = json::parse(text_of(tmp / "fleet.aggregate.json"));
+  const json doc = json::parse(slurp(tmp / "fleet.aggregate.json"));
   CHECK(doc["sources"] == json::array({"simulated"}));
   int ceilings = 0;
   for (const auto& m : doc["metrics"]) ceilings += m["ceiling"].get<bool>() && m["n"] == 4;
@@ -372,3 +352,5 @@ TEST_CASE("three simulated H100s and one injected slow device: aggregate flags e
   CHECK(r.out.find("| gpu2.json | NVIDIA H100 PCIe (simulated) | sim-h100-slowdown-1.3 | sim | bandwidth.DRAM.read_bytes_per_s |") !=
         std::string::npos);
 }
+
+}  // namespace GPUPROBE_TEST_FILE

@@ -21,6 +21,8 @@
 #include "harness/error.hpp"
 #include "harness/results.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
@@ -235,3 +237,5 @@ TEST_CASE("compare: bad input is refused in one line before anything is written"
   CHECK(r.rc == 0);
   CHECK_THROWS_AS(gpuprobe::compare_models({fixture("a.json")}, {"a.json"}), gpuprobe::Error);
 }
+
+}  // namespace GPUPROBE_TEST_FILE

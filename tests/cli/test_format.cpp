@@ -4,6 +4,8 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
+namespace GPUPROBE_TEST_FILE {
+
 using namespace gpuprobe;
 
 TEST_CASE("sizes print in the binary units the command line reads", "[cli][format]") {
@@ -39,3 +41,5 @@ TEST_CASE("every metric unit prints one way: rates with decimal prefixes, intege
   CHECK(format_value(nlohmann::json(nullptr), "ns") == "-");
   CHECK(format_value(nlohmann::json(4.0), "cycles") == "4.00 cycles");
 }
+
+}  // namespace GPUPROBE_TEST_FILE

@@ -6,6 +6,8 @@
 #include <sstream>
 #include <string>
 
+namespace GPUPROBE_TEST_FILE {
+
 namespace {
 
 nlohmann::json metric(const char* family, const char* id, const char* label, nlohmann::json value, const char* unit) {
@@ -91,3 +93,5 @@ TEST_CASE("an errored section says which probe gave no result", "[cli][report]")
                               {"sync", {{"errors", {{"sync/primitives", "series[0] has no number latency_cycles"}}}}}});
   CHECK(out.str() == "Synchronization:\n  sync/primitives: no result: series[0] has no number latency_cycles\n");
 }
+
+}  // namespace GPUPROBE_TEST_FILE

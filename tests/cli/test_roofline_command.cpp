@@ -17,6 +17,8 @@
 
 #include "tests/cli/gpuprobe_run.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
@@ -159,3 +161,5 @@ TEST_CASE("roofline command: reads machine models of version 1 and 2, refuses an
     }
   }
 }
+
+}  // namespace GPUPROBE_TEST_FILE

@@ -24,6 +24,8 @@
 
 #include "tests/cli/gpuprobe_run.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -485,3 +487,5 @@ TEST_CASE("a probe that lost its device context saves its points, exits 75, and 
   CHECK(done["series"] == lost["series"]);  // every point kept, none measured again
   CHECK_FALSE(done.contains("error"));
 }
+
+}  // namespace GPUPROBE_TEST_FILE

@@ -9,6 +9,8 @@
 #include "harness/params.hpp"
 #include "harness/probe.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 using namespace gpuprobe;
 
 namespace {
@@ -61,3 +63,5 @@ TEST_CASE("run-all plan: the estimate follows the parameters", "[cli][plan]") {
   CHECK_THROWS_AS(estimated_h100_seconds("memory/nope", {}), Error);
   CHECK_THROWS_AS(estimated_h100_seconds("memory/chase", {{"points-per-octave", "x"}}), Error);
 }
+
+}  // namespace GPUPROBE_TEST_FILE

@@ -5,6 +5,8 @@
 #include "harness/arch.hpp"
 #include "harness/error.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 using gpuprobe::ComputeCapability;
 using gpuprobe::CudaTarget;
 using gpuprobe::missing_code_message;
@@ -134,3 +136,5 @@ TEST_CASE("built_cuda_targets matches the build configuration", "[arch][flavour]
   CHECK(targets.empty());
 #endif
 }
+
+}  // namespace GPUPROBE_TEST_FILE

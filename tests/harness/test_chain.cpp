@@ -5,6 +5,8 @@
 #include "harness/chain.hpp"
 #include "harness/error.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 using namespace gpuprobe;
 
 TEST_CASE("random cycle visits every slot exactly once before returning", "[chain]") {
@@ -102,3 +104,5 @@ TEST_CASE("is_single_cycle rejects two cycles and out-of-range links", "[chain]"
   bad.next = {5};
   CHECK_FALSE(is_single_cycle(bad));
 }
+
+}  // namespace GPUPROBE_TEST_FILE

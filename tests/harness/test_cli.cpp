@@ -17,6 +17,8 @@
 
 #include "harness/sim/preset.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -704,3 +706,5 @@ TEST_CASE("analyze --import-csv fits an intensity sweep into compute.imported", 
   CHECK(r.err.find("holds an intensity sweep") != std::string::npos);
   CHECK_FALSE(fs::exists(d / "b.json"));
 }
+
+}  // namespace GPUPROBE_TEST_FILE

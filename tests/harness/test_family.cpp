@@ -11,6 +11,8 @@
 #include "harness/family.hpp"
 #include "harness/probe.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 using namespace gpuprobe;
 
 TEST_CASE("families: every probe belongs to a family that registers everything", "[family]") {
@@ -64,3 +66,5 @@ TEST_CASE("families: the registry is in order, and finds a probe's family by its
   CHECK(family_of_probe("nosuch/probe") == nullptr);
   CHECK(family_of_probe("noslash") == nullptr);
 }
+
+}  // namespace GPUPROBE_TEST_FILE

@@ -16,6 +16,8 @@
 #include "harness/cuda/timing.hpp"
 #endif
 
+namespace GPUPROBE_TEST_FILE {
+
 using namespace gpuprobe;
 
 namespace {
@@ -98,3 +100,5 @@ TEST_CASE("gpu-smoke: the CUDA backend runs every chase kernel", "[gpu-smoke]") 
                                                {"max-footprint-bytes", "8K"}}),
                     Catch::Contains("does not exist"));
 }
+
+}  // namespace GPUPROBE_TEST_FILE

@@ -3,6 +3,8 @@
 
 #include "harness/littles_law.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 using namespace gpuprobe::littles_law;
 
 TEST_CASE("Little's law: bandwidth times loaded latency is the bytes in flight", "[littles_law]") {
@@ -35,3 +37,5 @@ TEST_CASE("Little's law: bytes in flight for a fraction of the peak round-trips"
   // More queueing needs more bytes in flight for the same fraction.
   CHECK(bytes_in_flight_for({300.0, 240.0, 64.0}, 0.9) > need);
 }
+
+}  // namespace GPUPROBE_TEST_FILE

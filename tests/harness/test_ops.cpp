@@ -12,6 +12,8 @@
 #include "harness/sim/sim_device.hpp"
 #include "probes/memory/chase_ops.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 using namespace gpuprobe;
 
 namespace {
@@ -68,3 +70,5 @@ TEST_CASE("a family without an implementation is unavailable, and its probe is s
   CHECK_THAT(record["skip_reason"].get<std::string>(), Catch::Contains("test.nobody"));
   CHECK_THAT(log.str(), Catch::Contains("skipped"));
 }
+
+}  // namespace GPUPROBE_TEST_FILE

@@ -4,6 +4,8 @@
 #include "harness/launch_config.hpp"
 #include "harness/params.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 using namespace gpuprobe;
 using K = ParamSpec::Kind;
 
@@ -62,3 +64,5 @@ TEST_CASE("an sm parameter takes an SM number, any or all, and nothing else", "[
                       Catch::Contains("expected an SM number, any or all"));
   }
 }
+
+}  // namespace GPUPROBE_TEST_FILE

@@ -6,6 +6,8 @@
 
 #include "harness/points.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 using namespace gpuprobe;
 
 namespace {
@@ -85,3 +87,5 @@ TEST_CASE("points: the shared launch parameters are checked, each bad value one 
   CHECK_THROWS_WITH(read_blocks_per_sm(with("blocks-per-sm", "0")), "--blocks-per-sm must be 1 to 32");
   CHECK_THROWS_WITH(read_blocks_per_sm(with("blocks-per-sm", "33")), "--blocks-per-sm must be 1 to 32");
 }
+
+}  // namespace GPUPROBE_TEST_FILE

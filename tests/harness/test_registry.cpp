@@ -17,6 +17,8 @@
 #include "harness/sim/preset.hpp"
 #include "harness/sim/sim_device.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 using namespace gpuprobe;
 namespace fs = std::filesystem;
 
@@ -257,3 +259,5 @@ TEST_CASE("every count and list parameter of every probe has a maximum, and one 
     }
   }
 }
+
+}  // namespace GPUPROBE_TEST_FILE

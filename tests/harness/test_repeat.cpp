@@ -5,6 +5,8 @@
 
 #include "harness/repeat.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 using namespace gpuprobe;
 
 TEST_CASE("a steady measurement stops at the minimum repeats", "[repeat]") {
@@ -114,3 +116,5 @@ TEST_CASE("the time bound holds before the minimum number of repeats", "[repeat]
   CHECK(out.values.size() == 2);
   CHECK_FALSE(out.converged);
 }
+
+}  // namespace GPUPROBE_TEST_FILE

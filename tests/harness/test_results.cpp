@@ -18,6 +18,8 @@
 #include "harness/error.hpp"
 #include "harness/results.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 using namespace gpuprobe;
 namespace fs = std::filesystem;
 
@@ -198,3 +200,5 @@ TEST_CASE("temporaries of killed runs are removed, those of live ones kept", "[r
   CHECK(fs::exists(other));
   CHECK(remove_stale_temporaries((dir.path / "missing").string()) == 0);
 }
+
+}  // namespace GPUPROBE_TEST_FILE

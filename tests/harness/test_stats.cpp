@@ -7,6 +7,8 @@
 #include "harness/error.hpp"
 #include "harness/stats.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 using namespace gpuprobe::stats;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
@@ -106,3 +108,5 @@ TEST_CASE("summary fields", "[stats]") {
   CHECK(s.median == 4.5);
   CHECK(s.rel_ci_halfwidth == Approx((s.median_ci95.hi - s.median_ci95.lo) / 2 / 4.5));
 }
+
+}  // namespace GPUPROBE_TEST_FILE

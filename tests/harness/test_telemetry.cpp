@@ -13,6 +13,8 @@
 
 #include "harness/telemetry.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 using namespace gpuprobe;
 using nlohmann::json;
 namespace fs = std::filesystem;
@@ -296,3 +298,5 @@ TEST_CASE("describe is one line with what a reader of a log needs", "[telemetry]
   CHECK_THAT(line, Catch::Contains(", MIG enabled"));
   CHECK(line.find('\n') == std::string::npos);
 }
+
+}  // namespace GPUPROBE_TEST_FILE

@@ -6,6 +6,8 @@
 #include "harness/error.hpp"
 #include "harness/timing.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 using namespace gpuprobe;
 
 TEST_CASE("calibration grows the count until the target duration is reached", "[timing]") {
@@ -68,3 +70,5 @@ TEST_CASE("calibration never plans a run longer than the per-point time bound", 
   CHECK(timing::calibrate_count([](uint64_t n) { return 1e6 * static_cast<double>(n); }, 8, 8,
                                 1e9, 4096, 0.05) <= 50);
 }
+
+}  // namespace GPUPROBE_TEST_FILE

@@ -11,6 +11,8 @@
 #include "harness/sim/preset.hpp"
 #include "harness/sim/sim_device.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 using namespace gpuprobe;
 using gpuprobe::sim::Replacement;
 using gpuprobe::sim::detail::SetArray;
@@ -168,3 +170,5 @@ TEST_CASE("cache model: a random-replacement device repeats its walk for a seed"
   CHECK(timed(5) == timed(5));
   CHECK(timed(5) != timed(6));
 }
+
+}  // namespace GPUPROBE_TEST_FILE

@@ -12,6 +12,8 @@
 #include "harness/sim/preset.hpp"
 #include "harness/sim/sim_device.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 using namespace gpuprobe;
 
 namespace {
@@ -145,3 +147,5 @@ TEST_CASE("closed loop: TLB reach and miss cost from the page sweep", "[closed-l
                                              : preset.tlbs[0].miss_penalty_cycles + preset.page_walk_cycles;
   CHECK(t["levels"][0]["miss_cost_cycles"].get<double>() == Approx(cost).epsilon(0.05));
 }
+
+}  // namespace GPUPROBE_TEST_FILE

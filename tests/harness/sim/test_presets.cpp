@@ -13,6 +13,8 @@
 #include "probes/sync/sync.hpp"
 #include "probes/tensor/tensor_point.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 using namespace gpuprobe;
 
 TEST_CASE("sim:h100,slowdown=2 halves every rate and doubles every latency of the preset", "[sim][slowdown]") {
@@ -100,3 +102,5 @@ TEST_CASE("a bad slowdown or an unknown modifier is refused in one line", "[sim]
     }
   }
 }
+
+}  // namespace GPUPROBE_TEST_FILE

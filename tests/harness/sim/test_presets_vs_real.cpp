@@ -19,6 +19,8 @@
 #include "harness/sim/preset.hpp"
 #include "harness/sim/sim_device.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 using namespace gpuprobe;
 
 namespace {
@@ -218,3 +220,5 @@ TEST_CASE("presets vs real curves: the near-L2 knee is as soft as the real one",
     }
   }
 }
+
+}  // namespace GPUPROBE_TEST_FILE

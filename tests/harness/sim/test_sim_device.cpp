@@ -16,6 +16,8 @@
 #include "probes/tensor/tensor_point.hpp"
 #include "probes/memory/chase_ops.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 using namespace gpuprobe;
 using gpuprobe::probes::ChaseOps;
 using gpuprobe::probes::ChaseResult;
@@ -406,3 +408,5 @@ TEST_CASE("sim: a walk replayed from the memo of the last one equals the walk it
                                                         second->phase_hops[2]));
   }
 }
+
+}  // namespace GPUPROBE_TEST_FILE

@@ -14,6 +14,8 @@
 #include "harness/sim/sim_device.hpp"
 #include "probes/async/async.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 using namespace gpuprobe;
 using probes::AsyncKind;
 using probes::AsyncOp;
@@ -280,3 +282,5 @@ TEST_CASE("async/copy: bad parameters are one-line errors", "[async]") {
   CHECK_THROWS_WITH(run(*device, {{"block-threads", "48"}}), Catch::Contains("--block-threads must be"));
   CHECK_THROWS(run(*device, {{"op", "cp_async_cg_8"}}));
 }
+
+}  // namespace GPUPROBE_TEST_FILE

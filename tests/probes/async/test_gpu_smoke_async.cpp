@@ -11,6 +11,8 @@
 #include "harness/probe.hpp"
 #include "tests/gpu.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 // async.cpp's weak reference to one of its kernels: null unless async.cu is linked.
 extern "C" __attribute__((weak)) void gpuprobe_async_cp_async_ca_16_d1();
 
@@ -56,3 +58,5 @@ TEST_CASE("gpu-smoke: async/copy runs every copy on the GPU with its data checks
     }
   }
 }
+
+}  // namespace GPUPROBE_TEST_FILE

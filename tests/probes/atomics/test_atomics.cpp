@@ -16,6 +16,8 @@
 #include "probes/atomics/atomics.hpp"
 #include "probes/common/op_costs.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 using namespace gpuprobe;
 using probes::Kind;
 using probes::AtomicsOp;
@@ -223,3 +225,5 @@ TEST_CASE("atomics/ops refuses bad parameters and launch shapes in one line", "[
   s.pattern = AtomicsPattern::uniform;
   CHECK_THROWS_WITH(probes::check_atomics_fits(s, device->info()), Catch::Contains("does not apply"));
 }
+
+}  // namespace GPUPROBE_TEST_FILE

@@ -8,6 +8,8 @@
 #include "harness/sim/preset.hpp"
 #include "probes/common/op_costs.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 using namespace gpuprobe;
 
 TEST_CASE("atomics costs: red has no latency and its source says so, every other op has one", "[atomics][sim]") {
@@ -32,3 +34,5 @@ TEST_CASE("atomics costs: red has no latency and its source says so, every other
     CHECK(reds == 2 * 3 + 2 * 2);  // global red in 3 patterns, shared red in 2, at 32 and 64 bits
   }
 }
+
+}  // namespace GPUPROBE_TEST_FILE

@@ -10,6 +10,8 @@
 #include "harness/probe.hpp"
 #include "tests/gpu.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 // atomics.cpp's weak reference to one of its kernels: null unless atomics.cu is linked.
 extern "C" __attribute__((weak)) void gpuprobe_atomics_global_add_u32_thr();
 
@@ -49,3 +51,5 @@ TEST_CASE("gpu-smoke: atomics/ops runs every op on the GPU with its self-checks"
   }
   CHECK(measured == 2 * (8 * 3 + 9 * 2 + 2) - (2 * 3 + 2 * 2));
 }
+
+}  // namespace GPUPROBE_TEST_FILE

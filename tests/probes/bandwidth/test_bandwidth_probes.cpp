@@ -16,6 +16,8 @@
 #include "probes/bandwidth/stream_ops.hpp"
 #include "probes/bandwidth/stream_point.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 using namespace gpuprobe;
 using probes::StreamKind;
 
@@ -250,3 +252,5 @@ TEST_CASE("bandwidth points plan their passes within the per-point time bound", 
   CHECK(most_free > 4);
   CHECK(most_bounded == 1);
 }
+
+}  // namespace GPUPROBE_TEST_FILE

@@ -15,6 +15,8 @@
 #include "probes/bandwidth/stream_ops.hpp"
 #include "tests/gpu.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 using namespace gpuprobe;
 
 namespace {
@@ -108,3 +110,5 @@ TEST_CASE("gpu-smoke: bandwidth/loaded_latency chases under load on the GPU with
     CHECK(s[3]["latency_cycles"].get<double>() > s[0]["latency_cycles"].get<double>());
   }
 }
+
+}  // namespace GPUPROBE_TEST_FILE

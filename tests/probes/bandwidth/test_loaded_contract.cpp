@@ -10,6 +10,8 @@
 #include "harness/error.hpp"
 #include "probes/bandwidth/loaded_ops.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 using namespace gpuprobe;
 using namespace gpuprobe::probes;
 namespace bw = gpuprobe::probes::bandwidth;
@@ -166,3 +168,5 @@ TEST_CASE("loaded latency: a wrong end, iteration count, checksum or an overrun 
   run.stream = false;   // the idle point streams nothing, and that is right
   CHECK_NOTHROW(check_loaded_result(s, run, r));
 }
+
+}  // namespace GPUPROBE_TEST_FILE

@@ -11,6 +11,8 @@
 #include "harness/probe.hpp"
 #include "harness/sim/sim_device.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 using namespace gpuprobe;
 
 namespace {
@@ -127,3 +129,5 @@ TEST_CASE("bandwidth/loaded_latency on the simulator: DRAM is slower and queues 
   CHECK(full["achieved_bandwidth_bytes_per_s"].get<double>() < 866e9);
   CHECK(full["achieved_bandwidth_bytes_per_s"].get<double>() > 0.7 * 866e9);
 }
+
+}  // namespace GPUPROBE_TEST_FILE

@@ -9,6 +9,8 @@
 
 #include "probes/bandwidth/stream.cuh"
 
+namespace GPUPROBE_TEST_FILE {
+
 namespace bw = gpuprobe::probes::bandwidth;
 
 namespace {
@@ -119,3 +121,5 @@ TEST_CASE("the largest shared launch fits the smallest opt-in shared memory (V10
           "[bandwidth]") {
   CHECK(bw::shared_stream_bytes(bw::kSharedMaxStrideElems, 16, bw::kMaxIlp) <= 96u * 1024);
 }
+
+}  // namespace GPUPROBE_TEST_FILE

@@ -8,6 +8,8 @@
 #include "probes/common/units.hpp"
 #include "probes/common/value_chain.cuh"
 
+namespace GPUPROBE_TEST_FILE {
+
 using namespace gpuprobe;
 using probes::ValueChainOut;
 
@@ -74,3 +76,5 @@ TEST_CASE("units: the simulator spreads blocks round robin, one noisy span per S
   const auto c = probes::simulate_units<ValueChainOut>(p, 6, 2, 43, cycles);
   CHECK(a[3].end_cycles != c[3].end_cycles);
 }
+
+}  // namespace GPUPROBE_TEST_FILE

@@ -13,6 +13,8 @@
 #include "probes/common/op_costs.hpp"
 #include "probes/common/self_check.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 using namespace gpuprobe;
 
 namespace {
@@ -142,3 +144,5 @@ TEST_CASE("compute/alu refuses bad parameters in one line", "[compute]") {
   CHECK_THROWS_WITH(run(*device, {{"block-threads", "48"}}), Catch::Contains("multiple of 32"));
   CHECK_THROWS_WITH(run(*device, {{"iterations", "0"}}), Catch::Contains("--iterations"));
 }
+
+}  // namespace GPUPROBE_TEST_FILE

@@ -10,6 +10,8 @@
 #include "harness/probe.hpp"
 #include "tests/gpu.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 // compute.cpp's weak reference to one of its kernels: null unless compute.cu is linked.
 extern "C" __attribute__((weak)) void gpuprobe_alu_fma_rn_f32_thr();
 
@@ -52,3 +54,5 @@ TEST_CASE("gpu-smoke: compute/alu runs every op on the GPU with its self-checks"
     if (p["op"] == "fma_rn_f32" && p["kind"] == "throughput")
       CHECK(p["ops_per_clk_per_sm"].get<double>() > 57);
 }
+
+}  // namespace GPUPROBE_TEST_FILE

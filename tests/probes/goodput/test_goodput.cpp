@@ -13,6 +13,8 @@
 #include "probes/goodput/goodput_ops.hpp"
 #include "probes/tensor/tile_reference.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 using namespace gpuprobe;
 using namespace gpuprobe::probes;
 
@@ -167,3 +169,5 @@ TEST_CASE("goodput/reference: bad parameters are one-line errors", "[goodput]") 
   CHECK_THROWS_WITH(run(*device, {{"chain-nodes", "0"}}), Catch::Contains("--chain-nodes must be at least 1"));
   CHECK_THROWS_WITH(run(*device, {{"reduce-bytes", "4K"}}), Catch::Contains("less than one sweep"));
 }
+
+}  // namespace GPUPROBE_TEST_FILE

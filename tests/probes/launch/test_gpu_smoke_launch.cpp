@@ -14,6 +14,8 @@
 #include "probes/launch/launch_ops.hpp"
 #include "tests/gpu.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 using namespace gpuprobe;
 
 TEST_CASE("launch: its CUDA operations are registered exactly when the build has CUDA", "[launch][flavour]") {
@@ -63,3 +65,5 @@ TEST_CASE("gpu-smoke: launch probes run on the GPU with their self-checks", "[gp
   // gpu-benches: one graph costs about half a stream launch per kernel.
   CHECK(sk["graph"]["overhead_ns"].get<double>() < sk["stream"]["overhead_ns"].get<double>());
 }
+
+}  // namespace GPUPROBE_TEST_FILE

@@ -14,6 +14,8 @@
 #include "harness/sim/sim_device.hpp"
 #include "probes/launch/launch_ops.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 using namespace gpuprobe;
 using probes::LaunchSample;
 using probes::SampleRule;
@@ -198,3 +200,5 @@ TEST_CASE("launch probes: the progress line of each point names its measure and 
   CHECK(log.str().find(" ns\n") != std::string::npos);
   CHECK(log.str().find("measure=\"pdl_overlapped\" skipped") != std::string::npos);  // sm_89
 }
+
+}  // namespace GPUPROBE_TEST_FILE

@@ -13,6 +13,8 @@
 #include "harness/sim/sim_device.hpp"
 #include "probes/memory/chase_point.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 using namespace gpuprobe;
 
 namespace {
@@ -198,3 +200,5 @@ TEST_CASE("a chase point and its run record carry every documented field, and on
     CHECK(r.contains(k));
   }
 }
+
+}  // namespace GPUPROBE_TEST_FILE

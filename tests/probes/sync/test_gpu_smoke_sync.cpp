@@ -12,6 +12,8 @@
 #include "probes/sync/sync.hpp"
 #include "tests/gpu.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 // sync.cpp's weak reference to one of its kernels: null unless sync.cu is linked.
 extern "C" __attribute__((weak)) void gpuprobe_sync_shfl_idx_thr();
 
@@ -55,3 +57,5 @@ TEST_CASE("gpu-smoke: sync/primitives runs every op on the GPU with its self-che
     else CHECK(p["ops_per_clk_per_sm"].get<double>() < 4.5);
   }
 }
+
+}  // namespace GPUPROBE_TEST_FILE

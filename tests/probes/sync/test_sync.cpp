@@ -13,6 +13,8 @@
 #include "harness/sim/sim_device.hpp"
 #include "probes/sync/sync.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 using namespace gpuprobe;
 using probes::Kind;
 using probes::SyncOp;
@@ -216,3 +218,5 @@ TEST_CASE("sync/primitives refuses bad parameters in one line", "[sync]") {
   CHECK_THROWS_WITH(run(*device, {{"op", "grid_sync"}, {"kind", "throughput"}}),
                     Catch::Contains("the grid barrier has no rate"));
 }
+
+}  // namespace GPUPROBE_TEST_FILE

@@ -11,6 +11,8 @@
 #include "probes/sync/sync.hpp"
 #include "ptx/capability.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 using namespace gpuprobe;
 
 TEST_CASE("sync costs: every preset covers exactly the ops its SM has, each entry cited", "[sync][sim]") {
@@ -63,3 +65,5 @@ TEST_CASE("sync costs: the cited figures come out of the curves", "[sync][sim]")
   const auto grid = entry("a100", "grid_sync");
   CHECK(probes::sync_latency_cycles(grid, 4 * 108) == Approx(1.34 * 1410).epsilon(0.01));
 }
+
+}  // namespace GPUPROBE_TEST_FILE

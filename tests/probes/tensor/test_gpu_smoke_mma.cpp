@@ -10,6 +10,8 @@
 #include "probes/tensor/mma.hpp"
 #include "tests/gpu.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 // mma.cpp's weak reference to one of its kernels: null unless mma.cu is linked.
 extern "C" __attribute__((weak)) void gpuprobe_mma_m16n8k16_f16_f32_thr();
 
@@ -50,3 +52,5 @@ TEST_CASE("gpu-smoke: tensor/mma runs every form on the GPU with its tile self-c
     }
   }
 }
+
+}  // namespace GPUPROBE_TEST_FILE

@@ -13,6 +13,8 @@
 #include "harness/probe.hpp"
 #include "tests/gpu.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 // tcgen05.cpp's weak reference to one of its kernels: null unless tcgen05.sm100a.cu is linked.
 extern "C" __attribute__((weak)) void gpuprobe_tcgen05_baseline_cg1_lat();
 
@@ -65,3 +67,5 @@ TEST_CASE("gpu-smoke: tensor/tcgen05 runs every op on an sm_100 GPU with its sel
     }
   }
 }
+
+}  // namespace GPUPROBE_TEST_FILE

@@ -12,6 +12,8 @@
 #include "harness/probe.hpp"
 #include "tests/gpu.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 // wgmma.cpp's weak reference to one of its kernels: null unless wgmma.sm90a.cu is linked.
 extern "C" __attribute__((weak)) void gpuprobe_wgmma_baseline_lat();
 
@@ -57,3 +59,5 @@ TEST_CASE("gpu-smoke: tensor/wgmma runs every op on an sm_90 GPU with its self-c
     }
   }
 }
+
+}  // namespace GPUPROBE_TEST_FILE

@@ -18,6 +18,8 @@
 #include "probes/tensor/tensor_point.hpp"
 #include "probes/tensor/mma.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 using namespace gpuprobe;
 using probes::MmaOp;
 using probes::MmaOperand;
@@ -776,3 +778,5 @@ TEST_CASE("tensor/mma block-scaled precisions in the model and roofline (sim:rtx
   CHECK(compute["mxf8_e4m3"]["op"] == "mma_m16n8k32_mxf8f6f4_e4m3_f32");
   CHECK(compute["nvf4"]["flops_per_s"].get<double>() > 1.5 * compute["e2m1"]["flops_per_s"].get<double>());
 }
+
+}  // namespace GPUPROBE_TEST_FILE

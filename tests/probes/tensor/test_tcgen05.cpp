@@ -23,6 +23,8 @@
 #include "probes/tensor/tensor_point.hpp"
 #include "probes/tensor/tcgen05.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 using namespace gpuprobe;
 using probes::Kind;
 using probes::Tcgen05Op;
@@ -772,3 +774,5 @@ TEST_CASE("tensor/tcgen05 block-scaled ops on sim:b200: mxf8_e4m3 at the FP8 pea
   CHECK(roof["nvf4"]["op"] == "tcgen05_m128n256k64_nvf4_f32_ss_cg1");
   CHECK(roof["mxf8_e4m3"]["op"] == "tcgen05_m128n256k32_mxf8_e4m3_f32_ss_cg1");
 }
+
+}  // namespace GPUPROBE_TEST_FILE

@@ -17,6 +17,8 @@
 #include "probes/tensor/tensor_point.hpp"
 #include "probes/tensor/wgmma.hpp"
 
+namespace GPUPROBE_TEST_FILE {
+
 using namespace gpuprobe;
 using probes::Kind;
 using probes::WgmmaOp;
@@ -300,3 +302,5 @@ TEST_CASE("tensor/wgmma in the machine model: compute.ops per op with its zero-o
   }
   CHECK(seen == 14);
 }
+
+}  // namespace GPUPROBE_TEST_FILE
