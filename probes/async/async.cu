@@ -169,12 +169,7 @@ __device__ __forceinline__ void run_chase(const AsyncArgs& a, const AsyncTensorM
   const uint64_t c0 = ptx::get_sreg_clock64_after(x, a.zero);
   hops(a.iterations);
   const uint64_t c1 = ptx::get_sreg_clock64_after(x, a.zero);
-  AsyncCtaOut& o = out[blockIdx.x];
-  o.start_cycles = c0;
-  o.end_cycles = c1;
-  o.smid = ptx::get_sreg_smid();
-  o.result = x;
-  o.ran = 1;
+  record_cta(out, c0, c1, [&](AsyncCtaOut& o) { o.result = x; });
 }
 #endif
 
@@ -199,17 +194,10 @@ __device__ __forceinline__ void run(const AsyncArgs& a, const AsyncTensorMap& ma
   }
 }
 
-}  // namespace gpuprobe::probes::async::device
-
-using gpuprobe::probes::async::AsyncArgs;
-using gpuprobe::probes::async::AsyncCtaOut;
-using gpuprobe::probes::async::AsyncOp;
-using gpuprobe::probes::async::AsyncTensorMap;
-
-#define GPUPROBE_ASYNC_KERNEL(op, depth)                                                      \
-  extern "C" __global__ void __launch_bounds__(512) gpuprobe_async_##op##_d##depth(          \
-      AsyncArgs a, const __grid_constant__ AsyncTensorMap map, AsyncCtaOut* out) {            \
-    gpuprobe::probes::async::device::run<AsyncOp::op, depth>(a, map, out);                    \
+#define GPUPROBE_ASYNC_KERNEL(op, depth)                                            \
+  extern "C" __global__ void __launch_bounds__(512) gpuprobe_async_##op##_d##depth( \
+      AsyncArgs a, const __grid_constant__ AsyncTensorMap map, AsyncCtaOut* out) {  \
+    run<AsyncOp::op, depth>(a, map, out);                                           \
   }
 #define GPUPROBE_ASYNC_OP(op, ...) \
   GPUPROBE_ASYNC_KERNEL(op, 1) GPUPROBE_ASYNC_KERNEL(op, 2) GPUPROBE_ASYNC_KERNEL(op, 4) GPUPROBE_ASYNC_KERNEL(op, 8)
@@ -220,8 +208,10 @@ using gpuprobe::probes::async::AsyncTensorMap;
 extern "C" __global__ void __launch_bounds__(32)
     gpuprobe_async_tma_chase(AsyncArgs a, const __grid_constant__ AsyncTensorMap map, AsyncCtaOut* out) {
 #if GPUPROBE_PTX_HAS_BULK_COPY
-  gpuprobe::probes::async::device::run_chase(a, map, out);
+  run_chase(a, map, out);
 #else
   __trap();
 #endif
 }
+
+}  // namespace gpuprobe::probes::async::device

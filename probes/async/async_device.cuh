@@ -3,6 +3,7 @@
 // CTA's record) and the wait for an mbarrier phase. NVRTC-safe.
 #pragma once
 #include "probes/async/async.cuh"
+#include "probes/common/unit_record.cuh"
 #include "ptx/barrier.cuh"
 #include "ptx/ld.cuh"
 #include "ptx/mbarrier.cuh"
@@ -37,13 +38,7 @@ __device__ __forceinline__ void finish(const AsyncArgs& a, AsyncCtaOut* out, uin
     atomicAdd(sum, part);
     ptx::bar_sync_0();
   }
-  if (threadIdx.x != 0) return;
-  AsyncCtaOut& o = out[blockIdx.x];
-  o.start_cycles = c0;
-  o.end_cycles = c1;
-  o.smid = ptx::get_sreg_smid();
-  o.result = a.store != 0 ? *sum : 0;
-  o.ran = 1;
+  record_cta(out, c0, c1, [&](AsyncCtaOut& o) { o.result = a.store != 0 ? *sum : 0; });
 }
 
 #if GPUPROBE_PTX_HAS_MBARRIER_TRY_WAIT

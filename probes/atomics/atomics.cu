@@ -6,6 +6,7 @@
 // follows the start values, the closing one waits for every chain's result. Device code only
 // (NVRTC-safe); the host side is atomics.cpp.
 #include "probes/atomics/atomics.cuh"
+#include "probes/common/unit_record.cuh"
 #include "ptx/sreg.cuh"
 #include "ptx/warp.cuh"
 
@@ -192,37 +193,24 @@ __device__ __forceinline__ void run(const AtomicsArgs& a, AtomicsWarpOut* out) {
     sums[k] = warp_sum(info.operation == AtomicsOperation::cas
                            ? hits[k]
                            : static_cast<uint32_t>(a.iterations * kAtomicsOpsPerIteration));
-  if (lane != 0) return;
-  AtomicsWarpOut& o = out[grid_warp()];
-  o.start_cycles = c0;
-  o.end_cycles = c1;
-  o.smid = ptx::get_sreg_smid();
-  if (a.store != 0)
-    for (int k = 0; k < kChains; ++k) o.hits[k] = sums[k];
-  o.ran = 1;
+  record_unit<32>(out, c0, c1, [&](AtomicsWarpOut& o) {
+    if (a.store != 0)
+      for (int k = 0; k < kChains; ++k) o.hits[k] = sums[k];
+  });
 }
-
-}  // namespace gpuprobe::probes::atomics::device
-
-namespace atomics_device = gpuprobe::probes::atomics::device;
-using gpuprobe::probes::atomics::AtomicsArgs;
-using gpuprobe::probes::atomics::AtomicsOp;
-using gpuprobe::probes::atomics::AtomicsWarpOut;
-using gpuprobe::probes::atomics::kAtomicsThroughputChains;
 
 // red has no latency kernel body: it returns nothing to chain on.
 #define GPUPROBE_ATOMICS_OP(op, ...)                                                               \
   extern "C" __global__ void __launch_bounds__(1024)                                               \
       gpuprobe_atomics_##op##_lat(AtomicsArgs a, AtomicsWarpOut* out) {                            \
-    if constexpr (gpuprobe::probes::atomics::atomics_op_info(AtomicsOp::op).operation ==           \
-                  gpuprobe::probes::atomics::AtomicsOperation::red_add)                            \
-      __trap();                                                                                    \
-    else                                                                                           \
-      atomics_device::run<AtomicsOp::op, 1>(a, out);                                               \
+    if constexpr (atomics_op_info(AtomicsOp::op).operation == AtomicsOperation::red_add) __trap(); \
+    else run<AtomicsOp::op, 1>(a, out);                                                            \
   }                                                                                                \
   extern "C" __global__ void __launch_bounds__(1024)                                               \
       gpuprobe_atomics_##op##_thr(AtomicsArgs a, AtomicsWarpOut* out) {                            \
-    atomics_device::run<AtomicsOp::op, kAtomicsThroughputChains>(a, out);                          \
+    run<AtomicsOp::op, kAtomicsThroughputChains>(a, out);                                          \
   }
 #include "probes/atomics/atomics.def"
 #undef GPUPROBE_ATOMICS_OP
+
+}  // namespace gpuprobe::probes::atomics::device

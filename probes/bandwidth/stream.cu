@@ -124,12 +124,6 @@ __device__ __forceinline__ void copy_or_trap(uint64_t dst, uint64_t src, StreamG
   else __trap();
 }
 
-}  // namespace gpuprobe::probes::bandwidth::device
-
-using gpuprobe::probes::bandwidth::StreamGeometry;
-namespace bw_device = gpuprobe::probes::bandwidth::device;
-namespace bw_ptx = gpuprobe::ptx;
-
 // Writes the pattern over words [0, words): word i holds i (grid-stride, 4-byte stores).
 extern "C" __global__ void gpuprobe_bw_fill(uint32_t* buffer, uint64_t words) {
   const uint64_t step = uint64_t(gridDim.x) * blockDim.x;
@@ -147,22 +141,23 @@ extern "C" __global__ void gpuprobe_bw_verify(const uint32_t* buffer, uint64_t w
   if (bad != 0) atomicAdd(mismatches, bad);
 }
 
-#define GPUPROBE_BW_KERNELS(bytes, ilp)                                                        \
-  extern "C" __global__ void gpuprobe_bw_read_v##bytes##_x##ilp(                               \
-      uint64_t base, StreamGeometry g, unsigned long long* checksum) {                         \
-    bw_device::read_or_trap<bytes, ilp, bw_ptx::GlobalCache::all_levels>(base, g, checksum);   \
-  }                                                                                            \
-  extern "C" __global__ void gpuprobe_bw_read_l2_v##bytes##_x##ilp(                            \
-      uint64_t base, StreamGeometry g, unsigned long long* checksum) {                         \
-    bw_device::read_or_trap<bytes, ilp, bw_ptx::GlobalCache::l2_only>(base, g, checksum);      \
-  }                                                                                            \
-  extern "C" __global__ void gpuprobe_bw_write_v##bytes##_x##ilp(uint64_t base,                \
-                                                                 StreamGeometry g) {           \
-    bw_device::write_or_trap<bytes, ilp>(base, g);                                             \
-  }                                                                                            \
-  extern "C" __global__ void gpuprobe_bw_copy_v##bytes##_x##ilp(                               \
-      uint64_t dst, uint64_t src, StreamGeometry g, unsigned long long* checksum) {            \
-    bw_device::copy_or_trap<bytes, ilp>(dst, src, g, checksum);                                \
+#define GPUPROBE_BW_KERNELS(bytes, ilp)                                                             \
+  extern "C" __global__ void gpuprobe_bw_read_v##bytes##_x##ilp(uint64_t base, StreamGeometry g,    \
+                                                                unsigned long long* checksum) {     \
+    read_or_trap<bytes, ilp, ptx::GlobalCache::all_levels>(base, g, checksum);                      \
+  }                                                                                                 \
+  extern "C" __global__ void gpuprobe_bw_read_l2_v##bytes##_x##ilp(uint64_t base, StreamGeometry g, \
+                                                                   unsigned long long* checksum) {  \
+    read_or_trap<bytes, ilp, ptx::GlobalCache::l2_only>(base, g, checksum);                         \
+  }                                                                                                 \
+  extern "C" __global__ void gpuprobe_bw_write_v##bytes##_x##ilp(uint64_t base, StreamGeometry g) { \
+    write_or_trap<bytes, ilp>(base, g);                                                             \
+  }                                                                                                 \
+  extern "C" __global__ void gpuprobe_bw_copy_v##bytes##_x##ilp(                                    \
+      uint64_t dst, uint64_t src, StreamGeometry g, unsigned long long* checksum) {                 \
+    copy_or_trap<bytes, ilp>(dst, src, g, checksum);                                                \
   }
 GPUPROBE_BW_SHAPES(GPUPROBE_BW_KERNELS)
 #undef GPUPROBE_BW_KERNELS
+
+}  // namespace gpuprobe::probes::bandwidth::device

@@ -9,6 +9,7 @@
 #pragma once
 #include "ptx/types.cuh"
 #if defined(__CUDACC__)
+#include "probes/common/unit_record.cuh"
 #include "ptx/sreg.cuh"
 #endif
 
@@ -78,16 +79,12 @@ __device__ __forceinline__ void run_value_chains(const ValueChainArgs& a, ValueC
 #pragma unroll
     for (int k = 0; k < kChains; ++k) last ^= Op::bits(x[k]);
     const uint64_t c1 = ptx::get_sreg_clock64_after(last, a.zero);
-    if ((threadIdx.x & 31) != 0) return;
-    ValueChainOut& o = out[(uint64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32];
-    o.start_cycles = c0;
-    o.end_cycles = c1;
-    o.smid = ptx::get_sreg_smid();
-    if (a.store != 0) {
+    record_unit<32>(out, c0, c1, [&](ValueChainOut& o) {
+      if (a.store != 0) {
 #pragma unroll
-      for (int k = 0; k < kChains; ++k) o.result[k] = Op::bits(x[k]);
-    }
-    o.ran = 1;
+        for (int k = 0; k < kChains; ++k) o.result[k] = Op::bits(x[k]);
+      }
+    });
   }
 }
 

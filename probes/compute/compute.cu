@@ -77,20 +77,16 @@ struct tanh_approx_f32 : F32Reg {
 #endif
 };
 
-}  // namespace gpuprobe::probes::compute::device
-
-using gpuprobe::probes::ValueChainArgs;
-using gpuprobe::probes::ValueChainOut;
-
-#define GPUPROBE_COMPUTE_OP(op, ...)                                                                     \
-  extern "C" __global__ void __launch_bounds__(32) gpuprobe_alu_##op##_lat(ValueChainArgs a,            \
-                                                                          ValueChainOut* out) {        \
-    gpuprobe::probes::device::run_value_chains<gpuprobe::probes::compute::device::op, 1>(a, out);       \
-  }                                                                                                      \
-  extern "C" __global__ void __launch_bounds__(1024) gpuprobe_alu_##op##_thr(ValueChainArgs a,          \
-                                                                            ValueChainOut* out) {      \
-    gpuprobe::probes::device::run_value_chains<gpuprobe::probes::compute::device::op,                   \
-                                               gpuprobe::probes::kValueChainThroughputChains>(a, out); \
+#define GPUPROBE_COMPUTE_OP(op, ...)                                                                       \
+  extern "C" __global__ void __launch_bounds__(32)                                                         \
+      gpuprobe_alu_##op##_lat(ValueChainArgs a, ValueChainOut* out) {                                      \
+    gpuprobe::probes::device::run_value_chains<op, 1>(a, out);                                             \
+  }                                                                                                        \
+  extern "C" __global__ void __launch_bounds__(1024)                                                       \
+      gpuprobe_alu_##op##_thr(ValueChainArgs a, ValueChainOut* out) {                                      \
+    gpuprobe::probes::device::run_value_chains<op, gpuprobe::probes::kValueChainThroughputChains>(a, out); \
   }
 #include "probes/compute/compute.def"
 #undef GPUPROBE_COMPUTE_OP
+
+}  // namespace gpuprobe::probes::compute::device

@@ -33,19 +33,11 @@ __device__ __forceinline__ void stage(const uint16_t* global, uint16_t* shared) 
   }
 }
 
-}  // namespace gpuprobe::probes::goodput::device
-
-namespace gdev = gpuprobe::probes::goodput::device;
-namespace gptx = gpuprobe::ptx;
-using gpuprobe::probes::goodput::ReduceArgs;
-using gpuprobe::probes::goodput::TileArgs;
-using gpuprobe::probes::goodput::TriadArgs;
-
 // b[i] = i mod 1024, c[i] = (i / 1024) mod 1024 (grid-stride).
 extern "C" __global__ void gpuprobe_goodput_fill(float* b, float* c, uint64_t n) {
-  for (uint64_t i = gdev::global_thread(); i < n; i += gdev::grid_threads()) {
-    b[i] = gpuprobe::probes::goodput::triad_b(i);
-    c[i] = gpuprobe::probes::goodput::triad_c(i);
+  for (uint64_t i = global_thread(); i < n; i += grid_threads()) {
+    b[i] = triad_b(i);
+    c[i] = triad_c(i);
   }
 }
 
@@ -53,14 +45,14 @@ extern "C" __global__ void gpuprobe_goodput_fill(float* b, float* c, uint64_t n)
 extern "C" __global__ void gpuprobe_goodput_triad_verify(const float* a, uint64_t n, float scalar,
                                                          unsigned long long* bad) {
   unsigned long long wrong = 0;
-  for (uint64_t i = gdev::global_thread(); i < n; i += gdev::grid_threads())
-    wrong += a[i] != gpuprobe::probes::goodput::triad_b(i) + scalar * gpuprobe::probes::goodput::triad_c(i);
+  for (uint64_t i = global_thread(); i < n; i += grid_threads())
+    wrong += a[i] != triad_b(i) + scalar * triad_c(i);
   if (wrong != 0) atomicAdd(bad, wrong);
 }
 
 // Word i holds i (grid-stride).
 extern "C" __global__ void gpuprobe_goodput_fill_words(uint32_t* words, uint64_t n) {
-  for (uint64_t i = gdev::global_thread(); i < n; i += gdev::grid_threads()) words[i] = static_cast<uint32_t>(i);
+  for (uint64_t i = global_thread(); i < n; i += grid_threads()) words[i] = static_cast<uint32_t>(i);
 }
 
 // STREAM triad, 16 bytes per access: per vector two LDG.128, four FFMA, one STG.128.
@@ -68,35 +60,34 @@ extern "C" __global__ void gpuprobe_goodput_triad(TriadArgs t) {
   const uint64_t a = reinterpret_cast<uint64_t>(t.a);
   const uint64_t b = reinterpret_cast<uint64_t>(t.b);
   const uint64_t c = reinterpret_cast<uint64_t>(t.c);
-  const uint64_t stride = gdev::grid_threads();
+  const uint64_t stride = grid_threads();
 #pragma unroll 1
-  for (uint64_t v = gdev::global_thread(); v < t.vectors; v += stride) {
-    const gptx::Words<4> x = gptx::LdGlobal<4, gptx::GlobalCache::all_levels>::load(b + 16 * v);
-    const gptx::Words<4> y = gptx::LdGlobal<4, gptx::GlobalCache::all_levels>::load(c + 16 * v);
-    gptx::Words<4> out;
+  for (uint64_t v = global_thread(); v < t.vectors; v += stride) {
+    const ptx::Words<4> x = ptx::LdGlobal<4, ptx::GlobalCache::all_levels>::load(b + 16 * v);
+    const ptx::Words<4> y = ptx::LdGlobal<4, ptx::GlobalCache::all_levels>::load(c + 16 * v);
+    ptx::Words<4> out;
 #pragma unroll
     for (int j = 0; j < 4; ++j)
       out.w[j] = __float_as_uint(__fmaf_rn(t.scalar, __uint_as_float(y.w[j]), __uint_as_float(x.w[j])));
-    gptx::StGlobal<4>::store(a + 16 * v, out);
+    ptx::StGlobal<4>::store(a + 16 * v, out);
   }
 }
 
 // `passes` sums of the buffer through the L2 (ld.global.cg), kReduceIlp loads in flight.
 extern "C" __global__ void gpuprobe_goodput_reduce(ReduceArgs r) {
-  using gpuprobe::probes::goodput::kReduceIlp;
   const uint64_t base = reinterpret_cast<uint64_t>(r.words);
-  const uint64_t threads = gdev::grid_threads();
-  const uint64_t first = gdev::global_thread() * 16;
+  const uint64_t threads = grid_threads();
+  const uint64_t first = global_thread() * 16;
   uint32_t sum = 0;
 #pragma unroll 1
   for (uint32_t p = 0; p < r.passes; ++p) {
     uint64_t offset = first;
 #pragma unroll 1
     for (uint64_t it = 0; it < r.iterations; ++it) {
-      gptx::Words<4> v[kReduceIlp];
+      ptx::Words<4> v[kReduceIlp];
 #pragma unroll
       for (uint32_t k = 0; k < kReduceIlp; ++k)
-        v[k] = gptx::LdGlobal<4, gptx::GlobalCache::l2_only>::load(base + offset + k * threads * 16);
+        v[k] = ptx::LdGlobal<4, ptx::GlobalCache::l2_only>::load(base + offset + k * threads * 16);
 #pragma unroll
       for (uint32_t k = 0; k < kReduceIlp; ++k) sum += gpuprobe::probes::bandwidth::device::sum_words(v[k]);
       offset += kReduceIlp * threads * 16;
@@ -109,21 +100,20 @@ extern "C" __global__ void gpuprobe_goodput_reduce(ReduceArgs r) {
 // (m16n8k16 .f16): A a0a1 (g, 2t), a2a3 (g + 8, 2t), a4a5 (g, 2t + 8), a6a7 (g + 8, 2t + 8);
 // B b0b1 (k 2t, n g), b2b3 (k 2t + 8, n g); D d0d1 (g, 2t), d2d3 (g + 8, 2t); g = lane / 4,
 // t = lane % 4 (the same coordinates as probes/tensor/mma.cpp mma_fragment_coords).
-extern "C" __global__ void __launch_bounds__(gpuprobe::probes::goodput::kTileThreads)
-    gpuprobe_goodput_tile(TileArgs t) {
+extern "C" __global__ void __launch_bounds__(kTileThreads) gpuprobe_goodput_tile(TileArgs t) {
   namespace gp = gpuprobe::probes::goodput;
 #if GPUPROBE_PTX_HAS_MMA_SM80
   constexpr uint32_t kMi = gp::kWarpTileM / gp::kMmaM, kNj = gp::kWarpTileN / gp::kMmaN;
   constexpr uint32_t kRowBytes = gp::kTileRowHalves * 2;
   __shared__ __align__(16) uint16_t smem[(gp::kTileM + gp::kTileN) * gp::kTileRowHalves];
   const uint32_t pair = blockIdx.x % gp::kTilePairs;
-  gdev::stage<gp::kTileM>(t.a + uint64_t(pair) * gp::kTileM * gp::kTileK, smem);
-  gdev::stage<gp::kTileN>(t.bt + uint64_t(pair) * gp::kTileN * gp::kTileK, smem + gp::kTileM * gp::kTileRowHalves);
+  stage<gp::kTileM>(t.a + uint64_t(pair) * gp::kTileM * gp::kTileK, smem);
+  stage<gp::kTileN>(t.bt + uint64_t(pair) * gp::kTileN * gp::kTileK, smem + gp::kTileM * gp::kTileRowHalves);
   __syncthreads();
   const uint32_t warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane >> 2, tq = lane & 3;
   const uint32_t wm = (warp >> 1) * gp::kWarpTileM, wn = (warp & 1) * gp::kWarpTileN;
-  const uint32_t a_base = gdev::shared_addr(smem) + (wm + g) * kRowBytes + 4 * tq;
-  const uint32_t b_base = gdev::shared_addr(smem) + (gp::kTileM + wn + g) * kRowBytes + 4 * tq;
+  const uint32_t a_base = shared_addr(smem) + (wm + g) * kRowBytes + 4 * tq;
+  const uint32_t b_base = shared_addr(smem) + (gp::kTileM + wn + g) * kRowBytes + 4 * tq;
   float acc[kMi][kNj][4] = {};
 #pragma unroll 1
   for (uint32_t r = 0; r < t.repeats; ++r) {
@@ -133,22 +123,22 @@ extern "C" __global__ void __launch_bounds__(gpuprobe::probes::goodput::kTileThr
 #pragma unroll
       for (uint32_t i = 0; i < kMi; ++i) {
         const uint32_t at = a_base + i * gp::kMmaM * kRowBytes + s * gp::kMmaK * 2;
-        af[i][0] = gptx::LdShared<1>::load(at).w[0];
-        af[i][1] = gptx::LdShared<1>::load(at + 8 * kRowBytes).w[0];
-        af[i][2] = gptx::LdShared<1>::load(at + 16).w[0];
-        af[i][3] = gptx::LdShared<1>::load(at + 8 * kRowBytes + 16).w[0];
+        af[i][0] = ptx::LdShared<1>::load(at).w[0];
+        af[i][1] = ptx::LdShared<1>::load(at + 8 * kRowBytes).w[0];
+        af[i][2] = ptx::LdShared<1>::load(at + 16).w[0];
+        af[i][3] = ptx::LdShared<1>::load(at + 8 * kRowBytes + 16).w[0];
       }
 #pragma unroll
       for (uint32_t j = 0; j < kNj; ++j) {
         const uint32_t bt = b_base + j * gp::kMmaN * kRowBytes + s * gp::kMmaK * 2;
-        bf[j][0] = gptx::LdShared<1>::load(bt).w[0];
-        bf[j][1] = gptx::LdShared<1>::load(bt + 16).w[0];
+        bf[j][0] = ptx::LdShared<1>::load(bt).w[0];
+        bf[j][1] = ptx::LdShared<1>::load(bt + 16).w[0];
       }
 #pragma unroll
       for (uint32_t i = 0; i < kMi; ++i)
 #pragma unroll
         for (uint32_t j = 0; j < kNj; ++j)
-          gptx::mma_sync_aligned_m16n8k16_row_col_f32_f16_f16_f32(acc[i][j], af[i], bf[j]);
+          ptx::mma_sync_aligned_m16n8k16_row_col_f32_f16_f16_f32(acc[i][j], af[i], bf[j]);
     }
   }
   if (blockIdx.x >= t.store_blocks) return;
@@ -172,3 +162,5 @@ extern "C" __global__ void __launch_bounds__(gpuprobe::probes::goodput::kTileThr
 extern "C" __global__ void gpuprobe_goodput_chain(uint32_t* counter) {
   if (threadIdx.x == 0 && blockIdx.x == 0) atomicAdd(counter, 1u);
 }
+
+}  // namespace gpuprobe::probes::goodput::device

@@ -74,24 +74,16 @@ __device__ __forceinline__ void pt_barrier(uint32_t* barrier) {
   __syncthreads();
 }
 
-}  // namespace gpuprobe::probes::launch::device
-
-namespace ldev = gpuprobe::probes::launch::device;
-using gpuprobe::probes::launch::kCounterIterations;
-using gpuprobe::probes::launch::kCounterLaunches;
-using gpuprobe::probes::launch::LaunchStamp;
-using gpuprobe::probes::launch::ScaleArgs;
-
 extern "C" __global__ void gpuprobe_launch_empty(uint32_t* counters) {
-  if (ldev::first_thread()) ldev::count(counters, kCounterLaunches);
+  if (first_thread()) count(counters, kCounterLaunches);
 }
 
 extern "C" __global__ void gpuprobe_launch_stamp(LaunchStamp* stamps, uint32_t index,
                                                  uint32_t* counters) {
-  if (!ldev::first_thread()) return;
+  if (!first_thread()) return;
   const uint64_t start = gpuprobe::ptx::get_sreg_globaltimer();
-  ldev::count(counters, kCounterLaunches);
-  ldev::write_stamp(stamps, index, start, 1);
+  count(counters, kCounterLaunches);
+  write_stamp(stamps, index, start, 1);
 }
 
 // Primary of a programmatic dependent launch: lets the secondary start, then keeps running for
@@ -101,11 +93,11 @@ extern "C" __global__ void gpuprobe_launch_pdl_primary(LaunchStamp* stamps, uint
 #if GPUPROBE_PTX_HAS_GRIDDEPCONTROL
   const uint64_t start = gpuprobe::ptx::get_sreg_globaltimer();
   gpuprobe::ptx::griddepcontrol_launch_dependents();
-  if (!ldev::first_thread()) return;
+  if (!first_thread()) return;
   while (gpuprobe::ptx::get_sreg_globaltimer() - start < spin_ns) {
   }
-  ldev::count(counters, kCounterLaunches);
-  ldev::write_stamp(stamps, index, start, 1);
+  count(counters, kCounterLaunches);
+  write_stamp(stamps, index, start, 1);
 #else
   __trap();
 #endif
@@ -117,9 +109,9 @@ extern "C" __global__ void gpuprobe_launch_pdl_secondary(LaunchStamp* stamps, ui
 #if GPUPROBE_PTX_HAS_GRIDDEPCONTROL
   const uint64_t start = gpuprobe::ptx::get_sreg_globaltimer();
   gpuprobe::ptx::griddepcontrol_wait();
-  if (!ldev::first_thread()) return;
-  ldev::count(counters, kCounterLaunches);
-  ldev::write_stamp(stamps, index, start, 1);
+  if (!first_thread()) return;
+  count(counters, kCounterLaunches);
+  write_stamp(stamps, index, start, 1);
 #else
   __trap();
 #endif
@@ -131,22 +123,22 @@ extern "C" __global__ void gpuprobe_launch_pdl_secondary(LaunchStamp* stamps, ui
 extern "C" __global__ void gpuprobe_launch_device_graph(uint64_t graph_exec, LaunchStamp* stamps,
                                                         uint32_t index, uint32_t* counters) {
 #if !defined(__CUDACC_RTC__)
-  if (!ldev::first_thread()) return;
+  if (!first_thread()) return;
   const uint64_t start = gpuprobe::ptx::get_sreg_globaltimer();
   const cudaError_t status = cudaGraphLaunch(reinterpret_cast<cudaGraphExec_t>(graph_exec),
                                              cudaStreamGraphFireAndForget);
-  ldev::count(counters, kCounterLaunches);
-  ldev::write_stamp(stamps, index, start, 1 + static_cast<uint32_t>(status));
+  count(counters, kCounterLaunches);
+  write_stamp(stamps, index, start, 1 + static_cast<uint32_t>(status));
 #else
   __trap();
 #endif
 }
 
 extern "C" __global__ void gpuprobe_launch_scale(ScaleArgs a) {
-  ldev::scale_pass(a);
-  if (ldev::first_thread()) {
-    ldev::count(a.counters, kCounterLaunches);
-    ldev::count(a.counters, kCounterIterations);
+  scale_pass(a);
+  if (first_thread()) {
+    count(a.counters, kCounterLaunches);
+    count(a.counters, kCounterIterations);
   }
 }
 
@@ -154,11 +146,11 @@ extern "C" __global__ void gpuprobe_launch_scale_gsync(ScaleArgs a) {
 #if GPUPROBE_LAUNCH_HAS_CG
   const cooperative_groups::grid_group grid = cooperative_groups::this_grid();
   for (uint32_t it = 0; it < a.iterations; ++it) {
-    ldev::scale_pass(a);
-    if (ldev::first_thread()) ldev::count(a.counters, kCounterIterations);
+    scale_pass(a);
+    if (first_thread()) count(a.counters, kCounterIterations);
     grid.sync();
   }
-  if (ldev::first_thread()) ldev::count(a.counters, kCounterLaunches);
+  if (first_thread()) count(a.counters, kCounterLaunches);
 #else
   __trap();
 #endif
@@ -166,9 +158,11 @@ extern "C" __global__ void gpuprobe_launch_scale_gsync(ScaleArgs a) {
 
 extern "C" __global__ void gpuprobe_launch_scale_pt(ScaleArgs a) {
   for (uint32_t it = 0; it < a.iterations; ++it) {
-    ldev::scale_pass(a);
-    if (ldev::first_thread()) ldev::count(a.counters, kCounterIterations);
-    ldev::pt_barrier(a.barrier);
+    scale_pass(a);
+    if (first_thread()) count(a.counters, kCounterIterations);
+    pt_barrier(a.barrier);
   }
-  if (ldev::first_thread()) ldev::count(a.counters, kCounterLaunches);
+  if (first_thread()) count(a.counters, kCounterLaunches);
 }
+
+}  // namespace gpuprobe::probes::launch::device

@@ -5,6 +5,7 @@
 // is dead. An op whose instruction this compile pass lacks (redux before sm_80, elect, clusters,
 // try_wait and fence.proxy.async before sm_90, mbarrier before sm_80) traps; the host refuses it
 // before that. Device code only (NVRTC-safe); the host side is sync_cuda.cpp.
+#include "probes/common/unit_record.cuh"
 #include "probes/sync/sync.cuh"
 #include "ptx/barrier.cuh"
 #include "ptx/mbarrier.cuh"
@@ -18,14 +19,10 @@ __device__ __forceinline__ uint32_t lane_id() { return threadIdx.x & 31; }
 // Lane 0 of each warp writes the bracket, its SM and (a.store) the results.
 __device__ __forceinline__ void record(const SyncArgs& a, SyncWarpOut* out, uint64_t c0,
                                        uint64_t c1, const uint32_t* result, int n) {
-  if (lane_id() != 0) return;
-  SyncWarpOut& o = out[(uint64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32];
-  o.start_cycles = c0;
-  o.end_cycles = c1;
-  o.smid = ptx::get_sreg_smid();
-  if (a.store != 0)
-    for (int k = 0; k < n; ++k) o.result[k] = result[k];
-  o.ran = 1;
+  record_unit<32>(out, c0, c1, [&](SyncWarpOut& o) {
+    if (a.store != 0)
+      for (int k = 0; k < n; ++k) o.result[k] = result[k];
+  });
 }
 
 // ---- warp value chains: x = Op::step(x, aux) -----------------------------------------------
@@ -415,13 +412,6 @@ __device__ __forceinline__ void run_warp_or_trap(const SyncArgs& a, SyncWarpOut*
   else __trap();
 }
 
-}  // namespace gpuprobe::probes::sync::device
-
-namespace sync_device = gpuprobe::probes::sync::device;
-using gpuprobe::probes::sync::kSyncThroughputChains;
-using gpuprobe::probes::sync::SyncArgs;
-using gpuprobe::probes::sync::SyncWarpOut;
-
 // Both kernels of an op, from one body per kernel kind: BODY_LAT / BODY_THR are statements.
 #define GPUPROBE_SYNC_KERNELS(op, lat_bounds, body_lat, body_thr)                              \
   extern "C" __global__ void __launch_bounds__(lat_bounds)                                     \
@@ -433,10 +423,9 @@ using gpuprobe::probes::sync::SyncWarpOut;
     body_thr;                                                                                  \
   }
 
-#define GPUPROBE_SYNC_WARP_KERNELS(op)                                                         \
-  GPUPROBE_SYNC_KERNELS(op, 32, (sync_device::run_warp_or_trap<sync_device::op, 1>(a, out)),   \
-                        (sync_device::run_warp_or_trap<sync_device::op, kSyncThroughputChains>( \
-                            a, out)))
+#define GPUPROBE_SYNC_WARP_KERNELS(op)                             \
+  GPUPROBE_SYNC_KERNELS(op, 32, (run_warp_or_trap<op, 1>(a, out)), \
+                        (run_warp_or_trap<op, kSyncThroughputChains>(a, out)))
 GPUPROBE_SYNC_WARP_KERNELS(shfl_idx)
 GPUPROBE_SYNC_WARP_KERNELS(shfl_up)
 GPUPROBE_SYNC_WARP_KERNELS(shfl_down)
@@ -452,18 +441,16 @@ GPUPROBE_SYNC_WARP_KERNELS(elect)
 GPUPROBE_SYNC_WARP_KERNELS(bar_warp_sync)
 #undef GPUPROBE_SYNC_WARP_KERNELS
 
-#define GPUPROBE_SYNC_CTA_KERNELS(op)                                                          \
-  GPUPROBE_SYNC_KERNELS(op, 1024, (sync_device::run_cta<sync_device::op>(a, out)),             \
-                        (sync_device::run_cta<sync_device::op>(a, out)))
+#define GPUPROBE_SYNC_CTA_KERNELS(op) \
+  GPUPROBE_SYNC_KERNELS(op, 1024, (run_cta<op>(a, out)), (run_cta<op>(a, out)))
 GPUPROBE_SYNC_CTA_KERNELS(bar_sync)
-GPUPROBE_SYNC_KERNELS(bar_arrive, 1024, (sync_device::run_bar_arrive(a, out)),
-                      (sync_device::run_bar_arrive(a, out)))
+GPUPROBE_SYNC_KERNELS(bar_arrive, 1024, (run_bar_arrive(a, out)), (run_bar_arrive(a, out)))
 GPUPROBE_SYNC_CTA_KERNELS(bar_red_popc)
 #undef GPUPROBE_SYNC_CTA_KERNELS
 
 #if GPUPROBE_PTX_HAS_CLUSTER
-#define GPUPROBE_SYNC_CLUSTER_BODY(op) (sync_device::run_cluster<sync_device::op>(a, out))
-#define GPUPROBE_SYNC_DSMEM_BODY(chains) (sync_device::run_dsmem<chains>(a, out))
+#define GPUPROBE_SYNC_CLUSTER_BODY(op) (run_cluster<op>(a, out))
+#define GPUPROBE_SYNC_DSMEM_BODY(chains) (run_dsmem<chains>(a, out))
 #else
 #define GPUPROBE_SYNC_CLUSTER_BODY(op) __trap()
 #define GPUPROBE_SYNC_DSMEM_BODY(chains) __trap()
@@ -478,12 +465,11 @@ GPUPROBE_SYNC_KERNELS(dsmem_ld, 1024, GPUPROBE_SYNC_DSMEM_BODY(1),
 #undef GPUPROBE_SYNC_CLUSTER_BODY
 #undef GPUPROBE_SYNC_DSMEM_BODY
 
-GPUPROBE_SYNC_KERNELS(grid_sync, 1024, (sync_device::run_grid(a, out)),
-                      (sync_device::run_grid(a, out)))
+GPUPROBE_SYNC_KERNELS(grid_sync, 1024, (run_grid(a, out)), (run_grid(a, out)))
 
 #if GPUPROBE_PTX_HAS_MBARRIER
-#define GPUPROBE_SYNC_MBARRIER_BODY(op)                                                        \
-  if constexpr (sync_device::op::kOnThisPass) sync_device::run_mbarrier<sync_device::op>(a, out); \
+#define GPUPROBE_SYNC_MBARRIER_BODY(op)                    \
+  if constexpr (op::kOnThisPass) run_mbarrier<op>(a, out); \
   else __trap()
 #else
 #define GPUPROBE_SYNC_MBARRIER_BODY(op) __trap()
@@ -494,9 +480,8 @@ GPUPROBE_SYNC_KERNELS(mbarrier_try_wait, 1024, GPUPROBE_SYNC_MBARRIER_BODY(mbarr
                       GPUPROBE_SYNC_MBARRIER_BODY(mbarrier_try_wait))
 #undef GPUPROBE_SYNC_MBARRIER_BODY
 
-#define GPUPROBE_SYNC_FENCE_KERNELS(op)                                                        \
-  GPUPROBE_SYNC_KERNELS(op, 32, (sync_device::run_fence<sync_device::op>(a, out)),             \
-                        (sync_device::run_fence<sync_device::op>(a, out)))
+#define GPUPROBE_SYNC_FENCE_KERNELS(op) \
+  GPUPROBE_SYNC_KERNELS(op, 32, (run_fence<op>(a, out)), (run_fence<op>(a, out)))
 GPUPROBE_SYNC_FENCE_KERNELS(membar_cta)
 GPUPROBE_SYNC_FENCE_KERNELS(membar_gl)
 GPUPROBE_SYNC_FENCE_KERNELS(membar_sys)
@@ -505,3 +490,5 @@ GPUPROBE_SYNC_FENCE_KERNELS(fence_acq_rel_cluster)
 GPUPROBE_SYNC_FENCE_KERNELS(fence_proxy_async)
 #undef GPUPROBE_SYNC_FENCE_KERNELS
 #undef GPUPROBE_SYNC_KERNELS
+
+}  // namespace gpuprobe::probes::sync::device

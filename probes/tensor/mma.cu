@@ -9,6 +9,7 @@
 // which includes this file with GPUPROBE_MMA_SM120A_UNIT defined (and the generic forms' kernels
 // left out); here they get none.
 // Device code only (NVRTC-safe); the host side is mma.cpp.
+#include "probes/common/unit_record.cuh"
 #include "probes/tensor/mma.cuh"
 #include "ptx/mma.cuh"
 #include "ptx/sreg.cuh"
@@ -288,13 +289,9 @@ __device__ __forceinline__ void run_chains(const MmaArgs& args, MmaWarpOut* out)
     for (int i = 0; i < F::kC; ++i) last ^= reg_bits(acc[k][i]);
   }
   const uint64_t c1 = ptx::get_sreg_clock64_after(last, args.zero);
-  if ((threadIdx.x & 31) != 0) return;
-  MmaWarpOut& w = out[(uint64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32];
-  w.start_cycles = c0;
-  w.end_cycles = c1;
-  w.smid = ptx::get_sreg_smid();
-  if (args.store != 0) w.checksum = last;
-  w.ran = 1;
+  record_unit<32>(out, c0, c1, [&](MmaWarpOut& w) {
+    if (args.store != 0) w.checksum = last;
+  });
 }
 
 template <class F, int kChains>

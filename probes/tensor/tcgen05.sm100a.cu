@@ -4,6 +4,7 @@
 // gpuprobe_tcgen05_<op>_lat and gpuprobe_tcgen05_<op>_thr; per cta_group one
 // gpuprobe_tcgen05_baseline_cg<N>_lat. Device code only (NVRTC-safe); the host side is
 // tcgen05.cpp.
+#include "probes/common/unit_record.cuh"
 #include "probes/tensor/tcgen05.cuh"
 #include "ptx/barrier.cuh"
 #include "ptx/mbarrier.cuh"
@@ -138,13 +139,7 @@ __device__ __forceinline__ void store_tile(const Tcgen05Args& a, uint32_t tmem, 
 
 // Thread 0 writes the CTA's record (the cycles are the issuing thread's, 0 elsewhere).
 __device__ __forceinline__ void record(Tcgen05CtaOut* out, uint64_t c0, uint64_t c1, bool leader) {
-  if (threadIdx.x != 0) return;
-  Tcgen05CtaOut& o = out[blockIdx.x];
-  o.start_cycles = c0;
-  o.end_cycles = c1;
-  o.smid = ptx::get_sreg_smid();
-  o.leader = leader ? 1 : 0;
-  o.ran = 1;
+  record_cta(out, c0, c1, [&](Tcgen05CtaOut& o) { o.leader = leader ? 1 : 0; });
 }
 
 template <int kCg, bool kD16>
@@ -253,15 +248,7 @@ __device__ void baseline(const Tcgen05Args&, Tcgen05CtaOut*);
 }  // namespace gpuprobe::probes::tensor::device
 #endif
 
-namespace tcgen05_device = gpuprobe::probes::tensor::device;
-using gpuprobe::probes::tensor::Tcgen05Args;
-using gpuprobe::probes::tensor::Tcgen05CtaOut;
-using gpuprobe::probes::tensor::Tcgen05Op;
-using gpuprobe::probes::tensor::tcgen05_accumulators;
-using gpuprobe::probes::tensor::tcgen05_block_scaled;
-using gpuprobe::probes::tensor::tcgen05_d16;
-using gpuprobe::probes::tensor::tcgen05_idesc;
-using gpuprobe::probes::tensor::tcgen05_op_info;
+namespace gpuprobe::probes::tensor::device {
 
 // The MMA of an op as a lambda over (D address, A descriptor or TMEM address, B descriptor,
 // accumulate, scale-factor TMEM address); the instruction descriptor is a compile-time constant.
@@ -282,26 +269,20 @@ using gpuprobe::probes::tensor::tcgen05_op_info;
 #define GPUPROBE_TCGEN05_SF_mxf4 , sf, sf + 4
 #define GPUPROBE_TCGEN05_SF_mxf4nvf4 , sf, sf + 4
 
-#define GPUPROBE_TCGEN05_KERNELS(in, acc, kind, n, k, form, cg)                                   \
-  extern "C" __global__ void __launch_bounds__(128, 1)                                            \
-      gpuprobe_tcgen05_##in##_##acc##_n##n##_##form##_cg##cg##_lat(Tcgen05Args a,                 \
-                                                                   Tcgen05CtaOut* out) {          \
-    constexpr gpuprobe::probes::tensor::Tcgen05OpInfo info =                                      \
-        tcgen05_op_info(Tcgen05Op::in##_##acc##_n##n##_##form##_cg##cg);                          \
-    constexpr uint32_t idesc = tcgen05_idesc(info);                                               \
-    tcgen05_device::measure<cg, n, info.ts, false, 1, tcgen05_d16(info),                          \
-                            tcgen05_block_scaled(info)>(                                          \
-        a, out, info, GPUPROBE_TCGEN05_CALL(kind, form, cg, idesc));                              \
-  }                                                                                               \
-  extern "C" __global__ void __launch_bounds__(128, 1)                                            \
-      gpuprobe_tcgen05_##in##_##acc##_n##n##_##form##_cg##cg##_thr(Tcgen05Args a,                 \
-                                                                   Tcgen05CtaOut* out) {          \
-    constexpr gpuprobe::probes::tensor::Tcgen05OpInfo info =                                      \
-        tcgen05_op_info(Tcgen05Op::in##_##acc##_n##n##_##form##_cg##cg);                          \
-    constexpr uint32_t idesc = tcgen05_idesc(info);                                               \
-    tcgen05_device::measure<cg, n, info.ts, true, tcgen05_accumulators(info, true),               \
-                            tcgen05_d16(info), tcgen05_block_scaled(info)>(                       \
-        a, out, info, GPUPROBE_TCGEN05_CALL(kind, form, cg, idesc));                              \
+#define GPUPROBE_TCGEN05_KERNELS(in, acc, kind, n, k, form, cg)                                         \
+  extern "C" __global__ void __launch_bounds__(128, 1)                                                  \
+      gpuprobe_tcgen05_##in##_##acc##_n##n##_##form##_cg##cg##_lat(Tcgen05Args a, Tcgen05CtaOut* out) { \
+    constexpr Tcgen05OpInfo info = tcgen05_op_info(Tcgen05Op::in##_##acc##_n##n##_##form##_cg##cg);     \
+    constexpr uint32_t idesc = tcgen05_idesc(info);                                                     \
+    measure<cg, n, info.ts, false, 1, tcgen05_d16(info), tcgen05_block_scaled(info)>(                   \
+        a, out, info, GPUPROBE_TCGEN05_CALL(kind, form, cg, idesc));                                    \
+  }                                                                                                     \
+  extern "C" __global__ void __launch_bounds__(128, 1)                                                  \
+      gpuprobe_tcgen05_##in##_##acc##_n##n##_##form##_cg##cg##_thr(Tcgen05Args a, Tcgen05CtaOut* out) { \
+    constexpr Tcgen05OpInfo info = tcgen05_op_info(Tcgen05Op::in##_##acc##_n##n##_##form##_cg##cg);     \
+    constexpr uint32_t idesc = tcgen05_idesc(info);                                                     \
+    measure<cg, n, info.ts, true, tcgen05_accumulators(info, true), tcgen05_d16(info),                  \
+            tcgen05_block_scaled(info)>(a, out, info, GPUPROBE_TCGEN05_CALL(kind, form, cg, idesc));    \
   }
 #define GPUPROBE_TCGEN05_OP GPUPROBE_TCGEN05_KERNELS
 #include "probes/tensor/tcgen05.def"
@@ -310,9 +291,11 @@ using gpuprobe::probes::tensor::tcgen05_op_info;
 
 extern "C" __global__ void __launch_bounds__(128, 1)
     gpuprobe_tcgen05_baseline_cg1_lat(Tcgen05Args a, Tcgen05CtaOut* out) {
-  tcgen05_device::baseline<1>(a, out);
+  baseline<1>(a, out);
 }
 extern "C" __global__ void __launch_bounds__(128, 1)
     gpuprobe_tcgen05_baseline_cg2_lat(Tcgen05Args a, Tcgen05CtaOut* out) {
-  tcgen05_device::baseline<2>(a, out);
+  baseline<2>(a, out);
 }
+
+}  // namespace gpuprobe::probes::tensor::device

@@ -4,6 +4,7 @@
 // the wait_group that covers it, every accumulator index is a constant.
 // Per op of wgmma.def: gpuprobe_wgmma_<op>_lat and gpuprobe_wgmma_<op>_thr, and one
 // gpuprobe_wgmma_baseline_lat. Device code only (NVRTC-safe); the host side is wgmma.cpp.
+#include "probes/common/unit_record.cuh"
 #include "probes/tensor/wgmma.cuh"
 #include "ptx/sreg.cuh"
 #include "ptx/wgmma.cuh"
@@ -48,13 +49,7 @@ __device__ __forceinline__ uint64_t fold(const uint32_t (&d)[kRegs]) {
 
 __device__ __forceinline__ void record(const WgmmaArgs& a, WgmmaGroupOut* out, uint64_t c0,
                                        uint64_t c1, uint64_t checksum) {
-  if (threadIdx.x % kWgmmaThreads != 0) return;
-  WgmmaGroupOut& o = out[(uint64_t(blockIdx.x) * blockDim.x + threadIdx.x) / kWgmmaThreads];
-  o.start_cycles = c0;
-  o.end_cycles = c1;
-  o.smid = ptx::get_sreg_smid();
-  o.checksum = checksum;
-  o.ran = 1;
+  record_unit<kWgmmaThreads>(out, c0, c1, [&](WgmmaGroupOut& o) { o.checksum = checksum; });
 }
 
 // Latency: one wgmma per commit group, waited for before the next. `mma(d, a_desc_or_frag, b)`.
@@ -141,16 +136,6 @@ __device__ __forceinline__ void baseline(const WgmmaArgs& a, WgmmaGroupOut* out)
   record(a, out, c0, c1, 0);
 }
 
-}  // namespace gpuprobe::probes::tensor::device
-
-namespace wgmma_device = gpuprobe::probes::tensor::device;
-using gpuprobe::probes::tensor::WgmmaArgs;
-using gpuprobe::probes::tensor::WgmmaGroupOut;
-using gpuprobe::probes::tensor::WgmmaOp;
-using gpuprobe::probes::tensor::wgmma_acc_regs;
-using gpuprobe::probes::tensor::wgmma_op_info;
-using gpuprobe::probes::tensor::wgmma_throughput_accumulators;
-
 // The wgmma of an op as a functor over (accumulators, A fragment, A descriptor, B descriptor), one
 // per op at namespace scope (NVRTC, which CUDA 12 tests use, rejects a lambda without an execution
 // space inside a kernel, and a local class cannot have the member template the accumulator needs).
@@ -174,19 +159,17 @@ using gpuprobe::probes::tensor::wgmma_throughput_accumulators;
 #undef GPUPROBE_WGMMA_FUNCTOR
 #define GPUPROBE_WGMMA_CALL(in, acc, n, form) WgmmaCall_##in##_##acc##_n##n##_##form{}
 
-#define GPUPROBE_WGMMA_KERNELS(in, acc, n, kdim, form)                                           \
+#define GPUPROBE_WGMMA_KERNELS(in, acc, n, kdim, form)                                        \
   extern "C" __global__ void __launch_bounds__(128, 1)                                        \
       gpuprobe_wgmma_##in##_##acc##_n##n##_##form##_lat(WgmmaArgs a, WgmmaGroupOut* out) {    \
-    constexpr gpuprobe::probes::tensor::WgmmaOpInfo info = wgmma_op_info(WgmmaOp::in##_##acc##_n##n##_##form);               \
-    wgmma_device::latency<wgmma_acc_regs(info), info.rs, n>(                                  \
-        a, out, GPUPROBE_WGMMA_CALL(in, acc, n, form));      \
+    constexpr WgmmaOpInfo info = wgmma_op_info(WgmmaOp::in##_##acc##_n##n##_##form);          \
+    latency<wgmma_acc_regs(info), info.rs, n>(a, out, GPUPROBE_WGMMA_CALL(in, acc, n, form)); \
   }                                                                                           \
   extern "C" __global__ void __launch_bounds__(128)                                           \
       gpuprobe_wgmma_##in##_##acc##_n##n##_##form##_thr(WgmmaArgs a, WgmmaGroupOut* out) {    \
-    constexpr gpuprobe::probes::tensor::WgmmaOpInfo info = wgmma_op_info(WgmmaOp::in##_##acc##_n##n##_##form);               \
-    wgmma_device::throughput<wgmma_acc_regs(info), info.rs, n,                                \
-                             wgmma_throughput_accumulators(info)>(                            \
-        a, out, GPUPROBE_WGMMA_CALL(in, acc, n, form));      \
+    constexpr WgmmaOpInfo info = wgmma_op_info(WgmmaOp::in##_##acc##_n##n##_##form);          \
+    throughput<wgmma_acc_regs(info), info.rs, n, wgmma_throughput_accumulators(info)>(        \
+        a, out, GPUPROBE_WGMMA_CALL(in, acc, n, form));                                       \
   }
 #define GPUPROBE_WGMMA_OP GPUPROBE_WGMMA_KERNELS
 #include "probes/tensor/wgmma.def"
@@ -195,5 +178,7 @@ using gpuprobe::probes::tensor::wgmma_throughput_accumulators;
 
 extern "C" __global__ void __launch_bounds__(128, 1)
     gpuprobe_wgmma_baseline_lat(WgmmaArgs a, WgmmaGroupOut* out) {
-  wgmma_device::baseline(a, out);
+  baseline(a, out);
 }
+
+}  // namespace gpuprobe::probes::tensor::device

@@ -104,7 +104,7 @@ MUTANT_SOURCE = r"""
 #include "probes/atomics/atomics.cu"
 namespace a = gpuprobe::probes::atomics;
 extern "C" __global__ void gpuprobe_mutant_control(a::AtomicsArgs x, a::AtomicsWarpOut* out) {
-  atomics_device::run<a::AtomicsOp::global_add_u32, 1>(x, out);
+  a::device::run<a::AtomicsOp::global_add_u32, 1>(x, out);
 }
 // The address is the kernel parameter: ptxas proves it warp-uniform and aggregates.
 extern "C" __global__ void gpuprobe_mutant_uniform(a::AtomicsArgs x, a::AtomicsWarpOut* out) {
@@ -112,7 +112,7 @@ extern "C" __global__ void gpuprobe_mutant_uniform(a::AtomicsArgs x, a::AtomicsW
 #pragma unroll 1
   for (uint64_t i = x.iterations; i != 0; --i) {
 #pragma unroll
-    for (int u = 0; u < 16; ++u) v = atomics_device::atom_add(reinterpret_cast<uint64_t>(x.words), 1u + (v & uint32_t(x.zero)));
+    for (int u = 0; u < 16; ++u) v = a::device::atom_add(reinterpret_cast<uint64_t>(x.words), 1u + (v & uint32_t(x.zero)));
   }
   out[0].hits[0] = v;
 }
@@ -129,7 +129,7 @@ extern "C" __global__ void gpuprobe_mutant_dead(a::AtomicsArgs x, a::AtomicsWarp
 // The shared word's index divided as a 64-bit value (what atomics_word() did): a division routine.
 extern "C" __global__ void gpuprobe_mutant_div64(a::AtomicsArgs x, a::AtomicsWarpOut* out) {
   const uint64_t warp = (uint64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
-  out[0].hits[0] = atomics_device::atom_add(reinterpret_cast<uint64_t>(static_cast<uint32_t*>(x.words) +
+  out[0].hits[0] = a::device::atom_add(reinterpret_cast<uint64_t>(static_cast<uint32_t*>(x.words) +
                                             warp / x.pattern), 1u);
 }
 """

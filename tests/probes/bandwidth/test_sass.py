@@ -276,6 +276,7 @@ MUTANT_SOURCE = r"""
 #include "probes/bandwidth/stream_shared.cu"
 namespace d = gpuprobe::probes::bandwidth::device;
 using gpuprobe::ptx::GlobalCache;
+using gpuprobe::probes::bandwidth::StreamGeometry;
 extern "C" __global__ void gpuprobe_mutant_control(uint64_t b, StreamGeometry g,
                                                    unsigned long long* c) {
   d::read<16, 4, GlobalCache::l2_only>(b, g, c);

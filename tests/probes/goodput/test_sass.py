@@ -94,6 +94,9 @@ def check_arch(checker, arch, functions, _):
 MUTANT_SOURCE = r"""
 #include "probes/goodput/goodput.cu"
 namespace gpg = gpuprobe::probes::goodput;
+using gpuprobe::probes::goodput::ReduceArgs;
+using gpuprobe::probes::goodput::TileArgs;
+using gpuprobe::probes::goodput::TriadArgs;
 extern "C" __global__ void gpuprobe_mutant_control(TriadArgs t) {
   const uint64_t stride = uint64_t(gridDim.x) * blockDim.x;
 #pragma unroll 1
