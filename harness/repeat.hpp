@@ -1,6 +1,9 @@
 // Repeat a measurement until its noise is low enough, within a time bound.
 #pragma once
+#include <algorithm>
+#include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -9,6 +12,7 @@
 
 #include "harness/error.hpp"
 #include "harness/stats.hpp"
+#include "harness/timing.hpp"
 
 namespace gpuprobe {
 
@@ -68,6 +72,49 @@ auto repeat_point(const RepeatPolicy& policy, Run&& run, Value&& value)
     r.skipped = e.what();
   }
   return r;
+}
+
+// A point whose count (passes, hops) is calibrated before its repeats (calibrate_point): the
+// count, the policy left for the repeats (the bound less the calibration's time) and the
+// calibration's last run, which counts as the first repeat when its count is the one kept.
+template <class Result>
+struct CalibratedPoint {
+  uint64_t count = 0;
+  RepeatPolicy policy;
+  std::optional<Result> kept;
+  // The kept run the first time there is one, else run(count).
+  template <class Run>
+  Result take_or_run(Run&& run) {
+    if (!kept) return run(count);
+    Result r = std::move(*kept);
+    kept.reset();
+    return r;
+  }
+};
+
+// timing::calibrate_count over run(count), whose result's duration is ns(result): the count
+// reaching target_ns, no run planned past calibration_max_seconds; the time it takes comes off
+// `policy`'s per-point bound.
+template <class Run, class Ns>
+auto calibrate_point(const RepeatPolicy& policy, double calibration_max_seconds, Run&& run, Ns&& ns,
+                     uint64_t min_count, uint64_t granularity, double target_ns, uint64_t max_count)
+    -> CalibratedPoint<std::decay_t<decltype(run(uint64_t{}))>> {
+  using Result = std::decay_t<decltype(run(uint64_t{}))>;
+  CalibratedPoint<Result> c;
+  std::optional<std::pair<uint64_t, Result>> last;
+  const auto started = std::chrono::steady_clock::now();
+  c.count = timing::calibrate_count(
+      [&](uint64_t n) {
+        last.emplace(n, run(n));
+        return static_cast<double>(ns(last->second));
+      },
+      min_count, granularity, target_ns, max_count, calibration_max_seconds);
+  c.policy = policy;
+  c.policy.max_seconds = std::max(
+      0.0,
+      policy.max_seconds - std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+  if (last && last->first == c.count) c.kept = std::move(last->second);
+  return c;
 }
 
 }  // namespace gpuprobe

@@ -1,15 +1,14 @@
 #include "probes/bandwidth/stream_point.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <set>
 #include <string>
 #include <tuple>
 
 #include "harness/error.hpp"
 #include "harness/points.hpp"
+#include "harness/repeat.hpp"
 #include "harness/stats.hpp"
-#include "harness/timing.hpp"
 
 namespace gpuprobe::probes {
 
@@ -49,23 +48,14 @@ nlohmann::json measure_stream(ProbeContext& ctx, const StreamSetup& setup, bool 
   const auto prepared = ctx.ops<StreamOps>().prepare(setup);
   const uint64_t min_region_ns = ctx.device().min_timed_region_ns();
 
-  std::optional<std::pair<uint64_t, StreamResult>> last;
-  auto run_once = [&](uint64_t repeats) {
-    StreamResult r = prepared->run({static_cast<uint32_t>(repeats), flush_l2});
-    last = std::make_pair(repeats, r);
-    return r;
-  };
+  auto run_once = [&](uint64_t repeats) { return prepared->run({static_cast<uint32_t>(repeats), flush_l2}); };
   // The per-point time bound covers the calibration and the repeats together. A repeat runs n
   // and 4n passes, so the calibrated n is planned within a fifth of the bound.
-  const auto started = std::chrono::steady_clock::now();
-  const uint64_t repeats = timing::calibrate_count(
-      [&](uint64_t n) { return run_once(n).elapsed_ns; }, 1, 1,
-      static_cast<double>(min_region_ns), kMaxRepeats,
-      ctx.repeat().max_seconds / static_cast<double>(1 + kDifferenceFactor));
-  RepeatPolicy policy = ctx.repeat();
-  policy.max_seconds = std::max(
-      0.0, policy.max_seconds -
-               std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+  auto calibrated = calibrate_point(
+      ctx.repeat(), ctx.repeat().max_seconds / static_cast<double>(1 + kDifferenceFactor), run_once,
+      [](const StreamResult& r) { return r.elapsed_ns; }, 1, 1, static_cast<double>(min_region_ns),
+      kMaxRepeats);
+  const uint64_t repeats = calibrated.count;
 
   // Each repeat times n and 4n passes: their difference cancels what every launch pays once
   // (the grid's ramp-up and drain, and the first pass of an L1 window, which comes from the L2).
@@ -75,16 +65,8 @@ nlohmann::json measure_stream(ProbeContext& ctx, const StreamSetup& setup, bool 
   StreamResult first;
   const auto outcome = repeat_until_stable(
       [&]() {
-        StreamResult r;
-        if (last && last->first == repeats) {
-          r = std::move(last->second);
-          last.reset();
-        } else {
-          r = run_once(repeats);
-          last.reset();
-        }
+        const StreamResult r = calibrated.take_or_run(run_once);
         const StreamResult longer = run_once(kDifferenceFactor * repeats);
-        last.reset();
         if (elapsed.empty()) first = r;
         elapsed.push_back(r.elapsed_ns);
         const double moved = static_cast<double>(longer.bytes_read + longer.bytes_written -
@@ -96,7 +78,7 @@ nlohmann::json measure_stream(ProbeContext& ctx, const StreamSetup& setup, bool 
                       std::to_string(repeats) + " (the timer or the launch is broken)");
         return moved / ns * 1e9;
       },
-      policy);
+      calibrated.policy);
   const double clock_mhz = ctx.device().measure_sm_clock_mhz(kClockSpinNs);
 
   const auto& sum = outcome.summary;

@@ -1,15 +1,14 @@
 #include "probes/memory/chase_point.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <map>
 #include <optional>
 #include <string>
 
 #include "harness/error.hpp"
+#include "harness/repeat.hpp"
 #include "harness/stats.hpp"
-#include "harness/timing.hpp"
 
 namespace gpuprobe::probes {
 
@@ -100,27 +99,19 @@ nlohmann::json measure_chase(ProbeContext& ctx, const Chain& chain, const ChaseS
                   std::to_string(run.timed_hops) + " hops)");
   };
 
-  // Calibrate: grow the timed region until it lasts min_region_ns. The last calibration run
-  // counts as the first repeat when its length is the one kept.
-  std::optional<std::pair<uint64_t, ChaseResult>> last;
   auto run_once = [&](uint64_t timed_hops) {
     const ChaseRun run{warmup_hops, timed_hops};
     ChaseResult r = prepared->run(run);
     self_check(run, r);
-    last = std::make_pair(timed_hops, r);
     return r;
   };
-  // The per-point time bound covers the calibration and the repeats together, and no single run
-  // is planned past it.
-  const auto started = std::chrono::steady_clock::now();
-  const uint64_t timed_hops = timing::calibrate_count(
-      [&](uint64_t hops) { return static_cast<double>(run_once(hops).timed_ns); },
-      s.min_timed_hops, kChaseHopsPerIteration, static_cast<double>(s.min_region_ns),
-      kMaxTimedHops, ctx.repeat().max_seconds);
-  RepeatPolicy policy = ctx.repeat();
-  policy.max_seconds = std::max(
-      0.0, policy.max_seconds -
-               std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+  // Calibrate: grow the timed region until it lasts min_region_ns. The per-point time bound covers
+  // the calibration and the repeats together, and no single run is planned past it.
+  auto calibrated = calibrate_point(
+      ctx.repeat(), ctx.repeat().max_seconds, run_once,
+      [](const ChaseResult& r) { return static_cast<double>(r.timed_ns); }, s.min_timed_hops,
+      kChaseHopsPerIteration, static_cast<double>(s.min_region_ns), kMaxTimedHops);
+  const uint64_t timed_hops = calibrated.count;
 
   std::vector<double> samples;
   std::vector<double> empty_samples;
@@ -131,14 +122,7 @@ nlohmann::json measure_chase(ProbeContext& ctx, const Chain& chain, const ChaseS
   uint64_t rejected = 0;
   const auto outcome = repeat_until_stable_rejecting(
       [&]() -> std::optional<double> {
-        ChaseResult r;
-        if (last && last->first == timed_hops) {
-          r = std::move(last->second);
-          last.reset();
-        } else {
-          r = run_once(timed_hops);
-          last.reset();
-        }
+        ChaseResult r = calibrated.take_or_run(run_once);
         if (!sm) sm = r.launch.smid;
         if (r.launch.smid != *sm) {
           ++rejected;   // never mix SMs within a point: their L2 distance differs
@@ -158,7 +142,7 @@ nlohmann::json measure_chase(ProbeContext& ctx, const Chain& chain, const ChaseS
         }
         return static_cast<double>(r.timed_cycles) / static_cast<double>(timed_hops);
       },
-      policy);
+      calibrated.policy);
 
   const auto& sum = outcome.summary;
   const double clock_mhz = region_clock_mhz.empty() ? 0.0 : stats::median(region_clock_mhz);
