@@ -11,4 +11,7 @@ namespace gpuprobe {
 // driver, no GPU, no such ordinal, or no code for the GPU's architecture in this build.
 std::unique_ptr<Device> make_cuda_device(int ordinal);
 
+// Whether this build has the CUDA backend (GPUPROBE_WITH_CUDA), for code compiled alike in both.
+bool built_with_cuda();
+
 }  // namespace gpuprobe

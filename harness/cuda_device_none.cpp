@@ -1,6 +1,12 @@
-// make_cuda_device for builds configured without CUDA.
+// make_cuda_device for builds configured without CUDA, and built_with_cuda for every build.
 #include "harness/cuda_device.hpp"
 #include "harness/error.hpp"
+
+namespace gpuprobe {
+
+bool built_with_cuda() { return GPUPROBE_WITH_CUDA; }
+
+}  // namespace gpuprobe
 
 #if !GPUPROBE_WITH_CUDA
 namespace gpuprobe {

@@ -44,8 +44,10 @@ fi
 
 # ccache, with its cache in .ccache/: the CUDA and host-only builds compile the same C++ (what
 # differs is a few macros that most files never read, and ccache hashes the preprocessed source),
-# so the second build takes its objects from the first.
+# so the second build takes its objects from the first. CCACHE_BASEDIR makes paths in the tree
+# relative, so that a unity batch of test files (generated inside the build folder) hashes alike
+# from either folder.
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_CXX_COMPILER_LAUNCHER="env;CCACHE_DIR=$PWD/.ccache;ccache" \
+  -DCMAKE_CXX_COMPILER_LAUNCHER="env;CCACHE_DIR=$PWD/.ccache;CCACHE_BASEDIR=$PWD;ccache" \
   -DGPUPROBE_WITH_CUDA="$with_cuda" -DGPUPROBE_PYTHON="$PWD/.venv/bin/python" >/dev/null
 cmake --build "$build_dir" -j "$(nproc)"

@@ -6,6 +6,9 @@
 #pragma once
 #include <filesystem>
 #include <iostream>
+#include <string>
+
+#include "harness/cuda_device.hpp"
 
 namespace gpuprobe::testing {
 
@@ -13,7 +16,7 @@ inline constexpr const char* kSkippedMarker = "GPUPROBE-TEST-SKIPPED";
 
 // True where the build has CUDA and the machine a GPU; else prints why, with the marker.
 inline bool gpu_or_skip() {
-  if (!GPUPROBE_WITH_CUDA) {
+  if (!built_with_cuda()) {
     std::cout << kSkippedMarker << ": the build has no CUDA (GPUPROBE_WITH_CUDA=OFF)" << std::endl;
     return false;
   }
@@ -24,4 +27,15 @@ inline bool gpu_or_skip() {
   return true;
 }
 
+// A file this build made, named from the test executable's folder (build/tests/), so that no test
+// file compiles differently in two build folders (tests/CMakeLists.txt: unity batches through
+// ccache): build_file("../gpuprobe"), build_file("libgpuprobe_fake_nvml_r535.so").
+inline std::string build_file(const std::string& relative) {
+  static const std::filesystem::path dir = std::filesystem::read_symlink("/proc/self/exe").parent_path();
+  return (dir / relative).lexically_normal().string();
+}
+
 }  // namespace gpuprobe::testing
+
+// The gpuprobe executable under test.
+#define GPUPROBE_EXE (::gpuprobe::testing::build_file("../gpuprobe"))

@@ -17,6 +17,7 @@
 #include "analysis/launch_model.hpp"
 #include "analysis/machine_model.hpp"
 #include "harness/error.hpp"
+#include "tests/gpu.hpp"
 
 namespace GPUPROBE_TEST_FILE {
 

@@ -10,6 +10,8 @@
 #include <iterator>
 #include <string>
 
+#include "tests/gpu.hpp"
+
 namespace gpuprobe::test {
 
 struct Scratch {

@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/cli/gpuprobe_run.hpp"
+#include "tests/gpu.hpp"
 
 namespace GPUPROBE_TEST_FILE {
 

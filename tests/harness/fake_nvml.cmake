@@ -1,7 +1,7 @@
 # Fake NVIDIA driver libraries for tests/harness/test_telemetry.cpp, built from fake_nvml.c once
 # per driver release it imitates (fake_nvml.c says what differs between them). Include this from
-# tests/CMakeLists.txt after gpuprobe_tests is defined: it hands the tests each library's path as
-# GPUPROBE_FAKE_NVML_R<release> and makes the tests depend on them.
+# tests/CMakeLists.txt after gpuprobe_tests is defined: it puts them next to the test executable
+# (where tests/gpu.hpp build_file finds them) and makes the tests depend on them.
 enable_language(C)
 foreach(release IN ITEMS 440 470 535 550)
   set(fake gpuprobe_fake_nvml_r${release})
@@ -11,6 +11,4 @@ foreach(release IN ITEMS 440 470 535 550)
   target_compile_definitions(${fake} PRIVATE FAKE_NVML_DRIVER=${release})
   target_compile_options(${fake} PRIVATE -Wall -Wextra)
   add_dependencies(gpuprobe_tests ${fake})
-  target_compile_definitions(gpuprobe_tests PRIVATE
-    GPUPROBE_FAKE_NVML_R${release}="$<TARGET_FILE:${fake}>")
 endforeach()

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/sim/preset.hpp"
+#include "tests/gpu.hpp"
 
 namespace GPUPROBE_TEST_FILE {
 

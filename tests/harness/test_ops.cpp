@@ -7,6 +7,7 @@
 #include <sstream>
 #include <string>
 
+#include "harness/cuda_device.hpp"
 #include "harness/ops.hpp"
 #include "harness/probe.hpp"
 #include "harness/sim/sim_device.hpp"
@@ -36,7 +37,7 @@ class NobodysOps : public FamilyOps {
 
 TEST_CASE("the memory family registers its operations from its own files", "[ops][flavour]") {
   CHECK(registered("memory.chase", "sim", "probes/memory/chase_sim.cpp"));
-  CHECK(registered("memory.chase", "cuda", "probes/memory/chase_cuda.cpp") == GPUPROBE_WITH_CUDA);
+  CHECK(registered("memory.chase", "cuda", "probes/memory/chase_cuda.cpp") == gpuprobe::built_with_cuda());
   // Every probe of the family registered itself too.
   for (const char* id : {"memory/chase", "memory/chase_shared", "memory/stride", "memory/tlb"})
     CHECK_NOTHROW(find_probe(id));

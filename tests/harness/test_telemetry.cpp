@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "harness/telemetry.hpp"
+#include "tests/gpu.hpp"
 
 namespace GPUPROBE_TEST_FILE {
 
@@ -44,20 +45,15 @@ constexpr const char* kNvmlVariable = "GPUPROBE_NVML_LIBRARY";
 constexpr const char* kBusId = "0000:00:06.0";  // the one device of every fake NVML
 const std::string kMissingNvml = "/nonexistent/gpuprobe/libnvidia-ml.so.1";
 
-// The fake drivers tests/harness/fake_nvml.cmake builds from tests/harness/fake_nvml.c.
+// The fake drivers tests/harness/fake_nvml.cmake builds from tests/harness/fake_nvml.c, next to
+// the test executable.
 std::string fake_nvml(int release) {
-#if defined(GPUPROBE_FAKE_NVML_R440) && defined(GPUPROBE_FAKE_NVML_R470) && \
-    defined(GPUPROBE_FAKE_NVML_R535) && defined(GPUPROBE_FAKE_NVML_R550)
-  switch (release) {
-    case 440: return GPUPROBE_FAKE_NVML_R440;
-    case 470: return GPUPROBE_FAKE_NVML_R470;
-    case 535: return GPUPROBE_FAKE_NVML_R535;
-    case 550: return GPUPROBE_FAKE_NVML_R550;
-  }
-#endif
-  FAIL("no fake NVML for R" << release << ": tests/CMakeLists.txt must include "
-       "harness/fake_nvml.cmake");
-  return {};
+  const std::string path = gpuprobe::testing::build_file("libgpuprobe_fake_nvml_r" + std::to_string(release) +
+                                                         ".so");
+  if (!std::filesystem::exists(path))
+    FAIL("no fake NVML for R" << release << " (" << path
+                              << "): tests/CMakeLists.txt must include harness/fake_nvml.cmake");
+  return path;
 }
 
 // A copy of a fake under a path no other test uses: a library path of its own gets a session of

@@ -19,7 +19,7 @@ extern "C" __attribute__((weak)) void gpuprobe_async_cp_async_ca_16_d1();
 using namespace gpuprobe;
 
 TEST_CASE("async/copy: its kernels are linked exactly when the build has CUDA", "[async][flavour]") {
-  CHECK((&gpuprobe_async_cp_async_ca_16_d1 != nullptr) == static_cast<bool>(GPUPROBE_WITH_CUDA));
+  CHECK((&gpuprobe_async_cp_async_ca_16_d1 != nullptr) == gpuprobe::built_with_cuda());
 }
 
 TEST_CASE("gpu-smoke: async/copy runs every copy on the GPU with its data checks", "[gpu-smoke][async]") {

@@ -18,7 +18,7 @@ extern "C" __attribute__((weak)) void gpuprobe_atomics_global_add_u32_thr();
 using namespace gpuprobe;
 
 TEST_CASE("atomics/ops: its kernels are linked exactly when the build has CUDA", "[atomics][flavour]") {
-  CHECK((&gpuprobe_atomics_global_add_u32_thr != nullptr) == static_cast<bool>(GPUPROBE_WITH_CUDA));
+  CHECK((&gpuprobe_atomics_global_add_u32_thr != nullptr) == gpuprobe::built_with_cuda());
 }
 
 TEST_CASE("gpu-smoke: atomics/ops runs every op on the GPU with its self-checks", "[gpu-smoke][atomics]") {

@@ -43,7 +43,7 @@ TEST_CASE("bandwidth: its CUDA operations are registered exactly when the build 
   for (const char* family : {probes::StreamOps::kFamily, probes::LoadedLatencyOps::kFamily}) {
     bool cuda_ops = false;
     for (const auto& e : ops_registry()) cuda_ops = cuda_ops || (e.family == family && e.backend == "cuda");
-    CHECK(cuda_ops == static_cast<bool>(GPUPROBE_WITH_CUDA));
+    CHECK(cuda_ops == gpuprobe::built_with_cuda());
   }
 }
 

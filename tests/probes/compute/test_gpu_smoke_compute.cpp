@@ -18,7 +18,7 @@ extern "C" __attribute__((weak)) void gpuprobe_alu_fma_rn_f32_thr();
 using namespace gpuprobe;
 
 TEST_CASE("compute/alu: its kernels are linked exactly when the build has CUDA", "[compute][flavour]") {
-  CHECK((&gpuprobe_alu_fma_rn_f32_thr != nullptr) == static_cast<bool>(GPUPROBE_WITH_CUDA));
+  CHECK((&gpuprobe_alu_fma_rn_f32_thr != nullptr) == gpuprobe::built_with_cuda());
 }
 
 TEST_CASE("gpu-smoke: compute/alu runs every op on the GPU with its self-checks",

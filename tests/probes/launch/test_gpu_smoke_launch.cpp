@@ -22,7 +22,7 @@ TEST_CASE("launch: its CUDA operations are registered exactly when the build has
   bool cuda_ops = false;
   for (const auto& e : ops_registry())
     cuda_ops = cuda_ops || (e.family == probes::LaunchOps::kFamily && e.backend == "cuda");
-  CHECK(cuda_ops == static_cast<bool>(GPUPROBE_WITH_CUDA));
+  CHECK(cuda_ops == gpuprobe::built_with_cuda());
 }
 
 TEST_CASE("gpu-smoke: launch probes run on the GPU with their self-checks", "[gpu-smoke][launch]") {

@@ -20,7 +20,7 @@ extern "C" __attribute__((weak)) void gpuprobe_sync_shfl_idx_thr();
 using namespace gpuprobe;
 
 TEST_CASE("sync/primitives: its kernels are linked exactly when the build has CUDA", "[sync][flavour]") {
-  CHECK((&gpuprobe_sync_shfl_idx_thr != nullptr) == static_cast<bool>(GPUPROBE_WITH_CUDA));
+  CHECK((&gpuprobe_sync_shfl_idx_thr != nullptr) == gpuprobe::built_with_cuda());
 }
 
 TEST_CASE("gpu-smoke: sync/primitives runs every op on the GPU with its self-checks", "[gpu-smoke][sync]") {

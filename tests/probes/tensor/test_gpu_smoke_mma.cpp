@@ -18,7 +18,7 @@ extern "C" __attribute__((weak)) void gpuprobe_mma_m16n8k16_f16_f32_thr();
 using namespace gpuprobe;
 
 TEST_CASE("tensor/mma: its kernels are linked exactly when the build has CUDA", "[tensor][flavour]") {
-  CHECK((&gpuprobe_mma_m16n8k16_f16_f32_thr != nullptr) == static_cast<bool>(GPUPROBE_WITH_CUDA));
+  CHECK((&gpuprobe_mma_m16n8k16_f16_f32_thr != nullptr) == gpuprobe::built_with_cuda());
 }
 
 TEST_CASE("gpu-smoke: tensor/mma runs every form on the GPU with its tile self-check",
