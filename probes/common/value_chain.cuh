@@ -9,6 +9,7 @@
 #pragma once
 #include "ptx/types.cuh"
 #if defined(__CUDACC__)
+#include "probes/common/chains.cuh"
 #include "probes/common/unit_record.cuh"
 #include "ptx/sreg.cuh"
 #endif
@@ -67,14 +68,7 @@ __device__ __forceinline__ void run_value_chains(const ValueChainArgs& a, ValueC
     const Reg c = Op::from(a.c);
     // The opening read follows the start values' arrival; the closing one waits for every result.
     const uint64_t c0 = ptx::get_sreg_clock64_after(first, a.zero);
-#pragma unroll 1
-    for (uint64_t i = a.iterations; i != 0; --i) {
-#pragma unroll
-      for (int u = 0; u < kPerChain; ++u) {
-#pragma unroll
-        for (int k = 0; k < kChains; ++k) x[k] = Op::step(x[k], b, c);
-      }
-    }
+    step_chains<kPerChain>(x, a.iterations, [&](Reg v) { return Op::step(v, b, c); });
     uint64_t last = 0;
 #pragma unroll
     for (int k = 0; k < kChains; ++k) last ^= Op::bits(x[k]);

@@ -5,6 +5,7 @@
 // is dead. An op whose instruction this compile pass lacks (redux before sm_80, elect, clusters,
 // try_wait and fence.proxy.async before sm_90, mbarrier before sm_80) traps; the host refuses it
 // before that. Device code only (NVRTC-safe); the host side is sync_cuda.cpp.
+#include "probes/common/chains.cuh"
 #include "probes/common/unit_record.cuh"
 #include "probes/sync/sync.cuh"
 #include "ptx/barrier.cuh"
@@ -150,14 +151,7 @@ __device__ __forceinline__ void run_warp(const SyncArgs& a, SyncWarpOut* out) {
     first ^= x[k];
   }
   const uint64_t c0 = ptx::get_sreg_clock64_after(first, a.zero);
-#pragma unroll 1
-  for (uint64_t i = a.iterations; i != 0; --i) {
-#pragma unroll
-    for (int u = 0; u < kPerChain; ++u) {
-#pragma unroll
-      for (int k = 0; k < kChains; ++k) x[k] = Op::step(x[k], aux);
-    }
-  }
+  step_chains<kPerChain>(x, a.iterations, [&](uint32_t v) { return Op::step(v, aux); });
   uint64_t last = 0;
 #pragma unroll
   for (int k = 0; k < kChains; ++k) last ^= x[k];
