@@ -67,48 +67,43 @@ def unwrapped_test_files(root):
 INCLUDE_ANY = re.compile(r"^\s*#\s*include\b.*$", re.M)
 
 
+def report(problems, ok):
+    """Prints each problem as a FAIL line, or `ok` when there are none; True when none."""
+    for p in problems:
+        print("FAIL", p)
+    if not problems:
+        print("ok:", ok)
+    return not problems
+
+
+def planted(files, scan):
+    """What `scan` finds in a tree holding only `files` (path -> text)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        for rel, text in files.items():
+            os.makedirs(os.path.dirname(os.path.join(tmp, rel)), exist_ok=True)
+            with open(os.path.join(tmp, rel), "w") as f:
+                f.write(text)
+        return scan(tmp)
+
+
 def main():
     args = test_args(__doc__.splitlines()[0])
-    passed = failed = 0
-    found = violations(args.source_dir)
-    for v in found:
-        print("FAIL", v)
-    if found:
-        failed += 1
-    else:
-        passed += 1
-        print("ok: no layer includes a layer above it")
-    # The scan must be able to fail: a tree with one planted violation.
-    with tempfile.TemporaryDirectory() as tmp:
-        os.makedirs(os.path.join(tmp, "harness"))
-        with open(os.path.join(tmp, "harness", "planted.cpp"), "w") as f:
-            f.write('#include "probes/memory/chase_ops.hpp"\n')
-        if len(violations(tmp)) == 1:
-            passed += 1
-            print("ok: a planted harness -> probes include is caught")
-        else:
-            failed += 1
-            print("FAIL: a planted harness -> probes include was not caught")
-    unwrapped = unwrapped_test_files(args.source_dir)
-    for u in unwrapped:
-        print("FAIL", u)
-    if unwrapped:
-        failed += 1
-    else:
-        passed += 1
-        print("ok: every test file keeps its names in namespace GPUPROBE_TEST_FILE")
-    with tempfile.TemporaryDirectory() as tmp:
-        os.makedirs(os.path.join(tmp, "tests", "fixtures"))
-        with open(os.path.join(tmp, "tests", "test_planted.cpp"), "w") as f:
-            f.write('#include <catch2/catch.hpp>\nnamespace {\nint helper() { return 1; }\n}\n')
-        with open(os.path.join(tmp, "tests", "fixtures", "toy.cpp"), "w") as f:
-            f.write("int toy() { return 0; }\n")
-        if len(unwrapped_test_files(tmp)) == 1:
-            passed += 1
-            print("ok: a planted test file outside the namespace is caught (fixtures/ are not test files)")
-        else:
-            failed += 1
-            print("FAIL: a planted test file outside namespace GPUPROBE_TEST_FILE was not caught")
+    # Each scan must be able to fail: a tree with one planted violation.
+    layer = planted({"harness/planted.cpp": '#include "probes/memory/chase_ops.hpp"\n'}, violations)
+    outside = "#include <catch2/catch.hpp>\nnamespace {\nint helper() { return 1; }\n}\n"
+    unwrapped = planted({"tests/test_planted.cpp": outside, "tests/fixtures/toy.cpp": "int toy() { return 0; }\n"},
+                        unwrapped_test_files)
+    results = [
+        report(violations(args.source_dir), "no layer includes a layer above it"),
+        report([] if len(layer) == 1 else ["a planted harness -> probes include was not caught"],
+               "a planted harness -> probes include is caught"),
+        report(unwrapped_test_files(args.source_dir),
+               "every test file keeps its names in namespace GPUPROBE_TEST_FILE"),
+        report([] if len(unwrapped) == 1 else ["a planted test file outside the namespace was not caught"],
+               "a planted test file outside the namespace is caught (fixtures/ are not test files)"),
+    ]
+    passed = sum(results)
+    failed = len(results) - passed
     print(f"layering: {passed} passed, {failed} failed")
     return 1 if failed else 0
 
