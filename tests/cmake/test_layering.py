@@ -91,7 +91,8 @@ def main():
     # Each scan must be able to fail: a tree with one planted violation.
     layer = planted({"harness/planted.cpp": '#include "probes/memory/chase_ops.hpp"\n'}, violations)
     outside = "#include <catch2/catch.hpp>\nnamespace {\nint helper() { return 1; }\n}\n"
-    unwrapped = planted({"tests/test_planted.cpp": outside, "tests/fixtures/toy.cpp": "int toy() { return 0; }\n"},
+    fixture = "int toy() { return 0; }\n"
+    unwrapped = planted({"tests/test_planted.cpp": outside, "tests/fixtures/toy.cpp": fixture},
                         unwrapped_test_files)
     results = [
         report(violations(args.source_dir), "no layer includes a layer above it"),
