@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <thread>
+#include <vector>
 
 #include "harness/repeat.hpp"
 
@@ -115,6 +116,47 @@ TEST_CASE("the time bound holds before the minimum number of repeats", "[repeat]
   CHECK(calls == 2);  // 30 ms, 60 ms: past the bound, long before 10 repeats
   CHECK(out.values.size() == 2);
   CHECK_FALSE(out.converged);
+}
+
+// calibrate_point over a fake run whose duration is 1 us per unit: each run records its count.
+TEST_CASE("calibrate_point keeps the calibration's last run as the first repeat, once", "[repeat]") {
+  std::vector<uint64_t> runs;
+  const auto run = [&](uint64_t n) {
+    runs.push_back(n);
+    return n;  // the result: its count
+  };
+  RepeatPolicy policy;
+  policy.max_seconds = 5;
+  auto c = calibrate_point(policy, policy.max_seconds, run, [](uint64_t n) { return 1000.0 * n; }, 1, 1,
+                           1e6, 1u << 20);
+  REQUIRE(!runs.empty());
+  CHECK(c.count * 1000.0 >= 1e6);  // the count reaches the target
+  CHECK(c.policy.max_seconds <= policy.max_seconds);
+  CHECK(c.policy.max_seconds >= 0);
+  const std::size_t calibration_runs = runs.size();
+  // Kept exactly when the calibration's last run had the chosen count.
+  const bool kept = c.kept.has_value();
+  CHECK(kept == (runs.back() == c.count));
+  CHECK(kept);  // a linear run: the second calibration run lands on the count
+  CHECK(c.take_or_run(run) == c.count);
+  CHECK(runs.size() == calibration_runs + (kept ? 0 : 1));
+  // The second repeat always runs.
+  const std::size_t before = runs.size();
+  CHECK(c.take_or_run(run) == c.count);
+  CHECK(runs.size() == before + 1);
+  CHECK_FALSE(c.kept.has_value());
+}
+
+TEST_CASE("CalibratedPoint runs the count when it keeps nothing, and hands a kept run back once", "[repeat]") {
+  CalibratedPoint<int> c;
+  c.count = 8;
+  int calls = 0;
+  CHECK(c.take_or_run([&](uint64_t n) { ++calls; return static_cast<int>(n); }) == 8);
+  CHECK(calls == 1);
+  c.kept = 3;  // a kept run is handed back once, without running
+  CHECK(c.take_or_run([&](uint64_t n) { ++calls; return static_cast<int>(n); }) == 3);
+  CHECK(calls == 1);
+  CHECK_FALSE(c.kept.has_value());
 }
 
 }  // namespace GPUPROBE_TEST_FILE
