@@ -41,14 +41,6 @@ using tensor::MmaLane;
 using tensor::MmaWarpOut;
 using tensor::TileElem;
 
-TileElem elem_named(const std::string& name) {
-  for (TileElem e : {TileElem::f16, TileElem::bf16, TileElem::tf32, TileElem::f32, TileElem::f64,
-                     TileElem::e4m3, TileElem::e5m2, TileElem::e2m1, TileElem::e3m2, TileElem::e2m3,
-                     TileElem::s8, TileElem::s4, TileElem::s32})
-    if (name == tensor::tile_elem_name(e)) return e;
-  throw Error("tensor/mma: unknown element format '" + name + "'");
-}
-
 // kind::mxf4 / kind::mxf4nvf4: e2m1 packed 4 bits each, not in 8-bit containers.
 bool is_packed_fp4(MmaOp op) {
   return op == MmaOp::m16n8k64_mxf4_e2m1_f32 || op == MmaOp::m16n8k64_mxf4nvf4_e2m1_f32 ||
@@ -183,8 +175,8 @@ double mma_flops(MmaOp op) {
   return 2.0 * i.m * i.n * i.k * mma_products_per_warp(op);
 }
 
-TileElem mma_input_elem(MmaOp op) { return elem_named(mma_info(op).input); }
-TileElem mma_accumulator_elem(MmaOp op) { return elem_named(mma_info(op).accumulator); }
+TileElem mma_input_elem(MmaOp op) { return tensor::tile_elem_named(mma_info(op).input); }
+TileElem mma_accumulator_elem(MmaOp op) { return tensor::tile_elem_named(mma_info(op).accumulator); }
 
 uint32_t mma_container_shift(MmaOp op) { return container_shift(op, mma_input_elem(op)); }
 
