@@ -11,8 +11,6 @@ const TensorCost& tensor_cost(const sim::Preset& p, const std::string& op) {
   return op_cost(p, op_costs<TensorCost>(p, kCostTable), op);
 }
 
-const char* operands_name(Operands operands) { return operands == Operands::random ? "random" : "zeros"; }
-
 Operands parse_operands(const std::string& name) {
   return name == "zeros" ? Operands::zeros : Operands::random;
 }
@@ -36,9 +34,21 @@ double write_timing(nlohmann::json& p, ProbeContext& ctx, const RepeatOutcome& o
   return clock_mhz;
 }
 
-void write_baselined_point(nlohmann::json& p, ProbeContext& ctx, const PointRepeats<TensorResult>& r,
+nlohmann::json tile_check_json(const TileCheck& c, const std::string& tolerance_is) {
+  return {{"passed", c.passed},
+          {"max_abs_error", c.max_abs_error},
+          {"tolerance", c.tolerance_rel},
+          {"tolerance_is", tolerance_is},
+          {"elements", c.elements}};
+}
+
+bool write_baselined_point(nlohmann::json& p, ProbeContext& ctx, const PointRepeats<TensorResult>& r,
                            bool latency, uint64_t iterations, const std::string& kernel,
                            const std::string& baseline_kernel, nlohmann::json self_check) {
+  if (r.skipped) {
+    p["skipped"] = *r.skipped;
+    return false;
+  }
   write_timing(p, ctx, r.outcome, latency, iterations, r.first);
   p["kernel"] = kernel;
   p["launch"] = to_json(r.first.launch);
@@ -48,6 +58,7 @@ void write_baselined_point(nlohmann::json& p, ProbeContext& ctx, const PointRepe
     p["baseline_cycles"] = r.first.baseline_cycles;
     p["baseline_kernel"] = baseline_kernel;
   }
+  return true;
 }
 
 }  // namespace gpuprobe::probes::tensor
