@@ -248,6 +248,15 @@ struct Tcgen05 {
   static uint64_t tile_words(const Info& i) {
     return uint64_t(tensor::tcgen05_m(i)) * tensor::tcgen05_tile_row_words(i);
   }
+  static nlohmann::json self_check_json(const tensor::TileCheck& c) {
+    return {{"passed", c.passed},
+            {"operands", "random"},
+            {"reference", "float64"},
+            {"elements", c.elements},
+            {"max_abs_error", c.max_abs_error},
+            {"tolerance_rel", c.tolerance_rel},
+            {"error_metric", "|D - reference| <= tolerance_rel x sum_k |a_ik b_kj|"}};
+  }
   template <class Upload>
   static Args args(const Data& d, const Upload& upload) {
     Args a{};
@@ -269,16 +278,6 @@ tensor::TensorResult run_tcgen05(const Tcgen05Setup& setup, const Tcgen05Run& ru
 namespace {
 
 // ---- the probe ----------------------------------------------------------------------------------
-
-nlohmann::json self_check_json(const tensor::TileCheck& c) {
-  return {{"passed", c.passed},
-          {"operands", "random"},
-          {"reference", "float64"},
-          {"elements", c.elements},
-          {"max_abs_error", c.max_abs_error},
-          {"tolerance_rel", c.tolerance_rel},
-          {"error_metric", "|D - reference| <= tolerance_rel x sum_k |a_ik b_kj|"}};
-}
 
 nlohmann::json measure(ProbeContext& ctx, const Tcgen05Setup& s, const Tcgen05Run& run) {
   const Tcgen05OpInfo& info = tcgen05_info(s.op);
@@ -307,14 +306,9 @@ nlohmann::json measure(ProbeContext& ctx, const Tcgen05Setup& s, const Tcgen05Ru
                         {"scales_per_row", vec},
                         {"block_elements", info.k / vec}};
   }
-  const bool latency = s.kind == Kind::latency;
-  const auto r = tensor::repeat_baselined<Tcgen05>(ctx, s, run);
-  if (!tensor::write_baselined_point(p, ctx, r, latency, run.iterations, tcgen05_kernel_name(s.op, s.kind),
-                                     tcgen05_baseline_kernel(info.cta_group),
-                                     self_check_json(r.first.self_check)))
-    return p;
+  if (tensor::measure_baselined<Tcgen05>(p, ctx, s, run).skipped) return p;
   p["ctas"] = s.units;
-  if (!latency) {
+  if (s.kind == Kind::throughput) {
     p["mmas_per_commit"] = tensor::kTcgen05ThroughputPerIteration;
     p["accumulators"] = tensor::tcgen05_accumulators(info, true);
   }

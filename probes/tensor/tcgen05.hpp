@@ -77,6 +77,7 @@ using Tcgen05Launcher = std::function<Tcgen05LaunchOut(const Tcgen05Launch&)>;
 // The whole measurement (tensor_point.hpp run_baselined): throughput per issuing CTA's SM, the
 // FLOP its MMAs did there, all of them for cta_group::1 and half for ::2 (the pair's other SM did
 // the other half), over its loop's cycles; sms: the SMs any CTA ran on.
-tensor::TensorResult run_tcgen05(const Tcgen05Setup& setup, const Tcgen05Run& run, const Tcgen05Launcher& launch);
+tensor::TensorResult run_tcgen05(const Tcgen05Setup& setup, const Tcgen05Run& run,
+                                 const Tcgen05Launcher& launch);
 
 }  // namespace gpuprobe::probes

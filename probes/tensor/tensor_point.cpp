@@ -42,23 +42,4 @@ nlohmann::json tile_check_json(const TileCheck& c, const std::string& tolerance_
           {"elements", c.elements}};
 }
 
-bool write_baselined_point(nlohmann::json& p, ProbeContext& ctx, const PointRepeats<TensorResult>& r,
-                           bool latency, uint64_t iterations, const std::string& kernel,
-                           const std::string& baseline_kernel, nlohmann::json self_check) {
-  if (r.skipped) {
-    p["skipped"] = *r.skipped;
-    return false;
-  }
-  write_timing(p, ctx, r.outcome, latency, iterations, r.first);
-  p["kernel"] = kernel;
-  p["launch"] = to_json(r.first.launch);
-  p["self_check"] = std::move(self_check);
-  if (latency) {
-    p["cycles_per_iteration"] = r.first.cycles_per_iteration;
-    p["baseline_cycles"] = r.first.baseline_cycles;
-    p["baseline_kernel"] = baseline_kernel;
-  }
-  return true;
-}
-
 }  // namespace gpuprobe::probes::tensor

@@ -109,7 +109,7 @@ auto repeat_point(ProbeContext& ctx, bool latency, Run&& run) {
 //   device info) (Skip or Error before any launch), operands(info, Operands, seed),
 //   check_tile(info, data, tile), reference_tile(info, data) (what a correct GPU stores),
 //   tile_words(info), args(data, upload) (all but tile, iterations, zero and store; upload(words)
-//   gives a device copy of the words).
+//   gives a device copy of the words), self_check_json(TileCheck) (the record's self_check).
 
 template <class Op>
 struct BaselinedSetup {
@@ -181,13 +181,12 @@ template <class P>
 using LaunchOf = BaselinedLaunch<typename P::Op, typename P::Data>;
 template <class P>
 using LaunchOutOf = BaselinedLaunchOut<typename P::Unit>;
-template <class P>
-using BaselinedLauncher = std::function<LaunchOutOf<P>(const LaunchOf<P>&)>;
 
-// The whole measurement (above), every launch's units checked (group_spans).
-template <class P>
+// The whole measurement (above) through launch(LaunchOf<P>) -> LaunchOutOf<P>, every launch's
+// units checked (group_spans).
+template <class P, class Launcher>
 TensorResult run_baselined(const BaselinedSetup<typename P::Op>& setup, const BaselinedRun& run,
-                           const BaselinedLauncher<P>& launch) {
+                           const Launcher& launch) {
   using Launch = LaunchOf<P>;
   const auto& info = P::info(setup.op);
   const std::string kernel = P::kernel_name(setup.op, setup.kind);
@@ -313,24 +312,6 @@ LaunchOutOf<P> simulate_baselined(sim::SimDevice& device, const TensorCost& cost
   return o;
 }
 
-// The repeats of a point: each checks that the op fits the device (P::fits), then runs on the
-// simulator (the op's TensorCost) or the GPU.
-template <class P>
-PointRepeats<TensorResult> repeat_baselined(ProbeContext& ctx, const BaselinedSetup<typename P::Op>& setup,
-                                            const BaselinedRun& run) {
-  Device& device = ctx.device();
-  return repeat_point(ctx, setup.kind == Kind::latency, [&] {
-    P::fits(setup, device.info());
-    if (auto* sim = dynamic_cast<sim::SimDevice*>(&device)) {
-      const TensorCost& cost = tensor_cost(sim->preset(), P::info(setup.op).name);
-      return run_baselined<P>(setup, run,
-                              [&](const auto& l) { return simulate_baselined<P>(*sim, cost, l); });
-    }
-    KernelRunner& gpu = kernel_runner(device);
-    return run_baselined<P>(setup, run, [&](const auto& l) { return launch_baselined<P>(gpu, l); });
-  });
-}
-
 // Measures the SM clock, then writes into p the fields every tensor point has: repeats,
 // converged, iterations, sms, region_sm_clock_mhz and, for a latency point, latency_cycles,
 // ci95_cycles, latency_ns (null without a clock); for a throughput point flops_per_clk_per_sm,
@@ -343,11 +324,40 @@ double write_timing(nlohmann::json& p, ProbeContext& ctx, const RepeatOutcome& o
 // (tile_tolerance_rel), what it is relative to (`tolerance_is`) and the elements checked.
 nlohmann::json tile_check_json(const TileCheck& c, const std::string& tolerance_is);
 
-// A wgmma or tcgen05 point after its repeats: {skipped} (false), else (true) write_timing's fields,
-// the timed kernel, the first launch, the self-check and, for latency, cycles_per_iteration,
-// baseline_cycles and baseline_kernel.
-bool write_baselined_point(nlohmann::json& p, ProbeContext& ctx, const PointRepeats<TensorResult>& r,
-                           bool latency, uint64_t iterations, const std::string& kernel,
-                           const std::string& baseline_kernel, nlohmann::json self_check);
+// A point of P: its repeats (each checks that the op fits the device, P::fits, then runs on the
+// simulator, with the op's TensorCost, or on the GPU), then into p {skipped}, or write_timing's
+// fields, the timed kernel, the first launch, the self-check (P::self_check_json) and, for
+// latency, cycles_per_iteration, baseline_cycles and baseline_kernel.
+template <class P>
+PointRepeats<TensorResult> measure_baselined(nlohmann::json& p, ProbeContext& ctx,
+                                             const BaselinedSetup<typename P::Op>& setup,
+                                             const BaselinedRun& run) {
+  Device& device = ctx.device();
+  const bool latency = setup.kind == Kind::latency;
+  const auto r = repeat_point(ctx, latency, [&] {
+    P::fits(setup, device.info());
+    if (auto* sim = dynamic_cast<sim::SimDevice*>(&device)) {
+      const TensorCost& cost = tensor_cost(sim->preset(), P::info(setup.op).name);
+      return run_baselined<P>(setup, run,
+                              [&](const LaunchOf<P>& l) { return simulate_baselined<P>(*sim, cost, l); });
+    }
+    KernelRunner& gpu = kernel_runner(device);
+    return run_baselined<P>(setup, run, [&](const LaunchOf<P>& l) { return launch_baselined<P>(gpu, l); });
+  });
+  if (r.skipped) {
+    p["skipped"] = *r.skipped;
+    return r;
+  }
+  write_timing(p, ctx, r.outcome, latency, run.iterations, r.first);
+  p["kernel"] = P::kernel_name(setup.op, setup.kind);
+  p["launch"] = to_json(r.first.launch);
+  p["self_check"] = P::self_check_json(r.first.self_check);
+  if (latency) {
+    p["cycles_per_iteration"] = r.first.cycles_per_iteration;
+    p["baseline_cycles"] = r.first.baseline_cycles;
+    p["baseline_kernel"] = P::baseline_kernel(P::info(setup.op));
+  }
+  return r;
+}
 
 }  // namespace gpuprobe::probes::tensor

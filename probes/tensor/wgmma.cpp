@@ -218,6 +218,12 @@ struct Wgmma {
     return wgmma_tile_words(i, wgmma_reference(i, d));
   }
   static uint64_t tile_words(const Info& i) { return uint64_t(kWgmmaThreads) * tensor::wgmma_acc_regs(i); }
+  // The shape tensor/mma records; the wgmma check is one wgmma with C = 0 on random operands.
+  static nlohmann::json self_check_json(const tensor::TileCheck& c) {
+    nlohmann::json j = tensor::tile_check_json(c, "relative to the element's sum of |a*b| terms");
+    j["operands"] = "random";
+    return j;
+  }
   template <class Upload>
   static Args args(const Data& d, const Upload& upload) {
     Args a{};
@@ -240,13 +246,6 @@ namespace {
 
 constexpr uint64_t kMaxBlocksPerSm = 8;
 
-// The shape tensor/mma records; the wgmma check is one wgmma with C = 0 on random operands.
-nlohmann::json self_check_json(const tensor::TileCheck& c) {
-  nlohmann::json j = tensor::tile_check_json(c, "relative to the element's sum of |a*b| terms");
-  j["operands"] = "random";
-  return j;
-}
-
 nlohmann::json measure(ProbeContext& ctx, const WgmmaSetup& s, const WgmmaRun& run) {
   const WgmmaOpInfo& info = wgmma_info(s.op);
   const std::string ptx = "wgmma.mma_async.sync.aligned." + wgmma_shape(info) + "." + info.acc_name + "." +
@@ -259,13 +258,10 @@ nlohmann::json measure(ProbeContext& ctx, const WgmmaSetup& s, const WgmmaRun& r
                       {"form", info.rs ? "RS" : "SS"},
                       {"implementation", "native"},
                       {"sass_per_op", "1 " + wgmma_sass(info)}};
-  const bool latency = s.kind == Kind::latency;
-  const auto r = tensor::repeat_baselined<Wgmma>(ctx, s, run);
-  if (!tensor::write_baselined_point(p, ctx, r, latency, run.iterations, wgmma_kernel_name(s.op, s.kind),
-                                     kWgmmaBaselineKernel, self_check_json(r.first.self_check)))
-    return p;
+  const auto r = tensor::measure_baselined<Wgmma>(p, ctx, s, run);
+  if (r.skipped) return p;
   p["warpgroups_per_sm"] = r.first.units_per_sm;
-  if (!latency) {
+  if (s.kind == Kind::throughput) {
     p["wgmmas_per_commit_group"] = kWgmmaThroughputPerIteration;
     p["accumulators"] = tensor::wgmma_throughput_accumulators(info);
   }
