@@ -169,6 +169,30 @@ uint32_t decoy_word(const tensor::MmaBlockScale& s, MmaOperand which) {
   return byte * 0x01010101u;
 }
 
+// The scale factor element (row, col) of A (which a: row of A, col = k) or B (which b: row = k,
+// col of B) gets from the lanes' scale words under selectors `sel` (PTX ISA 9.7.14.3; the rule
+// is spelled out at tensor::MmaBlockScale). 1 for C and unscaled forms.
+double mma_scale_factor(MmaOp op, MmaOperand which, const std::vector<MmaLane>& lanes, uint32_t row,
+                        uint32_t col, const tensor::MmaBlockScale& sel) {
+  if (which == MmaOperand::c || !mma_block_scaled(op) || sel.vec == 0) return 1.0;
+  if (lanes.size() != 32) throw Error("tensor/mma: a tile needs 32 lanes");
+  const uint32_t k = which == MmaOperand::a ? col : row;
+  uint32_t lane, byte;
+  scale_slot(sel, which, which == MmaOperand::a ? row : col, k / (mma_info(op).k / sel.vec), lane, byte);
+  if (lane >= 32 || byte >= 4)
+    throw Error(std::string("tensor/mma: ") + mma_info(op).name + ": selectors outside the scale words");
+  const uint32_t word = which == MmaOperand::a ? lanes[lane].scale_a : lanes[lane].scale_b;
+  return scale_decode(sel, (word >> 8 * byte) & 0xff);
+}
+
+// gpuprobe_mma_<form>_lat / _thr (latency: one dependent chain in one warp; throughput:
+// kMmaThroughputChains accumulators per warp, many warps on every SM).
+std::string mma_kernel_name(MmaOp op, Kind kind) {
+  return std::string("gpuprobe_") + mma_info(op).name + kind_suffix(kind);
+}
+
+TileElem mma_accumulator_elem(MmaOp op) { return tensor::tile_elem_named(mma_info(op).accumulator); }
+
 // The words of one lane's operand.
 const uint32_t* words_of(const MmaLane& l, MmaOperand which) {
   return which == MmaOperand::a ? l.a : which == MmaOperand::b ? l.b : l.c;
@@ -213,10 +237,6 @@ const tensor::MmaOpInfo& mma_info(MmaOp op) { return tensor::mma_op_info(op); }
 
 MmaOp parse_mma_op(const std::string& name) { return find_op(tensor::kMmaOps, name, "tensor op").op; }
 
-std::string mma_kernel_name(MmaOp op, Kind kind) {
-  return std::string("gpuprobe_") + mma_info(op).name + kind_suffix(kind);
-}
-
 uint32_t mma_products_per_warp(MmaOp op) { return is_quad_pair(op) ? 4 : 1; }
 
 double mma_flops(MmaOp op) {
@@ -225,7 +245,6 @@ double mma_flops(MmaOp op) {
 }
 
 TileElem mma_input_elem(MmaOp op) { return tensor::tile_elem_named(mma_info(op).input); }
-TileElem mma_accumulator_elem(MmaOp op) { return tensor::tile_elem_named(mma_info(op).accumulator); }
 
 uint32_t mma_container_shift(MmaOp op) { return container_shift(op, mma_input_elem(op)); }
 
@@ -280,18 +299,9 @@ void mma_fragment_coords(MmaOp op, MmaOperand which, uint32_t lane, uint32_t ind
   }
   // m16n8kK, row.col.
   switch (which) {
-    case MmaOperand::a:
-      row = g + 8 * (r & 1);
-      col = t * per_reg + j + (r >> 1) * 4 * per_reg;
-      return;
-    case MmaOperand::b:
-      row = t * per_reg + j + r * 4 * per_reg;
-      col = g;
-      return;
-    case MmaOperand::c:
-      row = g + 8 * (index >> 1);
-      col = 2 * t + (index & 1);
-      return;
+    case MmaOperand::a: row = g + 8 * (r & 1), col = t * per_reg + j + (r >> 1) * 4 * per_reg; return;
+    case MmaOperand::b: row = t * per_reg + j + r * 4 * per_reg, col = g; return;
+    case MmaOperand::c: row = g + 8 * (index >> 1), col = 2 * t + (index & 1); return;
   }
 }
 
@@ -374,21 +384,6 @@ std::vector<double> mma_unpack_d(MmaOp op, const std::vector<uint32_t>& d_words)
 }
 
 bool mma_block_scaled(MmaOp op) { return tensor::mma_block_scale_of(op).vec != 0; }
-
-double ue8m0_value(uint32_t scale_word) { return tensor::ue8m0_decode(scale_word & 0xff); }
-
-double mma_scale_factor(MmaOp op, MmaOperand which, const std::vector<MmaLane>& lanes, uint32_t row,
-                        uint32_t col, const tensor::MmaBlockScale& sel) {
-  if (which == MmaOperand::c || !mma_block_scaled(op) || sel.vec == 0) return 1.0;
-  if (lanes.size() != 32) throw Error("tensor/mma: a tile needs 32 lanes");
-  const uint32_t k = which == MmaOperand::a ? col : row;
-  uint32_t lane, byte;
-  scale_slot(sel, which, which == MmaOperand::a ? row : col, k / (mma_info(op).k / sel.vec), lane, byte);
-  if (lane >= 32 || byte >= 4)
-    throw Error(std::string("tensor/mma: ") + mma_info(op).name + ": selectors outside the scale words");
-  const uint32_t word = which == MmaOperand::a ? lanes[lane].scale_a : lanes[lane].scale_b;
-  return scale_decode(sel, (word >> 8 * byte) & 0xff);
-}
 
 std::string mma_precision(MmaOp op) {
   switch (op) {
@@ -631,11 +626,7 @@ TileCheck self_check(Device& device, MmaOp op) {
 }
 
 nlohmann::json self_check_json(const TileCheck& c) {
-  return {{"passed", c.passed},
-          {"max_abs_error", c.max_abs_error},
-          {"tolerance", c.tolerance_rel},
-          {"tolerance_is", "relative to the element's sum of |a*b| terms and |c|"},
-          {"elements", c.elements}};
+  return tensor::tile_check_json(c, "relative to the element's sum of |a*b| terms and |c|");
 }
 
 nlohmann::json measure(ProbeContext& ctx, const MmaSetup& s, uint64_t iterations, Operands operands,

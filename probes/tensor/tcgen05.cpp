@@ -323,8 +323,7 @@ ProbeSpec tcgen05_probe() {
       "tcgen05.mma (sm_100a) latency (cycles) and throughput (FLOP/clk/SM) per kind, N, SS/TS, cta_group";
   p.needs = ptx::Cap::tcgen05;
   p.params = {
-      {"op", K::choice, "all", "the op to measure (all: every op of probes/tensor/tcgen05.def)",
-       op_choices(tensor::kTcgen05Ops)},
+      op_param(op_choices(tensor::kTcgen05Ops), "probes/tensor/tcgen05.def"),
       {"n", K::choice, "all", "only the ops of this N", {"all", "64", "256"}},
       {"form",
        K::choice,
