@@ -29,8 +29,8 @@ tensor::TileElem mma_input_elem(MmaOp op);
 
 // How SM number `sm` runs the form: "native", or "emulated (<the SASS it becomes>)" where ptxas
 // turns it into other instructions (fp8 on sm_90/100/103/110, s4 on sm_90+; m8n8k4 f16 on sm_80+,
-// m8n8k32 s4 on sm_90+, m8n8k16 s8 on sm_100+). The SASS one mma
-// becomes there (what tests/probes/tensor/test_sass_mma.py asserts per target).
+// m8n8k32 s4 on sm_90+, m8n8k16 s8 on sm_100+); mma_sass_per_op: the SASS one mma becomes there
+// (what tests/probes/tensor/test_sass_mma.py asserts per target).
 std::string mma_implementation(MmaOp op, int sm);
 // The bit of an input element's 8-bit container that holds the element's bit 0: 2 for the fp6/fp4
 // kind::f8f6f4 forms (e2m1 in bits 5..2, e3m2/e2m3 in bits 7..2: see mma.cpp for the PTX ISA
