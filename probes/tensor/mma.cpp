@@ -41,38 +41,79 @@ using tensor::MmaLane;
 using tensor::MmaWarpOut;
 using tensor::TileElem;
 
-TileElem elem_named(const std::string& name) {
-  for (TileElem e : {TileElem::f16, TileElem::bf16, TileElem::tf32, TileElem::f32, TileElem::f64,
-                     TileElem::e4m3, TileElem::e5m2, TileElem::e2m1, TileElem::e3m2, TileElem::e2m3,
-                     TileElem::s8, TileElem::s4, TileElem::s32})
-    if (name == tensor::tile_elem_name(e)) return e;
-  throw Error("tensor/mma: unknown element format '" + name + "'");
-}
-
 // kind::mxf4 / kind::mxf4nvf4: e2m1 packed 4 bits each, not in 8-bit containers.
 bool is_packed_fp4(MmaOp op) {
   return op == MmaOp::m16n8k64_mxf4_e2m1_f32 || op == MmaOp::m16n8k64_mxf4nvf4_e2m1_f32 ||
          op == MmaOp::m16n8k64_mxf4nvf4_ue4m3_e2m1_f32;
 }
 
-bool is_fp8(MmaOp op) { return op == MmaOp::m16n8k32_e4m3_f32 || op == MmaOp::m16n8k32_e5m2_f32; }
-
 // Volta's m8n8k4 f16 shape: one 8x8x4 product per quad-pair (PTX ISA 9.7.14.5.1).
 bool is_quad_pair(MmaOp op) { return op == MmaOp::m8n8k4_f16_f16 || op == MmaOp::m8n8k4_f16_f32; }
 
-// Where ptxas 13.0 turns the sm_70/75 shapes into other instructions (tests/probes/tensor/test_sass_mma.py):
-// m8n8k4 f16 from sm_80 on (a subroutine of SHFL, FFMA and HADD2.F32: no tensor instruction),
-// m8n8k32 s4 from sm_90 on (a subroutine of two s8 IMMA), m8n8k16 s8 from sm_100 on (one
-// IMMA.16816.S8, an instruction of twice the form's work).
-bool legacy_emulated(MmaOp op, int sm) {
-  if (is_quad_pair(op)) return sm >= 80;
-  if (op == MmaOp::m8n8k32_s4_s32) return sm >= 90;
-  if (op == MmaOp::m8n8k16_s8_s32) return sm >= 100;
-  return false;
-}
+// The SASS one mma of a form becomes on SMs from_sm to to_sm (ptxas 13.0; what
+// tests/probes/tensor/test_sass_mma.py asserts per target), the first row that holds; `emulated`:
+// ptxas turns the form into other instructions there, never a tensor-core peak. sm_70 is not
+// disassembled here (CUDA 13 has no sm_70): as sm_75, the Volta instruction.
+struct FormSass {
+  MmaOp op;
+  int from_sm, to_sm;
+  bool emulated;
+  const char* sass;
+};
+constexpr int kAll = 1000;
+constexpr const char* kOnCudaCores =
+    "1 CALL to a subroutine of SHFL, FFMA and HADD2.F32 (no tensor instruction)";
+constexpr FormSass kFormSass[] = {
+    // The sm_70/75 shapes on later targets: m8n8k4 f16 from sm_80 on (no tensor instruction),
+    // m8n8k32 s4 from sm_90 on (a subroutine of two s8 IMMA), m8n8k16 s8 from sm_100 on (one
+    // IMMA.16816.S8, an instruction of twice the form's work).
+    {MmaOp::m8n8k4_f16_f16, 0, 79, false, "2 HMMA.884.F16.F16 (STEP0, STEP1)"},
+    {MmaOp::m8n8k4_f16_f16, 80, kAll, true, kOnCudaCores},
+    {MmaOp::m8n8k4_f16_f32, 0, 79, false, "4 HMMA.884.F32.F32 (STEP0-3)"},
+    {MmaOp::m8n8k4_f16_f32, 80, kAll, true, kOnCudaCores},
+    {MmaOp::m16n8k8_f16_f16, 0, kAll, false, "1 HMMA.1688.F16"},
+    {MmaOp::m8n8k16_s8_s32, 0, 99, false, "1 IMMA.8816.S8.S8"},
+    {MmaOp::m8n8k16_s8_s32, 100, kAll, true, "1 IMMA.16816.S8.S8 (twice the form's work)"},
+    {MmaOp::m8n8k32_s4_s32, 0, 89, false, "1 IMMA.8832.S4.S4"},
+    {MmaOp::m8n8k32_s4_s32, 90, 99, true, "1 CALL to a subroutine of 2 IMMA.8816.S8.S8 and unpacking"},
+    {MmaOp::m8n8k32_s4_s32, 100, kAll, true, "1 CALL to a subroutine of 2 IMMA.16816.S8.S8 and unpacking"},
+    {MmaOp::m16n8k8_f16_f32, 0, kAll, false, "1 HMMA.1688.F32"},
+    {MmaOp::m16n8k16_f16_f16, 0, kAll, false, "1 HMMA.16816.F16"},
+    {MmaOp::m16n8k16_f16_f32, 0, kAll, false, "1 HMMA.16816.F32"},
+    {MmaOp::m16n8k16_bf16_f32, 0, kAll, false, "1 HMMA.16816.F32.BF16"},
+    {MmaOp::m16n8k8_tf32_f32, 0, kAll, false, "1 HMMA.1688.F32.TF32"},
+    {MmaOp::m8n8k4_f64_f64, 0, 89, false, "1 DMMA.884"},
+    {MmaOp::m8n8k4_f64_f64, 90, kAll, false, "1 DMMA.8x8x4"},
+    {MmaOp::m16n8k16_f64_f64, 90, 90, false, "1 DMMA.16x8x16"},
+    {MmaOp::m16n8k16_f64_f64, 0, kAll, false, "8 DMMA.8x8x4"},
+    {MmaOp::m16n8k32_s8_s32, 0, kAll, false, "1 IMMA.16832.S8.S8"},
+    {MmaOp::m16n8k64_s4_s32, 0, 89, false, "1 IMMA.16864.S4.S4"},
+    {MmaOp::m16n8k64_s4_s32, 90, kAll, true, "1 CALL to a subroutine of 2 IMMA.16832.S8.S8 and unpacking"},
+    // fp8 mma.sync is native (QMMA) on sm_89 and sm_120/121 only.
+    {MmaOp::m16n8k32_e4m3_f32, 90, 119, true, "2 HMMA.16816.F32 and conversions"},
+    {MmaOp::m16n8k32_e4m3_f32, 0, kAll, false, "1 QMMA.16832.F32.E4M3.E4M3"},
+    {MmaOp::m16n8k32_e5m2_f32, 90, 119, true, "2 HMMA.16816.F32 and conversions"},
+    {MmaOp::m16n8k32_e5m2_f32, 0, kAll, false, "1 QMMA.16832.F32.E5M2.E5M2"},
+    // kind::f8f6f4 (sm_120a only): QMMA with the format in the opcode (ptxas 13.0, cuobjdump).
+    {MmaOp::m16n8k32_e2m1_f32, 0, kAll, false, "1 QMMA.16832.F32.E2M1.E2M1"},
+    {MmaOp::m16n8k32_e3m2_f32, 0, kAll, false, "1 QMMA.16832.F32.E3M2.E3M2"},
+    {MmaOp::m16n8k32_e2m3_f32, 0, kAll, false, "1 QMMA.16832.F32.E2M3.E2M3"},
+    // Block-scaled (sm_120a only, ptxas 13.0): .SF with ue8m0 (E8) or ue4m3 (UE4M3.4X) scales;
+    // kind::mxf4 and kind::mxf4nvf4 scale_vec::2X are the same OMMA.
+    {MmaOp::m16n8k32_mxf8f6f4_e4m3_f32, 0, kAll, false, "1 QMMA.SF.16832.F32.E4M3.E4M3.E8"},
+    {MmaOp::m16n8k32_mxf8f6f4_e5m2_f32, 0, kAll, false, "1 QMMA.SF.16832.F32.E5M2.E5M2.E8"},
+    {MmaOp::m16n8k32_mxf8f6f4_e3m2_f32, 0, kAll, false, "1 QMMA.SF.16832.F32.E3M2.E3M2.E8"},
+    {MmaOp::m16n8k64_mxf4_e2m1_f32, 0, kAll, false, "1 OMMA.SF.16864.F32.E2M1.E2M1.E8"},
+    {MmaOp::m16n8k64_mxf4nvf4_e2m1_f32, 0, kAll, false, "1 OMMA.SF.16864.F32.E2M1.E2M1.E8"},
+    {MmaOp::m16n8k64_mxf4nvf4_ue4m3_e2m1_f32, 0, kAll, false, "1 OMMA.SF.16864.F32.E2M1.E2M1.UE4M3.4X"},
+};
 
-// fp8 mma.sync is native (QMMA) on sm_89 and sm_120/121 only (tests/probes/tensor/test_sass_mma.py).
-bool fp8_emulated(int sm) { return sm >= 90 && sm < 120; }
+const FormSass& form_sass(MmaOp op, int sm) {
+  static constexpr FormSass kUnknown{MmaOp{}, 0, kAll, false, "unknown"};
+  for (const FormSass& f : kFormSass)
+    if (f.op == op && f.from_sm <= sm && sm <= f.to_sm) return f;
+  return kUnknown;
+}
 
 // Where an fp6/fp4 element sits in its 8-bit container under kind::f8f6f4 (the sm_120a forms):
 // the container's bit of the element's bit 0. PTX ISA 9.7.14.5 "Matrix Fragments for
@@ -128,6 +169,30 @@ uint32_t decoy_word(const tensor::MmaBlockScale& s, MmaOperand which) {
   return byte * 0x01010101u;
 }
 
+// The scale factor element (row, col) of A (which a: row of A, col = k) or B (which b: row = k,
+// col of B) gets from the lanes' scale words under selectors `sel` (PTX ISA 9.7.14.3; the rule
+// is spelled out at tensor::MmaBlockScale). 1 for C and unscaled forms.
+double mma_scale_factor(MmaOp op, MmaOperand which, const std::vector<MmaLane>& lanes, uint32_t row,
+                        uint32_t col, const tensor::MmaBlockScale& sel) {
+  if (which == MmaOperand::c || !mma_block_scaled(op) || sel.vec == 0) return 1.0;
+  if (lanes.size() != 32) throw Error("tensor/mma: a tile needs 32 lanes");
+  const uint32_t k = which == MmaOperand::a ? col : row;
+  uint32_t lane, byte;
+  scale_slot(sel, which, which == MmaOperand::a ? row : col, k / (mma_info(op).k / sel.vec), lane, byte);
+  if (lane >= 32 || byte >= 4)
+    throw Error(std::string("tensor/mma: ") + mma_info(op).name + ": selectors outside the scale words");
+  const uint32_t word = which == MmaOperand::a ? lanes[lane].scale_a : lanes[lane].scale_b;
+  return scale_decode(sel, (word >> 8 * byte) & 0xff);
+}
+
+// gpuprobe_mma_<form>_lat / _thr (latency: one dependent chain in one warp; throughput:
+// kMmaThroughputChains accumulators per warp, many warps on every SM).
+std::string mma_kernel_name(MmaOp op, Kind kind) {
+  return std::string("gpuprobe_") + mma_info(op).name + kind_suffix(kind);
+}
+
+TileElem mma_accumulator_elem(MmaOp op) { return tensor::tile_elem_named(mma_info(op).accumulator); }
+
 // The words of one lane's operand.
 const uint32_t* words_of(const MmaLane& l, MmaOperand which) {
   return which == MmaOperand::a ? l.a : which == MmaOperand::b ? l.b : l.c;
@@ -172,10 +237,6 @@ const tensor::MmaOpInfo& mma_info(MmaOp op) { return tensor::mma_op_info(op); }
 
 MmaOp parse_mma_op(const std::string& name) { return find_op(tensor::kMmaOps, name, "tensor op").op; }
 
-std::string mma_kernel_name(MmaOp op, Kind kind) {
-  return std::string("gpuprobe_") + mma_info(op).name + kind_suffix(kind);
-}
-
 uint32_t mma_products_per_warp(MmaOp op) { return is_quad_pair(op) ? 4 : 1; }
 
 double mma_flops(MmaOp op) {
@@ -183,63 +244,16 @@ double mma_flops(MmaOp op) {
   return 2.0 * i.m * i.n * i.k * mma_products_per_warp(op);
 }
 
-TileElem mma_input_elem(MmaOp op) { return elem_named(mma_info(op).input); }
-TileElem mma_accumulator_elem(MmaOp op) { return elem_named(mma_info(op).accumulator); }
+TileElem mma_input_elem(MmaOp op) { return tensor::tile_elem_named(mma_info(op).input); }
 
 uint32_t mma_container_shift(MmaOp op) { return container_shift(op, mma_input_elem(op)); }
 
 std::string mma_implementation(MmaOp op, int sm) {
-  if (is_fp8(op) && fp8_emulated(sm)) return "emulated (" + mma_sass_per_op(op, sm) + ")";
-  if (op == MmaOp::m16n8k64_s4_s32 && sm >= 90) return "emulated (" + mma_sass_per_op(op, sm) + ")";
-  if (legacy_emulated(op, sm)) return "emulated (" + mma_sass_per_op(op, sm) + ")";
-  return "native";
+  const FormSass& f = form_sass(op, sm);
+  return f.emulated ? "emulated (" + std::string(f.sass) + ")" : "native";
 }
 
-std::string mma_sass_per_op(MmaOp op, int sm) {
-  switch (op) {
-    // sm_70 is not disassembled here (CUDA 13 has no sm_70): as sm_75, the Volta instruction.
-    case MmaOp::m8n8k4_f16_f16:
-      return sm >= 80 ? "1 CALL to a subroutine of SHFL, FFMA and HADD2.F32 (no tensor instruction)"
-                      : "2 HMMA.884.F16.F16 (STEP0, STEP1)";
-    case MmaOp::m8n8k4_f16_f32:
-      return sm >= 80 ? "1 CALL to a subroutine of SHFL, FFMA and HADD2.F32 (no tensor instruction)"
-                      : "4 HMMA.884.F32.F32 (STEP0-3)";
-    case MmaOp::m16n8k8_f16_f16: return "1 HMMA.1688.F16";
-    case MmaOp::m8n8k16_s8_s32:
-      return sm >= 100 ? "1 IMMA.16816.S8.S8 (twice the form's work)" : "1 IMMA.8816.S8.S8";
-    case MmaOp::m8n8k32_s4_s32:
-      return sm >= 100  ? "1 CALL to a subroutine of 2 IMMA.16816.S8.S8 and unpacking"
-             : sm >= 90 ? "1 CALL to a subroutine of 2 IMMA.8816.S8.S8 and unpacking"
-                        : "1 IMMA.8832.S4.S4";
-    case MmaOp::m16n8k8_f16_f32: return "1 HMMA.1688.F32";
-    case MmaOp::m16n8k16_f16_f16: return "1 HMMA.16816.F16";
-    case MmaOp::m16n8k16_f16_f32: return "1 HMMA.16816.F32";
-    case MmaOp::m16n8k16_bf16_f32: return "1 HMMA.16816.F32.BF16";
-    case MmaOp::m16n8k8_tf32_f32: return "1 HMMA.1688.F32.TF32";
-    case MmaOp::m8n8k4_f64_f64: return sm >= 90 ? "1 DMMA.8x8x4" : "1 DMMA.884";
-    case MmaOp::m16n8k16_f64_f64: return sm == 90 ? "1 DMMA.16x8x16" : "8 DMMA.8x8x4";
-    case MmaOp::m16n8k32_s8_s32: return "1 IMMA.16832.S8.S8";
-    case MmaOp::m16n8k64_s4_s32:
-      return sm >= 90 ? "1 CALL to a subroutine of 2 IMMA.16832.S8.S8 and unpacking" : "1 IMMA.16864.S4.S4";
-    case MmaOp::m16n8k32_e4m3_f32:
-      return fp8_emulated(sm) ? "2 HMMA.16816.F32 and conversions" : "1 QMMA.16832.F32.E4M3.E4M3";
-    case MmaOp::m16n8k32_e5m2_f32:
-      return fp8_emulated(sm) ? "2 HMMA.16816.F32 and conversions" : "1 QMMA.16832.F32.E5M2.E5M2";
-    // kind::f8f6f4 (sm_120a only): QMMA with the format in the opcode (ptxas 13.0, cuobjdump).
-    case MmaOp::m16n8k32_e2m1_f32: return "1 QMMA.16832.F32.E2M1.E2M1";
-    case MmaOp::m16n8k32_e3m2_f32: return "1 QMMA.16832.F32.E3M2.E3M2";
-    case MmaOp::m16n8k32_e2m3_f32: return "1 QMMA.16832.F32.E2M3.E2M3";
-    // Block-scaled (sm_120a only, ptxas 13.0): .SF with ue8m0 (E8) or ue4m3 (UE4M3.4X) scales;
-    // kind::mxf4 and kind::mxf4nvf4 scale_vec::2X are the same OMMA.
-    case MmaOp::m16n8k32_mxf8f6f4_e4m3_f32: return "1 QMMA.SF.16832.F32.E4M3.E4M3.E8";
-    case MmaOp::m16n8k32_mxf8f6f4_e5m2_f32: return "1 QMMA.SF.16832.F32.E5M2.E5M2.E8";
-    case MmaOp::m16n8k32_mxf8f6f4_e3m2_f32: return "1 QMMA.SF.16832.F32.E3M2.E3M2.E8";
-    case MmaOp::m16n8k64_mxf4_e2m1_f32: return "1 OMMA.SF.16864.F32.E2M1.E2M1.E8";
-    case MmaOp::m16n8k64_mxf4nvf4_e2m1_f32: return "1 OMMA.SF.16864.F32.E2M1.E2M1.E8";
-    case MmaOp::m16n8k64_mxf4nvf4_ue4m3_e2m1_f32: return "1 OMMA.SF.16864.F32.E2M1.E2M1.UE4M3.4X";
-  }
-  return "unknown";
-}
+std::string mma_sass_per_op(MmaOp op, int sm) { return form_sass(op, sm).sass; }
 
 uint32_t mma_elements_per_lane(MmaOp op, MmaOperand which) {
   const auto& i = mma_info(op);
@@ -285,18 +299,9 @@ void mma_fragment_coords(MmaOp op, MmaOperand which, uint32_t lane, uint32_t ind
   }
   // m16n8kK, row.col.
   switch (which) {
-    case MmaOperand::a:
-      row = g + 8 * (r & 1);
-      col = t * per_reg + j + (r >> 1) * 4 * per_reg;
-      return;
-    case MmaOperand::b:
-      row = t * per_reg + j + r * 4 * per_reg;
-      col = g;
-      return;
-    case MmaOperand::c:
-      row = g + 8 * (index >> 1);
-      col = 2 * t + (index & 1);
-      return;
+    case MmaOperand::a: row = g + 8 * (r & 1), col = t * per_reg + j + (r >> 1) * 4 * per_reg; return;
+    case MmaOperand::b: row = t * per_reg + j + r * 4 * per_reg, col = g; return;
+    case MmaOperand::c: row = g + 8 * (index >> 1), col = 2 * t + (index & 1); return;
   }
 }
 
@@ -379,21 +384,6 @@ std::vector<double> mma_unpack_d(MmaOp op, const std::vector<uint32_t>& d_words)
 }
 
 bool mma_block_scaled(MmaOp op) { return tensor::mma_block_scale_of(op).vec != 0; }
-
-double ue8m0_value(uint32_t scale_word) { return tensor::ue8m0_decode(scale_word & 0xff); }
-
-double mma_scale_factor(MmaOp op, MmaOperand which, const std::vector<MmaLane>& lanes, uint32_t row,
-                        uint32_t col, const tensor::MmaBlockScale& sel) {
-  if (which == MmaOperand::c || !mma_block_scaled(op) || sel.vec == 0) return 1.0;
-  if (lanes.size() != 32) throw Error("tensor/mma: a tile needs 32 lanes");
-  const uint32_t k = which == MmaOperand::a ? col : row;
-  uint32_t lane, byte;
-  scale_slot(sel, which, which == MmaOperand::a ? row : col, k / (mma_info(op).k / sel.vec), lane, byte);
-  if (lane >= 32 || byte >= 4)
-    throw Error(std::string("tensor/mma: ") + mma_info(op).name + ": selectors outside the scale words");
-  const uint32_t word = which == MmaOperand::a ? lanes[lane].scale_a : lanes[lane].scale_b;
-  return scale_decode(sel, (word >> 8 * byte) & 0xff);
-}
 
 std::string mma_precision(MmaOp op) {
   switch (op) {
@@ -636,11 +626,7 @@ TileCheck self_check(Device& device, MmaOp op) {
 }
 
 nlohmann::json self_check_json(const TileCheck& c) {
-  return {{"passed", c.passed},
-          {"max_abs_error", c.max_abs_error},
-          {"tolerance", c.tolerance_rel},
-          {"tolerance_is", "relative to the element's sum of |a*b| terms and |c|"},
-          {"elements", c.elements}};
+  return tensor::tile_check_json(c, "relative to the element's sum of |a*b| terms and |c|");
 }
 
 nlohmann::json measure(ProbeContext& ctx, const MmaSetup& s, uint64_t iterations, Operands operands,

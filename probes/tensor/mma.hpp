@@ -20,21 +20,17 @@ using tensor::MmaOp;
 const tensor::MmaOpInfo& mma_info(MmaOp op);
 // Throws a one-line gpuprobe::Error listing the forms when `name` is unknown.
 MmaOp parse_mma_op(const std::string& name);
-// gpuprobe_mma_<form>_lat / _thr (latency: one dependent chain in one warp; throughput:
-// kMmaThroughputChains accumulators per warp, many warps on every SM).
-std::string mma_kernel_name(MmaOp op, Kind kind);
 // Independent m x n x k products one mma computes per warp: 4 for m8n8k4 f16 (one per quad-pair,
 // PTX ISA 9.7.14.5.1), 1 for every other form.
 uint32_t mma_products_per_warp(MmaOp op);
 // 2 m n k x products per warp: one multiply-add counts 2 (integer kinds too); m8n8k4 f16: 2048.
 double mma_flops(MmaOp op);
 tensor::TileElem mma_input_elem(MmaOp op);
-tensor::TileElem mma_accumulator_elem(MmaOp op);
 
 // How SM number `sm` runs the form: "native", or "emulated (<the SASS it becomes>)" where ptxas
 // turns it into other instructions (fp8 on sm_90/100/103/110, s4 on sm_90+; m8n8k4 f16 on sm_80+,
-// m8n8k32 s4 on sm_90+, m8n8k16 s8 on sm_100+). The SASS one mma
-// becomes there (what tests/probes/tensor/test_sass_mma.py asserts per target).
+// m8n8k32 s4 on sm_90+, m8n8k16 s8 on sm_100+); mma_sass_per_op: the SASS one mma becomes there
+// (what tests/probes/tensor/test_sass_mma.py asserts per target).
 std::string mma_implementation(MmaOp op, int sm);
 // The bit of an input element's 8-bit container that holds the element's bit 0: 2 for the fp6/fp4
 // kind::f8f6f4 forms (e2m1 in bits 5..2, e3m2/e2m3 in bits 7..2: see mma.cpp for the PTX ISA
@@ -75,13 +71,6 @@ std::vector<uint32_t> mma_emulate_tile(MmaOp op, const std::vector<tensor::MmaLa
                                        const tensor::MmaBlockScale& read);
 // Block-scaled kinds (kind::mxf8f6f4, kind::mxf4, kind::mxf4nvf4): D = (A SF_A)(B SF_B) + C.
 bool mma_block_scaled(MmaOp op);
-// ue8m0 (the word's low byte e): 2^(e - 127).
-double ue8m0_value(uint32_t scale_word);
-// The scale factor element (row, col) of A (which a: row of A, col = k) or B (which b: row = k,
-// col of B) gets from the lanes' scale words under selectors `sel` (PTX ISA 9.7.14.3; the rule
-// is spelled out at tensor::MmaBlockScale). 1 for C and unscaled forms.
-double mma_scale_factor(MmaOp op, MmaOperand which, const std::vector<tensor::MmaLane>& lanes,
-                        uint32_t row, uint32_t col, const tensor::MmaBlockScale& sel);
 // The records' precision: the input format ("e4m3"), or for the block-scaled forms their kind:
 // "mxf8_e4m3" / "mxf8_e5m2" / "mxf6_e3m2" (kind::mxf8f6f4), "mxf4" (e2m1 with ue8m0 scales per 32,
 // kind::mxf4 and kind::mxf4nvf4 scale_vec::2X), "nvf4" (e2m1 with ue4m3 scales per 16,

@@ -70,23 +70,13 @@ std::string tcgen05_shape(const Tcgen05OpInfo& info) {
 }
 
 TileElem tcgen05_tile_elem(Tcgen05Type t) {
-  switch (t) {
-    case Tcgen05Type::f16: return TileElem::f16;
-    case Tcgen05Type::bf16: return TileElem::bf16;
-    case Tcgen05Type::tf32: return TileElem::tf32;
-    case Tcgen05Type::e4m3: return TileElem::e4m3;
-    case Tcgen05Type::e5m2: return TileElem::e5m2;
-    case Tcgen05Type::e3m2: return TileElem::e3m2;
-    case Tcgen05Type::e2m3: return TileElem::e2m3;
-    case Tcgen05Type::e2m1: return TileElem::e2m1;
-    case Tcgen05Type::mxf8_e4m3: return TileElem::e4m3;
-    case Tcgen05Type::mxf4:
-    case Tcgen05Type::nvf4: return TileElem::e2m1;
-    case Tcgen05Type::s8: return TileElem::s8;
-    case Tcgen05Type::f32: return TileElem::f32;
-    case Tcgen05Type::s32: return TileElem::s32;
-  }
-  return TileElem::f32;
+  // In Tcgen05Type's order; the block-scaled inputs by their elements (mxf8_e4m3: e4m3; mxf4 and
+  // nvf4: e2m1).
+  using E = TileElem;
+  constexpr E kElems[] = {E::f16,  E::bf16, E::tf32, E::e4m3, E::e5m2, E::e3m2, E::e2m3,
+                          E::e2m1, E::e4m3, E::e2m1, E::e2m1, E::s8,   E::f32,  E::s32};
+  static_assert(sizeof(kElems) / sizeof(kElems[0]) == static_cast<unsigned>(Tcgen05Type::s32) + 1);
+  return kElems[static_cast<unsigned>(t)];
 }
 
 size_t tcgen05_smem_bit(const Tcgen05OpInfo& info, uint32_t row, uint32_t k) {
@@ -193,107 +183,7 @@ tensor::TileCheck check_tcgen05_tile(const Tcgen05OpInfo& info, const Tcgen05Ope
                             tcgen05_tile_elem(info.input), acc);
 }
 
-void check_tcgen05_fits(const Tcgen05Setup& setup, const DeviceInfo& info) {
-  const int sm = info.cc.sm();
-  if (!ptx::device_has(ptx::Cap::tcgen05, sm))
-    throw Skip("tcgen05 needs sm_100a/103a/110a; " + info.name + " is sm_" +
-                               std::to_string(sm));
-  if (sm != 100)
-    throw Skip("the tcgen05 kernels are sm_100a code, which runs on compute "
-                               "capability 10.0 only; " + info.name + " is sm_" +
-                               std::to_string(sm));
-  const Tcgen05OpInfo& op = tcgen05_info(setup.op);
-  const std::string kernel = tcgen05_kernel_name(setup.op, setup.kind);
-  if (setup.ctas == 0 || setup.ctas % op.cta_group != 0)
-    throw Error(kernel + ": the CTA count must be a positive multiple of " +
-                std::to_string(op.cta_group));
-  if (setup.kind == Kind::latency && setup.ctas != op.cta_group)
-    throw Error(kernel + ": a latency launch is one CTA group");
-}
-
 namespace {
-
-// Every CTA ran; the issuing CTAs (one per group) ended after they started. Per SM of an issuing
-// CTA: their span and count (SmSpan::units: CTAs); `sms`, if given, gets the SMs any CTA ran on.
-std::map<uint32_t, SmSpan> spans(const std::string& kernel, const Tcgen05Launch& l, uint32_t cta_group,
-                                 const std::vector<Tcgen05CtaOut>& ctas, uint32_t* sms) {
-  if (ctas.size() != l.ctas)
-    throw Error("self-check failed: " + kernel + " reported " + std::to_string(ctas.size()) +
-                " CTAs, expected " + std::to_string(l.ctas));
-  std::map<uint32_t, SmSpan> per_sm;
-  std::set<uint32_t> seen;
-  for (size_t c = 0; c < ctas.size(); ++c) {
-    const Tcgen05CtaOut& o = ctas[c];
-    const bool should_lead = c % cta_group == 0;
-    if (o.ran != 1 || o.leader != (should_lead ? 1u : 0u))
-      throw Error("self-check failed: " + kernel + " CTA " + std::to_string(c) +
-                  (o.ran != 1 ? " did not run" : " has the wrong issuing role"));
-    seen.insert(o.smid);
-    if (!should_lead) continue;
-    if (!(o.end_cycles > o.start_cycles))
-      throw Error("self-check failed: " + kernel + " CTA " + std::to_string(c) + " ended before it started");
-    SmSpan& s = per_sm[o.smid];
-    s.first = std::min(s.first, o.start_cycles);
-    s.last = std::max(s.last, o.end_cycles);
-    ++s.units;
-  }
-  if (sms) *sms = static_cast<uint32_t>(seen.size());
-  return per_sm;
-}
-
-}  // namespace
-
-tensor::TensorResult run_tcgen05(const Tcgen05Setup& setup, const Tcgen05Run& run,
-                                 const Tcgen05Launcher& launch) {
-  const Tcgen05OpInfo& info = tcgen05_info(setup.op);
-  const std::string kernel = tcgen05_kernel_name(setup.op, setup.kind);
-  if (run.iterations == 0) throw Error(kernel + ": no iterations");
-  const uint32_t group = info.cta_group;
-  tensor::TensorResult r;
-
-  // 1. The self-check: one MMA on random operands, D = A * B against float64.
-  const Tcgen05OperandData check_data = make_tcgen05_operands(info, Operands::random, run.seed);
-  const Tcgen05Launch check{setup.op, Kind::latency, false, group, 1, true, &check_data};
-  const Tcgen05LaunchOut checked = launch(check);
-  spans(tcgen05_kernel_name(setup.op, Kind::latency), check, group, checked.ctas, nullptr);
-  r.self_check = check_tcgen05_tile(info, check_data, checked.tile);
-  if (!r.self_check.passed)
-    throw Error("self-check failed: " + std::string(info.name) + " " + r.self_check.why);
-
-  // 2. The timed launch.
-  const Tcgen05OperandData timed_data = setup.operands == Operands::random
-                                            ? check_data
-                                            : make_tcgen05_operands(info, setup.operands, run.seed);
-  const Tcgen05Launch timed{setup.op, setup.kind, false, setup.ctas, run.iterations, false, &timed_data};
-  const Tcgen05LaunchOut out = launch(timed);
-  r.launch = out.launch;
-  const auto per_sm = spans(kernel, timed, group, out.ctas, &r.sms);
-  if (setup.kind == Kind::latency) {
-    r.cycles_per_iteration = double(out.ctas[0].end_cycles - out.ctas[0].start_cycles) /
-                             double(run.iterations);
-    // 3. The baseline: the same loop without the MMA.
-    const Tcgen05Launch base{setup.op, Kind::latency, true, group, run.iterations, false, &timed_data};
-    const Tcgen05LaunchOut b = launch(base);
-    spans(tcgen05_baseline_kernel(group), base, group, b.ctas, nullptr);
-    r.baseline_cycles = double(b.ctas[0].end_cycles - b.ctas[0].start_cycles) / double(run.iterations);
-    r.latency_cycles = r.cycles_per_iteration - r.baseline_cycles;
-  } else {
-    // Each SM of a pair does half of a cta_group::2 MMA.
-    const double flops_per_cta = double(run.iterations) * tensor::kTcgen05ThroughputPerIteration *
-                                 double(tensor::tcgen05_flops(info)) / group;
-    const SmRates rates = sm_rates(
-        per_sm, [&](const SmSpan& span) { return flops_per_cta * span.units / span.cycles(); });
-    r.flops_per_clk_per_sm = rates.median;
-    r.flops_per_clk_per_sm_min = rates.min;
-    r.flops_per_clk_per_sm_max = rates.max;
-  }
-  return r;
-}
-
-namespace {
-
-// The simulator's launch counter of this probe (SimDevice::next_launch), part of the noise seed.
-constexpr const char* kLaunches = "tensor.tcgen05";
 
 const KernelPair kKernels[] = {
 #define GPUPROBE_TCGEN05_OP(in, acc, kind, n, k, form, cg) \
@@ -302,109 +192,92 @@ const KernelPair kKernels[] = {
 #undef GPUPROBE_TCGEN05_OP
 };
 
-// More than half of an sm_100 SM's shared memory (228 KiB): one CTA per SM.
-constexpr uint64_t kOneCtaPerSmBytes = 128ull << 10;
+// tensor/tcgen05 in tensor_point.hpp's baselined flow: a unit is a CTA of 128 threads, a group
+// cta_group CTAs (a cluster), whose even CTA issues.
+struct Tcgen05 {
+  using Op = Tcgen05Op;
+  using Info = Tcgen05OpInfo;
+  using Data = Tcgen05OperandData;
+  using Unit = Tcgen05CtaOut;
+  using Args = tensor::Tcgen05Args;
+  static constexpr const char* kUnit = "CTA";
+  static constexpr uint32_t kThreads = tensor::kTcgen05Threads;
+  static constexpr uint32_t kPerIteration = tensor::kTcgen05ThroughputPerIteration;
+  // The commit/mbarrier-wait round trip with no MMA outstanding: assumption (not in FIGURES).
+  static constexpr double kSimBaselineCycles = 40;
+  static constexpr const char* kLaunches = "tensor.tcgen05";
+  // Throughput: more than half of an sm_100 SM's shared memory (228 KiB), unused, so that no two
+  // CTAs share an SM (one issuing thread per SM; two CTAs wanting all 512 TMEM columns would wait
+  // on each other's allocation).
+  static constexpr uint64_t kThroughputSmemBytes = 128ull << 10;
+  static constexpr const char* kNeeds = "sm_100a code: CMAKE_CUDA_ARCHITECTURES with 100";
 
-LaunchConfig config_of(const Tcgen05Launch& l) {
-  LaunchConfig c;
-  c.grid = Dim3{l.ctas, 1, 1};
-  c.block = Dim3{tensor::kTcgen05Threads, 1, 1};
-  if (tcgen05_info(l.op).cta_group == 2) c.cluster = Dim3{2, 1, 1};
-  return c;
-}
-
-std::string kernel_name(const Tcgen05Launch& l) {
-  return l.baseline ? tcgen05_baseline_kernel(tcgen05_info(l.op).cta_group)
-                    : tcgen05_kernel_name(l.op, l.kind);
-}
-
-// On a GPU (harness/kernel_runner.hpp): 128 threads per CTA, clusters of 2 for cta_group::2, timed
-// in the kernel by %clock64 of the issuing thread (one SM). The kernels are weak references: a
-// build without sm_100a code links, and the probe is skipped before it gets here
-// (ProbeSpec::needs); should one still be missing, the op is refused in one line.
-Tcgen05LaunchOut launch_on_gpu(KernelRunner& gpu, const Tcgen05Launch& l) {
-  const Tcgen05OpInfo& info = tcgen05_info(l.op);
-  const std::string name = kernel_name(l);
-  const void* kernel = !l.baseline ? kKernels[static_cast<unsigned>(l.op)].of(l.kind)
-                       : info.cta_group == 1
-                           ? reinterpret_cast<const void*>(&gpuprobe_tcgen05_baseline_cg1_lat)
-                           : reinterpret_cast<const void*>(&gpuprobe_tcgen05_baseline_cg2_lat);
-  if (kernel == nullptr)
-    skip(name + " is not in this build (it needs sm_100a code: CMAKE_CUDA_ARCHITECTURES with 100)");
-  const Tcgen05OperandData& d = *l.operands;
-  const uint64_t tile_words = uint64_t(tensor::tcgen05_m(info)) * tensor::tcgen05_tile_row_words(info);
-  // An image the op does not use (A in TMEM for SS, the scale factors) is one zero word.
-  const auto upload = [&](const std::vector<uint32_t>& words) {
-    return gpu.alloc(std::max<uint64_t>(words.size(), 1) * 4, words.data(), words.size() * 4);
-  };
-  const DeviceBuffer a_image = upload(d.a_image), b_image = upload(d.b_image), a_tmem = upload(d.a_tmem),
-                     sf_image = upload(d.sf_image), tile = gpu.alloc(tile_words * 4);
-  tensor::Tcgen05Args args{};
-  args.a_image = static_cast<const uint32_t*>(a_image.get());
-  args.b_image = static_cast<const uint32_t*>(b_image.get());
-  args.a_tmem = static_cast<const uint32_t*>(a_tmem.get());
-  args.sf_image = static_cast<const uint32_t*>(sf_image.get());
-  args.tile = static_cast<uint32_t*>(tile.get());
-  args.iterations = l.iterations;
-  args.zero = 0;
-  args.store = l.store ? 1 : 0;
-  LaunchConfig config = config_of(l);
-  // Throughput: unused dynamic shared memory so that no two CTAs share an SM (one issuing thread
-  // per SM; two CTAs wanting all 512 TMEM columns would wait on each other's allocation).
-  if (l.kind == Kind::throughput && !l.baseline) config.dynamic_smem_bytes = kOneCtaPerSmBytes;
-  Tcgen05LaunchOut o;
-  o.ctas = run_units<Tcgen05CtaOut>(gpu, kernel, name, config, args, l.ctas, o.launch);
-  if (l.store) o.tile = gpu.download<uint32_t>(tile, tile_words);
-  return o;
-}
-
-// The commit/mbarrier-wait round trip with no MMA outstanding: assumption (not in FIGURES).
-constexpr double kSimBaselineCycles = 40;
-
-// On the simulator: a latency launch takes iterations x (latency + the commit/wait round trip), the
-// baseline launch iterations x the round trip; a throughput launch takes, on the SM of every
-// issuing CTA, the FLOP its MMAs do there (half of each for cta_group::2) over the preset's rate.
-// CTA c runs on SM c mod SMs (the two CTAs of a pair on neighbouring SMs), the preset's noise per
-// SM; a pair's other CTA reports only its SM. A stored tile is the host's float64 reference in the
-// accumulator format, so the self-check passes.
-Tcgen05LaunchOut simulate(sim::SimDevice& device, const tensor::TensorCost& cost, const Tcgen05Launch& l) {
-  const Tcgen05OpInfo& info = tcgen05_info(l.op);
-  const uint32_t group = info.cta_group;
-  const uint32_t sms = static_cast<uint32_t>(device.preset().info.sm_count);
-  std::vector<uint32_t> leaders_on(sms, 0);
-  for (uint32_t c = 0; c < l.ctas; c += group) ++leaders_on[c % sms];
-  const uint64_t seed = std::hash<std::string>{}(info.name) ^ l.ctas ^ (l.iterations << 16) ^
-                        device.next_launch(kLaunches);
-  Tcgen05LaunchOut o;
-  o.ctas = simulate_units<Tcgen05CtaOut>(device.preset(), l.ctas, 1, seed, [&](uint32_t sm, uint32_t) {
-    if (l.baseline) return double(l.iterations) * kSimBaselineCycles;
-    if (l.kind == Kind::latency) return double(l.iterations) * (cost.latency_cycles + kSimBaselineCycles);
-    const double flops = double(leaders_on[sm]) * double(l.iterations) *
-                         tensor::kTcgen05ThroughputPerIteration * double(tensor::tcgen05_flops(info)) / group;
-    return flops / cost.flops_per_clk_per_sm;
-  });
-  for (uint32_t c = 0; c < l.ctas; ++c) {
-    Tcgen05CtaOut& w = o.ctas[c];
-    w.leader = c % group == 0 ? 1 : 0;
-    if (!w.leader) w.start_cycles = w.end_cycles = 0;
+  static const Info& info(Op op) { return tcgen05_info(op); }
+  static uint32_t group(const Info& i) { return i.cta_group; }
+  static uint64_t flops(const Info& i) { return tensor::tcgen05_flops(i); }
+  static std::string kernel_name(Op op, Kind kind) { return tcgen05_kernel_name(op, kind); }
+  static std::string baseline_kernel(const Info& i) { return tcgen05_baseline_kernel(i.cta_group); }
+  static const void* kernel(const Tcgen05Launch& l) {
+    if (!l.baseline) return kKernels[static_cast<unsigned>(l.op)].of(l.kind);
+    return tcgen05_info(l.op).cta_group == 1
+               ? reinterpret_cast<const void*>(&gpuprobe_tcgen05_baseline_cg1_lat)
+               : reinterpret_cast<const void*>(&gpuprobe_tcgen05_baseline_cg2_lat);
   }
-  if (l.store) o.tile = tcgen05_tile_words(info, tcgen05_reference(info, *l.operands));
-  o.launch.kernel = kernel_name(l);
-  o.launch.config = config_of(l);
-  return o;
+  // The device is compute capability 10.0 (the kernels are sm_100a code), else Skip; the launch
+  // shape.
+  static void fits(const Tcgen05Setup& s, const DeviceInfo& d) {
+    const int sm = d.cc.sm();
+    if (!ptx::device_has(ptx::Cap::tcgen05, sm))
+      throw Skip("tcgen05 needs sm_100a/103a/110a; " + d.name + " is sm_" + std::to_string(sm));
+    if (sm != 100)
+      throw Skip("the tcgen05 kernels are sm_100a code, which runs on compute capability 10.0 only; " +
+                 d.name + " is sm_" + std::to_string(sm));
+    const uint32_t g = tcgen05_info(s.op).cta_group;
+    const std::string kernel = tcgen05_kernel_name(s.op, s.kind);
+    if (s.units == 0 || s.units % g != 0)
+      throw Error(kernel + ": the CTA count must be a positive multiple of " + std::to_string(g));
+    if (s.kind == Kind::latency && s.units != g) throw Error(kernel + ": a latency launch is one CTA group");
+  }
+  static Data operands(const Info& i, Operands o, uint64_t seed) { return make_tcgen05_operands(i, o, seed); }
+  static tensor::TileCheck check_tile(const Info& i, const Data& d, const std::vector<uint32_t>& tile) {
+    return check_tcgen05_tile(i, d, tile);
+  }
+  static std::vector<uint32_t> reference_tile(const Info& i, const Data& d) {
+    return tcgen05_tile_words(i, tcgen05_reference(i, d));
+  }
+  static uint64_t tile_words(const Info& i) {
+    return uint64_t(tensor::tcgen05_m(i)) * tensor::tcgen05_tile_row_words(i);
+  }
+  static nlohmann::json self_check_json(const tensor::TileCheck& c) {
+    return {{"passed", c.passed},
+            {"operands", "random"},
+            {"reference", "float64"},
+            {"elements", c.elements},
+            {"max_abs_error", c.max_abs_error},
+            {"tolerance_rel", c.tolerance_rel},
+            {"error_metric", "|D - reference| <= tolerance_rel x sum_k |a_ik b_kj|"}};
+  }
+  template <class Upload>
+  static Args args(const Data& d, const Upload& upload) {
+    Args a{};
+    a.a_image = upload(d.a_image);
+    a.b_image = upload(d.b_image);
+    a.a_tmem = upload(d.a_tmem);
+    a.sf_image = upload(d.sf_image);
+    return a;
+  }
+};
+
+}  // namespace
+
+tensor::TensorResult run_tcgen05(const Tcgen05Setup& setup, const Tcgen05Run& run,
+                                 const Tcgen05Launcher& launch) {
+  return tensor::run_baselined<Tcgen05>(setup, run, launch);
 }
+
+namespace {
 
 // ---- the probe ----------------------------------------------------------------------------------
-
-nlohmann::json self_check_json(const tensor::TileCheck& c) {
-  return {{"passed", c.passed},
-          {"operands", "random"},
-          {"reference", "float64"},
-          {"elements", c.elements},
-          {"max_abs_error", c.max_abs_error},
-          {"tolerance_rel", c.tolerance_rel},
-          {"error_metric", "|D - reference| <= tolerance_rel x sum_k |a_ik b_kj|"}};
-}
 
 nlohmann::json measure(ProbeContext& ctx, const Tcgen05Setup& s, const Tcgen05Run& run) {
   const Tcgen05OpInfo& info = tcgen05_info(s.op);
@@ -433,18 +306,9 @@ nlohmann::json measure(ProbeContext& ctx, const Tcgen05Setup& s, const Tcgen05Ru
                         {"scales_per_row", vec},
                         {"block_elements", info.k / vec}};
   }
-  const bool latency = s.kind == Kind::latency;
-  const auto r = tensor::repeat_launches(
-      ctx, latency, info.name, [&](const DeviceInfo& d) { check_tcgen05_fits(s, d); },
-      [&](const Tcgen05Launcher& launch) { return run_tcgen05(s, run, launch); }, simulate, launch_on_gpu);
-  if (r.skipped) {
-    p["skipped"] = *r.skipped;
-    return p;
-  }
-  tensor::write_baselined_point(p, ctx, r, latency, run.iterations, tcgen05_kernel_name(s.op, s.kind),
-                                tcgen05_baseline_kernel(info.cta_group), self_check_json(r.first.self_check));
-  p["ctas"] = s.ctas;
-  if (!latency) {
+  if (tensor::measure_baselined<Tcgen05>(p, ctx, s, run).skipped) return p;
+  p["ctas"] = s.units;
+  if (s.kind == Kind::throughput) {
     p["mmas_per_commit"] = tensor::kTcgen05ThroughputPerIteration;
     p["accumulators"] = tensor::tcgen05_accumulators(info, true);
   }
@@ -459,8 +323,7 @@ ProbeSpec tcgen05_probe() {
       "tcgen05.mma (sm_100a) latency (cycles) and throughput (FLOP/clk/SM) per kind, N, SS/TS, cta_group";
   p.needs = ptx::Cap::tcgen05;
   p.params = {
-      {"op", K::choice, "all", "the op to measure (all: every op of probes/tensor/tcgen05.def)",
-       op_choices(tensor::kTcgen05Ops)},
+      op_param(op_choices(tensor::kTcgen05Ops), "probes/tensor/tcgen05.def"),
       {"n", K::choice, "all", "only the ops of this N", {"all", "64", "256"}},
       {"form",
        K::choice,
@@ -499,7 +362,7 @@ ProbeSpec tcgen05_probe() {
           s.operands = tensor::parse_operands(axes["operands"]);
           // Throughput: one CTA per SM (whole pairs for cta_group::2).
           const uint32_t g = tcgen05_info(s.op).cta_group;
-          s.ctas = s.kind == Kind::latency ? g : std::max(g, sms / g * g);
+          s.units = s.kind == Kind::latency ? g : std::max(g, sms / g * g);
           return measure(ctx, s, run);
         },
         "no tcgen05 op matches --op " + prm.get_text("op") + " --n " + n + " --form " + form +

@@ -1,9 +1,7 @@
-// tensor/tcgen05's host side (tcgen05.cpp, sm_100a) as its tests see it: one measurement of an
-// op's latency or throughput (probes/tensor/tcgen05.cuh), with the self-check made first. A GPU
-// and the simulator each hand their launcher to run_tcgen05, which makes the operands, checks one
-// tile against the host's float64 reference (probes/tensor/tile_reference.hpp), times the op (and,
-// for latency, the commit/wait baseline) and turns the CTAs' records into the numbers, so the
-// flow, the arithmetic and the check exist once.
+// tensor/tcgen05's host side (tcgen05.cpp, sm_100a; probes/tensor/tcgen05.cuh) as its tests see
+// it: the operands and layouts of a launch, the stored tile and its check against the host's
+// float64 reference, and one measurement of an op's latency or throughput through a GPU's or the
+// simulator's launcher (tensor_point.hpp's baselined flow: self-check, timed launch, baseline).
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -67,48 +65,19 @@ std::vector<double> tcgen05_reference(const Tcgen05OpInfo& info, const Tcgen05Op
 tensor::TileCheck check_tcgen05_tile(const Tcgen05OpInfo& info, const Tcgen05OperandData& data,
                                      const std::vector<uint32_t>& words);
 
-struct Tcgen05Setup {
-  Tcgen05Op op = Tcgen05Op::bf16_f32_n256_ss_cg1;
-  Kind kind = Kind::latency;
-  tensor::Operands operands = tensor::Operands::random;  // the timed launch's (the self-check: random)
-  uint32_t ctas = 1;        // latency: cta_group; throughput: one per SM (a multiple of cta_group)
-};
-
-struct Tcgen05Run {
-  uint64_t iterations = 1024;
-  uint64_t seed = 1;
-};
-
-// One launch as a backend makes it: the kernel (an op's _lat/_thr, or the baseline of the op's
-// cta_group when `baseline`), `ctas` CTAs of 128 threads (clusters of cta_group), the operands,
-// whether D is stored.
-struct Tcgen05Launch {
-  Tcgen05Op op;
-  Kind kind;
-  bool baseline = false;
-  uint32_t ctas = 1;
-  uint64_t iterations = 1;
-  bool store = false;
-  const Tcgen05OperandData* operands = nullptr;
-};
-struct Tcgen05LaunchOut {
-  std::vector<tensor::Tcgen05CtaOut> ctas;   // one per CTA
-  std::vector<uint32_t> tile;                // store: M x N words
-  LaunchRecord launch;
-};
+// The measurement's setup (units: CTAs; latency cta_group, throughput one per SM in whole
+// groups), a launch (128 threads per CTA, clusters of cta_group) and its result (units: one
+// record per CTA; tile: M x N words), as tensor_point.hpp's baselined flow has them.
+using Tcgen05Setup = tensor::BaselinedSetup<Tcgen05Op>;
+using Tcgen05Run = tensor::BaselinedRun;
+using Tcgen05Launch = tensor::BaselinedLaunch<Tcgen05Op, Tcgen05OperandData>;
+using Tcgen05LaunchOut = tensor::BaselinedLaunchOut<tensor::Tcgen05CtaOut>;
 using Tcgen05Launcher = std::function<Tcgen05LaunchOut(const Tcgen05Launch&)>;
 
-// The checks before any launch, on a GPU or the simulator: the device is compute capability 10.0
-// (the kernels are sm_100a code), else Skip; the launch shape. One-line Errors.
-void check_tcgen05_fits(const Tcgen05Setup& setup, const DeviceInfo& info);
-
-// The whole measurement: the self-check launch (random operands, one MMA, D stored and checked:
-// gpuprobe::Error "self-check failed ..." on a mismatch), the timed launch, the baseline for
-// latency, and the numbers (latency: the issuing thread's cycles per iteration, the baseline's and
-// their difference; throughput: per issuing CTA's SM, the FLOP its MMAs did on that SM, all of them
-// for cta_group::1 and half for ::2 (the pair's other SM did the other half), over its loop's
-// cycles; sms: the SMs any CTA ran on). Every CTA must have run; every issuing CTA ended after it
-// started.
-tensor::TensorResult run_tcgen05(const Tcgen05Setup& setup, const Tcgen05Run& run, const Tcgen05Launcher& launch);
+// The whole measurement (tensor_point.hpp run_baselined): throughput per issuing CTA's SM, the
+// FLOP its MMAs did there, all of them for cta_group::1 and half for ::2 (the pair's other SM did
+// the other half), over its loop's cycles; sms: the SMs any CTA ran on.
+tensor::TensorResult run_tcgen05(const Tcgen05Setup& setup, const Tcgen05Run& run,
+                                 const Tcgen05Launcher& launch);
 
 }  // namespace gpuprobe::probes

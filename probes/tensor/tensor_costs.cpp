@@ -36,13 +36,12 @@ TensorCosts mma_sync_costs(const MmaSyncRates& r) {
   // a call to a subroutine of two IMMA.16832.S8 (the s8 rate); the conversions and the call are
   // not modelled (assumption), their latency is two dependent mmas and a margin (assumption).
   const bool fp8_native = r.sm == 89 || r.sm >= 120;
-  const bool s4_native = r.sm < 90;
   TensorCosts ops;
   auto add = [&](const char* op, double rate, double latency, bool emulated, std::string source) {
     ops.push_back({.op = op, .flops_per_clk_per_sm = rate, .latency_cycles = latency,
                    .emulated = emulated, .source = std::move(source)});
   };
-  const std::string base = r.rate_source;
+  const std::string& base = r.rate_source;
   // Volta's m8n8k4 f16 (4 products per warp, 2048 FLOP per mma): native on sm_70/75 at the f16
   // rate; from sm_80 on ptxas 13.0 calls a subroutine of SHFL, FFMA and HADD2.F32 per mma (no tensor
   // instruction): 56 FP32-pipe instructions per mma with f32 accumulate (32 FFMA + 24 HADD2.F32),
@@ -90,12 +89,11 @@ TensorCosts mma_sync_costs(const MmaSyncRates& r) {
     add("mma_m16n8k16_f16_f32", f16, r.latency_cycles, false, base + lat);
     add("mma_m16n8k16_bf16_f32", f16, r.latency_cycles, false, base + " (bf16 = f16)" + lat);
     add("mma_m16n8k8_tf32_f32", f16 * r.tf32_ratio, r.latency_cycles, false, base + ratios + lat);
-    const double s8 = f16 * r.s8_ratio;
-    add("mma_m16n8k32_s8_s32", s8, r.s8_latency_cycles, false, base + ratios + lat);
-    if (s4_native)
+    add("mma_m16n8k32_s8_s32", s8_rate, r.s8_latency_cycles, false, base + ratios + lat);
+    if (r.sm < 90)
       add("mma_m16n8k64_s4_s32", f16 * r.s4_ratio, r.s8_latency_cycles, false, base + ratios + lat);
     else
-      add("mma_m16n8k64_s4_s32", s8, 2 * r.s8_latency_cycles + 20, true,
+      add("mma_m16n8k64_s4_s32", s8_rate, 2 * r.s8_latency_cycles + 20, true,
           "assumption: emulated by two IMMA.16832.S8 per mma at the s8 rate (" + base +
               "); latency: assumption");
     if (r.f64_flops_per_clk_per_sm > 0) {
@@ -146,7 +144,6 @@ TensorCosts hopper_wgmma_costs(const std::string& rate_source) {
                              in.input + "_" + in.acc + "_" + form,
                        .flops_per_clk_per_sm = in.flops_per_clk_per_sm,
                        .latency_cycles = issue + 40,
-                       .emulated = false,
                        .source = rate_source +
                                  "; latency: assumption (the wgmma's issue time at that rate + 40 "
                                  "cycles; not in FIGURES)"});
@@ -170,6 +167,11 @@ TensorCosts tcgen05_costs_b200() {
     const char* latency_source;
     bool ss_only = false;
   };
+  const char* fp8_rate = "M [SA umma_throughput] FP8 ~16,345 of 16,384 FLOP/clk/SM, FIGURES §5a";
+  const char* same_latency = "M [SA umma_latency] 'same for BF16/FP8/FP4', FIGURES §5b";
+  const char* fp6_rate = "assumption: fp6 through kind::f8f6f4 (K 32, as FP8) at M [SA umma_throughput] FP8 "
+                         "16,384 FLOP/clk/SM (FIGURES §5a)";
+  const char* fp6_latency = "M [SA umma_latency] 'same for BF16/FP8/FP4', FIGURES §5b (fp6: assumption)";
   const TcInput tc_inputs[] = {
       {"f16", "f32", 16, 8192,
        "M [SA umma_throughput] BF16 8153-8161 of 8192 FLOP/clk/SM, FIGURES §5a; f16 as bf16: D [MLE] "
@@ -180,10 +182,8 @@ TensorCosts tcgen05_costs_b200() {
       {"tf32", "f32", 8, 4096,
        "DER D [MLE] TF32 1125 = half the FP16/BF16 2250 TFLOPS (FIGURES §1) x M [SA] BF16 8192",
        "assumption: as M [SA umma_latency] BF16 (FIGURES §5b)"},
-      {"e4m3", "f32", 32, 16384, "M [SA umma_throughput] FP8 ~16,345 of 16,384 FLOP/clk/SM, FIGURES §5a",
-       "M [SA umma_latency] 'same for BF16/FP8/FP4', FIGURES §5b"},
-      {"e5m2", "f32", 32, 16384, "M [SA umma_throughput] FP8 ~16,345 of 16,384 FLOP/clk/SM, FIGURES §5a",
-       "M [SA umma_latency] 'same for BF16/FP8/FP4', FIGURES §5b"},
+      {"e4m3", "f32", 32, 16384, fp8_rate, same_latency},
+      {"e5m2", "f32", 32, 16384, fp8_rate, same_latency},
       {"s8", "s32", 32, 16384, "M [SA umma_throughput] INT8 ~16,345 of 16,384 FLOP/clk/SM, FIGURES §5a",
        "assumption: as M [SA umma_latency] BF16/FP8 (FIGURES §5b)"},
       {"f16", "f16", 16, 8192,
@@ -192,19 +192,13 @@ TensorCosts tcgen05_costs_b200() {
        "assumption: as M [SA umma_latency] BF16 (FIGURES §5b)"},
       // fp6/fp4 under kind::f8f6f4: K = 32 per MMA as FP8, so the FP8 data path's rate is
       // assumed; FIGURES' FP4 32768 (M [SA]) is for the block-scaled/packed FP4 kinds.
-      {"e3m2", "f32", 32, 16384,
-       "assumption: fp6 through kind::f8f6f4 (K 32, as FP8) at M [SA umma_throughput] FP8 16,384 "
-       "FLOP/clk/SM (FIGURES §5a)",
-       "M [SA umma_latency] 'same for BF16/FP8/FP4', FIGURES §5b (fp6: assumption)", true},
-      {"e2m3", "f32", 32, 16384,
-       "assumption: fp6 through kind::f8f6f4 (K 32, as FP8) at M [SA umma_throughput] FP8 16,384 "
-       "FLOP/clk/SM (FIGURES §5a)",
-       "M [SA umma_latency] 'same for BF16/FP8/FP4', FIGURES §5b (fp6: assumption)", true},
+      {"e3m2", "f32", 32, 16384, fp6_rate, fp6_latency, true},
+      {"e2m3", "f32", 32, 16384, fp6_rate, fp6_latency, true},
       {"e2m1", "f32", 32, 16384,
        "assumption: fp4 through kind::f8f6f4 (K 32 per MMA, as FP8) at M [SA "
        "umma_throughput] FP8 16,384 FLOP/clk/SM; the FP4 32,768 of FIGURES §5a is taken as the "
        "block-scaled/packed kinds'",
-       "M [SA umma_latency] 'same for BF16/FP8/FP4', FIGURES §5b", true},
+       same_latency, true},
   };
   for (int cg : {1, 2})
     for (int n : {64, 256})
@@ -255,159 +249,132 @@ TensorCosts tcgen05_costs_b200() {
   return t;
 }
 
-void append(TensorCosts& to, const TensorCosts& more) { to.insert(to.end(), more.begin(), more.end()); }
+TensorCosts joined(TensorCosts a, const TensorCosts& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+// mma.sync on the GH100 SM: 62.9% of the 4096 FLOP/clk/SM tensor peak, the average mma.sync
+// reaches on an H800 PCIe (S [LUO25 §6.2], FIGURES §5a; wgmma gets the rest). `peak` cites the
+// preset's 4096, `f64` its FP64 tensor rate.
+TensorCosts hopper_mma_sync_costs(const std::string& peak, const std::string& ratio_source,
+                                  const std::string& f64) {
+  return mma_sync_costs({.sm = 90, .f16_flops_per_clk_per_sm = 2576, .latency_cycles = 32,
+                         .s8_latency_cycles = 32, .f64_flops_per_clk_per_sm = 256, .f64_latency_cycles = 32,
+                         .rate_source = "DER 0.629 S [LUO25] x 4096 (" + peak + ")",
+                         .ratio_source = ratio_source,
+                         .latency_source = "assumption",
+                         .f64_source = f64 + " (no wgmma for FP64: the full rate, assumption); latency: assumption"});
+}
 
 TensorCosts preset_costs(const sim::Preset& p) {
-  if (p.name == "v100") {
-    TensorCosts t;
-    // mma.sync: Volta runs only the m8n8k4 f16 forms (f16 and f32
-    // accumulate, both at the mixed-precision rate). 125 TFLOPS over 80 SMs at the SXM2's 1530 MHz
-    // boost is 1021 FLOP/clk/SM, taken as 1024 (8 tensor cores x 64 FMA x 2); per clock, so the
-    // same for this 1380 MHz PCIe card. FIGURES has no Volta mma latency: assumption.
-    t = mma_sync_costs({.sm = 70, .f16_flops_per_clk_per_sm = 1024, .latency_cycles = 32,
-                             .rate_source = "DER D [NVBLOG-TC9] 125 TF / (80 SMs x 1530 MHz, D [TPU-DB]) = 1021",
-                             .latency_source = "assumption"});
-    return t;
-  }
-  if (p.name == "a100") {
-    TensorCosts t;
-    // mma.sync: Ampere's tensor path, modelled at the dense peak
-    // (assumption: cuBLAS, built on it, reaches 86.9% P [MLE-MAMF], FIGURES §5a).
-    append(t, mma_sync_costs({.sm = 80, .f16_flops_per_clk_per_sm = 2048, .tf32_ratio = 0.5,
-                                  .s8_ratio = 2, .s4_ratio = 4, .latency_cycles = 32,
-                                  .s8_latency_cycles = 32, .f64_flops_per_clk_per_sm = 128,
-                                  .f64_latency_cycles = 32,
-                                  .rate_source = "DER D [A100-DS via GLK] 312 TF / (108 SMs x 1410 MHz) = 2049",
-                                  .ratio_source = "D [A100-DS via GLK] TF32 156, INT8 624, INT4 1248 to FP16 312",
-                                  .latency_source = "assumption",
-                                  .f64_source = "DER D [A100-DS via GLK] FP64-TC 19.5 TF / (108 x 1410 MHz) = 128; latency: assumption"}));
-    return t;
-  }
-  if (p.name == "h100") {
-    TensorCosts t;
-    // wgmma: the GH100 SM's per-clock rates, DER from the SXM's dense
-    // peaks (989 TF FP16 / (132 SMs x 1830 MHz) = 4094, FIGURES §1); the PCIe part's 756 TF over 114
-    // SMs is the same 4096 FLOP/clk/SM at a 1620 MHz tensor clock (DER).
-    append(t, hopper_wgmma_costs("DER D [HPCTECH] H100 SXM 989/494.5/1979 TFLOPS / (132 SMs x "
-                                     "1830 MHz); PCIe 756 TF = 114 x 4096 x 1620 MHz"));
-    // mma.sync: 62.9% of the 4096 FLOP/clk/SM tensor peak, the average
-    // mma.sync reaches on an H800 PCIe (S [LUO25 §6.2], FIGURES §5a; wgmma gets the rest).
-    append(t, mma_sync_costs({.sm = 90, .f16_flops_per_clk_per_sm = 2576, .tf32_ratio = 0.5,
-                                  .s8_ratio = 2, .latency_cycles = 32, .s8_latency_cycles = 32,
-                                  .f64_flops_per_clk_per_sm = 256, .f64_latency_cycles = 32,
-                                  .rate_source = "DER 0.629 S [LUO25] x 4096 (D [HPCTECH] 756 TF = 114 SMs x 4096 x 1620 MHz)",
-                                  .ratio_source = "D [HPCTECH] TF32 378, INT8 1513 to FP16 756",
-                                  .latency_source = "assumption",
-                                  .f64_source = "DER D [HPCTECH] FP64-TC 51 TF / (114 x 1755 MHz) = 255 (no wgmma for FP64: the full rate, assumption); latency: assumption"}));
-    return t;
-  }
-  if (p.name == "h100-sxm") {
-    TensorCosts t;
-    // wgmma: DER D [HPCTECH]/[MLE] dense tensor peaks at the 1830 MHz
-    // tensor spec clock over 132 SMs: FP16/BF16 989 TF -> 4094, TF32 494.5 -> 2047, FP8/INT8 1979
-    // -> 8193 FLOP/clk/SM (4096/2048/8192 = 512 FP16 FMA/clk per tensor core x 4, FIGURES §1).
-    // S [LUO25 §6.2] (H800) measures wgmma above 95% of this peak with zeros, lower with random data.
-    append(t, hopper_wgmma_costs("DER D [HPCTECH] 989/494.5/1979 TFLOPS / (132 SMs x 1830 MHz)"));
-    // mma.sync: 62.9% of the 4096 FLOP/clk/SM tensor peak, the average
-    // mma.sync reaches on an H800 PCIe (S [LUO25 §6.2], FIGURES §5a; wgmma gets the rest).
-    append(t, mma_sync_costs({.sm = 90, .f16_flops_per_clk_per_sm = 2576, .tf32_ratio = 0.5,
-                                  .s8_ratio = 2, .latency_cycles = 32, .s8_latency_cycles = 32,
-                                  .f64_flops_per_clk_per_sm = 256, .f64_latency_cycles = 32,
-                                  .rate_source = "DER 0.629 S [LUO25] x 4096 (D [HPCTECH] 989 TF / (132 SMs x 1830 MHz) = 4094)",
-                                  .ratio_source = "D [HPCTECH] TF32 494.5, INT8 1979 to FP16 989",
-                                  .latency_source = "assumption",
-                                  .f64_source = "DER D [HPCTECH] FP64-TC 67 TF / (132 x 1980 MHz) = 256 (no wgmma for FP64: the full rate, assumption); latency: assumption"}));
-    return t;
-  }
-  if (p.name == "l40") {
-    TensorCosts t;
-    // mma.sync: Ada's only tensor path, at the dense peak (assumption).
-    // FIGURES has no L40 tensor figures: the L40S's (same AD102, 142 SMs, D [MLE]) at this preset's
-    // clock; INT4 at 2x INT8 as on the A40 (D [A40-DS via ecer]); no FP64 tensor model.
-    append(t, mma_sync_costs({.sm = 89, .f16_flops_per_clk_per_sm = 1024, .tf32_ratio = 0.5,
-                                  .s8_ratio = 2, .s4_ratio = 4, .fp8_ratio = 2, .latency_cycles = 32,
-                                  .s8_latency_cycles = 32,
-                                  .rate_source = "DER D [MLE] L40S 362 TF / (142 SMs x 2490 MHz) = 1024 (assumption: the L40 alike)",
-                                  .ratio_source = "D [MLE] L40S TF32 183, FP8 733, INT8 733 to FP16 362; INT4 2x INT8 D [A40-DS via ecer]",
-                                  .latency_source = "assumption"}));
-    return t;
-  }
-  if (p.name == "h200") {
-    TensorCosts t;
-    // mma.sync: 62.9% of the 4096 FLOP/clk/SM tensor peak, the average
-    // mma.sync reaches on an H800 PCIe (S [LUO25 §6.2], FIGURES §5a; wgmma gets the rest).
-    append(t, mma_sync_costs({.sm = 90, .f16_flops_per_clk_per_sm = 2576, .tf32_ratio = 0.5,
-                                  .s8_ratio = 2, .latency_cycles = 32, .s8_latency_cycles = 32,
-                                  .f64_flops_per_clk_per_sm = 256, .f64_latency_cycles = 32,
-                                  .rate_source = "DER 0.629 S [LUO25] x 4096 (D [MLE] H200 989 TF / (132 SMs x 1830 MHz) = 4094)",
-                                  .ratio_source = "D [MLE] H200 TF32 494.5, INT8 1979 to FP16 989",
-                                  .latency_source = "assumption",
-                                  .f64_source = "DER D [MLE] H200 FP64-TC 67 TF / (132 x 1980 MHz) = 256 (no wgmma for FP64: the full rate, assumption); latency: assumption"}));
-    // wgmma: the GH100 SM's rates, DER D [MLE] H200 SXM dense peaks
-    // (FIGURES §1: FP16/BF16 989, TF32 494.5, FP8/INT8 1979 TFLOPS, as the H100 SXM) over 132 SMs at
-    // the 1830 MHz tensor spec clock of the H100 SXM ([MLE]; assumption that the H200 shares it):
-    // 4096/2048/8192 FLOP/clk/SM.
-    append(t, hopper_wgmma_costs("DER D [MLE] H200 989/494.5/1979 TFLOPS / (132 SMs x 1830 MHz, "
+  if (p.name == "v100")
+    // mma.sync: Volta runs only the m8n8k4 f16 forms (f16 and f32 accumulate, both at the
+    // mixed-precision rate). 125 TFLOPS over 80 SMs at the SXM2's 1530 MHz boost is 1021
+    // FLOP/clk/SM, taken as 1024 (8 tensor cores x 64 FMA x 2); per clock, so the same for this
+    // 1380 MHz PCIe card. FIGURES has no Volta mma latency: assumption.
+    return mma_sync_costs({.sm = 70, .f16_flops_per_clk_per_sm = 1024, .latency_cycles = 32,
+                           .rate_source = "DER D [NVBLOG-TC9] 125 TF / (80 SMs x 1530 MHz, D [TPU-DB]) = 1021",
+                           .latency_source = "assumption"});
+  if (p.name == "a100")
+    // mma.sync: Ampere's tensor path, modelled at the dense peak (assumption: cuBLAS, built on it,
+    // reaches 86.9% P [MLE-MAMF], FIGURES §5a).
+    return mma_sync_costs({.sm = 80, .f16_flops_per_clk_per_sm = 2048, .latency_cycles = 32,
+                           .s8_latency_cycles = 32, .f64_flops_per_clk_per_sm = 128, .f64_latency_cycles = 32,
+                           .rate_source = "DER D [A100-DS via GLK] 312 TF / (108 SMs x 1410 MHz) = 2049",
+                           .ratio_source = "D [A100-DS via GLK] TF32 156, INT8 624, INT4 1248 to FP16 312",
+                           .latency_source = "assumption",
+                           .f64_source = "DER D [A100-DS via GLK] FP64-TC 19.5 TF / (108 x 1410 MHz) = 128; latency: assumption"});
+  if (p.name == "h100")
+    // wgmma: the GH100 SM's per-clock rates, DER from the SXM's dense peaks (989 TF FP16 / (132
+    // SMs x 1830 MHz) = 4094, FIGURES §1); the PCIe part's 756 TF over 114 SMs is the same 4096
+    // FLOP/clk/SM at a 1620 MHz tensor clock (DER).
+    return joined(hopper_wgmma_costs("DER D [HPCTECH] H100 SXM 989/494.5/1979 TFLOPS / (132 SMs x "
+                                     "1830 MHz); PCIe 756 TF = 114 x 4096 x 1620 MHz"),
+                  hopper_mma_sync_costs("D [HPCTECH] 756 TF = 114 SMs x 4096 x 1620 MHz",
+                                        "D [HPCTECH] TF32 378, INT8 1513 to FP16 756",
+                                        "DER D [HPCTECH] FP64-TC 51 TF / (114 x 1755 MHz) = 255"));
+  if (p.name == "h100-sxm")
+    // wgmma: DER D [HPCTECH]/[MLE] dense tensor peaks at the 1830 MHz tensor spec clock over 132
+    // SMs: FP16/BF16 989 TF -> 4094, TF32 494.5 -> 2047, FP8/INT8 1979 -> 8193 FLOP/clk/SM
+    // (4096/2048/8192 = 512 FP16 FMA/clk per tensor core x 4, FIGURES §1). S [LUO25 §6.2] (H800)
+    // measures wgmma above 95% of this peak with zeros, lower with random data.
+    return joined(hopper_wgmma_costs("DER D [HPCTECH] 989/494.5/1979 TFLOPS / (132 SMs x 1830 MHz)"),
+                  hopper_mma_sync_costs("D [HPCTECH] 989 TF / (132 SMs x 1830 MHz) = 4094",
+                                        "D [HPCTECH] TF32 494.5, INT8 1979 to FP16 989",
+                                        "DER D [HPCTECH] FP64-TC 67 TF / (132 x 1980 MHz) = 256"));
+  if (p.name == "l40")
+    // mma.sync: Ada's only tensor path, at the dense peak (assumption). FIGURES has no L40 tensor
+    // figures: the L40S's (same AD102, 142 SMs, D [MLE]) at this preset's clock; INT4 at 2x INT8
+    // as on the A40 (D [A40-DS via ecer]); no FP64 tensor model.
+    return mma_sync_costs({.sm = 89, .f16_flops_per_clk_per_sm = 1024, .latency_cycles = 32,
+                           .s8_latency_cycles = 32,
+                           .rate_source = "DER D [MLE] L40S 362 TF / (142 SMs x 2490 MHz) = 1024 (assumption: the L40 alike)",
+                           .ratio_source = "D [MLE] L40S TF32 183, FP8 733, INT8 733 to FP16 362; INT4 2x INT8 D [A40-DS via ecer]",
+                           .latency_source = "assumption"});
+  if (p.name == "h200")
+    // wgmma: the GH100 SM's rates, DER D [MLE] H200 SXM dense peaks (FIGURES §1: FP16/BF16 989,
+    // TF32 494.5, FP8/INT8 1979 TFLOPS, as the H100 SXM) over 132 SMs at the 1830 MHz tensor spec
+    // clock of the H100 SXM ([MLE]; assumption that the H200 shares it): 4096/2048/8192
+    // FLOP/clk/SM.
+    return joined(hopper_mma_sync_costs("D [MLE] H200 989 TF / (132 SMs x 1830 MHz) = 4094",
+                                        "D [MLE] H200 TF32 494.5, INT8 1979 to FP16 989",
+                                        "DER D [MLE] H200 FP64-TC 67 TF / (132 x 1980 MHz) = 256"),
+                  hopper_wgmma_costs("DER D [MLE] H200 989/494.5/1979 TFLOPS / (132 SMs x 1830 MHz, "
                                      "the H100 SXM's tensor clock: assumption)"));
-    return t;
-  }
-  if (p.name == "b200") {
-    TensorCosts t;
-    // mma.sync: FIGURES has no mma.sync figure for datacenter Blackwell
-    // (tcgen05 is its tensor path); assumption: Hopper's mma.sync rate per SM (S [LUO25] x 4096), at
-    // the B200's precision ratios; no FP64 model (the B200's FP64 figure is uncertain, FIGURES §1).
-    append(t, mma_sync_costs({.sm = 100, .f16_flops_per_clk_per_sm = 2576, .tf32_ratio = 0.5,
-                                  .s8_ratio = 2, .latency_cycles = 32, .s8_latency_cycles = 32,
+  if (p.name == "b200")
+    // mma.sync: FIGURES has no mma.sync figure for datacenter Blackwell (tcgen05 is its tensor
+    // path); assumption: Hopper's mma.sync rate per SM (S [LUO25] x 4096), at the B200's precision
+    // ratios; no FP64 model (the B200's FP64 figure is uncertain, FIGURES §1).
+    return joined(mma_sync_costs({.sm = 100, .f16_flops_per_clk_per_sm = 2576, .latency_cycles = 32,
+                                  .s8_latency_cycles = 32,
                                   .rate_source = "assumption: Hopper's mma.sync rate, DER 0.629 S [LUO25] x 4096",
                                   .ratio_source = "D [MLE] B200 TF32 1125, INT8 4500 to FP16 2250",
-                                  .latency_source = "assumption"}));
-    append(t, tcgen05_costs_b200());
-    return t;
-  }
-  if (p.name == "rtx5090") {
-    TensorCosts t;
-    // mma.sync, the only tensor path on sm_120: the RTX 6000D's measured
-    // mma.sync rates on GB202 (P [R6000D], FIGURES §5a: 156 SMs at 2.30 GHz), per SM per clock; no
-    // FP64 tensor model (R6000D's 1.21 TF FP64 is not an mma figure).
-    append(t, mma_sync_costs({.sm = 120, .f16_flops_per_clk_per_sm = 399,
-                                  .tf32_ratio = 72.0 / 143.2, .s8_ratio = 288.1 / 143.2,
-                                  .fp8_ratio = 287.5 / 143.2, .latency_cycles = 29.7,
-                                  .s8_latency_cycles = 27.7,
+                                  .latency_source = "assumption"}),
+                  tcgen05_costs_b200());
+  if (p.name != "rtx5090") return {};
+  // mma.sync, the only tensor path on sm_120: the RTX 6000D's measured mma.sync rates on GB202
+  // (P [R6000D], FIGURES §5a: 156 SMs at 2.30 GHz), per SM per clock; no FP64 tensor model
+  // (R6000D's 1.21 TF FP64 is not an mma figure).
+  TensorCosts t = mma_sync_costs({.sm = 120, .f16_flops_per_clk_per_sm = 399, .tf32_ratio = 72.0 / 143.2,
+                                  .s8_ratio = 288.1 / 143.2, .fp8_ratio = 287.5 / 143.2,
+                                  .latency_cycles = 29.7, .s8_latency_cycles = 27.7,
                                   .rate_source = "DER P [R6000D] mma.sync FP16 143.2 TF / (156 SMs x 2.30 GHz) = 399",
                                   .ratio_source = "P [R6000D] mma.sync TF32 72.0, FP8 287.5, INT8 288.1 to FP16 143.2",
-                                  .latency_source = "P [R6000D] 29.7 cycles (INT8 27.7), FIGURES §5b"}));
-    // kind::f8f6f4 fp4/fp6 in 8-bit containers (sm_120a only, ptx/mma_forms.def): one QMMA each.
-    // R6000D's mma.sync FP4 figure is taken as e2m1 under kind::f8f6f4 (FIGURES §5a: "FP4 via QMMA
-    // unless block-scaled -> OMMA"; QMMA is this form).
-    t.push_back({.op = "mma_m16n8k32_e2m1_f32", .flops_per_clk_per_sm = 375.9e12 / (156 * 2.30e9),
-                        .latency_cycles = 29.7,
-                        .source = "DER P [R6000D] mma.sync FP4 375.9 TF / (156 SMs x 2.30 GHz) = 1047.6 "
-                                  "(FIGURES §5a; that FP4 is this QMMA form: assumption); latency P [R6000D] "
-                                  "29.7 cycles for all precisions (FIGURES §5b)"});
-    for (const char* op : {"mma_m16n8k32_e3m2_f32", "mma_m16n8k32_e2m3_f32"})
-      t.push_back({.op = op, .flops_per_clk_per_sm = 399 * 287.5 / 143.2, .latency_cycles = 29.7,
-                          .source = "assumption: fp6 at the FP8 mma.sync rate (no fp6 figure; DER P [R6000D] "
-                                    "FP8 287.5 / FP16 143.2 x 399); latency P [R6000D] 29.7 cycles (FIGURES §5b)"});
-    // Block-scaled kinds (sm_120a only): QMMA.SF / OMMA.SF (FIGURES §5a: "FP4 via QMMA unless
-    // block-scaled -> OMMA"). No mma.sync figure for either.
-    for (const char* op : {"mma_m16n8k32_mxf8f6f4_e4m3_f32", "mma_m16n8k32_mxf8f6f4_e5m2_f32",
-                           "mma_m16n8k32_mxf8f6f4_e3m2_f32"})
-      t.push_back({.op = op, .flops_per_clk_per_sm = 399 * 287.5 / 143.2, .latency_cycles = 29.7,
-                          .source = "assumption: the ue8m0 scales cost nothing over QMMA, so the FP8 mma.sync "
-                                    "rate (DER P [R6000D] FP8 287.5 / FP16 143.2 x 399, FIGURES §5a); latency P "
-                                    "[R6000D] 29.7 cycles (FIGURES §5b)"});
-    // The OMMA forms (kind::mxf4 and mxf4nvf4 2X are the same OMMA.SF...E8, ptxas 13.0; the ue4m3
-    // scale_vec::4X form is NVFP4 itself, what CUTLASS's nvfp4 GEMM runs) at that GEMM's rate.
-    for (const char* op : {"mma_m16n8k64_mxf4nvf4_ue4m3_e2m1_f32", "mma_m16n8k64_mxf4nvf4_e2m1_f32",
-                           "mma_m16n8k64_mxf4_e2m1_f32"})
-      t.push_back({.op = op, .flops_per_clk_per_sm = 651.6e12 / (156 * 2.30e9), .latency_cycles = 29.7,
-                          .source = "DER P [R6000D] CUTLASS nvfp4 651.6 TF / (156 SMs x 2.30 GHz) = 1816.1 "
-                                    "(FIGURES §5a): a GEMM of the 4X ue4m3 form, a lower bound of the OMMA "
-                                    "mma.sync peak taken as it, for the ue8m0 OMMA forms too (assumption); "
-                                    "latency P [R6000D] 29.7 cycles (FIGURES §5b; assumption for OMMA)"});
-    return t;
-  }
-  return {};
+                                  .latency_source = "P [R6000D] 29.7 cycles (INT8 27.7), FIGURES §5b"});
+  // The sm_120a forms (ptx/mma_forms.def), one QMMA or OMMA each; latency P [R6000D] 29.7 cycles
+  // for all precisions (FIGURES §5b).
+  const auto add = [&](const char* op, double rate, const char* source) {
+    t.push_back({.op = op, .flops_per_clk_per_sm = rate, .latency_cycles = 29.7, .source = source});
+  };
+  // kind::f8f6f4 fp4/fp6 in 8-bit containers. R6000D's mma.sync FP4 figure is taken as e2m1 under
+  // kind::f8f6f4 (FIGURES §5a: "FP4 via QMMA unless block-scaled -> OMMA"; QMMA is this form).
+  add("mma_m16n8k32_e2m1_f32", 375.9e12 / (156 * 2.30e9),
+      "DER P [R6000D] mma.sync FP4 375.9 TF / (156 SMs x 2.30 GHz) = 1047.6 "
+      "(FIGURES §5a; that FP4 is this QMMA form: assumption); latency P [R6000D] "
+      "29.7 cycles for all precisions (FIGURES §5b)");
+  for (const char* op : {"mma_m16n8k32_e3m2_f32", "mma_m16n8k32_e2m3_f32"})
+    add(op, 399 * 287.5 / 143.2,
+        "assumption: fp6 at the FP8 mma.sync rate (no fp6 figure; DER P [R6000D] "
+        "FP8 287.5 / FP16 143.2 x 399); latency P [R6000D] 29.7 cycles (FIGURES §5b)");
+  // Block-scaled kinds: QMMA.SF / OMMA.SF (FIGURES §5a: "FP4 via QMMA unless block-scaled ->
+  // OMMA"). No mma.sync figure for either.
+  for (const char* op : {"mma_m16n8k32_mxf8f6f4_e4m3_f32", "mma_m16n8k32_mxf8f6f4_e5m2_f32",
+                         "mma_m16n8k32_mxf8f6f4_e3m2_f32"})
+    add(op, 399 * 287.5 / 143.2,
+        "assumption: the ue8m0 scales cost nothing over QMMA, so the FP8 mma.sync "
+        "rate (DER P [R6000D] FP8 287.5 / FP16 143.2 x 399, FIGURES §5a); latency P "
+        "[R6000D] 29.7 cycles (FIGURES §5b)");
+  // The OMMA forms (kind::mxf4 and mxf4nvf4 2X are the same OMMA.SF...E8, ptxas 13.0; the ue4m3
+  // scale_vec::4X form is NVFP4 itself, what CUTLASS's nvfp4 GEMM runs) at that GEMM's rate.
+  for (const char* op : {"mma_m16n8k64_mxf4nvf4_ue4m3_e2m1_f32", "mma_m16n8k64_mxf4nvf4_e2m1_f32",
+                         "mma_m16n8k64_mxf4_e2m1_f32"})
+    add(op, 651.6e12 / (156 * 2.30e9),
+        "DER P [R6000D] CUTLASS nvfp4 651.6 TF / (156 SMs x 2.30 GHz) = 1816.1 "
+        "(FIGURES §5a): a GEMM of the 4X ue4m3 form, a lower bound of the OMMA "
+        "mma.sync peak taken as it, for the ue8m0 OMMA forms too (assumption); "
+        "latency P [R6000D] 29.7 cycles (FIGURES §5b; assumption for OMMA)");
+  return t;
 }
 
 const sim::PresetTable<TensorCosts> kTables(kCostTable, preset_costs, [](TensorCosts& costs, double factor) {

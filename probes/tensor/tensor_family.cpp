@@ -51,12 +51,12 @@ FamilySpec tensor_family() {
            "probes/tensor/wgmma.sm90a.cu",
            {sass_check("tests/probes/tensor/test_sass_wgmma.py", "wgmma.sm90a.cu"),
             closed_loop_check("tests/probes/tensor/test_wgmma.cpp", "recovers their wgmma tables"),
-            self_check_evidence("probes/tensor/wgmma.cpp", "self_check_json(r.first.self_check)")}},
+            self_check_evidence("probes/tensor/wgmma.cpp", "self_check_json(const tensor::TileCheck& c)")}},
           {"tensor/tcgen05",
            "probes/tensor/tcgen05.sm100a.cu",
            {sass_check("tests/probes/tensor/test_sass_tcgen05.py", "tcgen05.sm100a.cu"),
             closed_loop_check("tests/probes/tensor/test_tcgen05.cpp", "recovers a preset's tcgen05 table"),
-            self_check_evidence("probes/tensor/tcgen05.cpp", "self_check_json(r.first.self_check)")}},
+            self_check_evidence("probes/tensor/tcgen05.cpp", "self_check_json(const tensor::TileCheck& c)")}},
       }};
 }
 

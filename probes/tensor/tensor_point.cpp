@@ -11,8 +11,6 @@ const TensorCost& tensor_cost(const sim::Preset& p, const std::string& op) {
   return op_cost(p, op_costs<TensorCost>(p, kCostTable), op);
 }
 
-const char* operands_name(Operands operands) { return operands == Operands::random ? "random" : "zeros"; }
-
 Operands parse_operands(const std::string& name) {
   return name == "zeros" ? Operands::zeros : Operands::random;
 }
@@ -36,18 +34,12 @@ double write_timing(nlohmann::json& p, ProbeContext& ctx, const RepeatOutcome& o
   return clock_mhz;
 }
 
-void write_baselined_point(nlohmann::json& p, ProbeContext& ctx, const PointRepeats<TensorResult>& r,
-                           bool latency, uint64_t iterations, const std::string& kernel,
-                           const std::string& baseline_kernel, nlohmann::json self_check) {
-  write_timing(p, ctx, r.outcome, latency, iterations, r.first);
-  p["kernel"] = kernel;
-  p["launch"] = to_json(r.first.launch);
-  p["self_check"] = std::move(self_check);
-  if (latency) {
-    p["cycles_per_iteration"] = r.first.cycles_per_iteration;
-    p["baseline_cycles"] = r.first.baseline_cycles;
-    p["baseline_kernel"] = baseline_kernel;
-  }
+nlohmann::json tile_check_json(const TileCheck& c, const std::string& tolerance_is) {
+  return {{"passed", c.passed},
+          {"max_abs_error", c.max_abs_error},
+          {"tolerance", c.tolerance_rel},
+          {"tolerance_is", tolerance_is},
+          {"elements", c.elements}};
 }
 
 }  // namespace gpuprobe::probes::tensor

@@ -1,18 +1,24 @@
 // What the tensor probes (tensor/mma, tensor/wgmma, tensor/tcgen05) share: their simulator cost
 // table (one per preset, tensor_costs.cpp, registered as "tensor"), the operands of their timed
 // runs, the axes of their points (op, kind, operands), the result of one measurement, the repeat
-// loop that keeps the first launch's result (harness/repeat.hpp's repeat_point) and the timing
+// loop that keeps the first launch's result (harness/repeat.hpp's repeat_point), the timing
 // fields of a point (harness/points.hpp: repeats, the SM clock measured right after, then latency
-// in cycles and ns or throughput in FLOP/clk/SM, its spread over the SMs and FLOP/s). Each probe
-// keeps its own fields (form, shape, kernel, self-check...).
+// in cycles and ns or throughput in FLOP/clk/SM, its spread over the SMs and FLOP/s) and the
+// baselined measurement of wgmma and tcgen05 (below). Each probe keeps its own fields (form,
+// shape, kernel, self-check...).
 #pragma once
+#include <algorithm>
 #include <cstdint>
+#include <functional>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "harness/axes.hpp"
+#include "harness/error.hpp"
 #include "harness/kernel_runner.hpp"
 #include "harness/launch_config.hpp"
 #include "harness/params.hpp"
@@ -20,6 +26,8 @@
 #include "harness/repeat.hpp"
 #include "harness/sim/preset.hpp"
 #include "harness/sim/sim_device.hpp"
+#include "probes/common/op_table.hpp"
+#include "probes/common/units.hpp"
 #include "probes/tensor/tile_reference.hpp"
 
 namespace gpuprobe::probes::tensor {
@@ -46,7 +54,6 @@ const TensorCost& tensor_cost(const sim::Preset& p, const std::string& op);
 // What A and B hold while timing: random values of the input format, or all zeros (tensor cores
 // draw less power on zeros and may clock higher; both are recorded).
 enum class Operands { random, zeros };
-const char* operands_name(Operands operands);  // "random", "zeros"
 Operands parse_operands(const std::string& name);
 // --operands random|zeros|both, with the probe's help text.
 ParamSpec operands_param(const std::string& help);
@@ -81,24 +88,228 @@ auto repeat_point(ProbeContext& ctx, bool latency, Run&& run) {
   });
 }
 
-// The repeats of a wgmma or tcgen05 point, whose measurement run(launcher) makes its launches through
-// a launcher: each repeat checks that the op fits the device (fits(info): Skip or Error), then runs
-// with the simulator's launcher, simulate(sim, op's TensorCost, launch), or the GPU's,
-// launch_on_gpu(kernel runner, launch).
-template <class Fits, class Run, class Simulate, class LaunchOnGpu>
-PointRepeats<TensorResult> repeat_launches(ProbeContext& ctx, bool latency, const std::string& op,
-                                           Fits&& fits, Run&& run, Simulate&& simulate,
-                                           LaunchOnGpu&& launch_on_gpu) {
-  Device& device = ctx.device();
-  return repeat_point(ctx, latency, [&] {
-    fits(device.info());
-    if (auto* sim = dynamic_cast<sim::SimDevice*>(&device)) {
-      const TensorCost& cost = tensor_cost(sim->preset(), op);
-      return run([&](const auto& launch) { return simulate(*sim, cost, launch); });
-    }
-    KernelRunner& gpu = kernel_runner(device);
-    return run([&](const auto& launch) { return launch_on_gpu(gpu, launch); });
+// ---- tensor/wgmma and tensor/tcgen05: a loop timed against a commit/wait baseline ---------------
+// Both measure through a launcher (the GPU's or the simulator's) in one flow, run_baselined: the
+// self-check launch (random operands, one iteration, the tile stored and checked against the host's
+// float64 reference: Error "self-check failed ..." on a mismatch), the timed launch and, for
+// latency, the baseline launch (the same loop without the instruction). Latency: the loop's cycles
+// per iteration less the baseline's; throughput: per SM, the FLOP of its issuing units over its
+// span. A unit is what one record stamps: a warpgroup (wgmma, one per block) or a CTA (tcgen05).
+// One instruction runs on a group of units: cta_group::2 is a CTA pair whose even CTA issues and
+// times it, each SM of the pair credited half of its FLOP (wgmma's groups are one unit).
+//
+// The probe's side is a class P of static members (wgmma.cpp Wgmma, tcgen05.cpp Tcgen05):
+//   Op, Info, Data (a launch's operands), Unit (what a unit reports), Args (the kernel arguments);
+//   kUnit (its name in messages), kThreads (per unit), kPerIteration (instructions per throughput
+//   iteration), kSimBaselineCycles, kLaunches (the simulator's launch counter of the probe),
+//   kThroughputSmemBytes (dynamic shared memory of a throughput launch on a GPU), kNeeds (what a
+//   build lacking a kernel lacks);
+//   info(op), group(info), flops(info) (one instruction's, its whole group's), kernel_name(op,
+//   kind), baseline_kernel(info), kernel(launch) (null where the build lacks it), fits(setup,
+//   device info) (Skip or Error before any launch), operands(info, Operands, seed),
+//   check_tile(info, data, tile), reference_tile(info, data) (what a correct GPU stores),
+//   tile_words(info), args(data, upload) (all but tile, iterations, zero and store; upload(words)
+//   gives a device copy of the words), self_check_json(TileCheck) (the record's self_check).
+
+template <class Op>
+struct BaselinedSetup {
+  Op op{};
+  Kind kind = Kind::latency;
+  Operands operands = Operands::random;  // the timed launch's (the self-check: random)
+  uint32_t units = 1;                    // latency: one group; throughput: on every SM
+};
+
+struct BaselinedRun {
+  uint64_t iterations = 1024;
+  uint64_t seed = 1;  // of the random operands (the self-check's and the timed ones)
+};
+
+// One launch as a backend makes it: the kernel (the op's _lat/_thr, or its baseline when
+// `baseline`), `units` units, the operands, and whether the tile is stored.
+template <class Op, class Data>
+struct BaselinedLaunch {
+  Op op;
+  Kind kind;
+  bool baseline = false;
+  uint32_t units = 1;
+  uint64_t iterations = 1;
+  bool store = false;
+  const Data* operands = nullptr;
+};
+template <class Unit>
+struct BaselinedLaunchOut {
+  std::vector<Unit> units;
+  std::vector<uint32_t> tile;  // store: the accumulator words as the kernel stores them
+  LaunchRecord launch;
+};
+
+// Every unit ran; unit u issued (and timed) its group's instructions when u % group == 0 (a Unit
+// with a `leader` field must say so); the issuing units ended after they started. Per SM of an
+// issuing unit: their span and count (SmSpan::units); `sms`, if given, gets the SMs any unit ran
+// on.
+template <class Unit>
+std::map<uint32_t, SmSpan> group_spans(const std::vector<Unit>& units, uint64_t expected, uint32_t group,
+                                       const std::string& kernel, const char* unit, uint32_t* sms = nullptr) {
+  if (units.size() != expected)
+    throw Error("self-check failed: " + kernel + " reported " + std::to_string(units.size()) + " " + unit +
+                "s, expected " + std::to_string(expected));
+  std::map<uint32_t, SmSpan> per_sm;
+  std::set<uint32_t> seen;
+  for (size_t u = 0; u < units.size(); ++u) {
+    const Unit& o = units[u];
+    const bool issues = u % group == 0;
+    bool role = true;
+    if constexpr (requires { o.leader; }) role = o.leader == (issues ? 1u : 0u);
+    const std::string which = kernel + " " + unit + " " + std::to_string(u);
+    if (o.ran != 1 || !role)
+      throw Error("self-check failed: " + which +
+                  (o.ran != 1 ? " did not run" : " has the wrong issuing role"));
+    seen.insert(o.smid);
+    if (!issues) continue;
+    if (!(o.end_cycles > o.start_cycles))
+      throw Error("self-check failed: " + which + " ended before it started");
+    SmSpan& s = per_sm[o.smid];
+    s.first = std::min(s.first, o.start_cycles);
+    s.last = std::max(s.last, o.end_cycles);
+    ++s.units;
+  }
+  if (sms) *sms = static_cast<uint32_t>(seen.size());
+  return per_sm;
+}
+
+template <class P>
+using LaunchOf = BaselinedLaunch<typename P::Op, typename P::Data>;
+template <class P>
+using LaunchOutOf = BaselinedLaunchOut<typename P::Unit>;
+
+// The whole measurement (above) through launch(LaunchOf<P>) -> LaunchOutOf<P>, every launch's
+// units checked (group_spans).
+template <class P, class Launcher>
+TensorResult run_baselined(const BaselinedSetup<typename P::Op>& setup, const BaselinedRun& run,
+                           const Launcher& launch) {
+  using Launch = LaunchOf<P>;
+  const auto& info = P::info(setup.op);
+  const std::string kernel = P::kernel_name(setup.op, setup.kind);
+  if (run.iterations == 0) throw Error(kernel + ": no iterations");
+  const uint32_t group = P::group(info);
+  TensorResult r;
+  const auto cycles_per_iteration = [&](const auto& out) {
+    return double(out.units[0].end_cycles - out.units[0].start_cycles) / double(run.iterations);
+  };
+
+  // 1. The self-check: one instruction on random operands against float64.
+  const auto check_data = P::operands(info, Operands::random, run.seed);
+  const auto checked = launch(Launch{setup.op, Kind::latency, false, group, 1, true, &check_data});
+  group_spans(checked.units, group, group, P::kernel_name(setup.op, Kind::latency), P::kUnit);
+  r.self_check = P::check_tile(info, check_data, checked.tile);
+  if (!r.self_check.passed)
+    throw Error("self-check failed: " + std::string(info.name) + ": " + r.self_check.why);
+
+  // 2. The timed launch.
+  const auto timed_data = setup.operands == Operands::random ? check_data
+                                                             : P::operands(info, setup.operands, run.seed);
+  const auto out = launch(
+      Launch{setup.op, setup.kind, false, setup.units, run.iterations, false, &timed_data});
+  r.launch = out.launch;
+  const auto per_sm = group_spans(out.units, setup.units, group, kernel, P::kUnit, &r.sms);
+  r.units_per_sm = units_per_sm(per_sm);
+  if (setup.kind == Kind::latency) {
+    r.cycles_per_iteration = cycles_per_iteration(out);
+    // 3. The baseline: the same loop without the instruction.
+    const auto base = launch(
+        Launch{setup.op, Kind::latency, true, group, run.iterations, false, &timed_data});
+    group_spans(base.units, group, group, P::baseline_kernel(info), P::kUnit);
+    r.baseline_cycles = cycles_per_iteration(base);
+    r.latency_cycles = r.cycles_per_iteration - r.baseline_cycles;
+  } else {
+    // Per issuing unit: its instructions' FLOP on its SM (a group's split evenly over its SMs).
+    const double flops_per_unit = double(run.iterations) * P::kPerIteration * double(P::flops(info)) / group;
+    const SmRates rates = sm_rates(
+        per_sm, [&](const SmSpan& span) { return flops_per_unit * span.units / span.cycles(); });
+    r.flops_per_clk_per_sm = rates.median;
+    r.flops_per_clk_per_sm_min = rates.min;
+    r.flops_per_clk_per_sm_max = rates.max;
+  }
+  return r;
+}
+
+template <class P>
+std::string launch_kernel_name(const LaunchOf<P>& l) {
+  return l.baseline ? P::baseline_kernel(P::info(l.op)) : P::kernel_name(l.op, l.kind);
+}
+
+// `units` blocks of P::kThreads threads, in clusters of a group of more than one unit.
+template <class P>
+LaunchConfig baselined_config(const LaunchOf<P>& l) {
+  LaunchConfig c;
+  c.grid = Dim3{l.units, 1, 1};
+  c.block = Dim3{P::kThreads, 1, 1};
+  if (const uint32_t group = P::group(P::info(l.op)); group > 1) c.cluster = Dim3{group, 1, 1};
+  return c;
+}
+
+// On a GPU (harness/kernel_runner.hpp), timed in the kernel by %clock64 of the issuing thread (one
+// SM). The kernels are weak references: a build without the arch-specific code links, and the
+// probe is skipped before it gets here (ProbeSpec::needs); should one still be missing, the op is
+// refused in one line. An operand image the op does not use (empty) is one zero word.
+template <class P>
+LaunchOutOf<P> launch_baselined(KernelRunner& gpu, const LaunchOf<P>& l) {
+  const std::string name = launch_kernel_name<P>(l);
+  const void* kernel = P::kernel(l);
+  if (kernel == nullptr) skip(name + " is not in this build (it needs " + P::kNeeds + ")");
+  std::vector<DeviceBuffer> images;
+  const auto upload = [&](const std::vector<uint32_t>& words) {
+    images.push_back(gpu.alloc(std::max<uint64_t>(words.size(), 1) * 4, words.data(), words.size() * 4));
+    return static_cast<const uint32_t*>(images.back().get());
+  };
+  typename P::Args args = P::args(*l.operands, upload);
+  const uint64_t tile_words = P::tile_words(P::info(l.op));
+  const DeviceBuffer tile = gpu.alloc(tile_words * 4);
+  args.tile = static_cast<uint32_t*>(tile.get());
+  args.iterations = l.iterations;
+  args.zero = 0;
+  args.store = l.store ? 1 : 0;
+  LaunchConfig config = baselined_config<P>(l);
+  if (l.kind == Kind::throughput && !l.baseline) config.dynamic_smem_bytes = P::kThroughputSmemBytes;
+  LaunchOutOf<P> o;
+  o.units = run_units<typename P::Unit>(gpu, kernel, name, config, args, l.units, o.launch);
+  if (l.store) o.tile = gpu.download<uint32_t>(tile, tile_words);
+  return o;
+}
+
+// On the simulator: a latency launch takes iterations x (latency + P::kSimBaselineCycles, the
+// commit/wait round trip), the baseline launch iterations x the round trip; a throughput launch
+// takes, on the SM of every issuing unit, the FLOP its instructions do there over the preset's
+// rate. Unit u runs on SM u mod SMs (a group's units on neighbouring SMs), the preset's noise per
+// SM; a unit that does not issue reports only its SM. A stored tile is the host's float64
+// reference in the accumulator format, so the self-check passes.
+template <class P>
+LaunchOutOf<P> simulate_baselined(sim::SimDevice& device, const TensorCost& cost, const LaunchOf<P>& l) {
+  const auto& info = P::info(l.op);
+  const uint32_t group = P::group(info);
+  const uint32_t sms = static_cast<uint32_t>(device.preset().info.sm_count);
+  std::vector<uint32_t> issuing_on(sms, 0);
+  for (uint32_t u = 0; u < l.units; u += group) ++issuing_on[u % sms];
+  const uint64_t seed = std::hash<std::string>{}(info.name) ^ l.units ^ (l.iterations << 16) ^
+                        device.next_launch(P::kLaunches);
+  LaunchOutOf<P> o;
+  o.units = simulate_units<typename P::Unit>(device.preset(), l.units, 1, seed, [&](uint32_t sm, uint32_t) {
+    if (l.baseline) return double(l.iterations) * P::kSimBaselineCycles;
+    if (l.kind == Kind::latency) return double(l.iterations) * (cost.latency_cycles + P::kSimBaselineCycles);
+    const double flops = double(issuing_on[sm]) * double(l.iterations) * P::kPerIteration *
+                         double(P::flops(info)) / group;
+    return flops / cost.flops_per_clk_per_sm;
   });
+  if constexpr (requires { o.units[0].leader; })
+    for (uint32_t u = 0; u < l.units; ++u) {
+      auto& w = o.units[u];
+      w.leader = u % group == 0 ? 1 : 0;
+      if (!w.leader) w.start_cycles = w.end_cycles = 0;
+    }
+  if (l.store) o.tile = P::reference_tile(info, *l.operands);
+  o.launch.kernel = launch_kernel_name<P>(l);
+  o.launch.config = baselined_config<P>(l);
+  return o;
 }
 
 // Measures the SM clock, then writes into p the fields every tensor point has: repeats,
@@ -109,11 +320,44 @@ PointRepeats<TensorResult> repeat_launches(ProbeContext& ctx, bool latency, cons
 double write_timing(nlohmann::json& p, ProbeContext& ctx, const RepeatOutcome& outcome, bool latency,
                     uint64_t iterations, const TensorResult& first);
 
-// A wgmma or tcgen05 point (loops timed against a commit/wait baseline launch) after its repeats:
-// write_timing's fields, the timed kernel, the first launch, the self-check and, for latency,
-// cycles_per_iteration, baseline_cycles and baseline_kernel.
-void write_baselined_point(nlohmann::json& p, ProbeContext& ctx, const PointRepeats<TensorResult>& r,
-                           bool latency, uint64_t iterations, const std::string& kernel,
-                           const std::string& baseline_kernel, nlohmann::json self_check);
+// A tile self-check as tensor/mma and tensor/wgmma record it: passed, max_abs_error, tolerance
+// (tile_tolerance_rel), what it is relative to (`tolerance_is`) and the elements checked.
+nlohmann::json tile_check_json(const TileCheck& c, const std::string& tolerance_is);
+
+// A point of P: its repeats (each checks that the op fits the device, P::fits, then runs on the
+// simulator, with the op's TensorCost, or on the GPU), then into p {skipped}, or write_timing's
+// fields, the timed kernel, the first launch, the self-check (P::self_check_json) and, for
+// latency, cycles_per_iteration, baseline_cycles and baseline_kernel.
+template <class P>
+PointRepeats<TensorResult> measure_baselined(nlohmann::json& p, ProbeContext& ctx,
+                                             const BaselinedSetup<typename P::Op>& setup,
+                                             const BaselinedRun& run) {
+  Device& device = ctx.device();
+  const bool latency = setup.kind == Kind::latency;
+  const auto r = repeat_point(ctx, latency, [&] {
+    P::fits(setup, device.info());
+    if (auto* sim = dynamic_cast<sim::SimDevice*>(&device)) {
+      const TensorCost& cost = tensor_cost(sim->preset(), P::info(setup.op).name);
+      return run_baselined<P>(setup, run,
+                              [&](const LaunchOf<P>& l) { return simulate_baselined<P>(*sim, cost, l); });
+    }
+    KernelRunner& gpu = kernel_runner(device);
+    return run_baselined<P>(setup, run, [&](const LaunchOf<P>& l) { return launch_baselined<P>(gpu, l); });
+  });
+  if (r.skipped) {
+    p["skipped"] = *r.skipped;
+    return r;
+  }
+  write_timing(p, ctx, r.outcome, latency, run.iterations, r.first);
+  p["kernel"] = P::kernel_name(setup.op, setup.kind);
+  p["launch"] = to_json(r.first.launch);
+  p["self_check"] = P::self_check_json(r.first.self_check);
+  if (latency) {
+    p["cycles_per_iteration"] = r.first.cycles_per_iteration;
+    p["baseline_cycles"] = r.first.baseline_cycles;
+    p["baseline_kernel"] = P::baseline_kernel(P::info(setup.op));
+  }
+  return r;
+}
 
 }  // namespace gpuprobe::probes::tensor

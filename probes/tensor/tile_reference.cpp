@@ -21,29 +21,33 @@ struct FloatFormat {
   double max_finite;
 };
 
-const FloatFormat* float_format(TileElem e) {
-  static const FloatFormat f16{5, 10, 15, true, false, 65504.0};
-  static const FloatFormat bf16{8, 7, 127, true, false, 3.3895313892515355e38};
-  static const FloatFormat tf32{8, 10, 127, true, false, 3.4011621342146535e38};
-  static const FloatFormat f32{8, 23, 127, true, false, 3.4028234663852886e38};
-  static const FloatFormat e4m3{4, 3, 7, false, true, 448.0};
-  static const FloatFormat e5m2{5, 2, 15, true, false, 57344.0};
-  static const FloatFormat e2m1{2, 1, 1, false, false, 6.0};
-  static const FloatFormat e3m2{3, 2, 3, false, false, 28.0};
-  static const FloatFormat e2m3{2, 3, 1, false, false, 7.5};
-  switch (e) {
-    case TileElem::f16: return &f16;
-    case TileElem::bf16: return &bf16;
-    case TileElem::tf32: return &tf32;
-    case TileElem::f32: return &f32;
-    case TileElem::e4m3: return &e4m3;
-    case TileElem::e5m2: return &e5m2;
-    case TileElem::e2m1: return &e2m1;
-    case TileElem::e3m2: return &e3m2;
-    case TileElem::e2m3: return &e2m3;
-    default: return nullptr;
-  }
-}
+// Per TileElem, in the enum's order: the records' name, the bits one element takes in a register
+// (fp8; fp6 and fp4 of kind::f8f6f4 sit in 8-bit containers) and the float format (none for f64,
+// which is bit-cast, and the integers).
+struct ElemInfo {
+  const char* name;
+  uint32_t bits;
+  FloatFormat format;
+};
+constexpr ElemInfo kElems[] = {
+    {"f16", 16, {5, 10, 15, true, false, 65504.0}},
+    {"bf16", 16, {8, 7, 127, true, false, 3.3895313892515355e38}},
+    {"tf32", 32, {8, 10, 127, true, false, 3.4011621342146535e38}},
+    {"f32", 32, {8, 23, 127, true, false, 3.4028234663852886e38}},
+    {"f64", 64, {}},
+    {"e4m3", 8, {4, 3, 7, false, true, 448.0}},
+    {"e5m2", 8, {5, 2, 15, true, false, 57344.0}},
+    {"e2m1", 8, {2, 1, 1, false, false, 6.0}},
+    {"e3m2", 8, {3, 2, 3, false, false, 28.0}},
+    {"e2m3", 8, {2, 3, 1, false, false, 7.5}},
+    {"s8", 8, {}},
+    {"s4", 4, {}},
+    {"s32", 32, {}},
+};
+static_assert(sizeof(kElems) / sizeof(kElems[0]) == static_cast<unsigned>(TileElem::s32) + 1);
+
+const ElemInfo& elem_info(TileElem e) { return kElems[static_cast<unsigned>(e)]; }
+const FloatFormat& float_format(TileElem e) { return elem_info(e).format; }
 
 // tf32 is stored as f32 bits: its 10 mantissa bits sit at the top of f32's 23.
 constexpr int kTf32Shift = 13;
@@ -99,13 +103,12 @@ uint64_t encode_float(const FloatFormat& f, double value) {
   return sign | (uint64_t(exponent + f.bias) << f.mant_bits) | mant;
 }
 
+uint64_t mask(uint32_t bits) { return bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1; }
+
 int64_t sign_extend(uint64_t code, uint32_t bits) {
   const uint64_t m = uint64_t{1} << (bits - 1);
-  code &= bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
-  return static_cast<int64_t>((code ^ m) - m);
+  return static_cast<int64_t>(((code & mask(bits)) ^ m) - m);
 }
-
-uint64_t mask(uint32_t bits) { return bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1; }
 
 std::string num(double v) {
   char text[32];
@@ -115,36 +118,14 @@ std::string num(double v) {
 
 }  // namespace
 
-const char* tile_elem_name(TileElem e) {
-  switch (e) {
-    case TileElem::f16: return "f16";
-    case TileElem::bf16: return "bf16";
-    case TileElem::tf32: return "tf32";
-    case TileElem::f32: return "f32";
-    case TileElem::f64: return "f64";
-    case TileElem::e4m3: return "e4m3";
-    case TileElem::e5m2: return "e5m2";
-    case TileElem::e2m1: return "e2m1";
-    case TileElem::e3m2: return "e3m2";
-    case TileElem::e2m3: return "e2m3";
-    case TileElem::s8: return "s8";
-    case TileElem::s4: return "s4";
-    case TileElem::s32: return "s32";
-  }
-  return "unknown";
-}
+const char* tile_elem_name(TileElem e) { return elem_info(e).name; }
 
-uint32_t tile_elem_bits(TileElem e) {
-  switch (e) {
-    case TileElem::f16:
-    case TileElem::bf16: return 16;
-    case TileElem::tf32:
-    case TileElem::f32:
-    case TileElem::s32: return 32;
-    case TileElem::f64: return 64;
-    case TileElem::s4: return 4;
-    default: return 8;  // fp8; fp6 and fp4 of kind::f8f6f4 sit in 8-bit containers
-  }
+uint32_t tile_elem_bits(TileElem e) { return elem_info(e).bits; }
+
+TileElem tile_elem_named(const std::string& name) {
+  for (unsigned e = 0; e < sizeof(kElems) / sizeof(kElems[0]); ++e)
+    if (name == kElems[e].name) return static_cast<TileElem>(e);
+  throw Error("unknown tensor element format '" + name + "'");
 }
 
 bool tile_elem_is_integer(TileElem e) {
@@ -158,17 +139,14 @@ double tile_decode(TileElem e, uint64_t code) {
       std::memcpy(&d, &code, sizeof d);
       return d;
     }
-    case TileElem::tf32: return decode_float(*float_format(e), (code & 0xffffffffu) >> kTf32Shift);
+    case TileElem::tf32: return decode_float(float_format(e), (code & 0xffffffffu) >> kTf32Shift);
     case TileElem::s8:
     case TileElem::s4:
     case TileElem::s32: return double(sign_extend(code, tile_elem_bits(e)));
-    case TileElem::e2m1:
-    case TileElem::e3m2:
-    case TileElem::e2m3: {
-      const FloatFormat& f = *float_format(e);
+    default: {  // the format's own bits (fp6 and fp4: the low bits of their 8-bit container)
+      const FloatFormat& f = float_format(e);
       return decode_float(f, code & mask(1 + f.exp_bits + f.mant_bits));
     }
-    default: return decode_float(*float_format(e), code & mask(tile_elem_bits(e)));
   }
 }
 
@@ -179,13 +157,13 @@ uint64_t tile_encode(TileElem e, double value) {
       std::memcpy(&u, &value, sizeof u);
       return u;
     }
-    case TileElem::tf32: return encode_float(*float_format(e), value) << kTf32Shift;
+    case TileElem::tf32: return encode_float(float_format(e), value) << kTf32Shift;
     case TileElem::s8:
     case TileElem::s4:
     case TileElem::s32:
       return static_cast<uint64_t>(static_cast<int64_t>(std::llround(value))) &
              mask(tile_elem_bits(e));
-    default: return encode_float(*float_format(e), value);
+    default: return encode_float(float_format(e), value);
   }
 }
 
@@ -194,7 +172,7 @@ uint64_t tile_negate(TileElem e, uint64_t code) {
   if (tile_elem_is_integer(e)) return (~code + 1) & mask(bits);
   if (e == TileElem::tf32 || e == TileElem::f32) return (code ^ 0x80000000u) & mask(32);
   if (e == TileElem::f64) return code ^ (uint64_t{1} << 63);
-  const FloatFormat& f = *float_format(e);
+  const FloatFormat& f = float_format(e);
   return (code ^ (uint64_t{1} << (f.exp_bits + f.mant_bits))) & mask(bits);
 }
 
@@ -216,7 +194,7 @@ uint64_t tile_random(TileElem e, std::mt19937_64& rng) {
     default: {
       // Small-format floats: any finite code whose magnitude is at most 4 (or the format's
       // largest value): a random sign, exponent and mantissa, drawn until one fits.
-      const FloatFormat& f = *float_format(e);
+      const FloatFormat& f = float_format(e);
       const uint32_t bits = 1 + f.exp_bits + f.mant_bits;
       for (;;) {
         const uint64_t code = static_cast<uint64_t>(uniform(0, int64_t(mask(bits))));
@@ -262,11 +240,11 @@ double ue8m0_decode(uint32_t code) {
   return code == 0xff ? std::numeric_limits<double>::quiet_NaN() : std::ldexp(1.0, int(code) - 127);
 }
 
-double ue4m3_decode(uint32_t code) { return decode_float(*float_format(TileElem::e4m3), code & 0x7f); }
+double ue4m3_decode(uint32_t code) { return decode_float(float_format(TileElem::e4m3), code & 0x7f); }
 
 uint32_t ue4m3_encode(double value) {
   if (!(value >= 0)) throw Error("ue4m3 holds non-negative values only");
-  return static_cast<uint32_t>(encode_float(*float_format(TileElem::e4m3), value));
+  return static_cast<uint32_t>(encode_float(float_format(TileElem::e4m3), value));
 }
 
 std::vector<double> tile_reference(const TileShape& s, const std::vector<double>& a,

@@ -16,6 +16,7 @@ namespace gpuprobe::probes::tensor {
 enum class TileElem { f16, bf16, tf32, f32, f64, e4m3, e5m2, e2m1, e3m2, e2m3, s8, s4, s32 };
 
 const char* tile_elem_name(TileElem e);      // "f16", "bf16", ..., the records' precision names
+TileElem tile_elem_named(const std::string& name);  // the inverse; an unknown name throws
 uint32_t tile_elem_bits(TileElem e);         // bits one element takes in a register: 4 to 64
 bool tile_elem_is_integer(TileElem e);
 

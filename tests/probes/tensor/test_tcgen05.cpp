@@ -51,9 +51,9 @@ probes::Tcgen05Launcher fake_gpu(std::function<void(std::vector<uint32_t>&)> cor
   return [corrupt](const probes::Tcgen05Launch& l) {
     const auto& info = probes::tcgen05_info(l.op);
     probes::Tcgen05LaunchOut o;
-    o.ctas.resize(l.ctas);
-    for (uint32_t c = 0; c < l.ctas; ++c) {
-      auto& w = o.ctas[c];
+    o.units.resize(l.units);
+    for (uint32_t c = 0; c < l.units; ++c) {
+      auto& w = o.units[c];
       w.leader = c % info.cta_group == 0;
       w.start_cycles = w.leader ? 1000 : 0;
       w.end_cycles = w.leader ? 1000 + l.iterations * (l.baseline ? 20 : 100) : 0;
@@ -556,7 +556,7 @@ TEST_CASE("tcgen05 measurement: a corrupted tile fails it before any timing, the
           "[tensor][tcgen05]") {
   probes::Tcgen05Setup s;
   s.op = Tcgen05Op::f16_f32_n256_ts_cg2;
-  s.ctas = 2;
+  s.units = 2;
   probes::Tcgen05Run r;
   r.iterations = 16;
   const auto ok = probes::run_tcgen05(s, r, fake_gpu([](std::vector<uint32_t>&) {}));
@@ -578,20 +578,20 @@ TEST_CASE("tcgen05 measurement: a corrupted tile fails it before any timing, the
   // cta_group::2 throughput: 8 CTAs = 4 pairs, leaders on SMs 0 and 2 (two each); each SM is
   // credited half of every MMA: 2 CTAs x 16 x 8 x (2 x 256 x 256 x 16) / 2 over 1600 cycles.
   s.kind = Kind::throughput;
-  s.ctas = 8;
+  s.units = 8;
   const auto thr = probes::run_tcgen05(s, r, fake_gpu([](std::vector<uint32_t>&) {}));
   CHECK(thr.flops_per_clk_per_sm == Approx(2.0 * 16 * 8 * (2.0 * 256 * 256 * 16) / 2 / 1600));
   CHECK(thr.sms == 4);
   // A CTA that never ran fails; so does a peer CTA claiming to have issued.
   auto lost = [&](const probes::Tcgen05Launch& l) {
     auto o = fake_gpu([](std::vector<uint32_t>&) {})(l);
-    if (!l.store) o.ctas[3].ran = 0;
+    if (!l.store) o.units[3].ran = 0;
     return o;
   };
   CHECK_THROWS_WITH(probes::run_tcgen05(s, r, lost), Catch::Contains("did not run"));
   auto confused = [&](const probes::Tcgen05Launch& l) {
     auto o = fake_gpu([](std::vector<uint32_t>&) {})(l);
-    o.ctas[1].leader = 1;
+    o.units[1].leader = 1;
     return o;
   };
   CHECK_THROWS_WITH(probes::run_tcgen05(s, r, confused), Catch::Contains("issuing role"));

@@ -44,12 +44,12 @@ nlohmann::json run(Device& device, std::map<std::string, std::string> params) {
 probes::WgmmaLauncher fake_gpu(std::function<void(std::vector<uint32_t>&)> corrupt) {
   return [corrupt](const probes::WgmmaLaunch& l) {
     probes::WgmmaLaunchOut o;
-    o.groups.resize(l.blocks);
-    for (uint32_t g = 0; g < l.blocks; ++g) {
-      o.groups[g].start_cycles = 1000;
-      o.groups[g].end_cycles = 1000 + l.iterations * (l.baseline ? 20 : 100);
-      o.groups[g].smid = g % 4;
-      o.groups[g].ran = 1;
+    o.units.resize(l.units);
+    for (uint32_t g = 0; g < l.units; ++g) {
+      o.units[g].start_cycles = 1000;
+      o.units[g].end_cycles = 1000 + l.iterations * (l.baseline ? 20 : 100);
+      o.units[g].smid = g % 4;
+      o.units[g].ran = 1;
     }
     if (l.store) {
       const auto& info = probes::wgmma_info(l.op);
@@ -183,10 +183,10 @@ TEST_CASE("wgmma measurement: a corrupted tile fails it loudly before any timing
   CHECK(timed == 0);
   // A warpgroup that never ran fails too.
   s.kind = Kind::throughput;
-  s.blocks = 8;
+  s.units = 8;
   auto lost = [&](const probes::WgmmaLaunch& l) {
     auto o = fake_gpu([](std::vector<uint32_t>&) {})(l);
-    if (!l.store) o.groups[3].ran = 0;
+    if (!l.store) o.units[3].ran = 0;
     return o;
   };
   CHECK_THROWS_WITH(probes::run_wgmma(s, r, lost), Catch::Contains("did not run"));
