@@ -26,21 +26,25 @@ constexpr uint64_t kMaxNodes = 4096;
 constexpr uint64_t kMaxListEntries = 64;
 constexpr uint64_t kMaxSmallKernelBytes = uint64_t{1} << 30;
 
-// Repeats `sample` until stable; the point's numbers, or {"skipped": why}.
+// A point at `axes` whose sample is sample(ops), repeated until stable: its numbers, or
+// {"skipped": why}.
 template <class F>
-nlohmann::json measure(ProbeContext& ctx, F&& sample) {
-  const auto r = repeat_point(ctx.repeat(), sample,
-                                                 [](const LaunchMeasurement& m) { return m.ns; });
-  if (r.skipped) return {{"skipped", *r.skipped}};
-  const auto& sum = r.outcome.summary;
-  return {{"ns", sum.median},
-          {"ci95_ns", {sum.median_ci95.lo, sum.median_ci95.hi}},
-          {"repeats", sum.n},
-          {"converged", r.outcome.converged},
-          {"units_per_sample", r.first.units},
-          {"kernel", r.first.launch.kernel},
-          {"launch", to_json(r.first.launch)},
-          {"self_check", "passed"}};
+PlannedPoint point(ProbeContext& ctx, nlohmann::json axes, F sample) {
+  return {std::move(axes), [&ctx, sample]() -> nlohmann::json {
+            const auto r = repeat_point(
+                ctx.repeat(), [&] { return sample(ctx.ops<LaunchOps>()); },
+                [](const LaunchMeasurement& m) { return m.ns; });
+            if (r.skipped) return {{"skipped", *r.skipped}};
+            const auto& sum = r.outcome.summary;
+            return {{"ns", sum.median},
+                    {"ci95_ns", {sum.median_ci95.lo, sum.median_ci95.hi}},
+                    {"repeats", sum.n},
+                    {"converged", r.outcome.converged},
+                    {"units_per_sample", r.first.units},
+                    {"kernel", r.first.launch.kernel},
+                    {"launch", to_json(r.first.launch)},
+                    {"self_check", "passed"}};
+          }};
 }
 
 std::vector<uint64_t> bounded_list(const Params& prm, const char* name, uint64_t lo, uint64_t hi) {
@@ -73,11 +77,9 @@ ProbeSpec overhead_probe() {
     std::vector<PlannedPoint> points;
     for (OverheadMeasure m : {OverheadMeasure::host_enqueue, OverheadMeasure::round_trip,
                               OverheadMeasure::back_to_back, OverheadMeasure::gap,
-                              OverheadMeasure::pdl_serialized, OverheadMeasure::pdl_overlapped}) {
-      points.push_back({{{"measure", to_string(m)}}, [&ctx, m, count] {
-                          return measure(ctx, [&] { return ctx.ops<LaunchOps>().overhead(m, count); });
-                        }});
-    }
+                              OverheadMeasure::pdl_serialized, OverheadMeasure::pdl_overlapped})
+      points.push_back(point(ctx, {{"measure", to_string(m)}},
+                             [m, count](LaunchOps& ops) { return ops.overhead(m, count); }));
     measure_points(ctx, points);
   };
   return p;
@@ -97,19 +99,13 @@ ProbeSpec graph_probe() {
     const auto nodes = bounded_list(ctx.params(), "nodes", 1, kMaxNodes);
     const uint32_t count = bounded_count(ctx.params(), "graphs", 1);
     std::vector<PlannedPoint> points;
-    for (GraphMeasure m : {GraphMeasure::instantiate, GraphMeasure::update, GraphMeasure::launch}) {
-      for (uint64_t n : nodes) {
-        const auto nn = static_cast<uint32_t>(n);
-        points.push_back({{{"measure", to_string(m)}, {"nodes", n}}, [&ctx, m, nn, count] {
-                            return measure(ctx, [&] { return ctx.ops<LaunchOps>().graph(m, nn, count); });
-                          }});
-      }
-    }
-    points.push_back({{{"measure", "device_launch"}}, [&ctx, count] {
-                        return measure(ctx, [&] {
-                          return ctx.ops<LaunchOps>().graph(GraphMeasure::device_launch, 1, count);
-                        });
-                      }});
+    for (GraphMeasure m : {GraphMeasure::instantiate, GraphMeasure::update, GraphMeasure::launch})
+      for (uint64_t n : nodes)
+        points.push_back(point(ctx, {{"measure", to_string(m)}, {"nodes", n}},
+                               [m, n, count](LaunchOps& ops) { return ops.graph(m, uint32_t(n), count); }));
+    points.push_back(point(ctx, {{"measure", "device_launch"}}, [count](LaunchOps& ops) {
+      return ops.graph(GraphMeasure::device_launch, 1, count);
+    }));
     measure_points(ctx, points);
   };
   return p;
@@ -137,11 +133,8 @@ ProbeSpec small_kernels_probe() {
       if (which != "all" && which != to_string(m)) continue;
       for (uint64_t bytes : sizes) {
         const uint64_t moved = scale_elements(bytes) * launch::kScaleBytesPerElement;
-        points.push_back({{{"method", to_string(m)}, {"bytes", moved}}, [&ctx, m, moved, iterations] {
-                            return measure(ctx, [&] {
-                              return ctx.ops<LaunchOps>().small_kernel(m, moved, iterations);
-                            });
-                          }});
+        const auto sample = [=](LaunchOps& ops) { return ops.small_kernel(m, moved, iterations); };
+        points.push_back(point(ctx, {{"method", to_string(m)}, {"bytes", moved}}, sample));
       }
     }
     measure_points(ctx, points);
