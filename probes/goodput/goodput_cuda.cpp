@@ -10,8 +10,8 @@
 #include <dlfcn.h>
 
 #include <algorithm>
-#include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "harness/cuda/check.hpp"
@@ -69,18 +69,14 @@ LaunchConfig helper_grid(uint64_t n) {
 // CUBLAS_COMPUTE_32F 68, CUBLAS_GEMM_DEFAULT -1.
 struct Cublas {
   using Handle = void*;
-  using CreateFn = int (*)(Handle*);
-  using DestroyFn = int (*)(Handle);
-  using SetStreamFn = int (*)(Handle, cudaStream_t);
-  using GemmExFn = int (*)(Handle, int, int, int, int, int, const void*, const void*, int, int, const void*, int, int,
-                           const void*, void*, int, int, int, int);
   static constexpr int kOpN = 0, kR16F = 2, kR32F = 0, kCompute32F = 68, kGemmDefault = -1;
   std::string library;   // the file that loaded, or empty
   std::string failure;   // why none did
-  CreateFn create = nullptr;
-  DestroyFn destroy = nullptr;
-  SetStreamFn set_stream = nullptr;
-  GemmExFn gemm_ex = nullptr;
+  int (*create)(Handle*) = nullptr;
+  int (*destroy)(Handle) = nullptr;
+  int (*set_stream)(Handle, cudaStream_t) = nullptr;
+  int (*gemm_ex)(Handle, int, int, int, int, int, const void*, const void*, int, int, const void*, int, int,
+                 const void*, void*, int, int, int, int) = nullptr;
 
   static const Cublas& get() {
     static const Cublas instance = load();
@@ -99,11 +95,12 @@ struct Cublas {
         tried += std::string(tried.empty() ? "" : "; ") + (why ? why : name);
         continue;
       }
-      c.create = reinterpret_cast<CreateFn>(dlsym(lib, "cublasCreate_v2"));
-      c.destroy = reinterpret_cast<DestroyFn>(dlsym(lib, "cublasDestroy_v2"));
-      c.set_stream = reinterpret_cast<SetStreamFn>(dlsym(lib, "cublasSetStream_v2"));
-      c.gemm_ex = reinterpret_cast<GemmExFn>(dlsym(lib, "cublasGemmEx"));
-      if (c.create && c.destroy && c.set_stream && c.gemm_ex) {
+      const auto bind = [lib](auto& fn, const char* symbol) {
+        fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(lib, symbol));
+        return fn != nullptr;
+      };
+      if (bind(c.create, "cublasCreate_v2") && bind(c.destroy, "cublasDestroy_v2") &&
+          bind(c.set_stream, "cublasSetStream_v2") && bind(c.gemm_ex, "cublasGemmEx")) {
         c.library = name;
         return c;
       }
