@@ -38,9 +38,9 @@ LaunchMeasurement summarize_launch_sample(const LaunchSample& s) {
     throw Error(failed + "counted " + std::to_string(s.iterations_counted) + " SCALE passes, expected " +
                 std::to_string(s.iterations_expected));
   for (std::size_t i = 0; i < s.scale_out.size(); ++i)
-    if (s.scale_out[i] != s.scale_expected)
+    if (s.scale_out[i] != kScaleFactor * kScaleInput)
       throw Error(failed + "SCALE output sample " + std::to_string(i) + " is " + std::to_string(s.scale_out[i]) +
-                  ", expected " + std::to_string(s.scale_expected));
+                  ", expected " + std::to_string(kScaleFactor * kScaleInput));
   for (std::size_t i = 0; i < s.stamps.size(); ++i) {
     const auto& st = s.stamps[i];
     const std::string stamp = failed + "stamp " + std::to_string(i);

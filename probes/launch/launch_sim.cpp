@@ -123,7 +123,6 @@ class SimLaunchOps final : public LaunchOps {
     s.launches_counted = s.launches_expected =
         m == SmallKernelMethod::gsync || m == SmallKernelMethod::pt ? 1 : iterations;
     s.scale_out.assign(4, kScaleFactor * kScaleInput);
-    s.scale_expected = kScaleFactor * kScaleInput;
     return summarize_launch_sample(s);
   }
 
