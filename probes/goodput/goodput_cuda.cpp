@@ -174,11 +174,7 @@ class CudaGoodputOps final : public GoodputOps {
     if (lib.library.empty()) throw Skip(lib.failure);
     const uint64_t elements = uint64_t(size) * size;
     if (gemm_size_ != size) {
-      gemm_a_ = {}, gemm_b_ = {}, gemm_c_ = {};
-      require_memory(elements * (2 + 2 + 4), "the cuBLAS GEMM's matrices");
-      gemm_a_ = DeviceArray<uint16_t>(elements);
-      gemm_b_ = DeviceArray<uint16_t>(elements);
-      gemm_c_ = DeviceArray<float>(elements);
+      reallocate("the cuBLAS GEMM's matrices", elements * (2 + 2 + 4), elements, gemm_a_, gemm_b_, gemm_c_);
       // Operands of modest size, never all zeros (tensor-core power depends on the data): a
       // pattern of 64 Ki f16 values in [-1, 1] repeated.
       std::vector<uint16_t> pattern(1u << 16);
@@ -205,11 +201,15 @@ class CudaGoodputOps final : public GoodputOps {
   }
 
  private:
-  void require_memory(uint64_t bytes, const std::string& what) {
+  // Frees `arrays`, then gives each n elements where the GPU has room for `bytes` (else Skip).
+  template <class... T>
+  void reallocate(const std::string& what, uint64_t bytes, uint64_t n, DeviceArray<T>&... arrays) {
+    ((arrays = {}), ...);
     const uint64_t free = gpu_.free_memory_bytes();
     if (bytes > free / 10 * 9)
       throw Skip(what + " need " + std::to_string(bytes >> 20) + " MiB, the GPU has " +
                                std::to_string(free >> 20) + " MiB free");
+    ((arrays = DeviceArray<T>(n)), ...);
   }
 
   void gemm(const Cublas& lib, uint32_t size, cudaStream_t stream) {
@@ -243,9 +243,7 @@ class CudaGoodputOps final : public GoodputOps {
   void triad(const GoodputGrid& grid, GoodputSample& s) {
     const uint64_t n = s.work.elements;
     if (triad_a_.size() != n) {
-      triad_a_ = {}, triad_b_ = {}, triad_c_ = {};
-      require_memory(3 * n * 4, "the triad's three arrays");
-      triad_a_ = DeviceArray<float>(n), triad_b_ = DeviceArray<float>(n), triad_c_ = DeviceArray<float>(n);
+      reallocate("the triad's three arrays", 3 * n * 4, n, triad_a_, triad_b_, triad_c_);
       float* b = triad_b_.get();
       float* c = triad_c_.get();
       uint64_t count = n;
@@ -269,9 +267,7 @@ class CudaGoodputOps final : public GoodputOps {
   void reduce(const GoodputRequest& r, const GoodputGrid& grid, GoodputSample& s) {
     const uint64_t n = s.work.elements;
     if (words_.size() != n) {
-      words_ = {};
-      require_memory(n * 4, "the reduction's buffer");
-      words_ = DeviceArray<uint32_t>(n);
+      reallocate("the reduction's buffer", n * 4, n, words_);
       uint32_t* w = words_.get();
       uint64_t count = n;
       void* args[] = {&w, &count};
