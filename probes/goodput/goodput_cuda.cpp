@@ -10,8 +10,8 @@
 #include <dlfcn.h>
 
 #include <algorithm>
-#include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "harness/cuda/check.hpp"
@@ -69,18 +69,14 @@ LaunchConfig helper_grid(uint64_t n) {
 // CUBLAS_COMPUTE_32F 68, CUBLAS_GEMM_DEFAULT -1.
 struct Cublas {
   using Handle = void*;
-  using CreateFn = int (*)(Handle*);
-  using DestroyFn = int (*)(Handle);
-  using SetStreamFn = int (*)(Handle, cudaStream_t);
-  using GemmExFn = int (*)(Handle, int, int, int, int, int, const void*, const void*, int, int, const void*, int, int,
-                           const void*, void*, int, int, int, int);
   static constexpr int kOpN = 0, kR16F = 2, kR32F = 0, kCompute32F = 68, kGemmDefault = -1;
   std::string library;   // the file that loaded, or empty
   std::string failure;   // why none did
-  CreateFn create = nullptr;
-  DestroyFn destroy = nullptr;
-  SetStreamFn set_stream = nullptr;
-  GemmExFn gemm_ex = nullptr;
+  int (*create)(Handle*) = nullptr;
+  int (*destroy)(Handle) = nullptr;
+  int (*set_stream)(Handle, cudaStream_t) = nullptr;
+  int (*gemm_ex)(Handle, int, int, int, int, int, const void*, const void*, int, int, const void*, int, int,
+                 const void*, void*, int, int, int, int) = nullptr;
 
   static const Cublas& get() {
     static const Cublas instance = load();
@@ -99,11 +95,12 @@ struct Cublas {
         tried += std::string(tried.empty() ? "" : "; ") + (why ? why : name);
         continue;
       }
-      c.create = reinterpret_cast<CreateFn>(dlsym(lib, "cublasCreate_v2"));
-      c.destroy = reinterpret_cast<DestroyFn>(dlsym(lib, "cublasDestroy_v2"));
-      c.set_stream = reinterpret_cast<SetStreamFn>(dlsym(lib, "cublasSetStream_v2"));
-      c.gemm_ex = reinterpret_cast<GemmExFn>(dlsym(lib, "cublasGemmEx"));
-      if (c.create && c.destroy && c.set_stream && c.gemm_ex) {
+      const auto bind = [lib](auto& fn, const char* symbol) {
+        fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(lib, symbol));
+        return fn != nullptr;
+      };
+      if (bind(c.create, "cublasCreate_v2") && bind(c.destroy, "cublasDestroy_v2") &&
+          bind(c.set_stream, "cublasSetStream_v2") && bind(c.gemm_ex, "cublasGemmEx")) {
         c.library = name;
         return c;
       }
@@ -118,6 +115,34 @@ void check_cublas(int status, const char* call) {
   if (status != 0) throw Error(std::string(call) + " failed: cublasStatus_t " + std::to_string(status));
 }
 
+// Sets every byte of `a` to `byte` and waits.
+template <class T>
+void fill(const DeviceArray<T>& a, int byte) {
+  GPUPROBE_CUDA_CHECK(cudaMemset(a.get(), byte, a.bytes()));
+  GPUPROBE_CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+template <class T>
+T first_of(const DeviceArray<T>& a) {
+  T value{};
+  GPUPROBE_CUDA_CHECK(cudaMemcpy(&value, a.get(), sizeof value, cudaMemcpyDeviceToHost));
+  return value;
+}
+
+// One launch untimed (the module loads), then `out` set to `byte` (its result must be the timed
+// launch's), then the ns of one event-timed launch behind the timing layer's spin.
+template <class T>
+void launch_timed(GoodputSample& s, const void* kernel, const GoodputGrid& grid, void** args,
+                  const DeviceArray<T>& out, int byte) {
+  const LaunchConfig config = config_of(grid);
+  s.launch = cuda::launch(kernel, s.kernel.c_str(), config, args);
+  fill(out, byte);
+  const auto enqueue = [&](cudaStream_t st) {
+    cuda::launch(kernel, s.kernel.c_str(), config, args, nullptr, st, false);
+  };
+  s.elapsed_ns = 1e6 * cuda::time_with_events_ms(enqueue, {});
+}
+
 class CudaGoodputOps final : public GoodputOps {
  public:
   explicit CudaGoodputOps(cuda::CudaDevice& gpu) : gpu_(gpu) {}
@@ -129,13 +154,18 @@ class CudaGoodputOps final : public GoodputOps {
 
   GoodputSample run(const GoodputRequest& r) override {
     gpu_.select();
+    const bool tile = r.kernel == GoodputKernel::tensor_tile_loop;
+    const GoodputGrid grid = goodput_grid(r, gpu_.info().sm_count, tile ? tile_blocks_per_sm() : 0);
+    GoodputSample s;
+    s.kernel = goodput_kernel_name(r.kernel);
+    s.work = goodput_work(r, grid);
     switch (r.kernel) {
-      case GoodputKernel::triad: return triad(r);
-      case GoodputKernel::l2_reduction: return reduce(r);
-      case GoodputKernel::tensor_tile_loop: return tile(r);
-      case GoodputKernel::graph_chain: return chain(r);
+      case GoodputKernel::triad: triad(grid, s); break;
+      case GoodputKernel::l2_reduction: reduce(r, grid, s); break;
+      case GoodputKernel::tensor_tile_loop: tile_loop(r, grid, s); break;
+      case GoodputKernel::graph_chain: chain(r, grid, s); break;
     }
-    throw Error("goodput: unknown kernel");
+    return s;
   }
 
   CublasGemm cublas_gemm(uint32_t size) override {
@@ -144,11 +174,7 @@ class CudaGoodputOps final : public GoodputOps {
     if (lib.library.empty()) throw Skip(lib.failure);
     const uint64_t elements = uint64_t(size) * size;
     if (gemm_size_ != size) {
-      gemm_a_ = {}, gemm_b_ = {}, gemm_c_ = {};
-      require_memory(elements * (2 + 2 + 4), "the cuBLAS GEMM's matrices");
-      gemm_a_ = DeviceArray<uint16_t>(elements);
-      gemm_b_ = DeviceArray<uint16_t>(elements);
-      gemm_c_ = DeviceArray<float>(elements);
+      reallocate("the cuBLAS GEMM's matrices", elements * (2 + 2 + 4), elements, gemm_a_, gemm_b_, gemm_c_);
       // Operands of modest size, never all zeros (tensor-core power depends on the data): a
       // pattern of 64 Ki f16 values in [-1, 1] repeated.
       std::vector<uint16_t> pattern(1u << 16);
@@ -175,11 +201,15 @@ class CudaGoodputOps final : public GoodputOps {
   }
 
  private:
-  void require_memory(uint64_t bytes, const std::string& what) {
+  // Frees `arrays`, then gives each n elements where the GPU has room for `bytes` (else Skip).
+  template <class... T>
+  void reallocate(const std::string& what, uint64_t bytes, uint64_t n, DeviceArray<T>&... arrays) {
+    ((arrays = {}), ...);
     const uint64_t free = gpu_.free_memory_bytes();
     if (bytes > free / 10 * 9)
       throw Skip(what + " need " + std::to_string(bytes >> 20) + " MiB, the GPU has " +
                                std::to_string(free >> 20) + " MiB free");
+    ((arrays = DeviceArray<T>(n)), ...);
   }
 
   void gemm(const Cublas& lib, uint32_t size, cudaStream_t stream) {
@@ -192,22 +222,28 @@ class CudaGoodputOps final : public GoodputOps {
                  "cublasGemmEx");
   }
 
-  // The ns of one event-timed launch of `kernel` behind the timing layer's spin.
-  static double timed(const void* kernel, const char* name, const LaunchConfig& config, void** args) {
-    return 1e6 * cuda::time_with_events_ms(
-                     [&](cudaStream_t st) { cuda::launch(kernel, name, config, args, nullptr, st, false); }, {});
+  // One 64-bit word: the triad check's mismatch count, the reduction's sum.
+  DeviceArray<unsigned long long>& word() {
+    if (word_.size() == 0) word_ = DeviceArray<unsigned long long>(1);
+    return word_;
   }
 
-  GoodputSample triad(const GoodputRequest& r) {
-    const GoodputGrid grid = goodput_grid(r, gpu_.info().sm_count, 0);
-    GoodputSample s;
-    s.kernel = "gpuprobe_goodput_triad";
-    s.work = goodput_work(r, grid);
+  // Tile-loop blocks one SM holds (occupancy); Skip below sm_80.
+  uint32_t tile_blocks_per_sm() {
+    const DeviceInfo& info = gpu_.info();
+    if (info.cc.sm() < kTileMinSm)
+      throw Skip("the tile loop's mma.sync m16n8k16 f16 needs sm_80+; " + info.name + " is sm_" +
+                               std::to_string(info.cc.sm()));
+    int per_sm = 0;
+    const void* kernel = kernel_ptr(&gpuprobe_goodput_tile);
+    GPUPROBE_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, gp::kTileThreads, 0));
+    return static_cast<uint32_t>(std::max(per_sm, 1));
+  }
+
+  void triad(const GoodputGrid& grid, GoodputSample& s) {
     const uint64_t n = s.work.elements;
     if (triad_a_.size() != n) {
-      triad_a_ = {}, triad_b_ = {}, triad_c_ = {};
-      require_memory(3 * n * 4, "the triad's three arrays");
-      triad_a_ = DeviceArray<float>(n), triad_b_ = DeviceArray<float>(n), triad_c_ = DeviceArray<float>(n);
+      reallocate("the triad's three arrays", 3 * n * 4, n, triad_a_, triad_b_, triad_c_);
       float* b = triad_b_.get();
       float* c = triad_c_.get();
       uint64_t count = n;
@@ -216,68 +252,35 @@ class CudaGoodputOps final : public GoodputOps {
     }
     TriadArgs t{triad_a_.get(), triad_b_.get(), triad_c_.get(), gp::kTriadScalar, n / gp::kTriadVecFloats};
     void* args[] = {&t};
-    // Untimed first (the module loads), then a destination that already held the result would
-    // prove nothing: cleared before the timed launch.
-    s.launch = cuda::launch(kernel_ptr(&gpuprobe_goodput_triad), s.kernel.c_str(), config_of(grid), args);
-    GPUPROBE_CUDA_CHECK(cudaMemset(triad_a_.get(), 0xff, triad_a_.bytes()));
-    GPUPROBE_CUDA_CHECK(cudaDeviceSynchronize());
-    s.elapsed_ns = timed(kernel_ptr(&gpuprobe_goodput_triad), s.kernel.c_str(), config_of(grid), args);
-    if (triad_bad_.size() != 1) triad_bad_ = DeviceArray<unsigned long long>(1);
-    GPUPROBE_CUDA_CHECK(cudaMemset(triad_bad_.get(), 0, triad_bad_.bytes()));
+    // A destination that already held the result would prove nothing.
+    launch_timed(s, kernel_ptr(&gpuprobe_goodput_triad), grid, args, triad_a_, 0xff);
+    fill(word(), 0);
     const float* a = triad_a_.get();
     float scalar = gp::kTriadScalar;
-    unsigned long long* bad_ptr = triad_bad_.get();
+    unsigned long long* bad = word_.get();
     uint64_t count = n;
-    void* vargs[] = {&a, &count, &scalar, &bad_ptr};
+    void* vargs[] = {&a, &count, &scalar, &bad};
     cuda::launch(kernel_ptr(&gpuprobe_goodput_triad_verify), "gpuprobe_goodput_triad_verify", helper_grid(n), vargs);
-    unsigned long long mismatches = 0;
-    GPUPROBE_CUDA_CHECK(cudaMemcpy(&mismatches, triad_bad_.get(), sizeof mismatches, cudaMemcpyDeviceToHost));
-    s.mismatches = mismatches;
-    return s;
+    s.mismatches = first_of(word_);
   }
 
-  GoodputSample reduce(const GoodputRequest& r) {
-    const GoodputGrid grid = goodput_grid(r, gpu_.info().sm_count, 0);
-    GoodputSample s;
-    s.kernel = "gpuprobe_goodput_reduce";
-    s.work = goodput_work(r, grid);
+  void reduce(const GoodputRequest& r, const GoodputGrid& grid, GoodputSample& s) {
     const uint64_t n = s.work.elements;
     if (words_.size() != n) {
-      words_ = {};
-      require_memory(n * 4, "the reduction's buffer");
-      words_ = DeviceArray<uint32_t>(n);
+      reallocate("the reduction's buffer", n * 4, n, words_);
       uint32_t* w = words_.get();
       uint64_t count = n;
       void* args[] = {&w, &count};
       cuda::launch(kernel_ptr(&gpuprobe_goodput_fill_words), "gpuprobe_goodput_fill_words", helper_grid(n), args);
     }
-    if (sum_.size() == 0) sum_ = DeviceArray<unsigned long long>(1);
-    ReduceArgs a{words_.get(), s.work.iterations, r.repeats, sum_.get()};
+    ReduceArgs a{words_.get(), s.work.iterations, r.repeats, word().get()};
     void* args[] = {&a};
-    // Untimed first (the module loads, the buffer comes into the L2); the sum counts the timed one.
-    const LaunchConfig config = config_of(grid);
-    s.launch = cuda::launch(kernel_ptr(&gpuprobe_goodput_reduce), s.kernel.c_str(), config, args);
-    GPUPROBE_CUDA_CHECK(cudaMemset(sum_.get(), 0, sum_.bytes()));
-    GPUPROBE_CUDA_CHECK(cudaDeviceSynchronize());
-    s.elapsed_ns = timed(kernel_ptr(&gpuprobe_goodput_reduce), s.kernel.c_str(), config, args);
-    unsigned long long sum = 0;
-    GPUPROBE_CUDA_CHECK(cudaMemcpy(&sum, sum_.get(), sizeof sum, cudaMemcpyDeviceToHost));
-    s.sum = static_cast<uint32_t>(sum);
-    return s;
+    // The untimed launch also brings the buffer into the L2; the sum counts the timed one.
+    launch_timed(s, kernel_ptr(&gpuprobe_goodput_reduce), grid, args, word_, 0);
+    s.sum = static_cast<uint32_t>(first_of(word_));
   }
 
-  GoodputSample tile(const GoodputRequest& r) {
-    const DeviceInfo& info = gpu_.info();
-    if (info.cc.sm() < kTileMinSm)
-      throw Skip("the tile loop's mma.sync m16n8k16 f16 needs sm_80+; " + info.name + " is sm_" +
-                               std::to_string(info.cc.sm()));
-    const void* kernel = kernel_ptr(&gpuprobe_goodput_tile);
-    int per_sm = 0;
-    GPUPROBE_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, gp::kTileThreads, 0));
-    const GoodputGrid grid = goodput_grid(r, info.sm_count, static_cast<uint32_t>(std::max(per_sm, 1)));
-    GoodputSample s;
-    s.kernel = "gpuprobe_goodput_tile";
-    s.work = goodput_work(r, grid);
+  void tile_loop(const GoodputRequest& r, const GoodputGrid& grid, GoodputSample& s) {
     if (tile_a_.size() == 0) {
       const TileInputs& in = goodput_tile_inputs();
       tile_a_ = DeviceArray<uint16_t>(in.a_codes.size());
@@ -289,27 +292,18 @@ class CudaGoodputOps final : public GoodputOps {
     const uint32_t stored = std::min<uint32_t>(grid.blocks, gp::kTilePairs);
     TileArgs t{tile_a_.get(), tile_bt_.get(), tile_d_.get(), r.repeats, stored};
     void* args[] = {&t};
-    // Untimed first (the module loads); D is cleared before the timed launch.
-    s.launch = cuda::launch(kernel, s.kernel.c_str(), config_of(grid), args);
-    GPUPROBE_CUDA_CHECK(cudaMemset(tile_d_.get(), 0xff, tile_d_.bytes()));
-    GPUPROBE_CUDA_CHECK(cudaDeviceSynchronize());
-    s.elapsed_ns = timed(kernel, s.kernel.c_str(), config_of(grid), args);
+    launch_timed(s, kernel_ptr(&gpuprobe_goodput_tile), grid, args, tile_d_, 0xff);
     std::vector<float> d(uint64_t(stored) * gp::kTileM * gp::kTileN);
     GPUPROBE_CUDA_CHECK(cudaMemcpy(d.data(), tile_d_.get(), d.size() * sizeof(float), cudaMemcpyDeviceToHost));
     for (uint32_t b = 0; b < stored; ++b)
       s.tiles.emplace_back(d.begin() + uint64_t(b) * gp::kTileM * gp::kTileN,
                            d.begin() + uint64_t(b + 1) * gp::kTileM * gp::kTileN);
-    return s;
   }
 
-  GoodputSample chain(const GoodputRequest& r) {
-    const GoodputGrid grid = goodput_grid(r, gpu_.info().sm_count, 0);
-    GoodputSample s;
+  void chain(const GoodputRequest& r, const GoodputGrid& grid, GoodputSample& s) {
     s.kernel = "a graph of " + std::to_string(r.nodes) + " gpuprobe_goodput_chain nodes";
-    s.work = goodput_work(r, grid);
     DeviceArray<uint32_t> counter(1);
-    GPUPROBE_CUDA_CHECK(cudaMemset(counter.get(), 0, counter.bytes()));
-    GPUPROBE_CUDA_CHECK(cudaDeviceSynchronize());
+    fill(counter, 0);
     const cuda::PreparedLaunch node(kernel_ptr(&gpuprobe_goodput_chain), "gpuprobe_goodput_chain", config_of(grid));
     s.launch = node.record();
     const cuda::Stream stream;
@@ -323,9 +317,8 @@ class CudaGoodputOps final : public GoodputOps {
     GPUPROBE_CUDA_CHECK(cudaGraphInstantiate(exec.out(), graph.get(), 0));
     GPUPROBE_CUDA_CHECK(cudaGraphUpload(exec.get(), stream.get()));
     GPUPROBE_CUDA_CHECK(cudaGraphLaunch(exec.get(), stream.get()));  // warm-up
-    GPUPROBE_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
-    GPUPROBE_CUDA_CHECK(cudaMemset(counter.get(), 0, counter.bytes()));
-    GPUPROBE_CUDA_CHECK(cudaDeviceSynchronize());
+    stream.sync();
+    fill(counter, 0);
     cuda::EventTimingOptions options;
     options.spin_ns = uint64_t(r.graphs) * kSpinPerGraphNs;
     const double ms = cuda::time_with_events_ms(
@@ -334,18 +327,14 @@ class CudaGoodputOps final : public GoodputOps {
         },
         options);
     s.elapsed_ns = ms * 1e6 / r.graphs;
-    uint32_t counted = 0;
-    GPUPROBE_CUDA_CHECK(cudaMemcpy(&counted, counter.get(), sizeof counted, cudaMemcpyDeviceToHost));
-    s.counted = counted;
+    s.counted = first_of(counter);
     s.expected_count = uint64_t(r.nodes) * r.graphs;
-    return s;
   }
 
   cuda::CudaDevice& gpu_;
   DeviceArray<float> triad_a_, triad_b_, triad_c_;
-  DeviceArray<unsigned long long> triad_bad_;  // the triad check's mismatch count
   DeviceArray<uint32_t> words_;
-  DeviceArray<unsigned long long> sum_;
+  DeviceArray<unsigned long long> word_;  // word()
   DeviceArray<uint16_t> tile_a_, tile_bt_;
   DeviceArray<float> tile_d_;
   DeviceArray<uint16_t> gemm_a_, gemm_b_;

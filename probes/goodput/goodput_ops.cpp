@@ -12,14 +12,10 @@ namespace gpuprobe::probes {
 
 namespace gp = goodput;
 
-const char* to_string(GoodputKernel k) {
-  switch (k) {
-    case GoodputKernel::triad: return "triad";
-    case GoodputKernel::l2_reduction: return "l2_reduction";
-    case GoodputKernel::tensor_tile_loop: return "tensor_tile_loop";
-    case GoodputKernel::graph_chain: return "graph_chain";
-  }
-  return "?";
+const char* goodput_kernel_name(GoodputKernel k) {
+  static constexpr const char* kNames[] = {"gpuprobe_goodput_triad", "gpuprobe_goodput_reduce",
+                                           "gpuprobe_goodput_tile", "gpuprobe_goodput_chain"};
+  return kNames[static_cast<int>(k)];
 }
 
 GoodputGrid goodput_grid(const GoodputRequest& r, int sm_count, uint32_t resident_tile_blocks) {
@@ -78,7 +74,6 @@ GoodputWork goodput_work(const GoodputRequest& r, const GoodputGrid& grid) {
     }
     case GoodputKernel::graph_chain:
       if (r.nodes == 0 || r.graphs == 0) throw Error(name + ": needs a node and a graph at least");
-      w.nodes = r.nodes;
       return w;
   }
   return w;

@@ -20,7 +20,11 @@ namespace gpuprobe::probes {
 enum class GoodputKernel { triad, l2_reduction, tensor_tile_loop, graph_chain };
 inline constexpr GoodputKernel kGoodputKernels[] = {GoodputKernel::triad, GoodputKernel::l2_reduction,
                                                     GoodputKernel::tensor_tile_loop, GoodputKernel::graph_chain};
-const char* to_string(GoodputKernel k);   // "triad", "l2_reduction", "tensor_tile_loop", "graph_chain"
+inline constexpr const char* kGoodputKernelNames[] = {"triad", "l2_reduction", "tensor_tile_loop",
+                                                      "graph_chain"};
+inline const char* to_string(GoodputKernel k) { return kGoodputKernelNames[static_cast<int>(k)]; }
+// Its kernel's name: gpuprobe_goodput_triad, _reduce, _tile, _chain.
+const char* goodput_kernel_name(GoodputKernel k);
 
 // What to run. The backend sizes the grid (GoodputGrid) from the device.
 struct GoodputRequest {
@@ -52,7 +56,6 @@ struct GoodputWork {
   uint64_t shared_bytes = 0;
   uint64_t flops = 0;
   uint64_t iterations = 0;   // l2_reduction: grid iterations per pass
-  uint32_t nodes = 0;        // graph_chain: kernels per graph
 };
 // The work of a request on this grid. Throws a one-line Error when it cannot be laid out (a
 // triad or reduction buffer smaller than one sweep of the grid, zero repeats or nodes, tile

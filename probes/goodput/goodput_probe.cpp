@@ -6,14 +6,19 @@
 // the model sets against the measured tensor peak. Each point repeats its sample until stable
 // (harness/repeat.hpp), and every sample passes the shared self-check (goodput_ops.hpp). A kernel
 // the device cannot run is recorded as skipped with the reason.
+// The family's registration (harness/family.hpp) is here too; its section, predictions and
+// metrics are analysis/goodput_model.cpp's.
 #include <algorithm>
 #include <string>
 #include <vector>
 
+#include "analysis/goodput_model.hpp"
 #include "harness/error.hpp"
 #include "harness/points.hpp"
 #include "harness/probe.hpp"
 #include "harness/repeat.hpp"
+#include "probes/common/family_spec.hpp"
+#include "probes/common/plan.hpp"
 #include "probes/goodput/goodput_ops.hpp"
 
 namespace gpuprobe::probes {
@@ -142,6 +147,38 @@ ProbeSpec reference_probe() {
 }
 
 const ProbeRegistration kRegistration(reference_probe);
+
+using namespace plan;
+
+constexpr double kKernels = 5;
+
+double estimate(const std::string&, const Params& p) {
+  // Each reference kernel is a point of short launches, except the cuBLAS GEMM: 2 m^3 FLOP per run
+  // at about 600 TFLOP/s (assumption: near the H100's dense f16 tensor rate).
+  const std::string& kernel = p.get_text("kernel");
+  const double m = static_cast<double>(p.get_u64("gemm-size"));
+  const double gemm_run_s = std::max(2 * m * m * m / 600e12, kMinRegionSeconds);
+  const bool gemm = kernel == "all" || kernel == "cublas_gemm";
+  return op_points_seconds(kernel == "all" ? kKernels - 1 : gemm ? 0 : 1) +
+         (gemm ? kRunsPerPoint * gemm_run_s + kPointOverheadSeconds : 0);
+}
+
+FamilySpec goodput_family() {
+  return {.name = "goodput",
+          .title = "Goodput",
+          .order = 90,
+          .plan = one_run_plan("goodput/reference", "goodput_reference.json"),
+          .estimate_h100_seconds = estimate,
+          .add_run = add_run_by(analysis::add_goodput_from_run),
+          .after_roofline = analysis::add_goodput_predictions,
+          .metrics = analysis::goodput_metrics,
+          .provenance = {
+              generic_probe("goodput/reference", "goodput.cu",
+                            closed_loop_check("tests/analysis/test_goodput_model.cpp", "goodput closed loop"),
+                            self_check_evidence("probes/goodput/goodput_probe.cpp"))}};
+}
+
+const FamilyRegistration kFamily(goodput_family);
 
 }  // namespace
 }  // namespace gpuprobe::probes

@@ -37,10 +37,7 @@ class SimGoodputOps final : public GoodputOps {
     const sim::Preset& p = device_.preset();
     const GoodputGrid grid = goodput_grid(r, p.info.sm_count, kSimTileBlocksPerSm);
     GoodputSample s;
-    s.kernel = std::string("gpuprobe_goodput_") + (r.kernel == GoodputKernel::l2_reduction      ? "reduce"
-                                                   : r.kernel == GoodputKernel::tensor_tile_loop ? "tile"
-                                                   : r.kernel == GoodputKernel::graph_chain      ? "chain"
-                                                                                                  : "triad");
+    s.kernel = goodput_kernel_name(r.kernel);
     s.work = goodput_work(r, grid);
     s.launch.kernel = s.kernel;
     s.launch.config.grid = Dim3{grid.blocks, 1, 1};

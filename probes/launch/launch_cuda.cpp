@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -40,21 +39,33 @@ namespace {
 using Clock = std::chrono::steady_clock;
 namespace lk = launch;
 using cuda::capture;
+using cuda::DeviceArray;
 using cuda::Graph;
 using cuda::GraphExec;
+using cuda::PreparedLaunch;
 using cuda::Stream;
 
 // The spin kernel in front of N timed launches lasts N x this (ns): longer than their enqueueing.
 constexpr uint64_t kSpinPerLaunchNs = 8000;
+// In front of one timed launch (a whole graph, a persistent kernel): the timing layer's default.
+constexpr uint64_t kOneLaunchSpinNs = cuda::EventTimingOptions{}.spin_ns;
 constexpr uint32_t kScaleBlockThreads = 256;
 // Blocks per SM of the persistent SCALE kernels (gsync, pt), at most what fits.
 constexpr int kPersistentBlocksPerSm = 4;
 
 // Zeroes device memory and waits: cudaMemset runs on the legacy default stream, which does not
 // order with the non-blocking streams the launches use.
-void zero(void* p, std::size_t bytes) {
-  GPUPROBE_CUDA_CHECK(cudaMemset(p, 0, bytes));
+template <class T>
+void zero(const DeviceArray<T>& a) {
+  GPUPROBE_CUDA_CHECK(cudaMemset(a.get(), 0, a.bytes()));
   GPUPROBE_CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+template <class T>
+std::vector<T> to_host(const DeviceArray<T>& a) {
+  std::vector<T> host(a.size());
+  GPUPROBE_CUDA_CHECK(cudaMemcpy(host.data(), a.get(), a.bytes(), cudaMemcpyDeviceToHost));
+  return host;
 }
 
 template <class F>
@@ -66,12 +77,60 @@ double ns_since(Clock::time_point start) {
   return std::chrono::duration<double, std::nano>(Clock::now() - start).count();
 }
 
-LaunchConfig one_warp() {
+// GPU ns of `count` calls of enqueue(stream) queued behind a spin of spin_ns (events).
+template <class F>
+double events_ns(uint64_t spin_ns, uint32_t count, F&& enqueue) {
+  cuda::EventTimingOptions options;
+  options.spin_ns = spin_ns;
+  return 1e6 * cuda::time_with_events_ms(
+                   [&](cudaStream_t st) {
+                     for (uint32_t k = 0; k < count; ++k) enqueue(st);
+                   },
+                   options);
+}
+
+// Enqueues one launch of `exec` on a stream.
+auto graph_launch(const GraphExec& exec) {
+  return [&exec](cudaStream_t st) { GPUPROBE_CUDA_CHECK(cudaGraphLaunch(exec.get(), st)); };
+}
+
+// A one-warp launch (the empty, stamping, PDL and device-graph kernels).
+PreparedLaunch one_warp(const void* kernel, const char* name, bool pdl = false) {
   LaunchConfig c;
   c.grid = Dim3{1, 1, 1};
   c.block = Dim3{32, 1, 1};
-  return c;
+  c.programmatic_dependent_launch = pdl;
+  return PreparedLaunch(kernel, name, c);
 }
+
+// What every measurement has: a stream of its own and the kernels' counters, zeroed.
+struct Bench {
+  Stream stream;
+  DeviceArray<uint32_t> counters{lk::kCounterWords};
+
+  Bench() { zero(counters); }
+  uint32_t* c() const { return counters.get(); }
+  // The untimed first run (the module loads): enqueue(stream), wait, then the counters from zero.
+  template <class F>
+  void warm_up(F&& enqueue) {
+    enqueue(stream.get());
+    stream.sync();
+    zero(counters);
+  }
+  // Enqueues a stamping kernel that writes stamps[index].
+  void stamp(const PreparedLaunch& kernel, LaunchStamp* stamps, uint32_t index, cudaStream_t st) const {
+    uint32_t* counters_ptr = c();
+    void* args[] = {&stamps, &index, &counters_ptr};
+    kernel.enqueue(args, st);
+  }
+  // What the counters read, then the shared arithmetic and self-check.
+  LaunchMeasurement finish(LaunchSample& s) const {
+    const auto host = to_host(counters);
+    s.launches_counted = host[lk::kCounterLaunches];
+    s.iterations_counted = host[lk::kCounterIterations];
+    return summarize_launch_sample(s);
+  }
+};
 
 class CudaLaunchOps final : public LaunchOps {
  public:
@@ -81,92 +140,65 @@ class CudaLaunchOps final : public LaunchOps {
     gpu_.select();
     check_overhead_fits(m, gpu_.info());
     if (count < 2) throw Error(std::string("launch/overhead ") + to_string(m) + ": needs 2 launches at least");
-    Stream stream;
-    cuda::DeviceArray<uint32_t> counters(lk::kCounterWords);
-    clear(counters);
+    Bench b;
+    if (m == OverheadMeasure::pdl_serialized || m == OverheadMeasure::pdl_overlapped)
+      return pdl(m == OverheadMeasure::pdl_overlapped, count, b);
     LaunchSample s;
     s.units = count;
     s.launches_expected = count;
-    if (m == OverheadMeasure::pdl_serialized || m == OverheadMeasure::pdl_overlapped) {
-      return pdl(m == OverheadMeasure::pdl_overlapped, count, stream, counters);
-    }
     if (m == OverheadMeasure::gap) {
-      cuda::DeviceArray<LaunchStamp> stamps(count);
-      zero(stamps.get(), stamps.bytes());
-      const cuda::PreparedLaunch stamp(kernel_ptr(&gpuprobe_launch_stamp), "gpuprobe_launch_stamp", one_warp());
-      warm_up(stamp, stamps.get(), counters, stream);
+      DeviceArray<LaunchStamp> stamps(count);
+      zero(stamps);
+      const PreparedLaunch stamp = one_warp(kernel_ptr(&gpuprobe_launch_stamp), "gpuprobe_launch_stamp");
+      b.warm_up([&](cudaStream_t st) { b.stamp(stamp, stamps.get(), 0, st); });
       // Queued behind a spin kernel, so each one waits for the GPU, not for the host.
-      cuda::enqueue_spin(stream.get(), uint64_t(count) * kSpinPerLaunchNs);
-      for (uint32_t k = 0; k < count; ++k) {
-        LaunchStamp* p = stamps.get();
-        uint32_t index = k;
-        uint32_t* c = counters.get();
-        void* args[] = {&p, &index, &c};
-        stamp.enqueue(args, stream.get());
-      }
-      stream.sync();
+      cuda::enqueue_spin(b.stream.get(), uint64_t(count) * kSpinPerLaunchNs);
+      for (uint32_t k = 0; k < count; ++k) b.stamp(stamp, stamps.get(), k, b.stream.get());
+      b.stream.sync();
       s.kernel = "gpuprobe_launch_stamp";
       s.rule = SampleRule::gap;
       s.stamps = to_host(stamps);
       s.launch = stamp.record();
-      read_counters(counters, s);
-      return summarize_launch_sample(s);
+      return b.finish(s);
     }
-    const cuda::PreparedLaunch empty(kernel_ptr(&gpuprobe_launch_empty), "gpuprobe_launch_empty", one_warp());
-    uint32_t* c = counters.get();
+    const PreparedLaunch empty = one_warp(kernel_ptr(&gpuprobe_launch_empty), "gpuprobe_launch_empty");
+    uint32_t* c = b.c();
     void* args[] = {&c};
+    const auto enqueue = [&](cudaStream_t st) { empty.enqueue(args, st); };
     // Warm-up: the first launch of a kernel loads its module (lazy loading).
-    empty.enqueue(args, stream.get());
-    stream.sync();
-    clear(counters);
+    b.warm_up(enqueue);
     s.kernel = "gpuprobe_launch_empty";
     s.launch = empty.record();
     if (m == OverheadMeasure::host_enqueue) {
       const auto start = Clock::now();
-      for (uint32_t k = 0; k < count; ++k) empty.enqueue(args, stream.get());
+      for (uint32_t k = 0; k < count; ++k) enqueue(b.stream.get());
       s.elapsed_ns = ns_since(start);
-      stream.sync();
+      b.stream.sync();
     } else if (m == OverheadMeasure::round_trip) {
       const auto start = Clock::now();
       for (uint32_t k = 0; k < count; ++k) {
-        empty.enqueue(args, stream.get());
-        stream.sync();
+        enqueue(b.stream.get());
+        b.stream.sync();
       }
       s.elapsed_ns = ns_since(start);
     } else {  // back_to_back
-      cuda::EventTimingOptions options;
-      options.spin_ns = uint64_t(count) * kSpinPerLaunchNs;
-      const double ms = cuda::time_with_events_ms(
-          [&](cudaStream_t st) {
-            for (uint32_t k = 0; k < count; ++k) empty.enqueue(args, st);
-          },
-          options);
-      s.elapsed_ns = ms * 1e6;
+      s.elapsed_ns = events_ns(uint64_t(count) * kSpinPerLaunchNs, count, enqueue);
     }
-    read_counters(counters, s);
-    return summarize_launch_sample(s);
+    return b.finish(s);
   }
 
   LaunchMeasurement graph(GraphMeasure m, uint32_t nodes, uint32_t count) override {
     gpu_.select();
     if (nodes == 0 || count == 0) throw Error("launch/graph: needs a node and a graph at least");
-    Stream stream;
-    cuda::DeviceArray<uint32_t> counters(lk::kCounterWords);
-    clear(counters);
-    const cuda::PreparedLaunch stamp(kernel_ptr(&gpuprobe_launch_stamp), "gpuprobe_launch_stamp", one_warp());
-    if (m == GraphMeasure::device_launch) return device_launch(count, stream, counters, stamp);
-    cuda::DeviceArray<LaunchStamp> stamps(2 * uint64_t(nodes));
-    zero(stamps.get(), stamps.bytes());
+    Bench b;
+    const PreparedLaunch stamp = one_warp(kernel_ptr(&gpuprobe_launch_stamp), "gpuprobe_launch_stamp");
+    if (m == GraphMeasure::device_launch) return device_launch(count, b, stamp);
+    DeviceArray<LaunchStamp> stamps(2 * uint64_t(nodes));
+    zero(stamps);
     // A chain of `nodes` stamping kernels; `offset` moves their stamps (for an update).
     const auto chain = [&](Graph& g, uint32_t offset) {
-      capture(g, stream.get(), [&](cudaStream_t st) {
-        for (uint32_t k = 0; k < nodes; ++k) {
-          LaunchStamp* p = stamps.get();
-          uint32_t index = offset + k;
-          uint32_t* c = counters.get();
-          void* args[] = {&p, &index, &c};
-          stamp.enqueue(args, st);
-        }
+      capture(g, b.stream.get(), [&](cudaStream_t st) {
+        for (uint32_t k = 0; k < nodes; ++k) b.stamp(stamp, stamps.get(), offset + k, st);
       });
     };
     Graph graph;
@@ -200,56 +232,45 @@ class CudaLaunchOps final : public LaunchOps {
       }
     }
     // Every measure runs the graph at the end: all its nodes must have run (the self-check).
-    GPUPROBE_CUDA_CHECK(cudaGraphUpload(exec.get(), stream.get()));
-    GPUPROBE_CUDA_CHECK(cudaGraphLaunch(exec.get(), stream.get()));
-    stream.sync();
-    uint64_t launches = nodes;
+    GPUPROBE_CUDA_CHECK(cudaGraphUpload(exec.get(), b.stream.get()));
+    GPUPROBE_CUDA_CHECK(cudaGraphLaunch(exec.get(), b.stream.get()));
+    b.stream.sync();
+    s.launches_expected = nodes;
     if (m == GraphMeasure::launch) {
-      cuda::EventTimingOptions options;
-      options.spin_ns = uint64_t(count) * kSpinPerLaunchNs;
-      const double ms = cuda::time_with_events_ms(
-          [&](cudaStream_t st) {
-            for (uint32_t k = 0; k < count; ++k) GPUPROBE_CUDA_CHECK(cudaGraphLaunch(exec.get(), st));
-          },
-          options);
-      s.elapsed_ns = ms * 1e6;
-      launches += uint64_t(count) * nodes;
+      s.elapsed_ns = events_ns(uint64_t(count) * kSpinPerLaunchNs, count, graph_launch(exec));
+      s.launches_expected += uint64_t(count) * nodes;
     }
-    s.launches_expected = launches;
-    read_counters(counters, s);
     // The stamps of the nodes the last launch ran (after an update, the other half) were written.
-    auto all = to_host(stamps);
+    const auto all = to_host(stamps);
     const uint32_t last_offset = (m == GraphMeasure::update && count % 2 == 1) ? nodes : 0;
     s.stamps.assign(all.begin() + last_offset, all.begin() + last_offset + nodes);
-    s.rule = SampleRule::per_unit;
-    return summarize_launch_sample(s);
+    return b.finish(s);
   }
 
   LaunchMeasurement small_kernel(SmallKernelMethod m, uint64_t bytes, uint32_t iterations) override {
     gpu_.select();
     if (iterations == 0) throw Error("launch/small_kernels: needs a pass at least");
     const uint64_t n = scale_elements(bytes);
-    std::vector<double> input(n, kScaleInput);
-    cuda::DeviceArray<double> a(n), b(n);
+    const std::vector<double> input(n, kScaleInput);
+    DeviceArray<double> a(n), out(n);
     GPUPROBE_CUDA_CHECK(cudaMemcpy(a.get(), input.data(), a.bytes(), cudaMemcpyHostToDevice));
-    zero(b.get(), b.bytes());
-    cuda::DeviceArray<uint32_t> counters(lk::kCounterWords);
-    cuda::DeviceArray<uint32_t> barrier(lk::kBarrierWords);
-    zero(barrier.get(), barrier.bytes());
-    ScaleArgs args{a.get(), b.get(), kScaleFactor, n, 1, counters.get(), barrier.get()};
+    zero(out);
+    Bench b;
+    DeviceArray<uint32_t> barrier(lk::kBarrierWords);
+    zero(barrier);
+    ScaleArgs args{a.get(), out.get(), kScaleFactor, n, 1, b.c(), barrier.get()};
     void* kernel_args[] = {&args};
     const int sms = gpu_.info().sm_count;
+    const bool persistent = m == SmallKernelMethod::gsync || m == SmallKernelMethod::pt;
     LaunchConfig config;
     config.block = Dim3{kScaleBlockThreads, 1, 1};
-    const void* kernel = kernel_ptr(&gpuprobe_launch_scale);
-    const char* name = "gpuprobe_launch_scale";
-    if (m == SmallKernelMethod::stream || m == SmallKernelMethod::graph) {
+    const void* kernel = m == SmallKernelMethod::gsync ? kernel_ptr(&gpuprobe_launch_scale_gsync)
+                         : m == SmallKernelMethod::pt  ? kernel_ptr(&gpuprobe_launch_scale_pt)
+                                                       : kernel_ptr(&gpuprobe_launch_scale);
+    if (!persistent) {
       const uint64_t blocks = (n + kScaleBlockThreads - 1) / kScaleBlockThreads;
       config.grid = Dim3{static_cast<uint32_t>(std::min<uint64_t>(blocks, uint64_t(sms) * 32)), 1, 1};
     } else {
-      kernel = m == SmallKernelMethod::gsync ? kernel_ptr(&gpuprobe_launch_scale_gsync)
-                                             : kernel_ptr(&gpuprobe_launch_scale_pt);
-      name = m == SmallKernelMethod::gsync ? "gpuprobe_launch_scale_gsync" : "gpuprobe_launch_scale_pt";
       int per_sm = 0;
       GPUPROBE_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kScaleBlockThreads, 0));
       config.grid = Dim3{static_cast<uint32_t>(sms * std::max(1, std::min(per_sm, kPersistentBlocksPerSm))), 1, 1};
@@ -258,108 +279,62 @@ class CudaLaunchOps final : public LaunchOps {
       // Synchronization").
       config.cooperative = true;
     }
-    const cuda::PreparedLaunch launch(kernel, name, config);
-    Stream stream;
+    const PreparedLaunch launch(kernel, scale_kernel(m), config);
+    const auto enqueue = [&](cudaStream_t st) { launch.enqueue(kernel_args, st); };
     // Warm-up pass (module load, first touch), then the counters start from zero.
-    launch.enqueue(kernel_args, stream.get());
-    stream.sync();
-    clear(counters);
+    b.warm_up(enqueue);
     LaunchSample s;
-    s.kernel = name;
+    s.kernel = scale_kernel(m);
     s.launch = launch.record();
     s.units = iterations;
     s.iterations_expected = iterations;
-    cuda::EventTimingOptions options;
+    s.launches_expected = persistent ? 1 : iterations;
     if (m == SmallKernelMethod::stream) {
-      options.spin_ns = uint64_t(iterations) * kSpinPerLaunchNs;
-      s.elapsed_ns = 1e6 * cuda::time_with_events_ms(
-                               [&](cudaStream_t st) {
-                                 for (uint32_t k = 0; k < iterations; ++k) launch.enqueue(kernel_args, st);
-                               },
-                               options);
-      s.launches_expected = iterations;
+      s.elapsed_ns = events_ns(uint64_t(iterations) * kSpinPerLaunchNs, iterations, enqueue);
     } else if (m == SmallKernelMethod::graph) {
       Graph graph;
-      capture(graph, stream.get(), [&](cudaStream_t st) {
-        for (uint32_t k = 0; k < iterations; ++k) launch.enqueue(kernel_args, st);
+      capture(graph, b.stream.get(), [&](cudaStream_t st) {
+        for (uint32_t k = 0; k < iterations; ++k) enqueue(st);
       });
       GraphExec exec;
       GPUPROBE_CUDA_CHECK(cudaGraphInstantiate(exec.out(), graph.get(), 0));
-      GPUPROBE_CUDA_CHECK(cudaGraphUpload(exec.get(), stream.get()));
-      stream.sync();
-      s.elapsed_ns = 1e6 * cuda::time_with_events_ms(
-                               [&](cudaStream_t st) { GPUPROBE_CUDA_CHECK(cudaGraphLaunch(exec.get(), st)); },
-                               options);
-      s.launches_expected = iterations;
+      GPUPROBE_CUDA_CHECK(cudaGraphUpload(exec.get(), b.stream.get()));
+      b.stream.sync();
+      s.elapsed_ns = events_ns(kOneLaunchSpinNs, 1, graph_launch(exec));
     } else {
       args.iterations = iterations;
-      s.elapsed_ns = 1e6 * cuda::time_with_events_ms(
-                               [&](cudaStream_t st) { launch.enqueue(kernel_args, st); }, options);
-      s.launches_expected = 1;
+      s.elapsed_ns = events_ns(kOneLaunchSpinNs, 1, enqueue);
     }
-    read_counters(counters, s);
     // SCALE's output: up to 1024 elements spread over the array.
+    const auto host = to_host(out);
     const uint64_t step = std::max<uint64_t>(1, n / 1024);
-    std::vector<double> out(n);
-    GPUPROBE_CUDA_CHECK(cudaMemcpy(out.data(), b.get(), b.bytes(), cudaMemcpyDeviceToHost));
-    for (uint64_t i = 0; i < n; i += step) s.scale_out.push_back(out[i]);
-    s.scale_out.push_back(out[n - 1]);
-    s.scale_expected = kScaleFactor * kScaleInput;
-    return summarize_launch_sample(s);
+    for (uint64_t i = 0; i < n; i += step) s.scale_out.push_back(host[i]);
+    s.scale_out.push_back(host[n - 1]);
+    return b.finish(s);
   }
 
  private:
-  static void clear(cuda::DeviceArray<uint32_t>& counters) { zero(counters.get(), counters.bytes()); }
-
-  static void read_counters(const cuda::DeviceArray<uint32_t>& counters, LaunchSample& s) {
-    uint32_t host[lk::kCounterWords] = {};
-    GPUPROBE_CUDA_CHECK(cudaMemcpy(host, counters.get(), sizeof host, cudaMemcpyDeviceToHost));
-    s.launches_counted = host[lk::kCounterLaunches];
-    s.iterations_counted = host[lk::kCounterIterations];
-  }
-
-  static std::vector<LaunchStamp> to_host(const cuda::DeviceArray<LaunchStamp>& stamps) {
-    std::vector<LaunchStamp> host(stamps.size());
-    GPUPROBE_CUDA_CHECK(cudaMemcpy(host.data(), stamps.get(), stamps.bytes(), cudaMemcpyDeviceToHost));
-    return host;
-  }
-
-  // One launch of a stamping kernel (module load), then the counters start from zero.
-  static void warm_up(const cuda::PreparedLaunch& stamp, LaunchStamp* stamps, cuda::DeviceArray<uint32_t>& counters,
-                      const Stream& stream) {
-    uint32_t index = 0;
-    uint32_t* c = counters.get();
-    void* args[] = {&stamps, &index, &c};
-    stamp.enqueue(args, stream.get());
-    stream.sync();
-    clear(counters);
-  }
-
-  LaunchMeasurement pdl(bool overlapped, uint32_t pairs, const Stream& stream, cuda::DeviceArray<uint32_t>& counters) {
-    cuda::DeviceArray<LaunchStamp> stamps(2 * uint64_t(pairs));
-    zero(stamps.get(), stamps.bytes());
-    const cuda::PreparedLaunch primary(kernel_ptr(&gpuprobe_launch_pdl_primary), "gpuprobe_launch_pdl_primary",
-                                       one_warp());
-    LaunchConfig config = one_warp();
-    config.programmatic_dependent_launch = overlapped;
-    const cuda::PreparedLaunch secondary(kernel_ptr(&gpuprobe_launch_pdl_secondary),
-                                         "gpuprobe_launch_pdl_secondary", config);
-    uint32_t* c = counters.get();
+  LaunchMeasurement pdl(bool overlapped, uint32_t pairs, Bench& b) {
+    DeviceArray<LaunchStamp> stamps(2 * uint64_t(pairs));
+    zero(stamps);
+    const PreparedLaunch primary =
+        one_warp(kernel_ptr(&gpuprobe_launch_pdl_primary), "gpuprobe_launch_pdl_primary");
+    const PreparedLaunch secondary =
+        one_warp(kernel_ptr(&gpuprobe_launch_pdl_secondary), "gpuprobe_launch_pdl_secondary", overlapped);
+    uint32_t* c = b.c();
     const auto enqueue_pair = [&](uint32_t k) {
       LaunchStamp* p = stamps.get();
       uint32_t first = 2 * k, second = 2 * k + 1;
       uint64_t spin = lk::kPdlSpinNs;
       void* pargs[] = {&p, &first, &spin, &c};
       void* sargs[] = {&p, &second, &c};
-      primary.enqueue(pargs, stream.get());
-      secondary.enqueue(sargs, stream.get());
+      primary.enqueue(pargs, b.stream.get());
+      secondary.enqueue(sargs, b.stream.get());
     };
-    enqueue_pair(0);  // warm-up
-    stream.sync();
-    clear(counters);
-    cuda::enqueue_spin(stream.get(), uint64_t(pairs) * 2 * kSpinPerLaunchNs);
+    b.warm_up([&](cudaStream_t) { enqueue_pair(0); });
+    cuda::enqueue_spin(b.stream.get(), uint64_t(pairs) * 2 * kSpinPerLaunchNs);
     for (uint32_t k = 0; k < pairs; ++k) enqueue_pair(k);
-    stream.sync();
+    b.stream.sync();
     LaunchSample s;
     s.kernel = overlapped ? "gpuprobe_launch_pdl_primary/secondary (PDL)" : "gpuprobe_launch_pdl_primary/secondary";
     s.rule = SampleRule::pair_gap;
@@ -367,43 +342,35 @@ class CudaLaunchOps final : public LaunchOps {
     s.launches_expected = 2 * uint64_t(pairs);
     s.stamps = to_host(stamps);
     s.launch = secondary.record();
-    read_counters(counters, s);
-    return summarize_launch_sample(s);
+    return b.finish(s);
   }
 
   // A parent graph whose one kernel launches a child graph (one stamping kernel) from the
   // device; per parent launch the child's start less the launcher's.
-  LaunchMeasurement device_launch(uint32_t count, const Stream& stream, cuda::DeviceArray<uint32_t>& counters,
-                                  const cuda::PreparedLaunch& stamp) {
-    cuda::DeviceArray<LaunchStamp> stamps(2);
-    uint32_t* c = counters.get();
+  LaunchMeasurement device_launch(uint32_t count, Bench& b, const PreparedLaunch& stamp) {
+    DeviceArray<LaunchStamp> stamps(2);
     Graph child;
-    capture(child, stream.get(), [&](cudaStream_t st) {
-      LaunchStamp* p = stamps.get();
-      uint32_t index = 1;
-      void* args[] = {&p, &index, &c};
-      stamp.enqueue(args, st);
-    });
+    capture(child, b.stream.get(), [&](cudaStream_t st) { b.stamp(stamp, stamps.get(), 1, st); });
     GraphExec child_exec;
     GPUPROBE_CUDA_CHECK(
         cudaGraphInstantiateWithFlags(child_exec.out(), child.get(), cudaGraphInstantiateFlagDeviceLaunch));
-    GPUPROBE_CUDA_CHECK(cudaGraphUpload(child_exec.get(), stream.get()));
-    const cuda::PreparedLaunch launcher(kernel_ptr(&gpuprobe_launch_device_graph), "gpuprobe_launch_device_graph",
-                                        one_warp());
+    GPUPROBE_CUDA_CHECK(cudaGraphUpload(child_exec.get(), b.stream.get()));
+    const PreparedLaunch launcher =
+        one_warp(kernel_ptr(&gpuprobe_launch_device_graph), "gpuprobe_launch_device_graph");
     Graph parent;
-    capture(parent, stream.get(), [&](cudaStream_t st) {
+    capture(parent, b.stream.get(), [&](cudaStream_t st) {
       uint64_t handle = reinterpret_cast<uint64_t>(child_exec.get());
       LaunchStamp* p = stamps.get();
       uint32_t index = 0;
+      uint32_t* c = b.c();
       void* args[] = {&handle, &p, &index, &c};
       launcher.enqueue(args, st);
     });
     GraphExec parent_exec;
     GPUPROBE_CUDA_CHECK(cudaGraphInstantiate(parent_exec.out(), parent.get(), 0));
-    GPUPROBE_CUDA_CHECK(cudaGraphUpload(parent_exec.get(), stream.get()));
-    GPUPROBE_CUDA_CHECK(cudaGraphLaunch(parent_exec.get(), stream.get()));  // warm-up
-    stream.sync();
-    clear(counters);
+    GPUPROBE_CUDA_CHECK(cudaGraphUpload(parent_exec.get(), b.stream.get()));
+    const auto run = graph_launch(parent_exec);
+    b.warm_up(run);
     LaunchSample s;
     s.kernel = "gpuprobe_launch_device_graph";
     s.rule = SampleRule::pair_start;
@@ -411,14 +378,13 @@ class CudaLaunchOps final : public LaunchOps {
     s.launches_expected = 2 * uint64_t(count);
     s.launch = launcher.record();
     for (uint32_t k = 0; k < count; ++k) {
-      zero(stamps.get(), stamps.bytes());
-      GPUPROBE_CUDA_CHECK(cudaGraphLaunch(parent_exec.get(), stream.get()));
-      stream.sync();
+      zero(stamps);
+      run(b.stream.get());
+      b.stream.sync();
       const auto pair = to_host(stamps);
       s.stamps.insert(s.stamps.end(), pair.begin(), pair.end());
     }
-    read_counters(counters, s);
-    return summarize_launch_sample(s);
+    return b.finish(s);
   }
 
   cuda::CudaDevice& gpu_;

@@ -24,21 +24,27 @@ namespace gpuprobe::probes {
 //   pdl_serialized    from a primary's end to its secondary's start, no PDL attribute
 //   pdl_overlapped    the same with programmatic dependent launch (sm_90+): negative = overlap
 enum class OverheadMeasure { host_enqueue, round_trip, back_to_back, gap, pdl_serialized, pdl_overlapped };
+inline constexpr const char* kOverheadMeasureNames[] = {"host_enqueue", "round_trip", "back_to_back", "gap",
+                                                        "pdl_serialized", "pdl_overlapped"};
 // CUDA graphs of n empty (stamping) kernel nodes in a chain:
 //   instantiate       host time of cudaGraphInstantiate
 //   update            host time of cudaGraphExecUpdate with a graph of the same shape
 //   launch            GPU time per cudaGraphLaunch of an uploaded graph (events, N in a row)
 //   device_launch     from a kernel's cudaGraphLaunch (fire and forget) to the child's start
 enum class GraphMeasure { instantiate, update, launch, device_launch };
+inline constexpr const char* kGraphMeasureNames[] = {"instantiate", "update", "launch", "device_launch"};
 // Many SCALE passes of V bytes (gpu-benches gpu-small-kernels):
 //   stream   one launch per pass; graph: the passes captured into one graph; gsync: one
 //   cooperative kernel with grid.sync() between passes; pt: persistent threads with an
 //   atomic-flag barrier (launched cooperatively, so the harness checks they are co-resident)
 enum class SmallKernelMethod { stream, graph, gsync, pt };
+inline constexpr const char* kSmallKernelMethodNames[] = {"stream", "graph", "gsync", "pt"};
 
-const char* to_string(OverheadMeasure m);
-const char* to_string(GraphMeasure m);
-const char* to_string(SmallKernelMethod m);
+inline const char* to_string(OverheadMeasure m) { return kOverheadMeasureNames[static_cast<int>(m)]; }
+inline const char* to_string(GraphMeasure m) { return kGraphMeasureNames[static_cast<int>(m)]; }
+inline const char* to_string(SmallKernelMethod m) { return kSmallKernelMethodNames[static_cast<int>(m)]; }
+// The SCALE kernel a method launches: gpuprobe_launch_scale (stream, graph), _scale_gsync, _scale_pt.
+const char* scale_kernel(SmallKernelMethod m);
 
 // How the number comes out of a sample.
 enum class SampleRule {
@@ -59,9 +65,8 @@ struct LaunchSample {
   // SCALE pass counted exactly once.
   uint64_t launches_counted = 0, launches_expected = 0;
   uint64_t iterations_counted = 0, iterations_expected = 0;
-  // SCALE's output, sampled, and the value every element must hold.
+  // SCALE's output, sampled: every element must hold kScaleFactor x kScaleInput.
   std::vector<double> scale_out;
-  double scale_expected = 0;
   LaunchRecord launch;
 };
 

@@ -9,13 +9,18 @@
 // Each point repeats its sample until stable (harness/repeat.hpp) and every sample passes the
 // shared self-check (every kernel and graph node counted, stamps written, SCALE's output right).
 // A measure the device cannot make is recorded as skipped with the reason.
+// The family's registration (harness/family.hpp) is here too; its model section and metrics are
+// analysis/launch_model.cpp's.
 #include <string>
 #include <vector>
 
+#include "analysis/launch_model.hpp"
 #include "harness/error.hpp"
 #include "harness/points.hpp"
 #include "harness/probe.hpp"
 #include "harness/repeat.hpp"
+#include "probes/common/family_spec.hpp"
+#include "probes/common/plan.hpp"
 #include "probes/launch/launch_ops.hpp"
 
 namespace gpuprobe::probes {
@@ -26,21 +31,25 @@ constexpr uint64_t kMaxNodes = 4096;
 constexpr uint64_t kMaxListEntries = 64;
 constexpr uint64_t kMaxSmallKernelBytes = uint64_t{1} << 30;
 
-// Repeats `sample` until stable; the point's numbers, or {"skipped": why}.
+// A point at `axes` whose sample is sample(ops), repeated until stable: its numbers, or
+// {"skipped": why}.
 template <class F>
-nlohmann::json measure(ProbeContext& ctx, F&& sample) {
-  const auto r = repeat_point(ctx.repeat(), sample,
-                                                 [](const LaunchMeasurement& m) { return m.ns; });
-  if (r.skipped) return {{"skipped", *r.skipped}};
-  const auto& sum = r.outcome.summary;
-  return {{"ns", sum.median},
-          {"ci95_ns", {sum.median_ci95.lo, sum.median_ci95.hi}},
-          {"repeats", sum.n},
-          {"converged", r.outcome.converged},
-          {"units_per_sample", r.first.units},
-          {"kernel", r.first.launch.kernel},
-          {"launch", to_json(r.first.launch)},
-          {"self_check", "passed"}};
+PlannedPoint point(ProbeContext& ctx, nlohmann::json axes, F sample) {
+  return {std::move(axes), [&ctx, sample]() -> nlohmann::json {
+            const auto r = repeat_point(
+                ctx.repeat(), [&] { return sample(ctx.ops<LaunchOps>()); },
+                [](const LaunchMeasurement& m) { return m.ns; });
+            if (r.skipped) return {{"skipped", *r.skipped}};
+            const auto& sum = r.outcome.summary;
+            return {{"ns", sum.median},
+                    {"ci95_ns", {sum.median_ci95.lo, sum.median_ci95.hi}},
+                    {"repeats", sum.n},
+                    {"converged", r.outcome.converged},
+                    {"units_per_sample", r.first.units},
+                    {"kernel", r.first.launch.kernel},
+                    {"launch", to_json(r.first.launch)},
+                    {"self_check", "passed"}};
+          }};
 }
 
 std::vector<uint64_t> bounded_list(const Params& prm, const char* name, uint64_t lo, uint64_t hi) {
@@ -73,11 +82,9 @@ ProbeSpec overhead_probe() {
     std::vector<PlannedPoint> points;
     for (OverheadMeasure m : {OverheadMeasure::host_enqueue, OverheadMeasure::round_trip,
                               OverheadMeasure::back_to_back, OverheadMeasure::gap,
-                              OverheadMeasure::pdl_serialized, OverheadMeasure::pdl_overlapped}) {
-      points.push_back({{{"measure", to_string(m)}}, [&ctx, m, count] {
-                          return measure(ctx, [&] { return ctx.ops<LaunchOps>().overhead(m, count); });
-                        }});
-    }
+                              OverheadMeasure::pdl_serialized, OverheadMeasure::pdl_overlapped})
+      points.push_back(point(ctx, {{"measure", to_string(m)}},
+                             [m, count](LaunchOps& ops) { return ops.overhead(m, count); }));
     measure_points(ctx, points);
   };
   return p;
@@ -97,19 +104,13 @@ ProbeSpec graph_probe() {
     const auto nodes = bounded_list(ctx.params(), "nodes", 1, kMaxNodes);
     const uint32_t count = bounded_count(ctx.params(), "graphs", 1);
     std::vector<PlannedPoint> points;
-    for (GraphMeasure m : {GraphMeasure::instantiate, GraphMeasure::update, GraphMeasure::launch}) {
-      for (uint64_t n : nodes) {
-        const auto nn = static_cast<uint32_t>(n);
-        points.push_back({{{"measure", to_string(m)}, {"nodes", n}}, [&ctx, m, nn, count] {
-                            return measure(ctx, [&] { return ctx.ops<LaunchOps>().graph(m, nn, count); });
-                          }});
-      }
-    }
-    points.push_back({{{"measure", "device_launch"}}, [&ctx, count] {
-                        return measure(ctx, [&] {
-                          return ctx.ops<LaunchOps>().graph(GraphMeasure::device_launch, 1, count);
-                        });
-                      }});
+    for (GraphMeasure m : {GraphMeasure::instantiate, GraphMeasure::update, GraphMeasure::launch})
+      for (uint64_t n : nodes)
+        points.push_back(point(ctx, {{"measure", to_string(m)}, {"nodes", n}},
+                               [m, n, count](LaunchOps& ops) { return ops.graph(m, uint32_t(n), count); }));
+    points.push_back(point(ctx, {{"measure", "device_launch"}}, [count](LaunchOps& ops) {
+      return ops.graph(GraphMeasure::device_launch, 1, count);
+    }));
     measure_points(ctx, points);
   };
   return p;
@@ -137,11 +138,8 @@ ProbeSpec small_kernels_probe() {
       if (which != "all" && which != to_string(m)) continue;
       for (uint64_t bytes : sizes) {
         const uint64_t moved = scale_elements(bytes) * launch::kScaleBytesPerElement;
-        points.push_back({{{"method", to_string(m)}, {"bytes", moved}}, [&ctx, m, moved, iterations] {
-                            return measure(ctx, [&] {
-                              return ctx.ops<LaunchOps>().small_kernel(m, moved, iterations);
-                            });
-                          }});
+        const auto sample = [=](LaunchOps& ops) { return ops.small_kernel(m, moved, iterations); };
+        points.push_back(point(ctx, {{"method", to_string(m)}, {"bytes", moved}}, sample));
       }
     }
     measure_points(ctx, points);
@@ -152,6 +150,65 @@ ProbeSpec small_kernels_probe() {
 const ProbeRegistration kOverhead(overhead_probe);
 const ProbeRegistration kGraph(graph_probe);
 const ProbeRegistration kSmallKernels(small_kernels_probe);
+
+using namespace plan;
+
+constexpr double kOverheadMeasures = 6, kSmallKernelMethods = 4, kGraphMeasures = 3;
+
+double estimate(const std::string& probe, const Params& p) {
+  if (probe == "launch/overhead") {
+    // Each measure: samples of --launches launches (PDL: pairs) of a few microseconds each.
+    const double launch_s = 5e-6;
+    return kOverheadMeasures *
+           (kRunsPerPoint * std::max(2.0 * static_cast<double>(p.get_u64("launches")) * launch_s, kMinRegionSeconds) +
+            kPointOverheadSeconds);
+  }
+  if (probe == "launch/graph") {
+    // Per graph size: --graphs graphs instantiated (about 20 us + 1 us per node), updated and
+    // launched (a few us per node), per sample.
+    double s = op_points_seconds(1);  // the device-side launch
+    for (uint64_t nodes : p.get_u64_list("nodes"))
+      s += kGraphMeasures * (kRunsPerPoint * static_cast<double>(p.get_u64("graphs")) *
+                                 (20e-6 + 3e-6 * static_cast<double>(nodes)) +
+                             kPointOverheadSeconds);
+    return s;
+  }
+  // launch/small_kernels: per size and method, --iterations passes of a few microseconds each,
+  // per sample.
+  const double methods = p.get_text("method") == "all" ? kSmallKernelMethods : 1;
+  const double sizes = static_cast<double>(p.get_u64_list("bytes").size());
+  return methods * sizes *
+         (kRunsPerPoint * static_cast<double>(p.get_u64("iterations")) * 3e-6 + kPointOverheadSeconds);
+}
+
+std::vector<PlannedRun> runs(RunProfile profile) {
+  using Map = std::map<std::string, std::string>;
+  // --quick: graphs of 1, 8, 64 and 128 nodes; all nine small-kernel sizes (fewer leave the fit's
+  // bandwidth term, its 1/slope, to the noise).
+  return {run("launch/overhead", {}, "launch_overhead.json"),
+          run("launch/graph", profile == RunProfile::quick ? Map{{"nodes", "1,8,64,128"}} : Map{}, "launch_graph.json"),
+          run("launch/small_kernels", {}, "launch_small_kernels.json")};
+}
+
+FamilySpec launch_family() {
+  const auto probe = [](const char* id, std::vector<CheckEvidence> more = {}) {
+    return generic_probe(id, "launch.cu", closed_loop_naming("tests/probes/launch/test_launch.cpp", id),
+                         self_check_evidence("probes/launch/launch_probe.cpp"), std::move(more));
+  };
+  return {.name = "launch",
+          .title = "Launch overheads",
+          .order = 80,
+          .plan = runs,
+          .estimate_h100_seconds = estimate,
+          .add_run = add_run_by(analysis::add_launch_from_run),
+          .metrics = analysis::launch_metrics,
+          .provenance = {
+              probe("launch/overhead"), probe("launch/graph"),
+              probe("launch/small_kernels", {real_data_check("tests/analysis/test_launch_model.cpp",
+                                                             "/real/gpu-benches/gpu-small-kernels/")})}};
+}
+
+const FamilyRegistration kFamily(launch_family);
 
 }  // namespace
 }  // namespace gpuprobe::probes

@@ -116,16 +116,13 @@ class SimLaunchOps final : public LaunchOps {
       throw Skip("the simulated " + device_.preset().name + " has no model of " + to_string(m));
     const double v = double(scale_elements(bytes) * launch::kScaleBytesPerElement);
     LaunchSample s;
-    s.kernel = m == SmallKernelMethod::stream || m == SmallKernelMethod::graph ? "gpuprobe_launch_scale"
-               : m == SmallKernelMethod::gsync                                  ? "gpuprobe_launch_scale_gsync"
-                                                                                : "gpuprobe_launch_scale_pt";
+    s.kernel = scale_kernel(m);
     s.units = iterations;
     s.elapsed_ns = iterations * (it->overhead_ns + v / it->bytes_per_s * 1e9) * jitter();
     s.iterations_counted = s.iterations_expected = iterations;
     s.launches_counted = s.launches_expected =
         m == SmallKernelMethod::gsync || m == SmallKernelMethod::pt ? 1 : iterations;
     s.scale_out.assign(4, kScaleFactor * kScaleInput);
-    s.scale_expected = kScaleFactor * kScaleInput;
     return summarize_launch_sample(s);
   }
 

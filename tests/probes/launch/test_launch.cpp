@@ -75,7 +75,7 @@ TEST_CASE("launch self-check: each fault is caught", "[launch]") {
   CHECK_THROWS_WITH(probes::summarize_launch_sample(scale), Catch::Contains("SCALE passes"));
   scale.iterations_counted = 10;
   scale.scale_out = {4.5, 4.5, 0.0};
-  scale.scale_expected = 4.5;
+  REQUIRE(probes::kScaleFactor * probes::kScaleInput == 4.5);
   CHECK_THROWS_WITH(probes::summarize_launch_sample(scale), Catch::Contains("output sample 2"));
   scale.scale_out = {4.5};
   CHECK(probes::summarize_launch_sample(scale).ns == Approx(1000));
