@@ -52,7 +52,7 @@ FamilySpec async_family() {
           .provenance = {generic_probe(
               "async/copy", "async.cu",
               closed_loop_check("tests/analysis/test_async_model.cpp", "async model closed loop"),
-              self_check_evidence("probes/async/async.cpp"))}};
+              op_layer_self_check())}};
 }
 
 const FamilyRegistration kFamily(async_family);

@@ -304,9 +304,7 @@ OpCost entry(const std::string& op, const char* pattern, double latency, double 
 std::string latency_source(bool red, const std::string& how) { return red ? "no latency: red returns nothing" : how; }
 
 OpCosts atomics_costs(const sim::Preset& p) {
-  double l2 = 0;
-  for (const auto& c : p.caches)
-    if (c.name == "L2") l2 = c.hit_latency_cycles;
+  const double l2 = cache_hit_cycles(p, "L2");
   const double smem = p.shared_latency_cycles > 0 ? p.shared_latency_cycles : 30;
   const double sms = p.info.sm_count;
   const bool gb202 = p.name == "rtx5090";

@@ -155,14 +155,10 @@ const GridFigure kGridFigures[] = {
 };
 
 SyncCosts sync_costs(const sim::Preset& p) {
-  for (const GridFigure& f : kGridFigures) {
-    if (p.name != f.preset) continue;
-    double l2 = 0;
-    for (const auto& c : p.caches)
-      if (c.name == "L2") l2 = c.hit_latency_cycles;
-    return table({p.info.cc.sm(), double(p.info.sm_count), p.info.rated_sm_clock_mhz, l2, f.grid_sync_ns,
-                  f.source, p.name == "rtx5090"});
-  }
+  for (const GridFigure& f : kGridFigures)
+    if (p.name == f.preset)
+      return table({p.info.cc.sm(), double(p.info.sm_count), p.info.rated_sm_clock_mhz, cache_hit_cycles(p, "L2"),
+                    f.grid_sync_ns, f.source, p.name == "rtx5090"});
   return {};
 }
 
