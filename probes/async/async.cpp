@@ -211,7 +211,8 @@ ChainResult summarize_async_launch(const AsyncSetup& s, const AsyncRun& run,
     return double(span.units) * double(copies) * bytes / span.cycles();
   });
   for (uint32_t b = 0; run.store && b < ctas.size(); ++b) {
-    const uint32_t got = ctas[b].result, want = chase ? chase_reference : async_reference_fingerprint(s, run, b);
+    const uint32_t got = ctas[b].result;
+    const uint32_t want = chase ? chase_reference : async_reference_fingerprint(s, run, b);
     if (got != want)
       throw Error("self-check failed: " + kernel + " CTA " + std::to_string(b) +
                   (chase ? " ended the chase on word 0x" : " holds data with fingerprint 0x") + hex_of(got) +
@@ -326,8 +327,8 @@ ChainResult run_on_gpu(KernelRunner& gpu, const AsyncSetup& s, const AsyncRun& r
                                  : AsyncTensorMap{};
   LaunchRecord record;
   const auto ctas = run_units<AsyncCtaOut>(gpu, kernel, name, config_of(s), args, s.blocks, record, map);
-  return with_launch(summarize_async_launch(s, run, ctas, chase && run.store ? async_chase_reference(ring, run) : 0),
-                     record);
+  const uint32_t chase_end = chase && run.store ? async_chase_reference(ring, run) : 0;
+  return with_launch(summarize_async_launch(s, run, ctas, chase_end), record);
 }
 
 // ---- on the simulator ---------------------------------------------------------------------------

@@ -30,7 +30,9 @@ enum class AsyncKind { latency, throughput, chase, multicast };
 
 inline const async::AsyncOpInfo& async_info(AsyncOp op) { return async::async_op_info(op); }
 // Throws a one-line gpuprobe::Error listing the ops when `name` is unknown.
-inline AsyncOp parse_async_op(const std::string& name) { return find_op(async::kAsyncOps, name, "async op").op; }
+inline AsyncOp parse_async_op(const std::string& name) {
+  return find_op(async::kAsyncOps, name, "async op").op;
+}
 
 struct AsyncSetup {
   AsyncOp op = AsyncOp::cp_async_ca_16;  // the chase: tma_1d

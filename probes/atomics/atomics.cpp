@@ -142,9 +142,10 @@ ChainResult summarize_atomics_launch(const AtomicsSetup& s, const AtomicsRun& ru
   const uint32_t chains = atomics_chains(s.kind);
   const uint32_t wpb = s.block_threads / 32;
   const uint64_t ops = run.iterations * atomics::kAtomicsOpsPerIteration;
-  const ChainResult r = summarize_units(warps, uint64_t(s.blocks) * wpb, kernel, "warp", ops, [&](const SmSpan& span) {
-    return double(span.units) * 32 * chains * double(ops) / span.cycles();
-  });
+  const ChainResult r =
+      summarize_units(warps, uint64_t(s.blocks) * wpb, kernel, "warp", ops, [&](const SmSpan& span) {
+        return double(span.units) * 32 * chains * double(ops) / span.cycles();
+      });
   if (!run.store) return r;
   // A CAS on a word of its own always succeeds. On a word that other lanes share, a lane that
   // lost learns the new value and tries again; on a word that other warps share (contended,
@@ -156,13 +157,14 @@ ChainResult summarize_atomics_launch(const AtomicsSetup& s, const AtomicsRun& ru
     for (uint32_t k = 0; k < chains; ++k) {
       const uint64_t h = warps[w].hits[k];
       if (!(alone ? h == 32 * ops : (h >= least && h <= 32 * ops)))
-        throw Error("self-check failed: " + where + " warp " + std::to_string(w) + " chain " + std::to_string(k) +
-                    " reported " + std::to_string(h) + " hits of " + std::to_string(32 * ops) + " ops");
+        throw Error("self-check failed: " + where + " warp " + std::to_string(w) + " chain " +
+                    std::to_string(k) + " reported " + std::to_string(h) + " hits of " +
+                    std::to_string(32 * ops) + " ops");
     }
   const uint64_t n = word_count(s);
   if (words.size() != n)
-    throw Error("self-check failed: " + kernel + " returned " + std::to_string(words.size()) + " words, expected " +
-                std::to_string(n));
+    throw Error("self-check failed: " + kernel + " returned " + std::to_string(words.size()) +
+                " words, expected " + std::to_string(n));
   if (info.operation == AtomicsOperation::exch) {
     // The last op on a word wrote the last token of a chain that works on the word. 32-bit
     // tokens wrap past 2^32: those launches check nothing beyond the hits.
@@ -183,11 +185,12 @@ ChainResult summarize_atomics_launch(const AtomicsSetup& s, const AtomicsRun& ru
   const std::vector<uint64_t> expected = atomics_expected_words(s, run, warps);
   for (uint64_t i = 0; i < n; ++i) {
     if (info.operation == AtomicsOperation::cas && expected[i] == init_word(s.op))
-      throw Error("self-check failed: " + where + " word " + std::to_string(i) + ": no CAS on it succeeded in " +
-                  std::to_string(ops) + " ops per chain");
+      throw Error("self-check failed: " + where + " word " + std::to_string(i) +
+                  ": no CAS on it succeeded in " + std::to_string(ops) + " ops per chain");
     if ((words[i] & mask_of(s.op)) != expected[i])
-      throw Error("self-check failed: " + where + " word " + std::to_string(i) + " holds 0x" + hex_of(words[i]) +
-                  ", expected 0x" + hex_of(expected[i]) + " after " + std::to_string(ops) + " ops per chain");
+      throw Error("self-check failed: " + where + " word " + std::to_string(i) + " holds 0x" +
+                  hex_of(words[i]) + ", expected 0x" + hex_of(expected[i]) + " after " + std::to_string(ops) +
+                  " ops per chain");
   }
   return r;
 }
@@ -208,9 +211,9 @@ const KernelPair kKernels[] = {
 LaunchConfig config_of(const AtomicsSetup& s) {
   const auto& info = atomics_info(s.op);
   const uint32_t wpb = s.block_threads / 32;
+  const uint64_t words = atomics::atomics_block_words(s.pattern, atomics_chains(s.kind), wpb);
   const bool dynamic = info.shared && s.pattern != AtomicsPattern::uniform;
-  return launch_config(s.blocks, s.block_threads,
-                       dynamic ? atomics::atomics_block_words(s.pattern, atomics_chains(s.kind), wpb) * info.bytes : 0);
+  return launch_config(s.blocks, s.block_threads, dynamic ? words * info.bytes : 0);
 }
 
 // On a GPU: the words in global memory start at the op's init value (a shared op's block words
@@ -390,7 +393,8 @@ ProbeSpec atomics_probe() {
     Axis pattern{"pattern",
                  [](const nlohmann::json& at) {
                    std::vector<nlohmann::json> out;
-                   for (AtomicsPattern x : patterns_of(parse_atomics_op(at["op"]))) out.push_back(pattern_name(x));
+                   for (AtomicsPattern x : patterns_of(parse_atomics_op(at["op"])))
+                     out.push_back(pattern_name(x));
                    return out;
                  },
                  "pattern"};

@@ -41,7 +41,8 @@ Axis op_axis(std::vector<std::string> names) { return fixed_axis("op", std::move
 Axis kind_axis() { return fixed_axis("kind", {"latency", "throughput"}, "both"); }
 
 ChainPoint measure_op_point(ProbeContext& ctx, bool latency, const std::string& unit, uint64_t iterations,
-                            const std::string& ptx, nlohmann::json fields, const std::function<ChainResult()>& run) {
+                            const std::string& ptx, nlohmann::json fields,
+                            const std::function<ChainResult()>& run) {
   const auto r = repeat_point(ctx.repeat(), run, [&](const ChainResult& x) {
     return latency ? x.latency_cycles : x.ops_per_clk_per_sm;
   });
@@ -63,7 +64,8 @@ ChainPoint measure_op_point(ProbeContext& ctx, bool latency, const std::string& 
   if (latency)
     write_latency(p, out.summary, out.clock_mhz);
   else
-    write_rate(p, ctx, unit, out.summary, first.ops_per_clk_per_sm_min, first.ops_per_clk_per_sm_max, out.clock_mhz);
+    write_rate(p, ctx, unit, out.summary, first.ops_per_clk_per_sm_min, first.ops_per_clk_per_sm_max,
+               out.clock_mhz);
   return out;
 }
 
@@ -82,13 +84,14 @@ ChainPoint measure_chain_point(ProbeContext& ctx, Kind kind, uint64_t iterations
 void require_cap(ptx::Cap cap, const std::string& what, const DeviceInfo& info) {
   const int sm = info.cc.sm();
   if (!ptx::device_has(cap, sm))
-    skip(what + " needs " + ptx::capability_info(cap).targets + "; " + info.name + " is sm_" + std::to_string(sm));
+    skip(what + " needs " + ptx::capability_info(cap).targets + "; " + info.name + " is sm_" +
+         std::to_string(sm));
 }
 
 void check_blocks(const std::string& kernel, uint32_t block_threads, uint32_t blocks, uint32_t max_threads) {
   if (block_threads == 0 || block_threads % 32 != 0 || block_threads > max_threads)
-    throw Error(kernel + ": block size " + std::to_string(block_threads) + " is not a multiple of 32 between 32 and " +
-                std::to_string(max_threads));
+    throw Error(kernel + ": block size " + std::to_string(block_threads) +
+                " is not a multiple of 32 between 32 and " + std::to_string(max_threads));
   if (blocks == 0) throw Error(kernel + ": a launch needs a block");
 }
 

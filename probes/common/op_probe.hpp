@@ -66,7 +66,8 @@ struct ChainPoint {
 // iterations, region_sm_clock_mhz and, for latency, latency_cycles, ci95_cycles, latency_ns, for a
 // rate <unit>_per_clk_per_sm, its ci95, sm_spread_<unit>_per_clk and <unit>_per_s.
 ChainPoint measure_op_point(ProbeContext& ctx, bool latency, const std::string& unit, uint64_t iterations,
-                            const std::string& ptx, nlohmann::json fields, const std::function<ChainResult()>& run);
+                            const std::string& ptx, nlohmann::json fields,
+                            const std::function<ChainResult()>& run);
 
 // The point of a chain family: measure_op_point's in ops, plus ops_per_chain, chains_per_thread,
 // warps_per_sm and (latency, `slowest_warp`) slowest_warp_cycles.
@@ -79,6 +80,7 @@ void require_cap(ptx::Cap cap, const std::string& what, const DeviceInfo& info);
 
 // One-line Errors for a launch no kernel takes: "<kernel>: block size <N> is not a multiple of 32
 // between 32 and <max_threads>", "<kernel>: a launch needs a block".
-void check_blocks(const std::string& kernel, uint32_t block_threads, uint32_t blocks, uint32_t max_threads = 1024);
+void check_blocks(const std::string& kernel, uint32_t block_threads, uint32_t blocks,
+                  uint32_t max_threads = 1024);
 
 }  // namespace gpuprobe::probes

@@ -100,13 +100,15 @@ ChainResult summarize_units(const std::vector<Out>& units, uint64_t expected, co
   ChainResult r;
   r.ops_per_chain = ops_per_chain;
   std::vector<double> latencies;
-  for (const Out& o : units) latencies.push_back(double(o.end_cycles - o.start_cycles) / double(ops_per_chain));
+  for (const Out& o : units)
+    latencies.push_back(double(o.end_cycles - o.start_cycles) / double(ops_per_chain));
   r.latency_cycles = stats::median(latencies);
   r.latency_cycles_max = *std::max_element(latencies.begin(), latencies.end());
   r.sms = static_cast<uint32_t>(per_sm.size());
   r.warps_per_sm = units_per_sm(per_sm);
   const SmRates rates = sm_rates(per_sm, rate);
-  r.ops_per_clk_per_sm = rates.median, r.ops_per_clk_per_sm_min = rates.min, r.ops_per_clk_per_sm_max = rates.max;
+  r.ops_per_clk_per_sm = rates.median, r.ops_per_clk_per_sm_min = rates.min;
+  r.ops_per_clk_per_sm_max = rates.max;
   return r;
 }
 

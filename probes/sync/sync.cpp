@@ -235,11 +235,10 @@ ChainResult summarize_sync_launch(const SyncSetup& s, const SyncRun& run, const 
   const double warps_per_unit = info.unit == SyncUnit::thread ? 1.0 / 32
                                 : info.unit == SyncUnit::warp ? 1.0
                                                               : s.block_threads / 32.0;
-  const ChainResult r = summarize_units(warps, uint64_t(s.blocks) * s.block_threads / 32, kernel, "warp", ops,
-                                        [&](const SmSpan& span) {
-                                          return double(span.units) / warps_per_unit * chains * double(ops) /
-                                                 span.cycles();
-                                        });
+  const uint64_t launched = uint64_t(s.blocks) * s.block_threads / 32;
+  const ChainResult r = summarize_units(warps, launched, kernel, "warp", ops, [&](const SmSpan& span) {
+    return double(span.units) / warps_per_unit * chains * double(ops) / span.cycles();
+  });
   // What the op's chains must hold; warp w's values are those of the first warp (every warp runs
   // the same chains), except bar_red_popc's count, which is per CTA but the same in each.
   const uint32_t checked = run.store ? checked_chains(s) : 0;
@@ -248,9 +247,9 @@ ChainResult summarize_sync_launch(const SyncSetup& s, const SyncRun& run, const 
   for (std::size_t w = 0; w < warps.size(); ++w)
     for (uint32_t k = 0; k < checked; ++k)
       if (warps[w].result[k] != reference[k])
-        throw Error("self-check failed: " + kernel + " warp " + std::to_string(w) + " chain " + std::to_string(k) +
-                    " ended with 0x" + hex_of(warps[w].result[k]) + ", expected 0x" + hex_of(reference[k]) +
-                    " after " + std::to_string(ops) + " ops");
+        throw Error("self-check failed: " + kernel + " warp " + std::to_string(w) + " chain " +
+                    std::to_string(k) + " ended with 0x" + hex_of(warps[w].result[k]) + ", expected 0x" +
+                    hex_of(reference[k]) + " after " + std::to_string(ops) + " ops");
   return r;
 }
 
@@ -265,9 +264,8 @@ constexpr uint32_t kClusterThroughputSize = 2;
 constexpr uint32_t kGridBlockThreads = 128;
 
 LaunchConfig config_of(const SyncSetup& s) {
-  // dsmem_ld's dynamic shared memory: the DSMEM ring.
-  LaunchConfig c = launch_config(s.blocks, s.block_threads,
-                                 s.op == SyncOp::dsmem_ld ? uint64_t{sync::kSyncDsmemSlots} * 8 : 0, s.cluster_size);
+  const uint64_t ring = s.op == SyncOp::dsmem_ld ? uint64_t{sync::kSyncDsmemSlots} * 8 : 0;  // the DSMEM ring
+  LaunchConfig c = launch_config(s.blocks, s.block_threads, ring, s.cluster_size);
   // grid_sync traps unless launched cooperatively; launch() checks the grid is resident.
   c.cooperative = sync_info(s.op).shape == SyncShape::grid;
   return c;

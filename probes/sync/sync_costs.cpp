@@ -157,8 +157,8 @@ const GridFigure kGridFigures[] = {
 SyncCosts sync_costs(const sim::Preset& p) {
   for (const GridFigure& f : kGridFigures)
     if (p.name == f.preset)
-      return table({p.info.cc.sm(), double(p.info.sm_count), p.info.rated_sm_clock_mhz, cache_hit_cycles(p, "L2"),
-                    f.grid_sync_ns, f.source, p.name == "rtx5090"});
+      return table({p.info.cc.sm(), double(p.info.sm_count), p.info.rated_sm_clock_mhz,
+                    cache_hit_cycles(p, "L2"), f.grid_sync_ns, f.source, p.name == "rtx5090"});
   return {};
 }
 
