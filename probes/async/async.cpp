@@ -382,12 +382,10 @@ ChainResult simulate(sim::SimDevice& device, const AsyncSetup& s, const AsyncRun
     ctas[0].result = static_cast<uint32_t>(chain.offset_bytes[walked.final_slot] / 4);
     chase_end = async_chase_reference(chain, run);
   } else if (s.kind == AsyncKind::multicast) {
-    static const SyncCosts kNone;
-    const SyncCosts& sync = p.table<SyncCosts>("sync") ? *p.table<SyncCosts>("sync") : kNone;
-    const auto barrier = std::find_if(sync.begin(), sync.end(),
-                                      [](const SyncCost& m) { return m.op == "barrier_cluster"; });
-    if (barrier == sync.end()) skip("the simulated " + p.name + " has no cluster barrier model");
-    const double round = latency + sync_latency_cycles(*barrier, s.cluster_size);
+    static const SyncCosts kNone;  // no sync table: no model of the cluster barrier either
+    const SyncCosts* sync = p.table<SyncCosts>("sync");
+    const double round =
+        latency + sync_latency_cycles(op_cost(p, sync ? *sync : kNone, "barrier_cluster"), s.cluster_size);
     ctas = simulate_units<AsyncCtaOut>(p, s.blocks, 1, seed,
                                        [&](uint32_t, uint32_t) { return double(run.iterations) * round; });
   } else {

@@ -32,13 +32,7 @@ namespace {
 using sim::Preset;
 
 AsyncCost op(const char* name, double latency, double per_kib, double peak, std::string source) {
-  AsyncCost m;
-  m.op = name;
-  m.latency_cycles = latency;
-  m.cycles_per_kib = per_kib;
-  m.rate = peak;
-  m.source = std::move(source);
-  return m;
+  return {{name, peak, latency, std::move(source)}, per_kib};
 }
 
 // The thread paths every preset has (ld + st) and, from sm_80, cp.async.

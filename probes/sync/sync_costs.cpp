@@ -38,17 +38,11 @@ struct GpuFacts {
 };
 
 SyncCost op(const char* name, double latency, double rate, std::string source) {
-  SyncCost m;
-  m.op = name;
-  m.latency_cycles = latency;
-  m.rate = rate;
-  m.source = std::move(source);
-  return m;
+  return {{name, rate, latency, std::move(source)}};
 }
 
 SyncCost swept(SyncCost m, double per_doubling, double saturates_at) {
-  m.per_doubling_cycles = per_doubling;
-  m.saturates_at = saturates_at;
+  m.per_doubling_cycles = per_doubling, m.saturates_at = saturates_at;
   return m;
 }
 
