@@ -16,17 +16,14 @@ double estimate(const std::string&, const Params& p) {
 }
 
 FamilySpec atomics_family() {
-  return {.name = "atomics",
-          .title = "Atomics",
-          .order = 60,
-          .plan = one_run_plan("atomics/ops", "atomics_ops.json"),
-          .estimate_h100_seconds = estimate,
-          .add_run = add_run_by(analysis::add_atomics_from_run),
-          .metrics = analysis::atomics_metrics,
-          .provenance = {generic_probe(
-              "atomics/ops", "atomics.cu",
-              closed_loop_check("tests/analysis/test_atomics_model.cpp", "atomics model closed loop"),
-              op_layer_self_check())}};
+  return op_table_family({.name = "atomics",
+                          .title = "Atomics",
+                          .order = 60,
+                          .plan = one_run_plan("atomics/ops", "atomics_ops.json"),
+                          .estimate_h100_seconds = estimate,
+                          .add_run = add_run_by(analysis::add_atomics_from_run),
+                          .metrics = analysis::atomics_metrics},
+                         "atomics/ops");
 }
 
 const FamilyRegistration kFamily(atomics_family);

@@ -358,21 +358,18 @@ const ProbeRegistration kRegistration(compute_probe);
 // ---- the family (harness/family.hpp): its model section and metrics are analysis/compute_model's
 
 FamilySpec compute_family() {
-  return {.name = kFamily,
-          .title = "CUDA-core compute",
-          .order = 30,
-          .plan = one_run_plan("compute/alu", "compute_alu.json"),
-          .estimate_h100_seconds =
-              [](const std::string&, const Params& p) {
-                return plan::op_points_seconds((p.get_text("op") == "all" ? std::size(kOps) : 1) *
-                                               plan::kinds(p, "kind", "both"));
-              },
-          .add_run = add_run_by(analysis::add_compute_from_run),
-          .metrics = analysis::compute_metrics,
-          .provenance = {generic_probe(
-              "compute/alu", "compute.cu",
-              closed_loop_check("tests/analysis/test_compute_model.cpp", "compute model closed loop"),
-              op_layer_self_check())}};
+  const auto estimate = [](const std::string&, const Params& p) {
+    const double ops = p.get_text("op") == "all" ? std::size(kOps) : 1;
+    return plan::op_points_seconds(ops * plan::kinds(p, "kind", "both"));
+  };
+  return op_table_family({.name = kFamily,
+                          .title = "CUDA-core compute",
+                          .order = 30,
+                          .plan = one_run_plan("compute/alu", "compute_alu.json"),
+                          .estimate_h100_seconds = estimate,
+                          .add_run = add_run_by(analysis::add_compute_from_run),
+                          .metrics = analysis::compute_metrics},
+                         "compute/alu");
 }
 
 const FamilyRegistration kFamilyRegistration(compute_family);

@@ -14,17 +14,14 @@ double estimate(const std::string&, const Params& p) {
 }
 
 FamilySpec sync_family() {
-  return {.name = "sync",
-          .title = "Synchronization",
-          .order = 50,
-          .plan = one_run_plan("sync/primitives", "sync_primitives.json"),
-          .estimate_h100_seconds = estimate,
-          .add_run = add_run_by(analysis::add_sync_from_run),
-          .metrics = analysis::sync_metrics,
-          .provenance = {
-              generic_probe("sync/primitives", "sync.cu",
-                            closed_loop_check("tests/analysis/test_sync_model.cpp", "sync model closed loop"),
-                            op_layer_self_check())}};
+  return op_table_family({.name = "sync",
+                          .title = "Synchronization",
+                          .order = 50,
+                          .plan = one_run_plan("sync/primitives", "sync_primitives.json"),
+                          .estimate_h100_seconds = estimate,
+                          .add_run = add_run_by(analysis::add_sync_from_run),
+                          .metrics = analysis::sync_metrics},
+                         "sync/primitives");
 }
 
 const FamilyRegistration kFamily(sync_family);
