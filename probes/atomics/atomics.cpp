@@ -12,11 +12,14 @@
 #include <cstring>
 #include <string>
 
+#include "analysis/atomics_model.hpp"
 #include "harness/axes.hpp"
 #include "harness/points.hpp"
 #include "harness/sim/sim_device.hpp"
+#include "probes/common/family_spec.hpp"
 #include "probes/common/op_costs.hpp"
 #include "probes/common/op_probe.hpp"
+#include "probes/common/plan.hpp"
 
 #define GPUPROBE_ATOMICS_OP(op, ...)                                                                  \
   GPUPROBE_KERNEL_PAIR_DECLARE_(gpuprobe_atomics_, (gpuprobe::probes::atomics::AtomicsArgs,          \
@@ -429,6 +432,26 @@ ProbeSpec atomics_probe() {
 }
 
 const ProbeRegistration kRegistration(atomics_probe);
+
+// ---- the family (harness/family.hpp): its model section and metrics are analysis/atomics_model's
+
+FamilySpec atomics_family() {
+  const auto estimate = [](const std::string&, const Params& p) {
+    const bool all = p.get_text("op") == "all" && p.get_text("pattern") == "all";
+    // Atomics under contention are noisy: more repeats.
+    return plan::op_points_seconds(plan::op_kind_points(p, all, 34, 44), plan::kNoisyRunsPerPoint);
+  };
+  return op_table_family({.name = kFamily,
+                          .title = "Atomics",
+                          .order = 60,
+                          .plan = one_run_plan("atomics/ops", "atomics_ops.json"),
+                          .estimate_h100_seconds = estimate,
+                          .add_run = add_run_by(analysis::add_atomics_from_run),
+                          .metrics = analysis::atomics_metrics},
+                         "atomics/ops");
+}
+
+const FamilyRegistration kFamilyRegistration(atomics_family);
 
 }  // namespace
 }  // namespace gpuprobe::probes

@@ -13,10 +13,13 @@
 #include <map>
 #include <string>
 
+#include "analysis/sync_model.hpp"
 #include "harness/axes.hpp"
 #include "harness/points.hpp"
 #include "harness/sim/sim_device.hpp"
+#include "probes/common/family_spec.hpp"
 #include "probes/common/op_probe.hpp"
+#include "probes/common/plan.hpp"
 
 #define GPUPROBE_SYNC_OP(op, ...)                                                                         \
   GPUPROBE_KERNEL_PAIR_DECLARE_(gpuprobe_sync_,                                                          \
@@ -450,6 +453,24 @@ ProbeSpec sync_probe() {
 }
 
 const ProbeRegistration kRegistration(sync_probe);
+
+// ---- the family (harness/family.hpp): its model section and metrics are analysis/sync_model's
+
+FamilySpec sync_family() {
+  const auto estimate = [](const std::string&, const Params& p) {
+    return plan::op_points_seconds(plan::op_kind_points(p, p.get_text("op") == "all", 53, 27));
+  };
+  return op_table_family({.name = kFamily,
+                          .title = "Synchronization",
+                          .order = 50,
+                          .plan = one_run_plan("sync/primitives", "sync_primitives.json"),
+                          .estimate_h100_seconds = estimate,
+                          .add_run = add_run_by(analysis::add_sync_from_run),
+                          .metrics = analysis::sync_metrics},
+                         "sync/primitives");
+}
+
+const FamilyRegistration kFamilyRegistration(sync_family);
 
 }  // namespace
 }  // namespace gpuprobe::probes
