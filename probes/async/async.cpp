@@ -310,17 +310,18 @@ ChainResult run_on_gpu(KernelRunner& gpu, const AsyncSetup& s, const AsyncRun& r
     source = Source{};  // the last launch's source freed first
     source = Source{gpu.upload(host), words, chase};
   }
-  AsyncArgs args{};
-  args.src = static_cast<const uint32_t*>(source.buffer.get());
-  args.src_words = words;
-  args.iterations = run.iterations;
-  args.warmup = chase ? run.warmup : 0;
-  args.zero = 0;
-  args.copy_bytes = async_copy_bytes(s);
-  args.box_rows = args.copy_bytes / (4 * async::kAsyncTma2dBoxWords);
-  args.tma2d_tiles = args.box_rows == 0 ? 1 : words / (uint64_t{async::kAsyncTma2dBoxWords} * args.box_rows);
-  args.start_word = chase ? static_cast<uint32_t>(ring.offset_bytes[ring.start] / 4) : 0;
-  args.store = run.store ? 1 : 0;
+  const uint32_t copy_bytes = async_copy_bytes(s), box_rows = copy_bytes / (4 * async::kAsyncTma2dBoxWords);
+  const AsyncArgs args{
+      .src = static_cast<const uint32_t*>(source.buffer.get()),
+      .src_words = words,
+      .iterations = run.iterations,
+      .warmup = chase ? run.warmup : 0,
+      .zero = 0,
+      .tma2d_tiles = box_rows == 0 ? 1 : words / (uint64_t{async::kAsyncTma2dBoxWords} * box_rows),
+      .copy_bytes = copy_bytes,
+      .box_rows = box_rows,
+      .start_word = chase ? static_cast<uint32_t>(ring.offset_bytes[ring.start] / 4) : 0,
+      .store = run.store};
   const AsyncEngine engine = async_info(s.op).engine;
   const AsyncTensorMap map = chase || engine == AsyncEngine::tma_1d || engine == AsyncEngine::tma_2d
                                  ? tensor_map(gpu, s, args.src)

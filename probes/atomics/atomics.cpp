@@ -230,12 +230,9 @@ ChainResult run_on_gpu(KernelRunner& gpu, const AtomicsSetup& s, const AtomicsRu
   const uint64_t init = init_word(s.op);
   for (uint64_t i = 0; i < n; ++i) std::memcpy(&host_words[i * bytes], &init, bytes);
   DeviceBuffer words = gpu.upload(host_words);
-  AtomicsArgs args{};
-  args.words = words.get();
-  args.iterations = run.iterations;
-  args.ops_per_chain = run.iterations * atomics::kAtomicsOpsPerIteration;
-  args.pattern = static_cast<uint32_t>(s.pattern);
-  args.store = run.store ? 1 : 0;
+  const AtomicsArgs args{.words = words.get(), .iterations = run.iterations, .zero = 0,
+                         .ops_per_chain = run.iterations * atomics::kAtomicsOpsPerIteration,
+                         .pattern = static_cast<uint32_t>(s.pattern), .store = run.store};
   LaunchRecord record;
   const auto warps = run_units<AtomicsWarpOut>(gpu, kKernels[static_cast<unsigned>(s.op)].of(s.kind), name,
                                                config_of(s), args, uint64_t(s.blocks) * s.block_threads / 32, record);

@@ -128,6 +128,12 @@ uint32_t sweep_value(const SyncSetup& s) {
   }
 }
 
+// The op's units (sync::SyncUnit: threads, warps or CTAs) per warp of the launch.
+double units_per_warp(const SyncSetup& s) {
+  const SyncUnit unit = sync_info(s.op).unit;
+  return unit == SyncUnit::thread ? 32.0 : unit == SyncUnit::warp ? 1.0 : 32.0 / s.block_threads;
+}
+
 // The chains whose results a launch checks: every chain of a warp op or the DSMEM chase, else one.
 uint32_t checked_chains(const SyncSetup& s) {
   const SyncShape shape = sync_info(s.op).shape;
@@ -235,12 +241,9 @@ ChainResult summarize_sync_launch(const SyncSetup& s, const SyncRun& run, const 
   const sync::SyncOpInfo& info = sync_info(s.op);
   const uint32_t chains = sync_chains(s.op, s.kind);
   const uint64_t ops = run.iterations * info.ops_per_iteration / chains;
-  const double warps_per_unit = info.unit == SyncUnit::thread ? 1.0 / 32
-                                : info.unit == SyncUnit::warp ? 1.0
-                                                              : s.block_threads / 32.0;
   const uint64_t launched = uint64_t(s.blocks) * s.block_threads / 32;
   const ChainResult r = summarize_units(warps, launched, kernel, "warp", ops, [&](const SmSpan& span) {
-    return double(span.units) / warps_per_unit * chains * double(ops) / span.cycles();
+    return double(span.units) * units_per_warp(s) * chains * double(ops) / span.cycles();
   });
   // What the op's chains must hold; warp w's values are those of the first warp (every warp runs
   // the same chains), except bar_red_popc's count, which is per CTA but the same in each.
@@ -287,12 +290,8 @@ ChainResult run_on_gpu(KernelRunner& gpu, const SyncSetup& s, const SyncRun& run
   if (run.iterations == 0) throw Error(name + ": no iterations");
   const auto words = sync_lane_words(s.op);
   const DeviceBuffer lanes = gpu.upload(std::vector<uint32_t>(words.begin(), words.end()));
-  SyncArgs args{};
-  args.lanes = static_cast<const uint32_t*>(lanes.get());
-  args.iterations = run.iterations;
-  args.zero = 0;
-  args.store = run.store ? 1 : 0;
-  args.mask = 0xffffffffu;
+  const SyncArgs args{.lanes = static_cast<const uint32_t*>(lanes.get()), .iterations = run.iterations,
+                      .zero = 0, .store = run.store, .mask = 0xffffffffu};
   LaunchRecord record;
   const auto warps = run_units<SyncWarpOut>(gpu, kKernels[static_cast<unsigned>(s.op)].of(s.kind), name, config_of(s),
                                             args, uint64_t(s.blocks) * s.block_threads / 32, record);
@@ -316,15 +315,12 @@ ChainResult simulate(sim::SimDevice& device, const SyncSetup& s, const SyncRun& 
   const uint64_t ops = run.iterations * info.ops_per_iteration / chains;
   const uint32_t warps_per_block = s.block_threads / 32;
   const double latency = sync_latency_cycles(cost, sweep_value(s));
-  const double units_per_warp = info.unit == SyncUnit::thread ? 32.0
-                                : info.unit == SyncUnit::warp ? 1.0
-                                                              : 1.0 / warps_per_block;
   const uint64_t seed = std::hash<std::string>{}(kernel) ^ s.blocks ^ (uint64_t(s.block_threads) << 20) ^
                         (run.iterations << 32) ^ device.next_launch(kFamily);
   auto warps = simulate_units<SyncWarpOut>(p, s.blocks, warps_per_block, seed, [&](uint32_t, uint32_t n) {
     const double chain_cycles = double(ops) * latency;
     const double issue_cycles =
-        info.shape == SyncShape::grid ? 0 : n * units_per_warp * chains * double(ops) / cost.rate;
+        info.shape == SyncShape::grid ? 0 : n * units_per_warp(s) * chains * double(ops) / cost.rate;
     return std::max(chain_cycles, issue_cycles);
   });
   for (uint32_t k = 0; run.store && k < checked_chains(s); ++k) {
