@@ -44,14 +44,6 @@ LaunchParams read_launch_params(ProbeContext& ctx, uint64_t max_iterations);
 Axis op_axis(std::vector<std::string> names);
 Axis kind_axis();
 
-// A table's names, in order.
-template <class Info, std::size_t N>
-std::vector<std::string> op_names(const Info (&table)[N]) {
-  std::vector<std::string> out;
-  for (const Info& info : table) out.push_back(info.name);
-  return out;
-}
-
 // A measured point of an op-table probe (harness/points.hpp fields), or a skipped one.
 struct ChainPoint {
   nlohmann::json point;
