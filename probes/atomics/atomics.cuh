@@ -68,7 +68,6 @@ inline constexpr AtomicsOpInfo kAtomicsOps[] = {
 #include "probes/atomics/atomics.def"
 #undef GPUPROBE_ATOMICS_OP
 };
-inline constexpr unsigned kAtomicsOpCount = sizeof(kAtomicsOps) / sizeof(kAtomicsOps[0]);
 
 GPUPROBE_HD constexpr const AtomicsOpInfo& atomics_op_info(AtomicsOp op) {
   return kAtomicsOps[static_cast<unsigned>(op)];
