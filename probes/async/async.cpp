@@ -19,7 +19,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -27,9 +26,7 @@
 #include "harness/axes.hpp"
 #include "harness/kernel_runner.hpp"
 #include "harness/points.hpp"
-#include "harness/repeat.hpp"
 #include "harness/sim/sim_device.hpp"
-#include "harness/stats.hpp"
 #include "probes/common/op_probe.hpp"
 #include "probes/sync/sync.hpp"
 #include "ptx/capability.hpp"
@@ -76,12 +73,6 @@ const DepthKernels kKernels[] = {
 
 bool power_of_two(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
 
-std::string hex(uint32_t v) {
-  char text[16];
-  std::snprintf(text, sizeof text, "%x", v);
-  return text;
-}
-
 bool single_issuer(AsyncEngine e) {
   return e == AsyncEngine::bulk || e == AsyncEngine::tma_1d || e == AsyncEngine::tma_2d;
 }
@@ -91,10 +82,6 @@ constexpr uint64_t kChaseSeed = 0xA5C0;
 constexpr uint32_t kChaseNodeBytes = 128;
 
 }  // namespace
-
-const async::AsyncOpInfo& async_info(AsyncOp op) { return async::async_op_info(op); }
-
-AsyncOp parse_async_op(const std::string& name) { return find_op(async::kAsyncOps, name, "async op").op; }
 
 std::string async_kernel_name(const AsyncSetup& s) {
   if (s.kind == AsyncKind::chase) return "gpuprobe_async_tma_chase";
@@ -121,17 +108,11 @@ double async_bytes_in_flight_per_sm(const AsyncSetup& s, double ctas_per_sm) {
 
 void check_async_fits(const AsyncSetup& s, const DeviceInfo& info) {
   const auto& op = async_info(s.op);
-  const int sm = info.cc.sm();
-  const ptx::Cap cap = s.kind == AsyncKind::chase       ? ptx::Cap::bulk_copy
-                       : s.kind == AsyncKind::multicast ? ptx::Cap::bulk_multicast
-                                                        : op.cap;
-  if (!ptx::device_has(cap, sm))
-    skip(std::string(s.kind == AsyncKind::chase       ? "the TMA chase"
-                     : s.kind == AsyncKind::multicast ? "the TMA multicast"
-                                                      : op.ptx) +
-         " needs " + ptx::capability_info(cap).targets + "; " + info.name + " is sm_" + std::to_string(sm));
+  const bool chase = s.kind == AsyncKind::chase, multicast = s.kind == AsyncKind::multicast;
+  require_cap(chase ? ptx::Cap::bulk_copy : multicast ? ptx::Cap::bulk_multicast : op.cap,
+              chase ? "the TMA chase" : multicast ? "the TMA multicast" : op.ptx, info);
   const std::string kernel = async_kernel_name(s);
-  if (s.kind == AsyncKind::chase) {
+  if (chase) {
     if (s.op != AsyncOp::tma_1d) throw Error(kernel + ": the chase is a TMA 1D chase (op tma_1d)");
     if (s.blocks != 1 || s.block_threads != 32 || s.depth != 1)
       throw Error(kernel + ": a chase launch is one CTA of one warp");
@@ -140,7 +121,7 @@ void check_async_fits(const AsyncSetup& s, const DeviceInfo& info) {
       throw Error(kernel + ": a chase footprint is a multiple of 128 bytes from 256 B to 16 GiB");
     return;
   }
-  if (s.kind == AsyncKind::multicast) {
+  if (multicast) {
     if (s.op != AsyncOp::tma_2d) throw Error(kernel + ": the multicast is a TMA 2D multicast (op tma_2d)");
     if (s.cluster_size < 1 || s.cluster_size > 8 || s.blocks == 0 || s.blocks % s.cluster_size != 0)
       throw Error(kernel + ": " + std::to_string(s.blocks) + " CTAs are not whole clusters of 1 to 8 (" +
@@ -153,18 +134,11 @@ void check_async_fits(const AsyncSetup& s, const DeviceInfo& info) {
   if (std::find(std::begin(async::kAsyncDepths), std::end(async::kAsyncDepths), s.depth) ==
       std::end(async::kAsyncDepths))
     throw Error(kernel + ": depth " + std::to_string(s.depth) + " is not 1, 2, 4 or 8");
-  if (s.blocks == 0) throw Error(kernel + ": a launch needs a block");
-  const bool latency = s.kind == AsyncKind::latency;
-  const bool multicast = s.kind == AsyncKind::multicast;
-  if (latency && (s.blocks != 1 || s.depth != 1 || s.block_threads != 32))
+  if (s.kind == AsyncKind::latency && (s.blocks != 1 || s.depth != 1 || s.block_threads != 32))
     throw Error(kernel + ": a latency launch is the depth-1 kernel in one CTA of one warp");
-  if (single_issuer(op.engine)) {
-    if (s.block_threads != 32) throw Error(kernel + ": bulk and TMA launches are one warp per CTA");
-  } else if (s.block_threads == 0 || s.block_threads % 32 != 0 ||
-             s.block_threads > async::kAsyncMaxBlockThreads) {
-    throw Error(kernel + ": block size " + std::to_string(s.block_threads) +
-                " is not a multiple of 32 between 32 and " + std::to_string(async::kAsyncMaxBlockThreads));
-  }
+  if (single_issuer(op.engine) && s.block_threads != 32)
+    throw Error(kernel + ": bulk and TMA launches are one warp per CTA");
+  check_blocks(kernel, s.block_threads, s.blocks, async::kAsyncMaxBlockThreads);
   const uint32_t bytes = async_copy_bytes(s);
   switch (op.engine) {
     case AsyncEngine::bulk:
@@ -232,30 +206,18 @@ ChainResult summarize_async_launch(const AsyncSetup& s, const AsyncRun& run,
   const std::string kernel = async_kernel_name(s);
   const bool chase = s.kind == AsyncKind::chase;
   const double bytes = async_copy_bytes(s);
-  ChainResult r;
-  r.ops_per_chain = chase ? run.iterations : run.iterations * s.depth;
-  const auto per_sm = check_units(ctas, s.blocks, kernel, "CTA");
-  std::vector<double> latencies;
-  for (uint32_t b = 0; b < ctas.size(); ++b) {
-    const AsyncCtaOut& o = ctas[b];
-    const uint32_t want = !run.store ? o.result
-                          : chase    ? chase_reference
-                                     : async_reference_fingerprint(s, run, b);
-    if (o.result != want)
-      throw Error("self-check failed: " + kernel + " CTA " + std::to_string(b) +
-                  (chase ? " ended the chase on word 0x" + hex(o.result)
-                         : " holds data with fingerprint 0x" + hex(o.result)) +
-                  ", expected 0x" + hex(want) + " (the copies did not bring the source intact)");
-    latencies.push_back(double(o.end_cycles - o.start_cycles) / double(r.ops_per_chain));
-  }
-  r.sms = static_cast<uint32_t>(per_sm.size());
-  r.latency_cycles = stats::median(latencies);
-  r.latency_cycles_max = *std::max_element(latencies.begin(), latencies.end());
-  const SmRates rates = sm_rates(per_sm, [&](const SmSpan& span) {
-    return double(span.units) * double(r.ops_per_chain) * bytes / span.cycles();
+  const uint64_t copies = chase ? run.iterations : run.iterations * s.depth;
+  const ChainResult r = summarize_units(ctas, s.blocks, kernel, "CTA", copies, [&](const SmSpan& span) {
+    return double(span.units) * double(copies) * bytes / span.cycles();
   });
-  r.ops_per_clk_per_sm = rates.median, r.ops_per_clk_per_sm_min = rates.min,
-  r.ops_per_clk_per_sm_max = rates.max;
+  for (uint32_t b = 0; run.store && b < ctas.size(); ++b) {
+    const uint32_t got = ctas[b].result;
+    const uint32_t want = chase ? chase_reference : async_reference_fingerprint(s, run, b);
+    if (got != want)
+      throw Error("self-check failed: " + kernel + " CTA " + std::to_string(b) +
+                  (chase ? " ended the chase on word 0x" : " holds data with fingerprint 0x") + hex_of(got) +
+                  ", expected 0x" + hex_of(want) + " (the copies did not bring the source intact)");
+  }
   return r;
 }
 
@@ -275,12 +237,7 @@ constexpr uint32_t kChasePointsPerOctave = 4;
 constexpr uint64_t kChaseFirstFootprintBytes = 1ull << 20;
 
 LaunchConfig config_of(const AsyncSetup& s) {
-  LaunchConfig c;
-  c.grid = Dim3{s.blocks, 1, 1};
-  c.block = Dim3{s.block_threads, 1, 1};
-  c.dynamic_smem_bytes = async_dynamic_smem_bytes(s);
-  if (s.cluster_size != 0) c.cluster = Dim3{s.cluster_size, 1, 1};
-  return c;
+  return launch_config(s.blocks, s.block_threads, async_dynamic_smem_bytes(s), s.cluster_size);
 }
 
 // ---- on a GPU -----------------------------------------------------------------------------------
@@ -353,36 +310,29 @@ ChainResult run_on_gpu(KernelRunner& gpu, const AsyncSetup& s, const AsyncRun& r
     source = Source{};  // the last launch's source freed first
     source = Source{gpu.upload(host), words, chase};
   }
-  AsyncArgs args{};
-  args.src = static_cast<const uint32_t*>(source.buffer.get());
-  args.src_words = words;
-  args.iterations = run.iterations;
-  args.warmup = chase ? run.warmup : 0;
-  args.zero = 0;
-  args.copy_bytes = async_copy_bytes(s);
-  args.box_rows = args.copy_bytes / (4 * async::kAsyncTma2dBoxWords);
-  args.tma2d_tiles = args.box_rows == 0 ? 1 : words / (uint64_t{async::kAsyncTma2dBoxWords} * args.box_rows);
-  args.start_word = chase ? static_cast<uint32_t>(ring.offset_bytes[ring.start] / 4) : 0;
-  args.store = run.store ? 1 : 0;
+  const uint32_t copy_bytes = async_copy_bytes(s), box_rows = copy_bytes / (4 * async::kAsyncTma2dBoxWords);
+  const AsyncArgs args{
+      .src = static_cast<const uint32_t*>(source.buffer.get()),
+      .src_words = words,
+      .iterations = run.iterations,
+      .warmup = chase ? run.warmup : 0,
+      .zero = 0,
+      .tma2d_tiles = box_rows == 0 ? 1 : words / (uint64_t{async::kAsyncTma2dBoxWords} * box_rows),
+      .copy_bytes = copy_bytes,
+      .box_rows = box_rows,
+      .start_word = chase ? static_cast<uint32_t>(ring.offset_bytes[ring.start] / 4) : 0,
+      .store = run.store};
   const AsyncEngine engine = async_info(s.op).engine;
   const AsyncTensorMap map = chase || engine == AsyncEngine::tma_1d || engine == AsyncEngine::tma_2d
                                  ? tensor_map(gpu, s, args.src)
                                  : AsyncTensorMap{};
   LaunchRecord record;
   const auto ctas = run_units<AsyncCtaOut>(gpu, kernel, name, config_of(s), args, s.blocks, record, map);
-  ChainResult r = summarize_async_launch(s, run, ctas,
-                                         chase && run.store ? async_chase_reference(ring, run) : 0);
-  r.launch = record;
-  return r;
+  const uint32_t chase_end = chase && run.store ? async_chase_reference(ring, run) : 0;
+  return with_launch(summarize_async_launch(s, run, ctas, chase_end), record);
 }
 
 // ---- on the simulator ---------------------------------------------------------------------------
-
-double level_latency(const sim::Preset& p, const char* level) {
-  for (const auto& c : p.caches)
-    if (c.name == level) return c.hit_latency_cycles;
-  return 0;
-}
 
 // The whole device's bandwidth at a level in bytes per SM clock (0: no limit known).
 double level_bytes_per_clk(const sim::Preset& p, const char* level) {
@@ -408,11 +358,9 @@ double level_bytes_per_clk(const sim::Preset& p, const char* level) {
 // timing carries the preset's relative noise (simulate_units).
 ChainResult simulate(sim::SimDevice& device, const AsyncSetup& s, const AsyncRun& run) {
   const sim::Preset& p = device.preset();
-  const AsyncCosts* costs = p.table<AsyncCosts>(kFamily);
-  if (costs == nullptr || costs->empty())
-    throw OpsUnavailable("the simulated " + p.name + " has no async-copy model");
+  const AsyncCosts& costs = op_costs<AsyncCost>(p, kFamily);
   check_async_fits(s, device.info());
-  const AsyncCost& cost = op_cost(p, *costs, async_info(s.op).name);
+  const AsyncCost& cost = op_cost(p, costs, async_info(s.op).name);
   const std::string kernel = async_kernel_name(s);
   if (run.iterations == 0) throw Error(kernel + ": no iterations");
   const uint64_t seed = std::hash<std::string>{}(kernel) ^ s.blocks ^ (s.footprint_bytes << 8) ^
@@ -420,7 +368,7 @@ ChainResult simulate(sim::SimDevice& device, const AsyncSetup& s, const AsyncRun
   const double bytes = async_copy_bytes(s);
   const bool from_dram = s.footprint_bytes > p.info.l2_bytes;
   const double latency = cost.latency_cycles + cost.cycles_per_kib * std::max(0.0, bytes / 1024 - 1) +
-                         (from_dram ? p.dram_latency_cycles - level_latency(p, "L2") : 0);
+                         (from_dram ? p.dram_latency_cycles - cache_hit_cycles(p, "L2") : 0);
   std::vector<AsyncCtaOut> ctas;
   uint32_t chase_end = 0;
   if (s.kind == AsyncKind::chase) {
@@ -435,12 +383,10 @@ ChainResult simulate(sim::SimDevice& device, const AsyncSetup& s, const AsyncRun
     ctas[0].result = static_cast<uint32_t>(chain.offset_bytes[walked.final_slot] / 4);
     chase_end = async_chase_reference(chain, run);
   } else if (s.kind == AsyncKind::multicast) {
-    static const SyncCosts kNone;
-    const SyncCosts& sync = p.table<SyncCosts>("sync") ? *p.table<SyncCosts>("sync") : kNone;
-    const auto barrier = std::find_if(sync.begin(), sync.end(),
-                                      [](const SyncCost& m) { return m.op == "barrier_cluster"; });
-    if (barrier == sync.end()) skip("the simulated " + p.name + " has no cluster barrier model");
-    const double round = latency + sync_latency_cycles(*barrier, s.cluster_size);
+    static const SyncCosts kNone;  // no sync table: no model of the cluster barrier either
+    const SyncCosts* sync = p.table<SyncCosts>("sync");
+    const double round =
+        latency + sync_latency_cycles(op_cost(p, sync ? *sync : kNone, "barrier_cluster"), s.cluster_size);
     ctas = simulate_units<AsyncCtaOut>(p, s.blocks, 1, seed,
                                        [&](uint32_t, uint32_t) { return double(run.iterations) * round; });
   } else {
@@ -455,10 +401,7 @@ ChainResult simulate(sim::SimDevice& device, const AsyncSetup& s, const AsyncRun
   }
   for (uint32_t b = 0; s.kind != AsyncKind::chase && b < s.blocks; ++b)
     ctas[b].result = run.store ? async_reference_fingerprint(s, run, b) : 0;
-  ChainResult r = summarize_async_launch(s, run, ctas, chase_end);
-  r.launch.kernel = kernel;
-  r.launch.config = config_of(s);
-  return r;
+  return with_launch(summarize_async_launch(s, run, ctas, chase_end), {kernel, config_of(s)});
 }
 
 ChainResult launch(Device& device, const AsyncSetup& s, const AsyncRun& run, Source& source) {
@@ -470,41 +413,28 @@ ChainResult launch(Device& device, const AsyncSetup& s, const AsyncRun& run, Sou
 
 nlohmann::json measure(ProbeContext& ctx, const AsyncSetup& s, const AsyncRun& run, Source& source) {
   const auto& info = async_info(s.op);
-  const bool throughput = s.kind == AsyncKind::throughput;
-  const auto r = repeat_point(
-      ctx.repeat(), [&] { return launch(ctx.device(), s, run, source); },
-      [&](const ChainResult& x) { return throughput ? x.ops_per_clk_per_sm : x.latency_cycles; });
-  if (r.skipped) return {{"ptx", info.ptx}, {"skipped", *r.skipped}};
-  const ChainResult& first = r.first;
-  nlohmann::json p = {{"ptx", info.ptx},
-                      {"synchronous", info.synchronous},
-                      {"copy_bytes", async_copy_bytes(s)},
-                      {"footprint_bytes", s.footprint_bytes},
-                      {"block_threads", s.block_threads},
-                      {"blocks", s.blocks},
-                      {"sms", first.sms},
-                      {"kernel", async_kernel_name(s)},
-                      {"launch", to_json(first.launch)},
-                      {"self_check", "passed"}};
-  const double clock_mhz = write_point_repeats(p, ctx, r.outcome, run.iterations);
-  const auto& sum = r.outcome.summary;
-  if (s.cluster_size != 0) p["cluster_size"] = s.cluster_size;
+  nlohmann::json fields = {{"synchronous", info.synchronous},
+                           {"copy_bytes", async_copy_bytes(s)},
+                           {"footprint_bytes", s.footprint_bytes},
+                           {"block_threads", s.block_threads},
+                           {"blocks", s.blocks}};
+  if (s.cluster_size != 0) fields["cluster_size"] = s.cluster_size;
+  if (s.kind == AsyncKind::chase) fields["warmup_hops"] = run.warmup;
+  ChainPoint c = measure_op_point(ctx, s.kind != AsyncKind::throughput, "bytes", run.iterations, info.ptx,
+                                  std::move(fields), [&] { return launch(ctx.device(), s, run, source); });
+  const ChainResult& first = c.first;
+  if (c.skipped) return c.point;
   if (s.kind == AsyncKind::multicast) {
     // A round's latency (one cluster barrier included) and the bytes every CTA receives.
-    const double sms = ctx.device().info().sm_count;
-    write_latency(p, sum, clock_mhz);
-    p["bytes_per_clk_per_sm"] = first.ops_per_clk_per_sm;
-    p["bytes_per_s"] = first.ops_per_clk_per_sm * sms * clock_mhz * 1e6;
-  } else if (throughput) {
+    c.point["bytes_per_clk_per_sm"] = first.ops_per_clk_per_sm;
+    c.point["bytes_per_s"] = first.ops_per_clk_per_sm * ctx.device().info().sm_count * c.clock_mhz * 1e6;
+  } else if (s.kind == AsyncKind::throughput) {
     // depth and ctas_per_sm are the point's axes.
-    p["bytes_in_flight_per_sm"] = async_bytes_in_flight_per_sm(s, double(s.blocks) / first.sms);
-    write_rate(p, ctx, "bytes", sum, first.ops_per_clk_per_sm_min, first.ops_per_clk_per_sm_max, clock_mhz);
+    c.point["bytes_in_flight_per_sm"] = async_bytes_in_flight_per_sm(s, double(s.blocks) / first.sms);
   } else {
-    if (s.kind == AsyncKind::chase) p["warmup_hops"] = run.warmup;
-    write_latency(p, sum, clock_mhz);
-    p["slowest_cta_cycles"] = first.latency_cycles_max;
+    c.point["slowest_cta_cycles"] = first.latency_cycles_max;
   }
-  return p;
+  return c.point;
 }
 
 // What a probe run's launches come from: its parameters and the device.

@@ -13,6 +13,7 @@
 #include "harness/device.hpp"
 #include "probes/async/async.cuh"
 #include "probes/common/op_costs.hpp"
+#include "probes/common/op_table.hpp"
 #include "probes/common/units.hpp"
 
 namespace gpuprobe::probes {
@@ -27,9 +28,11 @@ using async::AsyncOp;
 // one load by rank 0, wait; the sm_90a unit multicast.sm90a.cu).
 enum class AsyncKind { latency, throughput, chase, multicast };
 
-const async::AsyncOpInfo& async_info(AsyncOp op);
+inline const async::AsyncOpInfo& async_info(AsyncOp op) { return async::async_op_info(op); }
 // Throws a one-line gpuprobe::Error listing the ops when `name` is unknown.
-AsyncOp parse_async_op(const std::string& name);
+inline AsyncOp parse_async_op(const std::string& name) {
+  return find_op(async::kAsyncOps, name, "async op").op;
+}
 
 struct AsyncSetup {
   AsyncOp op = AsyncOp::cp_async_ca_16;  // the chase: tma_1d

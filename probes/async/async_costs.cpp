@@ -32,24 +32,12 @@ namespace {
 using sim::Preset;
 
 AsyncCost op(const char* name, double latency, double per_kib, double peak, std::string source) {
-  AsyncCost m;
-  m.op = name;
-  m.latency_cycles = latency;
-  m.cycles_per_kib = per_kib;
-  m.rate = peak;
-  m.source = std::move(source);
-  return m;
-}
-
-double l2_hit_cycles(const Preset& p) {
-  for (const auto& c : p.caches)
-    if (c.name == "L2") return c.hit_latency_cycles;
-  return 0;
+  return {{name, peak, latency, std::move(source)}, per_kib};
 }
 
 // The thread paths every preset has (ld + st) and, from sm_80, cp.async.
 AsyncCosts thread_paths(const Preset& p, bool cp_async) {
-  const double l2 = l2_hit_cycles(p);
+  const double l2 = cache_hit_cycles(p, "L2");
   const std::string l2_text = std::to_string(static_cast<int>(l2 + 0.5));
   AsyncCosts t;
   const std::string ld = "the preset's L2 hit latency (" + l2_text +
@@ -88,7 +76,7 @@ AsyncCosts with_tma(const Preset& p, double tma_latency, const std::string& tma_
 // The TMA's latency on a GPU without a published figure: its own L2 hit latency plus the H800's
 // TMA-over-load difference.
 AsyncCosts tma_over_l2(const Preset& p, const std::string& per_kib_source) {
-  return with_tma(p, l2_hit_cycles(p) + kTmaOverLoadCycles,
+  return with_tma(p, cache_hit_cycles(p, "L2") + kTmaOverLoadCycles,
                   "DER the preset's L2 hit latency + 102.5 (M [HPMLL tma] 367 - 264.5 on H800 PCIe; "
                   "assumption: the same TMA cost on this GPU)",
                   per_kib_source);

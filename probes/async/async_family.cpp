@@ -41,18 +41,15 @@ std::vector<PlannedRun> runs(RunProfile profile) {
 }
 
 FamilySpec async_family() {
-  return {.name = "async",
-          .title = "Asynchronous copies",
-          .order = 70,
-          .section = "async_copy",
-          .plan = runs,
-          .estimate_h100_seconds = estimate,
-          .add_run = add_run_by(analysis::add_async_copy_from_run),
-          .metrics = analysis::async_metrics,
-          .provenance = {generic_probe(
-              "async/copy", "async.cu",
-              closed_loop_check("tests/analysis/test_async_model.cpp", "async model closed loop"),
-              self_check_evidence("probes/async/async.cpp"))}};
+  return op_table_family({.name = "async",
+                          .title = "Asynchronous copies",
+                          .order = 70,
+                          .section = "async_copy",
+                          .plan = runs,
+                          .estimate_h100_seconds = estimate,
+                          .add_run = add_run_by(analysis::add_async_copy_from_run),
+                          .metrics = analysis::async_metrics},
+                         "async/copy");
 }
 
 const FamilyRegistration kFamily(async_family);

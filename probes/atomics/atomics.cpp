@@ -10,15 +10,16 @@
 
 #include <algorithm>
 #include <cstring>
-#include <map>
 #include <string>
 
+#include "analysis/atomics_model.hpp"
 #include "harness/axes.hpp"
 #include "harness/points.hpp"
 #include "harness/sim/sim_device.hpp"
-#include "harness/stats.hpp"
+#include "probes/common/family_spec.hpp"
 #include "probes/common/op_costs.hpp"
 #include "probes/common/op_probe.hpp"
+#include "probes/common/plan.hpp"
 
 #define GPUPROBE_ATOMICS_OP(op, ...)                                                                  \
   GPUPROBE_KERNEL_PAIR_DECLARE_(gpuprobe_atomics_, (gpuprobe::probes::atomics::AtomicsArgs,          \
@@ -35,65 +36,35 @@ using atomics::AtomicsOperation;
 using atomics::AtomicsArgs;
 using atomics::AtomicsWarpOut;
 
-constexpr AtomicsPattern kPatterns[] = {AtomicsPattern::same, AtomicsPattern::distinct,
-                                        AtomicsPattern::contended, AtomicsPattern::uniform};
+constexpr const char* kPatternNames[] = {"same", "distinct", "contended", "uniform"};  // AtomicsPattern's
 
 uint64_t mask_of(AtomicsOp op) {
   return atomics_info(op).bytes == 8 ? ~uint64_t{0} : uint64_t{0xffffffffu};
 }
 
-std::string hex(uint64_t v) {
-  char text[24];
-  std::snprintf(text, sizeof text, "%llx", static_cast<unsigned long long>(v));
-  return text;
-}
+const char* pattern_name(AtomicsPattern pattern) { return kPatternNames[static_cast<unsigned>(pattern)]; }
 
-}  // namespace
-
-const char* atomics_pattern_name(AtomicsPattern pattern) {
-  switch (pattern) {
-    case AtomicsPattern::same: return "same";
-    case AtomicsPattern::distinct: return "distinct";
-    case AtomicsPattern::contended: return "contended";
-    case AtomicsPattern::uniform: return "uniform";
-  }
-  return "?";
-}
-
-const char* atomics_lowering_name(AtomicsLowering lowering) {
-  switch (lowering) {
-    case AtomicsLowering::native: return "native";
-    case AtomicsLowering::warp_aggregated: return "warp_aggregated";
-    case AtomicsLowering::cas_loop: return "cas_loop";
-    case AtomicsLowering::popc_inc: return "popc_inc";
-  }
-  return "?";
-}
-
-const atomics::AtomicsOpInfo& atomics_info(AtomicsOp op) { return atomics::atomics_op_info(op); }
-
-AtomicsOp parse_atomics_op(const std::string& name) { return find_op(atomics::kAtomicsOps, name, "atomics op").op; }
-
-AtomicsPattern parse_atomics_pattern(const std::string& name) {
-  for (AtomicsPattern p : kPatterns)
-    if (name == atomics_pattern_name(p)) return p;
+AtomicsPattern parse_pattern(const std::string& name) {
+  for (unsigned i = 0; i < std::size(kPatternNames); ++i)
+    if (name == kPatternNames[i]) return static_cast<AtomicsPattern>(i);
   throw Error("unknown atomics pattern '" + name + "' (known: same, distinct, contended, uniform)");
 }
 
-std::vector<AtomicsPattern> atomics_patterns(AtomicsOp op) {
+// The patterns an op runs: the *_uniform ops only `uniform`; shared ops same and distinct; global
+// ops same, distinct and contended.
+std::vector<AtomicsPattern> patterns_of(AtomicsOp op) {
   const auto& info = atomics_info(op);
   if (info.lowering == AtomicsLowering::warp_aggregated) return {AtomicsPattern::uniform};
   if (info.shared) return {AtomicsPattern::same, AtomicsPattern::distinct};
   return {AtomicsPattern::same, AtomicsPattern::distinct, AtomicsPattern::contended};
 }
 
-std::string atomics_kernel_name(AtomicsOp op, Kind kind) {
+std::string kernel_name(AtomicsOp op, Kind kind) {  // gpuprobe_atomics_<op>_lat/_thr
   return std::string("gpuprobe_atomics_") + atomics_info(op).name + kind_suffix(kind);
 }
 
-uint32_t atomics_chains(Kind kind) { return kind == Kind::latency ? 1 : atomics::kAtomicsThroughputChains; }
-
-uint64_t atomics_word_count(const AtomicsSetup& s) {
+// Elements of the op's size the launch works on (global: the buffer; shared: copied out).
+uint64_t word_count(const AtomicsSetup& s) {
   const uint32_t chains = atomics_chains(s.kind);
   const uint32_t wpb = s.block_threads / 32;
   if (atomics_info(s.op).shared) return uint64_t{s.blocks} * atomics::atomics_block_words(s.pattern, chains, wpb);
@@ -105,17 +76,16 @@ uint64_t atomics_word_count(const AtomicsSetup& s) {
   }
 }
 
-uint64_t atomics_dynamic_smem_bytes(const AtomicsSetup& s) {
-  const auto& info = atomics_info(s.op);
-  if (!info.shared || s.pattern == AtomicsPattern::uniform) return 0;
-  return atomics::atomics_block_words(s.pattern, atomics_chains(s.kind), s.block_threads / 32) * info.bytes;
-}
-
-uint64_t atomics_init_word(AtomicsOp op) {
+// The word's start value (as the kernel's element bits: f32 0.0 is 0).
+uint64_t init_word(AtomicsOp op) {
   const auto& info = atomics_info(op);
   if (info.operation == AtomicsOperation::add_f32) return 0;
   return info.bytes == 8 ? atomics::kAtomicsInit64 : atomics::kAtomicsInit32;
 }
+
+}  // namespace
+
+uint32_t atomics_chains(Kind kind) { return kind == Kind::latency ? 1 : atomics::kAtomicsThroughputChains; }
 
 std::vector<uint64_t> atomics_expected_words(const AtomicsSetup& s, const AtomicsRun& run,
                                              const std::vector<AtomicsWarpOut>& warps) {
@@ -123,7 +93,7 @@ std::vector<uint64_t> atomics_expected_words(const AtomicsSetup& s, const Atomic
   const uint32_t chains = atomics_chains(s.kind);
   const uint32_t wpb = s.block_threads / 32;
   const uint64_t ops = run.iterations * atomics::kAtomicsOpsPerIteration;
-  std::vector<uint64_t> count(atomics_word_count(s), 0);
+  std::vector<uint64_t> count(word_count(s), 0);
   for (uint64_t w = 0; w < warps.size(); ++w)
     for (uint32_t k = 0; k < chains; ++k) {
       if (info.operation == AtomicsOperation::cas && s.pattern != AtomicsPattern::distinct) {
@@ -135,7 +105,7 @@ std::vector<uint64_t> atomics_expected_words(const AtomicsSetup& s, const Atomic
         count.at(atomics::atomics_word(s.pattern, info.shared, chains, w, wpb, lane, k)) += ops;
     }
   std::vector<uint64_t> words(count.size(), 0);
-  const uint64_t init = atomics_init_word(s.op);
+  const uint64_t init = init_word(s.op);
   for (std::size_t i = 0; i < count.size(); ++i) {
     switch (info.operation) {
       case AtomicsOperation::add:
@@ -158,90 +128,73 @@ std::vector<uint64_t> atomics_expected_words(const AtomicsSetup& s, const Atomic
 
 void check_atomics_fits(const AtomicsSetup& s, const DeviceInfo&) {
   const auto& info = atomics_info(s.op);
-  const std::string kernel = atomics_kernel_name(s.op, s.kind);
-  if (s.block_threads == 0 || s.block_threads % 32 != 0 || s.block_threads > 1024)
-    throw Error(kernel + ": block size " + std::to_string(s.block_threads) +
-                " is not a multiple of 32 between 32 and 1024");
-  if (s.blocks == 0) throw Error(kernel + ": a launch needs a block");
-  const auto allowed = atomics_patterns(s.op);
+  const std::string kernel = kernel_name(s.op, s.kind);
+  check_blocks(kernel, s.block_threads, s.blocks);
+  const auto allowed = patterns_of(s.op);
   if (std::find(allowed.begin(), allowed.end(), s.pattern) == allowed.end())
-    throw Error(kernel + ": pattern " + atomics_pattern_name(s.pattern) + " does not apply to " + info.name);
+    throw Error(kernel + ": pattern " + pattern_name(s.pattern) + " does not apply to " + info.name);
   if (s.kind == Kind::latency && info.operation == AtomicsOperation::red_add)
     throw Skip(std::string(info.ptx) + " returns nothing: no latency chain (throughput only)");
 }
 
 ChainResult summarize_atomics_launch(const AtomicsSetup& s, const AtomicsRun& run,
                                      const std::vector<AtomicsWarpOut>& warps, const std::vector<uint64_t>& words) {
-  const std::string kernel = atomics_kernel_name(s.op, s.kind);
+  const std::string kernel = kernel_name(s.op, s.kind);
+  const std::string where = kernel + " (" + pattern_name(s.pattern) + ")";
   const auto& info = atomics_info(s.op);
   const uint32_t chains = atomics_chains(s.kind);
   const uint32_t wpb = s.block_threads / 32;
-  ChainResult r;
-  r.ops_per_chain = run.iterations * atomics::kAtomicsOpsPerIteration;
-  const uint64_t ops = r.ops_per_chain;
-  const uint64_t expected_warps = uint64_t(s.blocks) * wpb;
-  const auto per_sm = check_units(warps, expected_warps, kernel, "warp");
-  std::vector<double> latencies;
-  for (std::size_t w = 0; w < warps.size(); ++w) {
-    const AtomicsWarpOut& o = warps[w];
-    if (run.store)
-      for (uint32_t k = 0; k < chains; ++k) {
-        // A CAS on a word of its own always succeeds. On a word that other lanes share, a lane that
-        // lost learns the new value and tries again; on a word that other warps share (contended,
-        // uniform) a warp can lose every time (seen on an H200: 0 of 8192), so only the words below
-        // bound the successes from below.
-        const bool alone = info.operation != AtomicsOperation::cas || s.pattern == AtomicsPattern::distinct;
-        const uint64_t h = o.hits[k];
-        const uint64_t least = s.pattern == AtomicsPattern::same ? 1 : 0;
-        if (alone ? h == 32 * ops : (h >= least && h <= 32 * ops)) continue;
-        throw Error("self-check failed: " + kernel + " (" + atomics_pattern_name(s.pattern) + ") warp " +
-                    std::to_string(w) + " chain " + std::to_string(k) + " reported " + std::to_string(h) +
-                    " hits of " + std::to_string(32 * ops) + " ops");
-      }
-    latencies.push_back(double(o.end_cycles - o.start_cycles) / double(ops));
-  }
-  if (run.store) {
-    const uint64_t n = atomics_word_count(s);
-    if (words.size() != n)
-      throw Error("self-check failed: " + kernel + " returned " + std::to_string(words.size()) + " words, expected " +
-                  std::to_string(n));
-    const std::string where = kernel + " (" + atomics_pattern_name(s.pattern) + ")";
-    if (info.operation == AtomicsOperation::exch) {
-      // The last op on a word wrote the last token of a chain that works on the word. 32-bit
-      // tokens wrap past 2^32: those launches check nothing beyond the hits.
-      const uint64_t thread_chains = expected_warps * 32 * chains;
-      if (info.bytes == 8 || (thread_chains + 1) * ops < (uint64_t{1} << 32))
-        for (uint64_t i = 0; i < n; ++i) {
-          const uint64_t t = words[i];
-          const uint64_t tc = t / ops - 1;
-          const bool ok = t != 0 && t % ops == 0 && tc < thread_chains &&
-                          atomics::atomics_word(s.pattern, info.shared, chains, tc / chains / 32, wpb,
-                                                (tc / chains) % 32, tc % chains) == i;
-          if (!ok)
-            throw Error("self-check failed: " + where + " word " + std::to_string(i) + " holds 0x" + hex(t) +
-                        ", not the last token of a chain on it");
-        }
-    } else {
-      const std::vector<uint64_t> expected = atomics_expected_words(s, run, warps);
-      const bool cas = info.operation == AtomicsOperation::cas;
-      for (uint64_t i = 0; i < n; ++i) {
-        if (cas && expected[i] == atomics_init_word(s.op))
-          throw Error("self-check failed: " + where + " word " + std::to_string(i) +
-                      ": no CAS on it succeeded in " + std::to_string(ops) + " ops per chain");
-        if ((words[i] & mask_of(s.op)) != expected[i])
-          throw Error("self-check failed: " + where + " word " + std::to_string(i) + " holds 0x" + hex(words[i]) +
-                      ", expected 0x" + hex(expected[i]) + " after " + std::to_string(ops) + " ops per chain");
-      }
+  const uint64_t ops = run.iterations * atomics::kAtomicsOpsPerIteration;
+  const ChainResult r =
+      summarize_units(warps, uint64_t(s.blocks) * wpb, kernel, "warp", ops, [&](const SmSpan& span) {
+        return double(span.units) * 32 * chains * double(ops) / span.cycles();
+      });
+  if (!run.store) return r;
+  // A CAS on a word of its own always succeeds. On a word that other lanes share, a lane that
+  // lost learns the new value and tries again; on a word that other warps share (contended,
+  // uniform) a warp can lose every time (seen on an H200: 0 of 8192), so only the words below
+  // bound the successes from below.
+  const bool alone = info.operation != AtomicsOperation::cas || s.pattern == AtomicsPattern::distinct;
+  const uint64_t least = s.pattern == AtomicsPattern::same ? 1 : 0;
+  for (std::size_t w = 0; w < warps.size(); ++w)
+    for (uint32_t k = 0; k < chains; ++k) {
+      const uint64_t h = warps[w].hits[k];
+      if (!(alone ? h == 32 * ops : (h >= least && h <= 32 * ops)))
+        throw Error("self-check failed: " + where + " warp " + std::to_string(w) + " chain " +
+                    std::to_string(k) + " reported " + std::to_string(h) + " hits of " +
+                    std::to_string(32 * ops) + " ops");
     }
+  const uint64_t n = word_count(s);
+  if (words.size() != n)
+    throw Error("self-check failed: " + kernel + " returned " + std::to_string(words.size()) +
+                " words, expected " + std::to_string(n));
+  if (info.operation == AtomicsOperation::exch) {
+    // The last op on a word wrote the last token of a chain that works on the word. 32-bit
+    // tokens wrap past 2^32: those launches check nothing beyond the hits.
+    const uint64_t thread_chains = warps.size() * 32 * chains;
+    if (info.bytes == 8 || (thread_chains + 1) * ops < (uint64_t{1} << 32))
+      for (uint64_t i = 0; i < n; ++i) {
+        const uint64_t t = words[i];
+        const uint64_t tc = t / ops - 1;
+        const bool ok = t != 0 && t % ops == 0 && tc < thread_chains &&
+                        atomics::atomics_word(s.pattern, info.shared, chains, tc / chains / 32, wpb,
+                                              (tc / chains) % 32, tc % chains) == i;
+        if (!ok)
+          throw Error("self-check failed: " + where + " word " + std::to_string(i) + " holds 0x" + hex_of(t) +
+                      ", not the last token of a chain on it");
+      }
+    return r;
   }
-  r.sms = static_cast<uint32_t>(per_sm.size());
-  r.warps_per_sm = units_per_sm(per_sm);
-  r.latency_cycles = stats::median(latencies);
-  r.latency_cycles_max = *std::max_element(latencies.begin(), latencies.end());
-  const SmRates rates = sm_rates(per_sm, [&](const SmSpan& span) {
-    return double(span.units) * 32 * chains * double(ops) / span.cycles();
-  });
-  r.ops_per_clk_per_sm = rates.median, r.ops_per_clk_per_sm_min = rates.min, r.ops_per_clk_per_sm_max = rates.max;
+  const std::vector<uint64_t> expected = atomics_expected_words(s, run, warps);
+  for (uint64_t i = 0; i < n; ++i) {
+    if (info.operation == AtomicsOperation::cas && expected[i] == init_word(s.op))
+      throw Error("self-check failed: " + where + " word " + std::to_string(i) +
+                  ": no CAS on it succeeded in " + std::to_string(ops) + " ops per chain");
+    if ((words[i] & mask_of(s.op)) != expected[i])
+      throw Error("self-check failed: " + where + " word " + std::to_string(i) + " holds 0x" +
+                  hex_of(words[i]) + ", expected 0x" + hex_of(expected[i]) + " after " + std::to_string(ops) +
+                  " ops per chain");
+  }
   return r;
 }
 
@@ -256,40 +209,37 @@ const KernelPair kKernels[] = {
 #undef GPUPROBE_ATOMICS_OP
 };
 
+// A shared op's launch holds its blocks' words in dynamic shared memory (the uniform pattern's
+// kernels declare theirs).
 LaunchConfig config_of(const AtomicsSetup& s) {
-  LaunchConfig c;
-  c.grid = Dim3{s.blocks, 1, 1};
-  c.block = Dim3{s.block_threads, 1, 1};
-  c.dynamic_smem_bytes = atomics_dynamic_smem_bytes(s);
-  return c;
+  const auto& info = atomics_info(s.op);
+  const uint32_t wpb = s.block_threads / 32;
+  const uint64_t words = atomics::atomics_block_words(s.pattern, atomics_chains(s.kind), wpb);
+  const bool dynamic = info.shared && s.pattern != AtomicsPattern::uniform;
+  return launch_config(s.blocks, s.block_threads, dynamic ? words * info.bytes : 0);
 }
 
 // On a GPU: the words in global memory start at the op's init value (a shared op's block words
 // are copied out there at the end).
 ChainResult run_on_gpu(KernelRunner& gpu, const AtomicsSetup& s, const AtomicsRun& run) {
   check_atomics_fits(s, gpu.info());
-  const std::string name = atomics_kernel_name(s.op, s.kind);
+  const std::string name = kernel_name(s.op, s.kind);
   const uint32_t bytes = atomics_info(s.op).bytes;
-  const uint64_t n = atomics_word_count(s);
+  const uint64_t n = word_count(s);
   std::vector<unsigned char> host_words(n * bytes);
-  const uint64_t init = atomics_init_word(s.op);
+  const uint64_t init = init_word(s.op);
   for (uint64_t i = 0; i < n; ++i) std::memcpy(&host_words[i * bytes], &init, bytes);
   DeviceBuffer words = gpu.upload(host_words);
-  AtomicsArgs args{};
-  args.words = words.get();
-  args.iterations = run.iterations;
-  args.ops_per_chain = run.iterations * atomics::kAtomicsOpsPerIteration;
-  args.pattern = static_cast<uint32_t>(s.pattern);
-  args.store = run.store ? 1 : 0;
+  const AtomicsArgs args{.words = words.get(), .iterations = run.iterations, .zero = 0,
+                         .ops_per_chain = run.iterations * atomics::kAtomicsOpsPerIteration,
+                         .pattern = static_cast<uint32_t>(s.pattern), .store = run.store};
   LaunchRecord record;
   const auto warps = run_units<AtomicsWarpOut>(gpu, kKernels[static_cast<unsigned>(s.op)].of(s.kind), name,
                                                config_of(s), args, uint64_t(s.blocks) * s.block_threads / 32, record);
   host_words = gpu.download<unsigned char>(words, host_words.size());
   std::vector<uint64_t> final_words(n, 0);
   for (uint64_t i = 0; i < n; ++i) std::memcpy(&final_words[i], &host_words[i * bytes], bytes);
-  ChainResult r = summarize_atomics_launch(s, run, warps, final_words);
-  r.launch = record;
-  return r;
+  return with_launch(summarize_atomics_launch(s, run, warps, final_words), record);
 }
 
 // On the simulator every SM takes the longer of one chain's ops x latency and its threads x
@@ -300,9 +250,9 @@ ChainResult simulate(sim::SimDevice& device, const AtomicsSetup& s, const Atomic
   const OpCosts& costs = op_costs(p, kFamily);
   check_atomics_fits(s, device.info());
   const atomics::AtomicsOpInfo& info = atomics_info(s.op);
-  const std::string pattern = atomics_pattern_name(s.pattern);
+  const std::string pattern = pattern_name(s.pattern);
   const OpCost& cost = op_cost(p, costs, std::string(info.name) + " (" + pattern + ")");
-  const std::string kernel = atomics_kernel_name(s.op, s.kind);
+  const std::string kernel = kernel_name(s.op, s.kind);
   const uint32_t chains = atomics_chains(s.kind);
   const uint64_t ops = run.iterations * atomics::kAtomicsOpsPerIteration;
   const uint32_t wpb = s.block_threads / 32;
@@ -319,19 +269,14 @@ ChainResult simulate(sim::SimDevice& device, const AtomicsSetup& s, const Atomic
     words = atomics_expected_words(s, run, warps);
     if (info.operation == AtomicsOperation::exch) {
       // Each word keeps the last token of the highest chain on it.
-      const uint64_t thread_chains = warps.size() * 32 * chains;
-      const uint64_t mask = info.bytes == 8 ? ~uint64_t{0} : 0xffffffffu;
-      for (uint64_t tc = 0; tc < thread_chains; ++tc) {
+      for (uint64_t tc = 0; tc < warps.size() * 32 * chains; ++tc) {
         const uint64_t thread = tc / chains;
         words.at(atomics::atomics_word(s.pattern, info.shared, chains, thread / 32, wpb, thread % 32, tc % chains)) =
-            atomics::atomics_exch_token(tc, ops, ops - 1) & mask;
+            atomics::atomics_exch_token(tc, ops, ops - 1) & mask_of(s.op);
       }
     }
   }
-  ChainResult r = summarize_atomics_launch(s, run, warps, words);
-  r.launch.kernel = kernel;
-  r.launch.config = config_of(s);
-  return r;
+  return with_launch(summarize_atomics_launch(s, run, warps, words), {kernel, config_of(s)});
 }
 
 // ---- the simulator's costs per preset -----------------------------------------------------------
@@ -362,9 +307,7 @@ OpCost entry(const std::string& op, const char* pattern, double latency, double 
 std::string latency_source(bool red, const std::string& how) { return red ? "no latency: red returns nothing" : how; }
 
 OpCosts atomics_costs(const sim::Preset& p) {
-  double l2 = 0;
-  for (const auto& c : p.caches)
-    if (c.name == "L2") l2 = c.hit_latency_cycles;
+  const double l2 = cache_hit_cycles(p, "L2");
   const double smem = p.shared_latency_cycles > 0 ? p.shared_latency_cycles : 30;
   const double sms = p.info.sm_count;
   const bool gb202 = p.name == "rtx5090";
@@ -444,16 +387,14 @@ ProbeSpec atomics_probe() {
               blocks_per_sm_param("blocks per SM of a throughput launch (1 to 32)")};
   p.run = [](ProbeContext& ctx) {
     const auto& prm = ctx.params();
-    const uint32_t threads = read_block_threads(prm);
-    const uint32_t per_sm = read_blocks_per_sm(prm);
+    const LaunchParams l = read_launch_params(ctx, kMaxIterations);
     AtomicsRun run;
-    run.iterations = read_iterations(prm, kMaxIterations);
-    const uint32_t sms = static_cast<uint32_t>(ctx.device().info().sm_count);
+    run.iterations = l.iterations;
     Axis pattern{"pattern",
                  [](const nlohmann::json& at) {
                    std::vector<nlohmann::json> out;
-                   for (AtomicsPattern x : atomics_patterns(parse_atomics_op(at["op"])))
-                     out.push_back(atomics_pattern_name(x));
+                   for (AtomicsPattern x : patterns_of(parse_atomics_op(at["op"])))
+                     out.push_back(pattern_name(x));
                    return out;
                  },
                  "pattern"};
@@ -472,10 +413,12 @@ ProbeSpec atomics_probe() {
         [&](const nlohmann::json& axes) {
           AtomicsSetup s;
           s.op = parse_atomics_op(axes["op"]);
-          s.pattern = parse_atomics_pattern(axes["pattern"]);
+          s.pattern = parse_pattern(axes["pattern"]);
           s.kind = parse_kind(axes["kind"]);
-          s.block_threads = s.kind == Kind::latency ? 32 : threads;
-          s.blocks = s.kind == Kind::throughput ? sms * per_sm : s.pattern == AtomicsPattern::contended ? sms : 1;
+          s.block_threads = s.kind == Kind::latency ? 32 : l.block_threads;
+          s.blocks = s.kind == Kind::throughput ? l.sms * l.blocks_per_sm
+                     : s.pattern == AtomicsPattern::contended ? l.sms
+                                                              : 1;
           return measure(ctx, s, run);
         },
         "--op " + prm.get_text("op") + " --pattern " + prm.get_text("pattern") + " --kind " + prm.get_text("kind") +
@@ -486,6 +429,26 @@ ProbeSpec atomics_probe() {
 }
 
 const ProbeRegistration kRegistration(atomics_probe);
+
+// ---- the family (harness/family.hpp): its model section and metrics are analysis/atomics_model's
+
+FamilySpec atomics_family() {
+  const auto estimate = [](const std::string&, const Params& p) {
+    const bool all = p.get_text("op") == "all" && p.get_text("pattern") == "all";
+    // Atomics under contention are noisy: more repeats.
+    return plan::op_points_seconds(plan::op_kind_points(p, all, 34, 44), plan::kNoisyRunsPerPoint);
+  };
+  return op_table_family({.name = kFamily,
+                          .title = "Atomics",
+                          .order = 60,
+                          .plan = one_run_plan("atomics/ops", "atomics_ops.json"),
+                          .estimate_h100_seconds = estimate,
+                          .add_run = add_run_by(analysis::add_atomics_from_run),
+                          .metrics = analysis::atomics_metrics},
+                         "atomics/ops");
+}
+
+const FamilyRegistration kFamilyRegistration(atomics_family);
 
 }  // namespace
 }  // namespace gpuprobe::probes

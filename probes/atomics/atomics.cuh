@@ -13,6 +13,7 @@
 // of its 32 lanes (ops done; for cas the successful compares). The words end in `words` (shared
 // words are copied out at the end), which the host checks against its own count.
 #pragma once
+#include "probes/common/op_order.cuh"
 #include "ptx/types.cuh"
 
 namespace gpuprobe::probes::atomics {
@@ -67,20 +68,12 @@ inline constexpr AtomicsOpInfo kAtomicsOps[] = {
 #include "probes/atomics/atomics.def"
 #undef GPUPROBE_ATOMICS_OP
 };
-inline constexpr unsigned kAtomicsOpCount = sizeof(kAtomicsOps) / sizeof(kAtomicsOps[0]);
 
 GPUPROBE_HD constexpr const AtomicsOpInfo& atomics_op_info(AtomicsOp op) {
   return kAtomicsOps[static_cast<unsigned>(op)];
 }
 
-namespace detail {
-GPUPROBE_HD constexpr bool atomics_table_in_enum_order() {
-  for (unsigned i = 0; i < kAtomicsOpCount; ++i)
-    if (static_cast<unsigned>(kAtomicsOps[i].op) != i) return false;
-  return true;
-}
-static_assert(atomics_table_in_enum_order(), "kAtomicsOps must list the AtomicsOp values in enum order");
-}  // namespace detail
+static_assert(in_enum_order(kAtomicsOps), "kAtomicsOps must list the AtomicsOp values in enum order");
 
 // The word (an index into `words`, in elements of the op's size) chain `chain` of lane `lane` of
 // warp `warp` (of the grid; `warps_per_block` per block) works on.

@@ -20,16 +20,15 @@ namespace gpuprobe::probes {
 using atomics::AtomicsOp;
 using atomics::AtomicsPattern;
 
-const char* atomics_pattern_name(AtomicsPattern pattern);   // "same", "distinct", ...
-const char* atomics_lowering_name(atomics::AtomicsLowering lowering);  // "native", ...
-const atomics::AtomicsOpInfo& atomics_info(AtomicsOp op);
-// Throw a one-line gpuprobe::Error listing the names when `name` is unknown.
-AtomicsOp parse_atomics_op(const std::string& name);
-AtomicsPattern parse_atomics_pattern(const std::string& name);
-// The patterns an op runs: the *_uniform ops only `uniform`; shared ops same and distinct; global
-// ops same, distinct and contended.
-std::vector<AtomicsPattern> atomics_patterns(AtomicsOp op);
-std::string atomics_kernel_name(AtomicsOp op, Kind kind);  // gpuprobe_atomics_<op>_lat/_thr
+inline const char* atomics_lowering_name(atomics::AtomicsLowering lowering) {
+  constexpr const char* kNames[] = {"native", "warp_aggregated", "cas_loop", "popc_inc"};  // in enum order
+  return kNames[static_cast<unsigned>(lowering)];
+}
+inline const atomics::AtomicsOpInfo& atomics_info(AtomicsOp op) { return atomics::atomics_op_info(op); }
+// Throws a one-line gpuprobe::Error listing the names when `name` is unknown.
+inline AtomicsOp parse_atomics_op(const std::string& name) {
+  return find_op(atomics::kAtomicsOps, name, "atomics op").op;
+}
 uint32_t atomics_chains(Kind kind);
 
 struct AtomicsSetup {
@@ -44,14 +43,6 @@ struct AtomicsRun {
   uint64_t iterations = 16;      // of the unrolled loop (kAtomicsOpsPerIteration ops per chain)
   bool store = true;             // store the hits and check the words
 };
-
-// Elements of the op's size the launch works on (global: the buffer; shared: copied out), and the
-// dynamic shared memory a shared op's launch needs.
-uint64_t atomics_word_count(const AtomicsSetup& setup);
-uint64_t atomics_dynamic_smem_bytes(const AtomicsSetup& setup);
-
-// The word's start value (as the kernel's element bits: f32 0.0 is 0).
-uint64_t atomics_init_word(AtomicsOp op);
 
 // The final words the host expects after a launch whose warps report `warps` (cas: each warp's
 // successes decide its words), the exch words left 0 (the self-check tests their tokens instead).

@@ -53,4 +53,16 @@ inline CheckEvidence op_layer_self_check() {
   return self_check_evidence("probes/common/op_probe.cpp", "p[\"self_check\"] = \"passed\"");
 }
 
+// An op-table family of one probe (compute, sync, atomics, async): `f` with its provenance, the
+// generic_probe checks of probes/<family>/<family>.cu, the closed loop of
+// tests/analysis/test_<family>_model.cpp ("<family> model closed loop") and the op layer's
+// self-check.
+inline FamilySpec op_table_family(FamilySpec f, const std::string& probe) {
+  f.provenance = {generic_probe(probe, f.name + ".cu",
+                                closed_loop_check("tests/analysis/test_" + f.name + "_model.cpp",
+                                                  f.name + " model closed loop"),
+                                op_layer_self_check())};
+  return f;
+}
+
 }  // namespace gpuprobe::probes

@@ -39,6 +39,13 @@ void slow_op_costs_with(std::vector<Cost>& costs, double factor, Terms... terms)
   }
 }
 
+// The preset's hit latency of its cache level `level` ("L2"; cited there), 0 if it has none.
+inline double cache_hit_cycles(const sim::Preset& p, const std::string& level) {
+  for (const auto& c : p.caches)
+    if (c.name == level) return c.hit_latency_cycles;
+  return 0;
+}
+
 // The family's table of this preset: none, or an empty one, makes the probe unavailable
 // (OpsUnavailable: "the simulated <preset> has no <family> model"). A family whose costs carry more
 // than an OpCost registers a table of its own Cost (an OpCost with more fields: probes/sync).

@@ -40,10 +40,9 @@ Axis op_axis(std::vector<std::string> names) { return fixed_axis("op", std::move
 
 Axis kind_axis() { return fixed_axis("kind", {"latency", "throughput"}, "both"); }
 
-ChainPoint measure_chain_point(ProbeContext& ctx, Kind kind, uint64_t iterations, uint32_t chains,
-                               const std::string& ptx, nlohmann::json fields,
-                               const std::function<ChainResult()>& run, bool slowest_warp) {
-  const bool latency = kind == Kind::latency;
+ChainPoint measure_op_point(ProbeContext& ctx, bool latency, const std::string& unit, uint64_t iterations,
+                            const std::string& ptx, nlohmann::json fields,
+                            const std::function<ChainResult()>& run) {
   const auto r = repeat_point(ctx.repeat(), run, [&](const ChainResult& x) {
     return latency ? x.latency_cycles : x.ops_per_clk_per_sm;
   });
@@ -53,26 +52,47 @@ ChainPoint measure_chain_point(ProbeContext& ctx, Kind kind, uint64_t iterations
     out.skipped = true;
     return out;
   }
-  const ChainResult& first = r.first;
+  const ChainResult& first = out.first = r.first;
   nlohmann::json& p = out.point = std::move(fields);
   p["ptx"] = ptx;
-  p["ops_per_chain"] = first.ops_per_chain;
-  p["chains_per_thread"] = chains;
-  p["warps_per_sm"] = first.warps_per_sm;
   p["sms"] = first.sms;
   p["kernel"] = first.launch.kernel;
   p["launch"] = to_json(first.launch);
   p["self_check"] = "passed";
   out.clock_mhz = write_point_repeats(p, ctx, r.outcome, iterations);
   out.summary = r.outcome.summary;
-  if (latency) {
+  if (latency)
     write_latency(p, out.summary, out.clock_mhz);
-    if (slowest_warp) p["slowest_warp_cycles"] = first.latency_cycles_max;
-  } else {
-    write_rate(p, ctx, "ops", out.summary, first.ops_per_clk_per_sm_min, first.ops_per_clk_per_sm_max,
+  else
+    write_rate(p, ctx, unit, out.summary, first.ops_per_clk_per_sm_min, first.ops_per_clk_per_sm_max,
                out.clock_mhz);
-  }
   return out;
+}
+
+ChainPoint measure_chain_point(ProbeContext& ctx, Kind kind, uint64_t iterations, uint32_t chains,
+                               const std::string& ptx, nlohmann::json fields,
+                               const std::function<ChainResult()>& run, bool slowest_warp) {
+  ChainPoint c = measure_op_point(ctx, kind == Kind::latency, "ops", iterations, ptx, std::move(fields), run);
+  if (c.skipped) return c;
+  c.point["ops_per_chain"] = c.first.ops_per_chain;
+  c.point["chains_per_thread"] = chains;
+  c.point["warps_per_sm"] = c.first.warps_per_sm;
+  if (kind == Kind::latency && slowest_warp) c.point["slowest_warp_cycles"] = c.first.latency_cycles_max;
+  return c;
+}
+
+void require_cap(ptx::Cap cap, const std::string& what, const DeviceInfo& info) {
+  const int sm = info.cc.sm();
+  if (!ptx::device_has(cap, sm))
+    skip(what + " needs " + ptx::capability_info(cap).targets + "; " + info.name + " is sm_" +
+         std::to_string(sm));
+}
+
+void check_blocks(const std::string& kernel, uint32_t block_threads, uint32_t blocks, uint32_t max_threads) {
+  if (block_threads == 0 || block_threads % 32 != 0 || block_threads > max_threads)
+    throw Error(kernel + ": block size " + std::to_string(block_threads) +
+                " is not a multiple of 32 between 32 and " + std::to_string(max_threads));
+  if (blocks == 0) throw Error(kernel + ": a launch needs a block");
 }
 
 }  // namespace gpuprobe::probes

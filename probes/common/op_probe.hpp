@@ -12,11 +12,13 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/axes.hpp"
+#include "harness/device.hpp"
 #include "harness/params.hpp"
 #include "harness/probe.hpp"
 #include "harness/stats.hpp"
 #include "probes/common/op_table.hpp"
 #include "probes/common/units.hpp"
+#include "ptx/capability.hpp"
 
 namespace gpuprobe::probes {
 
@@ -42,29 +44,35 @@ LaunchParams read_launch_params(ProbeContext& ctx, uint64_t max_iterations);
 Axis op_axis(std::vector<std::string> names);
 Axis kind_axis();
 
-// A table's names, in order.
-template <class Info, std::size_t N>
-std::vector<std::string> op_names(const Info (&table)[N]) {
-  std::vector<std::string> out;
-  for (const Info& info : table) out.push_back(info.name);
-  return out;
-}
-
-// A measured point of a chain family (harness/points.hpp fields), or a skipped one.
+// A measured point of an op-table probe (harness/points.hpp fields), or a skipped one.
 struct ChainPoint {
   nlohmann::json point;
   bool skipped = false;
   double clock_mhz = 0;       // the SM clock measured right after
   stats::Summary summary;     // of the repeats' latencies or rates
+  ChainResult first;          // the first repeat's
 };
 
-// Repeats run() until its latency (a latency point) or rate settles. A Skip gives {ptx, skipped}.
-// Else `fields` plus: ops_per_chain, chains_per_thread, warps_per_sm, sms, kernel, launch,
-// self_check "passed", repeats, converged, iterations, region_sm_clock_mhz and, for latency,
-// latency_cycles, ci95_cycles, latency_ns (and slowest_warp_cycles when `slowest_warp`), for a
-// rate ops_per_clk_per_sm, its ci95, sm_spread_ops_per_clk and ops_per_s.
+// Repeats run() until its latency (`latency`) or its rate settles. A Skip gives {ptx, skipped}.
+// Else `fields` plus: ptx, sms, kernel, launch, self_check "passed", repeats, converged,
+// iterations, region_sm_clock_mhz and, for latency, latency_cycles, ci95_cycles, latency_ns, for a
+// rate <unit>_per_clk_per_sm, its ci95, sm_spread_<unit>_per_clk and <unit>_per_s.
+ChainPoint measure_op_point(ProbeContext& ctx, bool latency, const std::string& unit, uint64_t iterations,
+                            const std::string& ptx, nlohmann::json fields,
+                            const std::function<ChainResult()>& run);
+
+// The point of a chain family: measure_op_point's in ops, plus ops_per_chain, chains_per_thread,
+// warps_per_sm and (latency, `slowest_warp`) slowest_warp_cycles.
 ChainPoint measure_chain_point(ProbeContext& ctx, Kind kind, uint64_t iterations, uint32_t chains,
                                const std::string& ptx, nlohmann::json fields,
                                const std::function<ChainResult()>& run, bool slowest_warp);
+
+// Skips what the device lacks: "<what> needs <the cap's targets>; <device> is sm_<N>".
+void require_cap(ptx::Cap cap, const std::string& what, const DeviceInfo& info);
+
+// One-line Errors for a launch no kernel takes: "<kernel>: block size <N> is not a multiple of 32
+// between 32 and <max_threads>", "<kernel>: a launch needs a block".
+void check_blocks(const std::string& kernel, uint32_t block_threads, uint32_t blocks,
+                  uint32_t max_threads = 1024);
 
 }  // namespace gpuprobe::probes

@@ -32,20 +32,26 @@ const Info& find_op(const Info (&table)[N], const std::string& name, const std::
   throw Error("unknown " + what + " '" + name + "' (known: " + known + ")");
 }
 
-// "all" and every name of `table`: the --op parameter's choices.
+// A table's names, in order; op_choices adds "all" first (the --op parameter's choices).
+template <class Info, std::size_t N>
+std::vector<std::string> op_names(const Info (&table)[N]) {
+  std::vector<std::string> out;
+  for (const Info& info : table) out.push_back(info.name);
+  return out;
+}
 template <class Info, std::size_t N>
 std::vector<std::string> op_choices(const Info (&table)[N]) {
-  std::vector<std::string> out{"all"};
-  for (const Info& info : table) out.push_back(info.name);
+  std::vector<std::string> out = op_names(table);
+  out.insert(out.begin(), "all");
   return out;
 }
 
 // A family's latency and throughput kernels, one pair per row of its table, looked up by row.
 // Declared weak so that a build without the kernels (host only, or a target left out) links: a
-// missing kernel is a null pointer, which KernelRunner::launch refuses in one line.
-//   GPUPROBE_KERNEL_TABLE(kComputeKernels, GPUPROBE_COMPUTE_OPS, gpuprobe_alu_, (Args, Out*))
-// declares gpuprobe_alu_<op>_lat/_thr for every X(op, ...) row and defines
-//   const KernelPair kComputeKernels[] in table order.
+// missing kernel is a null pointer, which KernelRunner::launch refuses in one line. Each row of
+// the family's .def, through GPUPROBE_KERNEL_PAIR_DECLARE_(gpuprobe_alu_, (Args, Out*), op),
+// declares gpuprobe_alu_<op>_lat/_thr, and through GPUPROBE_KERNEL_PAIR_ENTRY_(gpuprobe_alu_, op)
+// is its entry of `const KernelPair kKernels[]` (probes/compute/compute.cpp).
 struct KernelPair {
   const void* latency;
   const void* throughput;

@@ -6,6 +6,7 @@
 //   check_units    every unit reported, ran, and ended after it started (else "self-check
 //                  failed: ..."), grouped by SM: per SM its first start, last end and unit count
 //   sm_rates       the median, slowest and fastest SM's rate, rate(span) per SM
+//   summarize_units  check_units, then the launch's ChainResult: per-unit latencies, per-SM rates
 //   run_units      a GPU launch of kernel(args[, more...], out) through the KernelRunner, out
 //                  copied back
 //   simulate_units the simulator's units: blocks to SMs round robin, each SM's cycles from the
@@ -14,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <map>
 #include <random>
 #include <string>
@@ -87,6 +89,50 @@ struct ChainResult {
   double warps_per_sm = 0;        // mean over those SMs
   LaunchRecord launch;
 };
+
+// The result of a launch whose every unit ran ops_per_chain ops per chain: the units checked
+// (check_units), the SMs that ran some and their mean units, the median and the slowest unit's
+// cycles per op, and the median, slowest and fastest SM's rate(span).
+template <class Out, class Rate>
+ChainResult summarize_units(const std::vector<Out>& units, uint64_t expected, const std::string& kernel,
+                            const char* unit, uint64_t ops_per_chain, Rate rate) {
+  const auto per_sm = check_units(units, expected, kernel, unit);
+  ChainResult r;
+  r.ops_per_chain = ops_per_chain;
+  std::vector<double> latencies;
+  for (const Out& o : units)
+    latencies.push_back(double(o.end_cycles - o.start_cycles) / double(ops_per_chain));
+  r.latency_cycles = stats::median(latencies);
+  r.latency_cycles_max = *std::max_element(latencies.begin(), latencies.end());
+  r.sms = static_cast<uint32_t>(per_sm.size());
+  r.warps_per_sm = units_per_sm(per_sm);
+  const SmRates rates = sm_rates(per_sm, rate);
+  r.ops_per_clk_per_sm = rates.median, r.ops_per_clk_per_sm_min = rates.min;
+  r.ops_per_clk_per_sm_max = rates.max;
+  return r;
+}
+
+// `r`, with the launch it came from.
+inline ChainResult with_launch(ChainResult r, LaunchRecord launch) {
+  r.launch = std::move(launch);
+  return r;
+}
+
+// `v` in hexadecimal, without the 0x (the self-checks' messages).
+inline std::string hex_of(uint64_t v) {
+  char text[24];
+  std::snprintf(text, sizeof text, "%llx", static_cast<unsigned long long>(v));
+  return text;
+}
+
+// A launch of `blocks` blocks of `block_threads` threads, with `smem_bytes` of dynamic shared
+// memory, in clusters of `cluster_size` CTAs (0: no cluster attribute).
+inline LaunchConfig launch_config(uint32_t blocks, uint32_t block_threads, uint64_t smem_bytes = 0,
+                                  uint32_t cluster_size = 0) {
+  LaunchConfig c{.grid = {blocks, 1, 1}, .block = {block_threads, 1, 1}, .dynamic_smem_bytes = smem_bytes};
+  if (cluster_size != 0) c.cluster = Dim3{cluster_size, 1, 1};
+  return c;
+}
 
 // kernel(args, out) on the GPU with `count` zero-filled Outs, which come back; a kernel that
 // takes more arguments before `out` gets them from `more` (kernel(args, more..., out): async's

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 
 #include "analysis/compute_model.hpp"
 #include "harness/family.hpp"
@@ -19,7 +20,7 @@
 #include "probes/common/op_probe.hpp"
 #include "probes/common/plan.hpp"
 #include "probes/common/self_check.hpp"
-#include "probes/common/value_chain.hpp"
+#include "probes/common/value_chain.cuh"
 #include "ptx/capability.hpp"
 
 #define GPUPROBE_COMPUTE_OP(op, ...) \
@@ -162,31 +163,48 @@ const ValueChainCheckRegistration kCheck(kFamily, {reference_bits, result_error}
 
 // ---- one launch ---------------------------------------------------------------------------------
 
-// A launch of op `op`: one warp for latency, `blocks` of `block_threads` for throughput.
+// A launch of op `op` (probes/common/value_chain.cuh): latency one warp, one chain per thread;
+// throughput `blocks` of `block_threads` threads, kMaxChains chains each.
 struct Setup {
   std::size_t op = 0;
-  ValueChainLaunch launch;
+  Kind kind = Kind::latency;
+  uint32_t blocks = 1, block_threads = 32;
+  uint64_t iterations = 0;
+  std::string kernel;
+
+  uint32_t chains() const { return kind == Kind::latency ? 1 : kMaxChains; }
+  uint64_t ops_per_chain() const { return iterations * kValueChainOpsPerIteration / chains(); }
+  uint64_t warps() const { return uint64_t(blocks) * block_threads / 32; }
+  LaunchConfig config() const { return launch_config(blocks, block_threads); }
 };
 
 // The checks before any launch: the device has the op (else Skip), the shape fits.
 void check_fits(const Setup& s, const DeviceInfo& info) {
   const ComputeOp& op = kOps[s.op];
-  const ValueChainLaunch& l = s.launch;
-  const int sm = info.cc.sm();
-  if (!ptx::device_has(op.cap, sm))
-    skip(std::string(op.ptx) + " needs " + ptx::capability_info(op.cap).targets + "; " + info.name + " is sm_" +
-         std::to_string(sm));
-  if (l.kind == Kind::latency && (l.block_threads != 32 || l.blocks != 1))
+  require_cap(op.cap, op.ptx, info);
+  if (s.kind == Kind::latency && (s.block_threads != 32 || s.blocks != 1))
     throw Error("a latency launch is one warp (one block of 32 threads)");
-  if (l.block_threads == 0 || l.block_threads % 32 != 0 || l.block_threads > 1024)
-    throw Error("block size " + std::to_string(l.block_threads) + " is not a multiple of 32 between 32 and 1024");
-  if (l.blocks == 0) throw Error(l.kernel + ": a launch needs a block");
+  check_blocks(s.kernel, s.block_threads, s.blocks);
 }
 
-ValueChainError error_of(const Setup& s) {
-  return [name = std::string(kOps[s.op].name)](uint32_t chain, uint64_t ops, uint64_t got) {
-    return result_error(name, chain, ops, got);
-  };
+// The numbers and the self-check of a launch's warps: every warp ran, and every chain's result is
+// acceptable ("self-check failed: <kernel> warp <w>: <why>"). Rate: per SM, the thread-ops of its
+// warps over its span.
+ChainResult summarize(const Setup& s, const std::vector<ValueChainOut>& warps) {
+  const uint64_t ops = s.ops_per_chain();
+  const ChainResult r = summarize_units(warps, s.warps(), s.kernel, "warp", ops, [&](const SmSpan& span) {
+    return double(span.units) * 32 * s.chains() * double(ops) / span.cycles();
+  });
+  std::optional<uint64_t> accepted[kMaxChains];  // warps normally agree: check each once
+  for (std::size_t w = 0; w < warps.size(); ++w)
+    for (uint32_t k = 0; k < s.chains(); ++k) {
+      if (accepted[k] == warps[w].result[k]) continue;
+      accepted[k] = warps[w].result[k];
+      const std::string why = result_error(kOps[s.op].name, k, ops, warps[w].result[k]);
+      if (!why.empty())
+        throw Error("self-check failed: " + s.kernel + " warp " + std::to_string(w) + ": " + why);
+    }
+  return r;
 }
 
 ChainResult run_on_gpu(KernelRunner& gpu, const Setup& s) {
@@ -194,7 +212,12 @@ ChainResult run_on_gpu(KernelRunner& gpu, const Setup& s) {
   ValueChainArgs args{};
   for (uint32_t k = 0; k < kMaxChains; ++k) args.start[k] = start_value(kOps[s.op].name, k);
   std::tie(args.b, args.c) = operands(kOps[s.op].name);
-  return run_value_chains(gpu, kKernels[s.op].of(s.launch.kind), s.launch, args, error_of(s));
+  args.iterations = s.iterations;
+  args.store = 1;
+  LaunchRecord record;
+  const auto warps =
+      run_units<ValueChainOut>(gpu, kKernels[s.op].of(s.kind), s.kernel, s.config(), args, s.warps(), record);
+  return with_launch(summarize(s, warps), record);
 }
 
 // Schedulers (SM sub-partitions) per SM, Volta and later: assumption (not in docs/FIGURES.md).
@@ -208,20 +231,18 @@ ChainResult simulate(sim::SimDevice& device, const Setup& s) {
   const OpCosts& costs = op_costs(p, kFamily);
   check_fits(s, device.info());
   const OpCost& cost = op_cost(p, costs, kOps[s.op].name);
-  const ValueChainLaunch& l = s.launch;
-  const uint64_t ops = l.ops_per_chain();
-  const uint64_t seed = std::hash<std::string>{}(l.kernel) ^ l.blocks ^ (l.iterations << 16) ^ device.next_launch(kFamily);
-  auto warps = simulate_units<ValueChainOut>(p, l.blocks, l.block_threads / 32, seed, [&](uint32_t, uint32_t n) {
+  const uint64_t ops = s.ops_per_chain();
+  const uint64_t seed =
+      std::hash<std::string>{}(s.kernel) ^ s.blocks ^ (s.iterations << 16) ^ device.next_launch(kFamily);
+  const auto cycles = [&](uint32_t, uint32_t n) {
     const double busiest = std::ceil(double(n) / kSubPartitions);
-    const double issue = busiest * 32 * l.chains() * double(ops) / (cost.rate / kSubPartitions);
+    const double issue = busiest * 32 * s.chains() * double(ops) / (cost.rate / kSubPartitions);
     return std::max(double(ops) * cost.latency_cycles, issue);
-  });
+  };
+  auto warps = simulate_units<ValueChainOut>(p, s.blocks, s.block_threads / 32, seed, cycles);
   for (auto& w : warps)
-    for (uint32_t k = 0; k < l.chains(); ++k) w.result[k] = reference_bits(kOps[s.op].name, k, ops);
-  ChainResult r = summarize_value_chains(l, warps, error_of(s));
-  r.launch.kernel = l.kernel;
-  r.launch.config = l.config();
-  return r;
+    for (uint32_t k = 0; k < s.chains(); ++k) w.result[k] = reference_bits(kOps[s.op].name, k, ops);
+  return with_launch(summarize(s, warps), {s.kernel, s.config()});
 }
 
 // ---- the simulator's costs per preset -----------------------------------------------------------
@@ -299,9 +320,9 @@ nlohmann::json measure(ProbeContext& ctx, const Setup& s) {
     return run_on_gpu(kernel_runner(device), s);
   };
   ChainPoint c = measure_chain_point(
-      ctx, s.launch.kind, s.launch.iterations, s.launch.chains(), op.ptx,
+      ctx, s.kind, s.iterations, s.chains(), op.ptx,
       {{"path", op.path}, {"precision", op.precision}, {"elements_per_op", op.elements}}, run, false);
-  if (!c.skipped && s.launch.kind == Kind::throughput && op.flops_per_element > 0) {
+  if (!c.skipped && s.kind == Kind::throughput && op.flops_per_element > 0) {
     const double per_op = double(op.elements) * op.flops_per_element;
     c.point["flops_per_clk_per_sm"] = c.summary.median * per_op;
     c.point["flops_per_s"] = c.summary.median * per_op * device.info().sm_count * c.clock_mhz * 1e6;
@@ -318,17 +339,14 @@ ProbeSpec compute_probe() {
               block_threads_param("threads per block of a throughput launch (a multiple of 32, at most 1024)"),
               blocks_per_sm_param("blocks per SM of a throughput launch (1 to 32)")};
   p.run = [](ProbeContext& ctx) {
-    const uint32_t threads = read_block_threads(ctx.params());
-    const uint32_t per_sm = read_blocks_per_sm(ctx.params());
-    const uint64_t iterations = read_iterations(ctx.params(), kMaxIterations);
-    const uint32_t sms = static_cast<uint32_t>(ctx.device().info().sm_count);
+    const LaunchParams l = read_launch_params(ctx, kMaxIterations);
     measure_axes(ctx, {op_axis(op_names(kOps)), kind_axis()}, [&](const nlohmann::json& axes) {
       Setup s;
       s.op = index_of(axes["op"]);
-      s.launch.kind = parse_kind(axes["kind"]);
-      s.launch.kernel = std::string("gpuprobe_alu_") + kOps[s.op].name + kind_suffix(s.launch.kind);
-      s.launch.iterations = iterations;
-      if (s.launch.kind == Kind::throughput) s.launch.block_threads = threads, s.launch.blocks = sms * per_sm;
+      s.kind = parse_kind(axes["kind"]);
+      s.kernel = std::string("gpuprobe_alu_") + kOps[s.op].name + kind_suffix(s.kind);
+      s.iterations = l.iterations;
+      if (s.kind == Kind::throughput) s.block_threads = l.block_threads, s.blocks = l.sms * l.blocks_per_sm;
       return measure(ctx, s);
     });
   };
@@ -340,21 +358,18 @@ const ProbeRegistration kRegistration(compute_probe);
 // ---- the family (harness/family.hpp): its model section and metrics are analysis/compute_model's
 
 FamilySpec compute_family() {
-  return {.name = kFamily,
-          .title = "CUDA-core compute",
-          .order = 30,
-          .plan = one_run_plan("compute/alu", "compute_alu.json"),
-          .estimate_h100_seconds =
-              [](const std::string&, const Params& p) {
-                return plan::op_points_seconds((p.get_text("op") == "all" ? std::size(kOps) : 1) *
-                                               plan::kinds(p, "kind", "both"));
-              },
-          .add_run = add_run_by(analysis::add_compute_from_run),
-          .metrics = analysis::compute_metrics,
-          .provenance = {generic_probe(
-              "compute/alu", "compute.cu",
-              closed_loop_check("tests/analysis/test_compute_model.cpp", "compute model closed loop"),
-              op_layer_self_check())}};
+  const auto estimate = [](const std::string&, const Params& p) {
+    const double ops = p.get_text("op") == "all" ? std::size(kOps) : 1;
+    return plan::op_points_seconds(ops * plan::kinds(p, "kind", "both"));
+  };
+  return op_table_family({.name = kFamily,
+                          .title = "CUDA-core compute",
+                          .order = 30,
+                          .plan = one_run_plan("compute/alu", "compute_alu.json"),
+                          .estimate_h100_seconds = estimate,
+                          .add_run = add_run_by(analysis::add_compute_from_run),
+                          .metrics = analysis::compute_metrics},
+                         "compute/alu");
 }
 
 const FamilyRegistration kFamilyRegistration(compute_family);

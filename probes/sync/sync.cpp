@@ -10,16 +10,16 @@
 #include "probes/sync/sync.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <map>
 #include <string>
 
+#include "analysis/sync_model.hpp"
 #include "harness/axes.hpp"
 #include "harness/points.hpp"
 #include "harness/sim/sim_device.hpp"
-#include "harness/stats.hpp"
+#include "probes/common/family_spec.hpp"
 #include "probes/common/op_probe.hpp"
-#include "ptx/capability.hpp"
+#include "probes/common/plan.hpp"
 
 #define GPUPROBE_SYNC_OP(op, ...)                                                                         \
   GPUPROBE_KERNEL_PAIR_DECLARE_(gpuprobe_sync_,                                                          \
@@ -110,20 +110,10 @@ Lanes warp_after(SyncOp op, const Lanes& start, const Lanes& aux, uint64_t ops) 
   }
 }
 
-std::string hex(uint32_t v) {
-  char text[16];
-  std::snprintf(text, sizeof text, "%x", v);
-  return text;
-}
+constexpr const char* kUnitNames[] = {"thread", "warp", "cta"};  // SyncUnit's, in order
 
-
-const char* unit_name(SyncUnit unit) {
-  switch (unit) {
-    case SyncUnit::thread: return "thread";
-    case SyncUnit::warp: return "warp";
-    case SyncUnit::cta: return "cta";
-  }
-  return "?";
+std::string sync_kernel_name(SyncOp op, Kind kind) {
+  return std::string("gpuprobe_sync_") + sync_info(op).name + kind_suffix(kind);
 }
 
 // The value of the op's swept variable in a launch (warps per block, cluster size, grid blocks),
@@ -138,6 +128,12 @@ uint32_t sweep_value(const SyncSetup& s) {
   }
 }
 
+// The op's units (sync::SyncUnit: threads, warps or CTAs) per warp of the launch.
+double units_per_warp(const SyncSetup& s) {
+  const SyncUnit unit = sync_info(s.op).unit;
+  return unit == SyncUnit::thread ? 32.0 : unit == SyncUnit::warp ? 1.0 : 32.0 / s.block_threads;
+}
+
 // The chains whose results a launch checks: every chain of a warp op or the DSMEM chase, else one.
 uint32_t checked_chains(const SyncSetup& s) {
   const SyncShape shape = sync_info(s.op).shape;
@@ -145,14 +141,6 @@ uint32_t checked_chains(const SyncSetup& s) {
 }
 
 }  // namespace
-
-const sync::SyncOpInfo& sync_info(SyncOp op) { return sync::sync_op_info(op); }
-
-SyncOp parse_sync_op(const std::string& name) { return find_op(sync::kSyncOps, name, "sync op").op; }
-
-std::string sync_kernel_name(SyncOp op, Kind kind) {
-  return std::string("gpuprobe_sync_") + sync_info(op).name + kind_suffix(kind);
-}
 
 uint32_t sync_chains(SyncOp op, Kind kind) { return kind == Kind::latency ? 1 : sync_info(op).thr_chains; }
 
@@ -208,15 +196,9 @@ uint32_t sync_reference(SyncOp op, const SyncSetup& setup, uint32_t chain, uint6
 
 void check_sync_fits(const SyncSetup& s, const DeviceInfo& info) {
   const sync::SyncOpInfo& op = sync_info(s.op);
-  const int sm = info.cc.sm();
-  if (!ptx::device_has(op.cap, sm))
-    skip(std::string(op.ptx) + " needs " + ptx::capability_info(op.cap).targets + "; " + info.name + " is sm_" +
-         std::to_string(sm));
+  require_cap(op.cap, op.ptx, info);
   const std::string kernel = sync_kernel_name(s.op, s.kind);
-  if (s.block_threads == 0 || s.block_threads % 32 != 0 || s.block_threads > 1024)
-    throw Error(kernel + ": block size " + std::to_string(s.block_threads) +
-                " is not a multiple of 32 between 32 and 1024");
-  if (s.blocks == 0) throw Error(kernel + ": a launch needs a block");
+  check_blocks(kernel, s.block_threads, s.blocks);
   const bool latency = s.kind == Kind::latency;
   const bool clustered = op.shape == SyncShape::cluster || op.shape == SyncShape::dsmem;
   if (!clustered && s.cluster_size != 0)
@@ -258,36 +240,22 @@ ChainResult summarize_sync_launch(const SyncSetup& s, const SyncRun& run, const 
   const std::string kernel = sync_kernel_name(s.op, s.kind);
   const sync::SyncOpInfo& info = sync_info(s.op);
   const uint32_t chains = sync_chains(s.op, s.kind);
-  ChainResult r;
-  r.ops_per_chain = run.iterations * info.ops_per_iteration / chains;
-  const auto per_sm = check_units(warps, uint64_t(s.blocks) * s.block_threads / 32, kernel, "warp");
+  const uint64_t ops = run.iterations * info.ops_per_iteration / chains;
+  const uint64_t launched = uint64_t(s.blocks) * s.block_threads / 32;
+  const ChainResult r = summarize_units(warps, launched, kernel, "warp", ops, [&](const SmSpan& span) {
+    return double(span.units) * units_per_warp(s) * chains * double(ops) / span.cycles();
+  });
   // What the op's chains must hold; warp w's values are those of the first warp (every warp runs
   // the same chains), except bar_red_popc's count, which is per CTA but the same in each.
-  const uint32_t checked = checked_chains(s);
+  const uint32_t checked = run.store ? checked_chains(s) : 0;
   uint32_t reference[sync::kSyncMaxChains] = {};
-  for (uint32_t k = 0; k < checked; ++k) reference[k] = sync_reference(s.op, s, k, r.ops_per_chain);
-  std::vector<double> latencies;
-  for (std::size_t w = 0; w < warps.size(); ++w) {
-    const SyncWarpOut& o = warps[w];
-    for (uint32_t k = 0; run.store && k < checked; ++k) {
-      if (o.result[k] == reference[k]) continue;
-      throw Error("self-check failed: " + kernel + " warp " + std::to_string(w) + " chain " + std::to_string(k) +
-                  " ended with 0x" + hex(o.result[k]) + ", expected 0x" + hex(reference[k]) + " after " +
-                  std::to_string(r.ops_per_chain) + " ops");
-    }
-    latencies.push_back(double(o.end_cycles - o.start_cycles) / double(r.ops_per_chain));
-  }
-  r.sms = static_cast<uint32_t>(per_sm.size());
-  r.warps_per_sm = units_per_sm(per_sm);
-  r.latency_cycles = stats::median(latencies);
-  r.latency_cycles_max = *std::max_element(latencies.begin(), latencies.end());
-  const double warps_per_unit = info.unit == SyncUnit::thread ? 1.0 / 32
-                                : info.unit == SyncUnit::warp ? 1.0
-                                                              : s.block_threads / 32.0;
-  const SmRates rates = sm_rates(per_sm, [&](const SmSpan& span) {
-    return double(span.units) / warps_per_unit * chains * double(r.ops_per_chain) / span.cycles();
-  });
-  r.ops_per_clk_per_sm = rates.median, r.ops_per_clk_per_sm_min = rates.min, r.ops_per_clk_per_sm_max = rates.max;
+  for (uint32_t k = 0; k < checked; ++k) reference[k] = sync_reference(s.op, s, k, ops);
+  for (std::size_t w = 0; w < warps.size(); ++w)
+    for (uint32_t k = 0; k < checked; ++k)
+      if (warps[w].result[k] != reference[k])
+        throw Error("self-check failed: " + kernel + " warp " + std::to_string(w) + " chain " +
+                    std::to_string(k) + " ended with 0x" + hex_of(warps[w].result[k]) + ", expected 0x" +
+                    hex_of(reference[k]) + " after " + std::to_string(ops) + " ops");
   return r;
 }
 
@@ -302,11 +270,8 @@ constexpr uint32_t kClusterThroughputSize = 2;
 constexpr uint32_t kGridBlockThreads = 128;
 
 LaunchConfig config_of(const SyncSetup& s) {
-  LaunchConfig c;
-  c.grid = Dim3{s.blocks, 1, 1};
-  c.block = Dim3{s.block_threads, 1, 1};
-  c.dynamic_smem_bytes = s.op == SyncOp::dsmem_ld ? uint64_t{sync::kSyncDsmemSlots} * 8 : 0;  // the DSMEM ring
-  if (s.cluster_size != 0) c.cluster = Dim3{s.cluster_size, 1, 1};
+  const uint64_t ring = s.op == SyncOp::dsmem_ld ? uint64_t{sync::kSyncDsmemSlots} * 8 : 0;  // the DSMEM ring
+  LaunchConfig c = launch_config(s.blocks, s.block_threads, ring, s.cluster_size);
   // grid_sync traps unless launched cooperatively; launch() checks the grid is resident.
   c.cooperative = sync_info(s.op).shape == SyncShape::grid;
   return c;
@@ -325,18 +290,12 @@ ChainResult run_on_gpu(KernelRunner& gpu, const SyncSetup& s, const SyncRun& run
   if (run.iterations == 0) throw Error(name + ": no iterations");
   const auto words = sync_lane_words(s.op);
   const DeviceBuffer lanes = gpu.upload(std::vector<uint32_t>(words.begin(), words.end()));
-  SyncArgs args{};
-  args.lanes = static_cast<const uint32_t*>(lanes.get());
-  args.iterations = run.iterations;
-  args.zero = 0;
-  args.store = run.store ? 1 : 0;
-  args.mask = 0xffffffffu;
+  const SyncArgs args{.lanes = static_cast<const uint32_t*>(lanes.get()), .iterations = run.iterations,
+                      .zero = 0, .store = run.store, .mask = 0xffffffffu};
   LaunchRecord record;
   const auto warps = run_units<SyncWarpOut>(gpu, kKernels[static_cast<unsigned>(s.op)].of(s.kind), name, config_of(s),
                                             args, uint64_t(s.blocks) * s.block_threads / 32, record);
-  ChainResult r = summarize_sync_launch(s, run, warps);
-  r.launch = record;
-  return r;
+  return with_launch(summarize_sync_launch(s, run, warps), record);
 }
 
 // On the simulator every SM takes the longer of one chain's ops x latency (against the op's swept
@@ -356,26 +315,19 @@ ChainResult simulate(sim::SimDevice& device, const SyncSetup& s, const SyncRun& 
   const uint64_t ops = run.iterations * info.ops_per_iteration / chains;
   const uint32_t warps_per_block = s.block_threads / 32;
   const double latency = sync_latency_cycles(cost, sweep_value(s));
-  const double units_per_warp = info.unit == SyncUnit::thread ? 32.0
-                                : info.unit == SyncUnit::warp ? 1.0
-                                                              : 1.0 / warps_per_block;
   const uint64_t seed = std::hash<std::string>{}(kernel) ^ s.blocks ^ (uint64_t(s.block_threads) << 20) ^
                         (run.iterations << 32) ^ device.next_launch(kFamily);
   auto warps = simulate_units<SyncWarpOut>(p, s.blocks, warps_per_block, seed, [&](uint32_t, uint32_t n) {
     const double chain_cycles = double(ops) * latency;
     const double issue_cycles =
-        info.shape == SyncShape::grid ? 0 : n * units_per_warp * chains * double(ops) / cost.rate;
+        info.shape == SyncShape::grid ? 0 : n * units_per_warp(s) * chains * double(ops) / cost.rate;
     return std::max(chain_cycles, issue_cycles);
   });
-  const uint32_t checked = checked_chains(s);
-  uint32_t reference[sync::kSyncMaxChains] = {};
-  for (uint32_t k = 0; k < checked; ++k) reference[k] = sync_reference(s.op, s, k, ops);
-  for (auto& o : warps)
-    for (uint32_t k = 0; run.store && k < checked; ++k) o.result[k] = reference[k];
-  ChainResult r = summarize_sync_launch(s, run, warps);
-  r.launch.kernel = kernel;
-  r.launch.config = config_of(s);
-  return r;
+  for (uint32_t k = 0; run.store && k < checked_chains(s); ++k) {
+    const uint32_t reference = sync_reference(s.op, s, k, ops);
+    for (auto& o : warps) o.result[k] = reference;
+  }
+  return with_launch(summarize_sync_launch(s, run, warps), {kernel, config_of(s)});
 }
 
 ChainResult launch(Device& device, const SyncSetup& s, const SyncRun& run) {
@@ -387,8 +339,9 @@ ChainResult launch(Device& device, const SyncSetup& s, const SyncRun& run) {
 
 nlohmann::json measure(ProbeContext& ctx, const SyncSetup& s, const SyncRun& run) {
   const sync::SyncOpInfo& info = sync_info(s.op);
+  const char* unit = kUnitNames[static_cast<unsigned>(info.unit)];
   nlohmann::json fields = {
-      {"scope", info.scope}, {"unit", unit_name(info.unit)}, {"block_threads", s.block_threads}, {"blocks", s.blocks}};
+      {"scope", info.scope}, {"unit", unit}, {"block_threads", s.block_threads}, {"blocks", s.blocks}};
   if (s.cluster_size != 0) fields["cluster_size"] = s.cluster_size;
   ChainPoint c = measure_chain_point(ctx, s.kind, run.iterations, sync_chains(s.op, s.kind), info.ptx,
                                      std::move(fields), [&] { return launch(ctx.device(), s, run); }, true);
@@ -496,6 +449,24 @@ ProbeSpec sync_probe() {
 }
 
 const ProbeRegistration kRegistration(sync_probe);
+
+// ---- the family (harness/family.hpp): its model section and metrics are analysis/sync_model's
+
+FamilySpec sync_family() {
+  const auto estimate = [](const std::string&, const Params& p) {
+    return plan::op_points_seconds(plan::op_kind_points(p, p.get_text("op") == "all", 53, 27));
+  };
+  return op_table_family({.name = kFamily,
+                          .title = "Synchronization",
+                          .order = 50,
+                          .plan = one_run_plan("sync/primitives", "sync_primitives.json"),
+                          .estimate_h100_seconds = estimate,
+                          .add_run = add_run_by(analysis::add_sync_from_run),
+                          .metrics = analysis::sync_metrics},
+                         "sync/primitives");
+}
+
+const FamilyRegistration kFamilyRegistration(sync_family);
 
 }  // namespace
 }  // namespace gpuprobe::probes

@@ -13,6 +13,7 @@
 // its SM; when `store` is set it also stores a fingerprint of each chain's values, which the host
 // checks against its own simulation of the warp (probes/sync/sync.cpp).
 #pragma once
+#include "probes/common/op_order.cuh"
 #include "ptx/capability.hpp"
 #include "ptx/types.cuh"
 
@@ -82,14 +83,7 @@ GPUPROBE_HD constexpr const SyncOpInfo& sync_op_info(SyncOp op) {
   return kSyncOps[static_cast<unsigned>(op)];
 }
 
-namespace detail {
-GPUPROBE_HD constexpr bool sync_table_in_enum_order() {
-  for (unsigned i = 0; i < kSyncOpCount; ++i)
-    if (static_cast<unsigned>(kSyncOps[i].op) != i) return false;
-  return true;
-}
-static_assert(sync_table_in_enum_order(), "kSyncOps must list the SyncOp values in enum order");
-}  // namespace detail
+static_assert(in_enum_order(kSyncOps), "kSyncOps must list the SyncOp values in enum order");
 
 // Kernel arguments. `lanes` is a device buffer of 64 words: [0, 32) each lane's start value
 // (chain k of lane l starts at lanes[(l + k) % 32]), [32, 64) each lane's operand (aux).

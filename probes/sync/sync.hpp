@@ -20,10 +20,9 @@ namespace gpuprobe::probes {
 
 using sync::SyncOp;
 
-const sync::SyncOpInfo& sync_info(SyncOp op);
+inline const sync::SyncOpInfo& sync_info(SyncOp op) { return sync::sync_op_info(op); }
 // Throws a one-line gpuprobe::Error listing the ops when `name` is unknown.
-SyncOp parse_sync_op(const std::string& name);
-std::string sync_kernel_name(SyncOp op, Kind kind);  // gpuprobe_sync_<op>_lat / _thr
+inline SyncOp parse_sync_op(const std::string& name) { return find_op(sync::kSyncOps, name, "sync op").op; }
 uint32_t sync_chains(SyncOp op, Kind kind);
 
 // latency: one dependent chain per thread, in the smallest launch the op allows (one warp, or one

@@ -38,17 +38,11 @@ struct GpuFacts {
 };
 
 SyncCost op(const char* name, double latency, double rate, std::string source) {
-  SyncCost m;
-  m.op = name;
-  m.latency_cycles = latency;
-  m.rate = rate;
-  m.source = std::move(source);
-  return m;
+  return {{name, rate, latency, std::move(source)}};
 }
 
 SyncCost swept(SyncCost m, double per_doubling, double saturates_at) {
-  m.per_doubling_cycles = per_doubling;
-  m.saturates_at = saturates_at;
+  m.per_doubling_cycles = per_doubling, m.saturates_at = saturates_at;
   return m;
 }
 
@@ -155,14 +149,10 @@ const GridFigure kGridFigures[] = {
 };
 
 SyncCosts sync_costs(const sim::Preset& p) {
-  for (const GridFigure& f : kGridFigures) {
-    if (p.name != f.preset) continue;
-    double l2 = 0;
-    for (const auto& c : p.caches)
-      if (c.name == "L2") l2 = c.hit_latency_cycles;
-    return table({p.info.cc.sm(), double(p.info.sm_count), p.info.rated_sm_clock_mhz, l2, f.grid_sync_ns,
-                  f.source, p.name == "rtx5090"});
-  }
+  for (const GridFigure& f : kGridFigures)
+    if (p.name == f.preset)
+      return table({p.info.cc.sm(), double(p.info.sm_count), p.info.rated_sm_clock_mhz,
+                    cache_hit_cycles(p, "L2"), f.grid_sync_ns, f.source, p.name == "rtx5090"});
   return {};
 }
 

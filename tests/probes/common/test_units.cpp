@@ -1,5 +1,5 @@
 // The launch-record helpers every op-table family shares (probes/common/units.hpp): the units'
-// checks, the per-SM rates, and the simulator's units.
+// checks, the per-SM rates, a launch's summary and configuration, and the simulator's units.
 #include <catch2/catch.hpp>
 
 #include <vector>
@@ -42,6 +42,40 @@ TEST_CASE("units: per-SM spans and rates from the stamps", "[units]") {
   });
   CHECK(rates.median == Approx(4.0 * 32 * 8 * 128 / 512));
   CHECK(rates.min == rates.max);
+}
+
+TEST_CASE("units: a launch's summary, its median and slowest unit and its SMs' rates", "[units]") {
+  auto warps = good_warps();
+  warps[3].end_cycles = 1000 + 128 * 6;  // SM 1's last warp is slower: 6 cycles per op
+  const auto r = probes::summarize_units(warps, 8, "k", "warp", 128, [](const probes::SmSpan& s) {
+    return double(s.units) * 128 / s.cycles();
+  });
+  CHECK(r.ops_per_chain == 128);
+  CHECK(r.latency_cycles == 4);
+  CHECK(r.latency_cycles_max == 6);
+  CHECK(r.sms == 2);
+  CHECK(r.warps_per_sm == 4);
+  CHECK(r.ops_per_clk_per_sm_max == Approx(4.0 * 128 / 512));  // SM 0
+  CHECK(r.ops_per_clk_per_sm_min == Approx(4.0 * 128 / 768));  // SM 1
+  CHECK(r.ops_per_clk_per_sm == Approx((4.0 * 128 / 512 + 4.0 * 128 / 768) / 2));
+  warps.pop_back();
+  const auto none = [](const probes::SmSpan&) { return 0.0; };
+  CHECK_THROWS_WITH(probes::summarize_units(warps, 8, "k", "warp", 128, none),
+                    Catch::Contains("reported 7 warps, expected 8"));
+}
+
+TEST_CASE("units: a launch's configuration, and the hex of the self-checks' messages", "[units]") {
+  const LaunchConfig plain = probes::launch_config(6, 64);
+  CHECK(plain.grid.x == 6);
+  CHECK(plain.block.x == 64);
+  CHECK(plain.dynamic_smem_bytes == 0);
+  CHECK(plain.cluster.x == 0);  // no cluster attribute
+  const LaunchConfig clustered = probes::launch_config(8, 32, 4096, 2);
+  CHECK(clustered.dynamic_smem_bytes == 4096);
+  CHECK(clustered.cluster.x == 2);
+  CHECK(clustered.cluster.y == 1);
+  CHECK(probes::hex_of(0xA5C0) == "a5c0");
+  CHECK(probes::hex_of(~uint64_t{0}) == "ffffffffffffffff");
 }
 
 TEST_CASE("units: a missing, idle or backwards unit fails the self-check, naming it", "[units]") {
