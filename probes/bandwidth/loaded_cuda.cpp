@@ -14,7 +14,7 @@
 #include "harness/cuda/cuda_device.hpp"
 #include "harness/cuda/launch.hpp"
 #include "harness/ops.hpp"
-#include "probes/bandwidth/loaded_ops.hpp"
+#include "probes/bandwidth/stream_ops.hpp"
 
 using gpuprobe::cuda::SmPin;
 using gpuprobe::probes::bandwidth::LoadedOut;

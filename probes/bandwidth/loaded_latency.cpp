@@ -15,7 +15,7 @@
 #include "harness/points.hpp"
 #include "harness/repeat.hpp"
 #include "harness/stats.hpp"
-#include "probes/bandwidth/loaded_ops.hpp"
+#include "probes/bandwidth/stream_ops.hpp"
 #include "probes/memory/chase_point.hpp"
 
 namespace gpuprobe::probes {
