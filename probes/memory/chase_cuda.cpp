@@ -36,21 +36,13 @@ using cuda::DeviceArray;
 
 constexpr uint32_t kSharedChaseThreads = 256;   // chase_shared.cu
 
-struct GlobalKernel {
-  const void* fn;
-  const char* name;
-};
-
-GlobalKernel global_kernel(ptx::LoadVariant v) {
-  switch (v) {
+// The global chase kernels, in LoadVariant's order (ptx/load_variants.def).
+const void* const kGlobalKernels[] = {
 #define GPUPROBE_LOAD_VARIANT(id, name, ptx_form, first, min_sm, sass75, sass80) \
-  case ptx::LoadVariant::id:                                               \
-    return {reinterpret_cast<const void*>(&gpuprobe_chase_global_##id), "gpuprobe_chase_global_" #id};
+  reinterpret_cast<const void*>(&gpuprobe_chase_global_##id),
 #include "ptx/load_variants.def"
 #undef GPUPROBE_LOAD_VARIANT
-  }
-  throw Error("unknown load variant");
-}
+};
 
 class CudaPreparedChase final : public PreparedChase {
  public:
@@ -73,11 +65,7 @@ class CudaPreparedChase final : public PreparedChase {
 
   ChaseResult run(const ChaseRun& run) override {
     gpu_.select();
-    if (run.warmup_hops < kChaseHopsPerIteration || run.timed_hops == 0 ||
-        run.timed_hops % kChaseHopsPerIteration != 0)
-      throw Error("chase run needs at least " + std::to_string(kChaseHopsPerIteration) +
-                  " warm-up hops and a positive multiple of " +
-                  std::to_string(kChaseHopsPerIteration) + " timed hops");
+    check_chase_run(run);
     GPUPROBE_CUDA_CHECK(cudaMemset(out_.get(), 0, sizeof(ChaseOut)));
     LaunchConfig config;
     config.dynamic_smem_bytes = smem_bytes_;
@@ -95,8 +83,9 @@ class CudaPreparedChase final : public PreparedChase {
       uint64_t base = reinterpret_cast<uint64_t>(span_.get());
       uint64_t start = chain_.offset_bytes[chain_.start];
       void* args[] = {&base, &start, &warmup, &iterations, &sampled, &zero, &pin, &out, &samples};
-      const GlobalKernel k = global_kernel(setup_.load);
-      record = cuda::launch(k.fn, k.name, config, args, pinning_.get());
+      const std::string name = "gpuprobe_chase_global_" + std::string(ptx::info(setup_.load).id);
+      record = cuda::launch(kGlobalKernels[static_cast<int>(setup_.load)], name.c_str(), config, args,
+                            pinning_.get());
     } else {
       config.block = Dim3{kSharedChaseThreads, 1, 1};
       const uint64_t* offsets = offsets_.get();

@@ -59,6 +59,8 @@ class PreparedChase {
 // launch needs (returned) against the block's opt-in limit, the pinned SM against the SM count,
 // and a global chain (with its slot arrays) against free device memory. Throws one-line Errors.
 uint64_t check_chase_fits(const ChaseSetup& setup, const DeviceInfo& info, uint64_t free_bytes);
+// The run's shape (ChaseRun), checked by every backend's run(); throws a one-line Error.
+void check_chase_run(const ChaseRun& run);
 
 class ChaseOps : public FamilyOps {
  public:

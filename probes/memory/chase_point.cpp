@@ -70,13 +70,8 @@ ChaseSettings chase_settings(ProbeContext& ctx, MemorySpace space) {
 }
 
 nlohmann::json measure_chase(ProbeContext& ctx, const Chain& chain, const ChaseSettings& s) {
-  ChaseSetup setup;
-  setup.space = s.space;
-  setup.load = s.load;
-  setup.chain = &chain;
-  setup.sampled_hops = s.sampled_hops;
-  setup.pinned_sm = s.sm;
-  const auto prepared = ctx.ops<ChaseOps>().prepare(setup);
+  const auto prepared = ctx.ops<ChaseOps>().prepare(
+      {.space = s.space, .load = s.load, .chain = &chain, .sampled_hops = s.sampled_hops, .pinned_sm = s.sm});
 
   const uint64_t warmup_hops = std::max<uint64_t>(chain.slots(), 1024);
   // Checks one run against the host's prediction; throws on any difference. The prediction is
@@ -147,11 +142,7 @@ nlohmann::json measure_chase(ProbeContext& ctx, const Chain& chain, const ChaseS
   const auto& sum = outcome.summary;
   const double clock_mhz = region_clock_mhz.empty() ? 0.0 : stats::median(region_clock_mhz);
   nlohmann::json p = {
-      {"latency_cycles", sum.median},
-      {"latency_ns", clock_mhz > 0 ? nlohmann::json(sum.median / clock_mhz * 1000.0)
-                                   : nlohmann::json(nullptr)},
       {"mad_cycles", sum.mad},
-      {"ci95_cycles", {sum.median_ci95.lo, sum.median_ci95.hi}},
       {"repeats", sum.n},
       {"rejected_repeats", rejected},
       {"converged", outcome.converged},
@@ -164,6 +155,7 @@ nlohmann::json measure_chase(ProbeContext& ctx, const Chain& chain, const ChaseS
       {"load", s.space == MemorySpace::shared ? std::string("ld.shared.u32")
                                               : std::string(ptx::info(s.load).name)},
       {"self_check", "passed"}};
+  write_latency(p, sum, clock_mhz);
   if (!samples.empty()) {
     const double overhead = empty_samples.empty() ? 0.0 : stats::median(empty_samples);
     const double p50 = stats::percentile(samples, 50);
@@ -185,14 +177,18 @@ void sweep_random_cycles(ProbeContext& ctx, MemorySpace space, uint64_t max_byte
   const uint64_t seed = prm.get_u64("seed");
   std::vector<PlannedPoint> points;
   for (uint64_t f : geometric_sweep(prm.get_u64("min-footprint-bytes"), max_bytes,
-                                    prm.get_u64("points-per-octave"), slot)) {
-    points.push_back({{{"footprint_bytes", f}}, [&ctx, f, slot, seed, s] {
-                        const Chain chain =
-                            make_random_cycle(f, static_cast<uint32_t>(slot), seed);
-                        return measure_chase(ctx, chain, s);
-                      }});
-  }
+                                    prm.get_u64("points-per-octave"), slot))
+    points.push_back(chase_point(ctx, {{"footprint_bytes", f}}, [=] {
+      return make_random_cycle(f, static_cast<uint32_t>(slot), seed);
+    }, s));
   measure_points(ctx, points);
+}
+
+PlannedPoint chase_point(ProbeContext& ctx, nlohmann::json axes, std::function<Chain()> make_chain,
+                         const ChaseSettings& s) {
+  return {std::move(axes), [&ctx, make_chain = std::move(make_chain), s] {
+            return measure_chase(ctx, make_chain(), s);
+          }};
 }
 
 }  // namespace gpuprobe::probes

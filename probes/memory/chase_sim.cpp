@@ -24,11 +24,7 @@ class SimPreparedChase final : public PreparedChase {
   }
 
   ChaseResult run(const ChaseRun& run) override {
-    if (run.warmup_hops < kChaseHopsPerIteration || run.timed_hops == 0 ||
-        run.timed_hops % kChaseHopsPerIteration != 0)
-      throw Error("chase run needs at least " + std::to_string(kChaseHopsPerIteration) +
-                  " warm-up hops and a positive multiple of " +
-                  std::to_string(kChaseHopsPerIteration) + " timed hops");
+    check_chase_run(run);
     const int sm = setup_.pinned_sm == kAnySm ? 0 : setup_.pinned_sm;
     sim::WalkSpec spec;
     spec.shared = setup_.space == MemorySpace::shared;
