@@ -42,8 +42,8 @@ double estimate(const std::string& probe, const Params& p) {
   auto size_sweep = [&](const std::string& what, uint64_t max_default) {
     uint64_t max_bytes = p.get_u64("max-" + what + "-bytes");
     if (max_bytes == 0) max_bytes = max_default;
-    const double sizes =
-        geometric_points(p.get_u64("min-" + what + "-bytes"), max_bytes, p.get_u64("points-per-octave"), 1024);
+    const double sizes = geometric_points(p.get_u64("min-" + what + "-bytes"), max_bytes,
+                                          p.get_u64("points-per-octave"), 1024);
     return stream_points_seconds(sizes + (concurrency ? kConcurrencyPoints : 0));
   };
   if (probe == "bandwidth/l1") return size_sweep("window", 2 * 228u << 10);

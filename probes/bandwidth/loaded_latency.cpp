@@ -97,10 +97,9 @@ ProbeSpec loaded_latency_probe() {
     const auto& prm = ctx.params();
     const DeviceInfo& info = ctx.device().info();
     const LevelPlan plan = plan_level(ctx);
+    // At most kMaxLoadedHops (--hops' maximum), itself a multiple of the iteration.
     const uint64_t hops = round_up(std::max<uint64_t>(prm.get_u64("hops"), 1),
                                    bw::kLoadedHopsPerIteration);
-    if (hops > kMaxLoadedHops)
-      throw Error("--hops must be at most " + std::to_string(kMaxLoadedHops));
     std::vector<uint64_t> throttles = prm.get_u64_list("throttle-cycles");
     for (uint64_t t : throttles)
       if (t > kMaxThrottleCycles)

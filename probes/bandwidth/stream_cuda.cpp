@@ -178,7 +178,8 @@ class CudaPreparedStream final : public PreparedStream {
   DeviceArray<unsigned long long> checksum_;
 };
 
-const auto kRegistration = register_prepare_ops<StreamOps, cuda::CudaDevice, CudaPreparedStream>("cuda", __FILE__);
+const auto kRegistration =
+    register_prepare_ops<StreamOps, cuda::CudaDevice, CudaPreparedStream>("cuda", __FILE__);
 
 }  // namespace
 }  // namespace gpuprobe::probes

@@ -108,11 +108,6 @@ struct LoadedSetup {
   std::string level = "L2";
 };
 
-// A setup without a chain is the caller's error (the backends' prepare checks it first).
-inline void require_chain(const LoadedSetup& setup) {
-  if (setup.chain == nullptr) throw Error("loaded latency: a setup without a chain");
-}
-
 struct LoadedRun {
   // The slot the chase starts from: where the previous run ended, so that a chain larger than
   // the L2 is never re-walked through lines an earlier run left in the L2.

@@ -25,20 +25,19 @@ uint64_t tiles_in(uint64_t bytes, uint64_t tile_bytes) {
 }
 
 StreamSetup stream_setup(const DeviceInfo& info, const StreamConfig& c) {
-  StreamSetup s;
-  s.shape = c.shape;
-  s.block_threads = c.block_threads;
-  s.blocks = static_cast<uint32_t>(info.sm_count) * c.blocks_per_sm;
-  return s;
+  return {.shape = c.shape,
+          .block_threads = c.block_threads,
+          .blocks = static_cast<uint32_t>(info.sm_count) * c.blocks_per_sm};
 }
 
 StreamSetup own_windows(const DeviceInfo& info, const StreamConfig& c, uint64_t window_bytes) {
   StreamSetup s = stream_setup(info, c);
-  const uint64_t tile = bandwidth::tile_bytes(c.block_threads, c.shape.vec_bytes, c.shape.ilp);
-  s.geometry.tiles_per_block = tiles_in(window_bytes, tile);
-  s.geometry.block_step_tiles = s.geometry.tiles_per_block;
-  s.geometry.footprint_tiles = uint64_t(s.blocks) * s.geometry.tiles_per_block;
-  s.geometry.passes = 1;
+  const uint64_t window =
+      tiles_in(window_bytes, bandwidth::tile_bytes(c.block_threads, c.shape.vec_bytes, c.shape.ilp));
+  s.geometry = {.footprint_tiles = uint64_t(s.blocks) * window,
+                .tiles_per_block = window,
+                .block_step_tiles = window,
+                .passes = 1};
   return s;
 }
 

@@ -59,6 +59,11 @@ const sim::CacheLevelModel* cache(const sim::Preset& p, const std::string& name)
   return nullptr;
 }
 
+// Blocks of block_threads threads one SM of the preset holds at once.
+uint32_t resident_blocks(const sim::Preset& p, uint32_t block_threads) {
+  return block_threads == 0 ? 0 : std::min(p.max_blocks_per_sm, p.max_threads_per_sm / block_threads);
+}
+
 double unloaded_cycles(const sim::Preset& p, const std::string& level) {
   if (level == "shared") return p.shared_latency_cycles;
   const sim::CacheLevelModel* c = level == "DRAM" ? nullptr : cache(p, level);
@@ -135,7 +140,7 @@ class SimPreparedStream final : public PreparedStream {
  private:
   uint32_t resident_blocks_per_sm() const {
     const auto sms = static_cast<uint32_t>(preset_.info.sm_count);
-    uint32_t r = std::min(preset_.max_blocks_per_sm, preset_.max_threads_per_sm / setup_.block_threads);
+    uint32_t r = resident_blocks(preset_, setup_.block_threads);
     if (smem_bytes_ > 0)
       r = std::min<uint32_t>(r, static_cast<uint32_t>(preset_.info.shared_memory_per_sm_bytes /
                                                       smem_bytes_));
@@ -188,13 +193,11 @@ class SimPreparedStream final : public PreparedStream {
 class SimPreparedLoaded final : public PreparedLoaded {
  public:
   SimPreparedLoaded(sim::SimDevice& device, const LoadedSetup& setup)
-      : device_(device), preset_(device.preset()), setup_(setup), walk_chain_(*setup.chain),
+      : device_(device), preset_(device.preset()), setup_(setup),
         rng_(0x10adedull ^ (uint64_t(setup.chaser_sm) << 32) ^ setup.region_tiles) {
-    const uint32_t resident = setup.block_threads == 0
-                                  ? 0
-                                  : std::min(preset_.max_blocks_per_sm,
-                                             preset_.max_threads_per_sm / setup.block_threads);
-    check_loaded_fits(setup, device_.info(), device_.free_memory_bytes(), resident);
+    check_loaded_fits(setup, device_.info(), device_.free_memory_bytes(),
+                      resident_blocks(preset_, setup.block_threads));
+    walk_chain_ = *setup.chain;
     model_ = &level_model(preset_, setup.level);
     level_latency_cycles_ = unloaded_cycles(preset_, setup.level);
   }
@@ -292,10 +295,7 @@ void require_bandwidth_model(sim::SimDevice& device) {
 const auto kStreamOps = register_prepare_ops<StreamOps, sim::SimDevice, SimPreparedStream>(
     "sim", __FILE__, [](sim::SimDevice& device, const StreamSetup&) { require_bandwidth_model(device); });
 const auto kLoadedOps = register_prepare_ops<LoadedLatencyOps, sim::SimDevice, SimPreparedLoaded>(
-    "sim", __FILE__, [](sim::SimDevice& device, const LoadedSetup& setup) {
-      require_bandwidth_model(device);
-      require_chain(setup);
-    });
+    "sim", __FILE__, [](sim::SimDevice& device, const LoadedSetup&) { require_bandwidth_model(device); });
 
 }  // namespace
 }  // namespace gpuprobe::probes

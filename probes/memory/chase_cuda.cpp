@@ -46,21 +46,17 @@ const void* const kGlobalKernels[] = {
 
 class CudaPreparedChase final : public PreparedChase {
  public:
+  // The checks come first (free_memory_bytes() selects the GPU), then the chain is read.
   CudaPreparedChase(cuda::CudaDevice& gpu, const ChaseSetup& setup)
-      : gpu_(gpu), setup_(setup), chain_(*setup.chain) {
-    gpu_.select();
-    smem_bytes_ = check_chase_fits(setup, gpu_.info(), gpu_.free_memory_bytes());
-    const bool shared = setup.space == MemorySpace::shared;
-    offsets_ = DeviceArray<uint64_t>(chain_.slots());
-    next_ = DeviceArray<uint32_t>(chain_.slots());
+      : gpu_(gpu), setup_(setup), smem_bytes_(check_chase_fits(setup, gpu.info(), gpu.free_memory_bytes())),
+        chain_(*setup.chain), offsets_(chain_.slots()), next_(chain_.slots()), out_(1),
+        samples_(uint64_t(setup.sampled_hops) + kEmptySamples) {
     GPUPROBE_CUDA_CHECK(cudaMemcpy(offsets_.get(), chain_.offset_bytes.data(), offsets_.bytes(),
                                    cudaMemcpyHostToDevice));
     GPUPROBE_CUDA_CHECK(cudaMemcpy(next_.get(), chain_.next.data(), next_.bytes(),
                                    cudaMemcpyHostToDevice));
-    out_ = DeviceArray<ChaseOut>(1);
-    samples_ = DeviceArray<uint32_t>(uint64_t(setup.sampled_hops) + kEmptySamples);
     if (setup.pinned_sm != kAnySm) pinning_ = std::make_unique<cuda::SmPinning>(setup.pinned_sm);
-    if (!shared) scatter();
+    if (setup.space == MemorySpace::global) scatter();
   }
 
   ChaseResult run(const ChaseRun& run) override {
@@ -135,8 +131,8 @@ class CudaPreparedChase final : public PreparedChase {
 
   cuda::CudaDevice& gpu_;
   ChaseSetup setup_;
-  const Chain& chain_;
   uint64_t smem_bytes_ = 0;
+  const Chain& chain_;
   DeviceArray<unsigned char> span_;
   DeviceArray<uint64_t> offsets_;
   DeviceArray<uint32_t> next_;
@@ -145,8 +141,8 @@ class CudaPreparedChase final : public PreparedChase {
   std::unique_ptr<cuda::SmPinning> pinning_;
 };
 
-const auto kRegistration = register_prepare_ops<ChaseOps, cuda::CudaDevice, CudaPreparedChase>(
-    "cuda", __FILE__, [](cuda::CudaDevice&, const ChaseSetup& setup) { require_chain(setup); });
+const auto kRegistration =
+    register_prepare_ops<ChaseOps, cuda::CudaDevice, CudaPreparedChase>("cuda", __FILE__);
 
 }  // namespace
 }  // namespace gpuprobe::probes

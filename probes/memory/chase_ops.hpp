@@ -26,11 +26,6 @@ struct ChaseSetup {
   int pinned_sm = kAnySm;
 };
 
-// A setup without a chain is the caller's error (the backends' prepare checks it first).
-inline void require_chain(const ChaseSetup& setup) {
-  if (setup.chain == nullptr) throw Error("chase setup without a chain");
-}
-
 // One launch: warmup_hops (at least kChaseHopsPerIteration) untimed, timed_hops (a multiple of
 // kChaseHopsPerIteration) timed, then the setup's sampled hops and kEmptySamples empty samples.
 // The walk continues across phases: it ends at walk(chain, start, warmup + timed + sampled).

@@ -112,22 +112,20 @@ nlohmann::json measure_chase(ProbeContext& ctx, const Chain& chain, const ChaseS
   std::vector<double> empty_samples;
   std::vector<double> region_clock_mhz;
   std::vector<double> region_ns;
-  std::optional<int> sm;
-  std::optional<LaunchRecord> launch;
+  std::optional<LaunchRecord> launch;   // the first repeat's: its SM is the point's
   uint64_t rejected = 0;
   const auto outcome = repeat_until_stable_rejecting(
       [&]() -> std::optional<double> {
         ChaseResult r = calibrated.take_or_run(run_once);
-        if (!sm) sm = r.launch.smid;
-        if (r.launch.smid != *sm) {
+        if (!launch) launch = r.launch;
+        if (r.launch.smid != launch->smid) {
           ++rejected;   // never mix SMs within a point: their L2 distance differs
           if (rejected > 2 * ctx.repeat().max_repeats)
             throw Error("repeats of one point keep landing on different SMs (" +
-                        std::to_string(*sm) + ", " + std::to_string(r.launch.smid) +
+                        std::to_string(launch->smid) + ", " + std::to_string(r.launch.smid) +
                         "): pin the chase with --sm N");
           return std::nullopt;
         }
-        if (!launch) launch = r.launch;
         for (uint32_t c : r.sample_cycles) samples.push_back(c);
         for (uint32_t c : r.empty_sample_cycles) empty_samples.push_back(c);
         if (r.timed_ns > 0) {
@@ -150,7 +148,7 @@ nlohmann::json measure_chase(ProbeContext& ctx, const Chain& chain, const ChaseS
       {"warmup_hops", warmup_hops},
       {"timed_region_ns", region_ns.empty() ? 0.0 : stats::median(region_ns)},
       {"region_sm_clock_mhz", clock_mhz},
-      {"sm", sm ? nlohmann::json(*sm) : nlohmann::json(nullptr)},
+      {"sm", launch ? nlohmann::json(launch->smid) : nlohmann::json(nullptr)},
       {"launch", launch ? to_json(*launch) : nlohmann::json(nullptr)},
       {"load", s.space == MemorySpace::shared ? std::string("ld.shared.u32")
                                               : std::string(ptx::info(s.load).name)},

@@ -19,9 +19,9 @@ constexpr double kSimSampleOverheadCycles = 4.0;
 class SimPreparedChase final : public PreparedChase {
  public:
   SimPreparedChase(sim::SimDevice& device, const ChaseSetup& setup)
-      : device_(device), setup_(setup), chain_(*setup.chain) {
-    smem_bytes_ = check_chase_fits(setup, device_.info(), device_.free_memory_bytes());
-  }
+      : device_(device), setup_(setup),
+        smem_bytes_(check_chase_fits(setup, device.info(), device.free_memory_bytes())),
+        chain_(*setup.chain) {}
 
   ChaseResult run(const ChaseRun& run) override {
     check_chase_run(run);
@@ -61,12 +61,11 @@ class SimPreparedChase final : public PreparedChase {
  private:
   sim::SimDevice& device_;
   ChaseSetup setup_;
-  const Chain& chain_;
   uint64_t smem_bytes_ = 0;
+  const Chain& chain_;   // checked by check_chase_fits first
 };
 
-const auto kRegistration = register_prepare_ops<ChaseOps, sim::SimDevice, SimPreparedChase>(
-    "sim", __FILE__, [](sim::SimDevice&, const ChaseSetup& setup) { require_chain(setup); });
+const auto kRegistration = register_prepare_ops<ChaseOps, sim::SimDevice, SimPreparedChase>("sim", __FILE__);
 
 }  // namespace
 }  // namespace gpuprobe::probes
