@@ -38,23 +38,19 @@ double estimate(const std::string& probe, const Params& p) {
            chain_slots * kChainBuildSecondsPerSlot;
   }
   const bool concurrency = p.get_text("concurrency") == "on";
-  if (probe == "bandwidth/l1") {
-    uint64_t max_bytes = p.get_u64("max-window-bytes");
-    if (max_bytes == 0) max_bytes = 2 * 228u << 10;
-    return stream_points_seconds(
-        geometric_points(p.get_u64("min-window-bytes"), max_bytes, p.get_u64("points-per-octave"), 1024) +
-        (concurrency ? kConcurrencyPoints : 0));
-  }
+  // The size sweep of bandwidth/l1 (windows) or bandwidth/l2 (footprints), then its concurrency.
+  auto size_sweep = [&](const std::string& what, uint64_t max_default) {
+    uint64_t max_bytes = p.get_u64("max-" + what + "-bytes");
+    if (max_bytes == 0) max_bytes = max_default;
+    const double sizes = geometric_points(p.get_u64("min-" + what + "-bytes"), max_bytes,
+                                          p.get_u64("points-per-octave"), 1024);
+    return stream_points_seconds(sizes + (concurrency ? kConcurrencyPoints : 0));
+  };
+  if (probe == "bandwidth/l1") return size_sweep("window", 2 * 228u << 10);
+  if (probe == "bandwidth/l2") return size_sweep("footprint", 4 * kL2Bytes);
   if (probe == "bandwidth/shared")
     return stream_points_seconds(static_cast<double>(p.get_u64_list("strides").size()) +
                                  (concurrency ? kSharedConcurrencyPoints : 0));
-  if (probe == "bandwidth/l2") {
-    uint64_t max_bytes = p.get_u64("max-footprint-bytes");
-    if (max_bytes == 0) max_bytes = 4 * kL2Bytes;
-    return stream_points_seconds(
-        geometric_points(p.get_u64("min-footprint-bytes"), max_bytes, p.get_u64("points-per-octave"), 1024) +
-        (concurrency ? kConcurrencyPoints : 0));
-  }
   // bandwidth/dram
   const double streamed = p.get_text("kind") == "all" ? 3 : 1;  // read, write, copy
   return stream_points_seconds(streamed * (1 + (concurrency ? kConcurrencyPoints : 0)));

@@ -47,10 +47,9 @@ ProbeSpec dram_probe() {
       points.push_back({{{"sweep", "base"}, {"level", "DRAM"}, {"kind", stream_kind_name(kind)},
                          {"footprint_bytes", footprint}},
                         [&ctx, s] { return measure_stream(ctx, s, true); }});
-      if (prm.get_text("concurrency") == "on")
-        plan_concurrency(ctx, c, "DRAM", [&info, footprint](const StreamConfig& k) {
-          return std::optional<StreamSetup>(disjoint_windows(info, k, footprint));
-        }, points, true);
+      plan_concurrency(ctx, c, "DRAM", [&info, footprint](const StreamConfig& k) {
+        return std::optional<StreamSetup>(disjoint_windows(info, k, footprint));
+      }, points, true);
     }
     measure_points(ctx, points);
   };

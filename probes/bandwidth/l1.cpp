@@ -42,13 +42,11 @@ ProbeSpec l1_probe() {
                          {"footprint_bytes", stream_buffer_bytes(s)}},
                         [&ctx, s] { return measure_stream(ctx, s); }});
     }
-    if (prm.get_text("concurrency") == "on") {
-      plan_concurrency(ctx, c, "L1", [&info](const StreamConfig& k) -> std::optional<StreamSetup> {
-        const uint64_t t = bandwidth::tile_bytes(k.block_threads, k.shape.vec_bytes, k.shape.ilp);
-        if (uint64_t(k.blocks_per_sm) * t > kConcurrencyL1Bytes) return std::nullopt;
-        return own_windows(info, k, kConcurrencyL1Bytes / k.blocks_per_sm);
-      }, points);
-    }
+    plan_concurrency(ctx, c, "L1", [&info](const StreamConfig& k) -> std::optional<StreamSetup> {
+      const uint64_t t = bandwidth::tile_bytes(k.block_threads, k.shape.vec_bytes, k.shape.ilp);
+      if (uint64_t(k.blocks_per_sm) * t > kConcurrencyL1Bytes) return std::nullopt;
+      return own_windows(info, k, kConcurrencyL1Bytes / k.blocks_per_sm);
+    }, points);
     measure_points(ctx, points);
   };
   return p;

@@ -48,12 +48,10 @@ ProbeSpec l2_probe() {
       points.push_back({{{"sweep", "footprint"}, {"level", "L2"}, {"footprint_bytes", f}},
                         [&ctx, s] { return measure_stream(ctx, s); }});
     }
-    if (prm.get_text("concurrency") == "on") {
-      const uint64_t inside = std::max<uint64_t>(info.l2_bytes / 4, 1 << 20);
-      plan_concurrency(ctx, c, "L2", [&info, inside](const StreamConfig& k) {
-        return std::optional<StreamSetup>(shared_windows(info, k, inside));
-      }, points);
-    }
+    const uint64_t inside = std::max<uint64_t>(info.l2_bytes / 4, 1 << 20);
+    plan_concurrency(ctx, c, "L2", [&info, inside](const StreamConfig& k) {
+      return std::optional<StreamSetup>(shared_windows(info, k, inside));
+    }, points);
     measure_points(ctx, points);
   };
   return p;

@@ -14,7 +14,7 @@
 #include "harness/cuda/cuda_device.hpp"
 #include "harness/cuda/launch.hpp"
 #include "harness/ops.hpp"
-#include "probes/bandwidth/loaded_ops.hpp"
+#include "probes/bandwidth/stream_ops.hpp"
 
 using gpuprobe::cuda::SmPin;
 using gpuprobe::probes::bandwidth::LoadedOut;
@@ -49,7 +49,7 @@ LaunchConfig grid_for(uint64_t items) {
 class CudaPreparedLoaded final : public PreparedLoaded {
  public:
   CudaPreparedLoaded(cuda::CudaDevice& gpu, const LoadedSetup& setup)
-      : gpu_(gpu), setup_(setup), chain_(*setup.chain), pinning_(setup.chaser_sm) {
+      : gpu_(gpu), setup_(setup), pinning_(setup.chaser_sm) {
     gpu_.select();
     int resident = 0;
     GPUPROBE_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
@@ -59,19 +59,21 @@ class CudaPreparedLoaded final : public PreparedLoaded {
                       static_cast<uint32_t>(std::max(resident, 0)));
     blocks_ = loaded_grid_blocks(setup, gpu_.info());
 
-    // The chain: offsets and links uploaded, then self-pointers scattered over its span.
-    span_ = DeviceArray<unsigned char>(chain_.span_bytes);
-    DeviceArray<uint64_t> offsets(chain_.slots());
-    DeviceArray<uint32_t> next(chain_.slots());
-    GPUPROBE_CUDA_CHECK(cudaMemcpy(offsets.get(), chain_.offset_bytes.data(), offsets.bytes(),
+    // The chain (checked above): offsets and links uploaded, then self-pointers scattered over
+    // its span.
+    const Chain& chain = *setup.chain;
+    span_ = DeviceArray<unsigned char>(chain.span_bytes);
+    DeviceArray<uint64_t> offsets(chain.slots());
+    DeviceArray<uint32_t> next(chain.slots());
+    GPUPROBE_CUDA_CHECK(cudaMemcpy(offsets.get(), chain.offset_bytes.data(), offsets.bytes(),
                                    cudaMemcpyHostToDevice));
-    GPUPROBE_CUDA_CHECK(cudaMemcpy(next.get(), chain_.next.data(), next.bytes(),
+    GPUPROBE_CUDA_CHECK(cudaMemcpy(next.get(), chain.next.data(), next.bytes(),
                                    cudaMemcpyHostToDevice));
     {
       uint64_t base = reinterpret_cast<uint64_t>(span_.get());
       const uint64_t* o = offsets.get();
       const uint32_t* n = next.get();
-      uint64_t slots = chain_.slots();
+      uint64_t slots = chain.slots();
       void* args[] = {&base, &o, &n, &slots};
       cuda::launch(reinterpret_cast<const void*>(&gpuprobe_chain_scatter),
                    "gpuprobe_chain_scatter", grid_for(slots), args);
@@ -102,7 +104,7 @@ class CudaPreparedLoaded final : public PreparedLoaded {
 
     LoadedParams p{};
     p.chain_base = reinterpret_cast<uint64_t>(span_.get());
-    p.start_offset_bytes = chain_.offset_bytes[run.start_slot];
+    p.start_offset_bytes = setup_.chain->offset_bytes[run.start_slot];
     p.warmup_hops = run.warmup_hops;
     p.timed_iterations = run.timed_hops / bw::kLoadedHopsPerIteration;
     p.zero = 0;
@@ -164,7 +166,6 @@ class CudaPreparedLoaded final : public PreparedLoaded {
  private:
   cuda::CudaDevice& gpu_;
   LoadedSetup setup_;
-  const Chain& chain_;
   cuda::SmPinning pinning_;
   uint32_t blocks_ = 0;
   DeviceArray<unsigned char> span_;
@@ -175,8 +176,8 @@ class CudaPreparedLoaded final : public PreparedLoaded {
   DeviceArray<uint32_t> warp_groups_;
 };
 
-const auto kRegistration = register_prepare_ops<LoadedLatencyOps, cuda::CudaDevice, CudaPreparedLoaded>(
-    "cuda", __FILE__, [](cuda::CudaDevice&, const LoadedSetup& setup) { require_chain(setup); });
+const auto kRegistration =
+    register_prepare_ops<LoadedLatencyOps, cuda::CudaDevice, CudaPreparedLoaded>("cuda", __FILE__);
 
 }  // namespace
 }  // namespace gpuprobe::probes

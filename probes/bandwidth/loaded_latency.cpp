@@ -7,7 +7,6 @@
 // analysis fits latency(B) = unloaded + queue x B / (peak - B) to these points
 // (analysis/bandwidth_model.cpp; docs/SCHEMA.md "bandwidth.L2, .DRAM loaded_latency").
 #include <algorithm>
-#include <chrono>
 #include <string>
 #include <vector>
 
@@ -15,8 +14,8 @@
 #include "harness/points.hpp"
 #include "harness/repeat.hpp"
 #include "harness/stats.hpp"
-#include "probes/bandwidth/loaded_ops.hpp"
-#include "probes/memory/chase_point.hpp"
+#include "probes/bandwidth/stream_ops.hpp"
+#include "probes/common/size_sweep.hpp"
 
 namespace gpuprobe::probes {
 namespace {
@@ -30,8 +29,6 @@ constexpr uint64_t kMaxThrottleCycles = uint64_t{1} << 24;
 // Warm-up hops at least (the streamers' ramp-up happens during them); an L2 chain's warm-up also
 // covers every slot once, so the chain is L2-resident when the timed hops start.
 constexpr uint64_t kMinWarmupHops = 1024;
-// Spin for the SM clock reading after each point (ns).
-constexpr uint64_t kClockSpinNs = 200'000;
 
 uint64_t round_up(uint64_t v, uint64_t m) { return (v + m - 1) / m * m; }
 
@@ -100,10 +97,9 @@ ProbeSpec loaded_latency_probe() {
     const auto& prm = ctx.params();
     const DeviceInfo& info = ctx.device().info();
     const LevelPlan plan = plan_level(ctx);
+    // At most kMaxLoadedHops (--hops' maximum), itself a multiple of the iteration.
     const uint64_t hops = round_up(std::max<uint64_t>(prm.get_u64("hops"), 1),
                                    bw::kLoadedHopsPerIteration);
-    if (hops > kMaxLoadedHops)
-      throw Error("--hops must be at most " + std::to_string(kMaxLoadedHops));
     std::vector<uint64_t> throttles = prm.get_u64_list("throttle-cycles");
     for (uint64_t t : throttles)
       if (t > kMaxThrottleCycles)
@@ -136,8 +132,7 @@ ProbeSpec loaded_latency_probe() {
         bw::kLoadedHopsPerIteration);
     auto prepared = std::shared_ptr<PreparedLoaded>(ctx.ops<LoadedLatencyOps>().prepare(setup));
     auto start = std::make_shared<uint32_t>(chain->start);
-    const uint64_t streamed_bytes = grid * setup.region_tiles *
-                                    bw::loaded_tile_bytes(setup.block_threads);
+    const uint64_t streamed_bytes = loaded_stream_buffer_bytes(setup, info);
 
     auto measure = [&ctx, setup, chain, prepared, start, warmup, hops, plan,
                     streamed_bytes](bool stream, uint64_t throttle) {
@@ -146,13 +141,11 @@ ProbeSpec loaded_latency_probe() {
       bool have_first = false;
       const auto outcome = repeat_until_stable(
           [&]() {
-            LoadedRun run;
-            run.start_slot = *start;
-            run.warmup_hops = warmup;
-            run.timed_hops = hops;
-            run.throttle_cycles = throttle;
-            run.stream = stream;
-            const LoadedResult r = prepared->run(run);
+            const LoadedResult r = prepared->run({.start_slot = *start,
+                                                  .warmup_hops = warmup,
+                                                  .timed_hops = hops,
+                                                  .throttle_cycles = throttle,
+                                                  .stream = stream});
             *start = walk(*chain, *start, warmup + hops);
             if (!have_first) first = r, have_first = true;
             if (r.timed_ns == 0)
@@ -163,9 +156,9 @@ ProbeSpec loaded_latency_probe() {
             return static_cast<double>(r.timed_cycles) / static_cast<double>(hops);
           },
           ctx.repeat());
-      const double clock_mhz = ctx.device().measure_sm_clock_mhz(kClockSpinNs);
+      const double clock_mhz = ctx.device().measure_sm_clock_mhz(kPointClockSpinNs);
       const auto& sum = outcome.summary;
-      nlohmann::json point = {
+      return nlohmann::json{
           {"achieved_bandwidth_bytes_per_s", stats::median(bandwidths)},
           {"latency_cycles", sum.median},
           {"ci95_cycles", {sum.median_ci95.lo, sum.median_ci95.hi}},
@@ -185,23 +178,17 @@ ProbeSpec loaded_latency_probe() {
           {"kernel", first.launch.kernel},
           {"launch", to_json(first.launch)},
           {"self_check", "passed"}};
-      return point;
     };
 
+    auto axes = [&plan](nlohmann::json throttle, const char* offered) {
+      return nlohmann::json{{"sweep", "loaded_latency"}, {"level", plan.level},
+                            {"throttle_cycles", throttle}, {"offered", offered}};
+    };
     std::vector<PlannedPoint> points;
-    const nlohmann::json common = {{"sweep", "loaded_latency"}, {"level", plan.level}};
-    if (idle) {
-      nlohmann::json axes = common;
-      axes["throttle_cycles"] = nullptr;
-      axes["offered"] = "idle";
-      points.push_back({axes, [measure] { return measure(false, 0); }});
-    }
-    for (uint64_t t : throttles) {
-      nlohmann::json axes = common;
-      axes["throttle_cycles"] = t;
-      axes["offered"] = t == 0 ? "full rate" : "throttled";
-      points.push_back({axes, [measure, t] { return measure(true, t); }});
-    }
+    if (idle) points.push_back({axes(nullptr, "idle"), [measure] { return measure(false, 0); }});
+    for (uint64_t t : throttles)
+      points.push_back(
+          {axes(t, t == 0 ? "full rate" : "throttled"), [measure, t] { return measure(true, t); }});
     measure_points(ctx, points);
   };
   return p;

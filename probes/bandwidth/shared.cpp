@@ -40,10 +40,9 @@ ProbeSpec shared_probe() {
                          {"vec_bytes", c.shape.vec_bytes}},
                         [&ctx, s] { return measure_stream(ctx, s); }});
     }
-    if (ctx.params().get_text("concurrency") == "on")
-      plan_concurrency(ctx, c, "shared", [&info](const StreamConfig& k) {
-        return std::optional<StreamSetup>(shared_setup(info, k, 1));
-      }, points);
+    plan_concurrency(ctx, c, "shared", [&info](const StreamConfig& k) {
+      return std::optional<StreamSetup>(shared_setup(info, k, 1));
+    }, points);
     measure_points(ctx, points);
   };
   return p;

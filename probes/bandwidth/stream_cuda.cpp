@@ -39,26 +39,27 @@ namespace {
 
 using cuda::DeviceArray;
 
-// The kernel of a shape (check_stream_fits has already refused shapes without one).
+// The kernel of each shape (check_stream_fits refuses the shapes without one).
+struct StreamKernel {
+  StreamKind kind;
+  uint32_t vec_bytes, ilp;
+  const void* fn;
+};
+#define GPUPROBE_BW_KERNEL(KIND, VB, IL) \
+  {StreamKind::KIND, VB, IL, reinterpret_cast<const void*>(&gpuprobe_bw_##KIND##_v##VB##_x##IL)},
+#define GPUPROBE_BW_GLOBAL_KERNELS(VB, IL)                                       \
+  GPUPROBE_BW_KERNEL(read, VB, IL) GPUPROBE_BW_KERNEL(read_l2, VB, IL)            \
+  GPUPROBE_BW_KERNEL(write, VB, IL) GPUPROBE_BW_KERNEL(copy, VB, IL)
+#define GPUPROBE_BW_SHARED_KERNEL(VB, IL) GPUPROBE_BW_KERNEL(shared, VB, IL)
+const StreamKernel kStreamKernels[] = {GPUPROBE_BW_SHAPES(GPUPROBE_BW_GLOBAL_KERNELS)
+                                           GPUPROBE_BW_SHARED_SHAPES(GPUPROBE_BW_SHARED_KERNEL)};
+#undef GPUPROBE_BW_SHARED_KERNEL
+#undef GPUPROBE_BW_GLOBAL_KERNELS
+#undef GPUPROBE_BW_KERNEL
+
 const void* kernel_of(const StreamShape& s) {
-#define GPUPROBE_BW_CASE(VB, IL)                                                         \
-  if (s.vec_bytes == (VB) && s.ilp == (IL)) {                                            \
-    switch (s.kind) {                                                                        \
-      case StreamKind::read: return reinterpret_cast<const void*>(&gpuprobe_bw_read_v##VB##_x##IL); \
-      case StreamKind::read_l2:                                                              \
-        return reinterpret_cast<const void*>(&gpuprobe_bw_read_l2_v##VB##_x##IL);        \
-      case StreamKind::write: return reinterpret_cast<const void*>(&gpuprobe_bw_write_v##VB##_x##IL); \
-      case StreamKind::copy: return reinterpret_cast<const void*>(&gpuprobe_bw_copy_v##VB##_x##IL); \
-      case StreamKind::shared: break;                                                        \
-    }                                                                                        \
-  }
-  GPUPROBE_BW_SHAPES(GPUPROBE_BW_CASE)
-#undef GPUPROBE_BW_CASE
-#define GPUPROBE_BW_SHARED_CASE(VB, IL)                                                  \
-  if (s.kind == StreamKind::shared && s.vec_bytes == (VB) && s.ilp == (IL))              \
-    return reinterpret_cast<const void*>(&gpuprobe_bw_shared_v##VB##_x##IL);
-  GPUPROBE_BW_SHARED_SHAPES(GPUPROBE_BW_SHARED_CASE)
-#undef GPUPROBE_BW_SHARED_CASE
+  for (const StreamKernel& k : kStreamKernels)
+    if (k.kind == s.kind && k.vec_bytes == s.vec_bytes && k.ilp == s.ilp) return k.fn;
   throw Error("no bandwidth kernel for " + stream_kernel_name(s));
 }
 
@@ -92,11 +93,10 @@ class CudaPreparedStream final : public PreparedStream {
 
   StreamResult run(const StreamRun& run) override {
     gpu_.select();
-    if (run.repeats == 0) throw Error(name_ + ": a run needs at least one pass");
-    const StreamTraffic traffic = stream_traffic(setup_, run);
-    const bool writes = setup_.shape.kind == StreamKind::write ||
-                        setup_.shape.kind == StreamKind::copy;
-    DeviceArray<uint32_t>& dst = setup_.shape.kind == StreamKind::copy ? dst_ : src_;
+    StreamResult result = expected_stream_result(setup_, run);
+    const StreamKind kind = setup_.shape.kind;
+    const bool writes = kind == StreamKind::write || kind == StreamKind::copy;
+    DeviceArray<uint32_t>& dst = kind == StreamKind::copy ? dst_ : src_;
     // A destination that already held the pattern would prove nothing: clear it first.
     if (writes) GPUPROBE_CUDA_CHECK(cudaMemset(dst.get(), 0xff, dst.bytes()));
     GPUPROBE_CUDA_CHECK(cudaMemset(checksum_.get(), 0, sizeof(unsigned long long)));
@@ -110,37 +110,27 @@ class CudaPreparedStream final : public PreparedStream {
     uint32_t smem = static_cast<uint32_t>(smem_bytes_);
     uint32_t stride = setup_.stride_elems;
     uint32_t iterations = run.repeats;
-    LaunchRecord record;
+    void* read_args[] = {&src, &g, &checksum};
+    void* write_args[] = {&src, &g};
+    void* copy_args[] = {&dst_addr, &src, &g, &checksum};
+    void* shared_args[] = {&smem, &stride, &iterations, &checksum};
+    void** args = kind == StreamKind::write    ? write_args
+                  : kind == StreamKind::copy   ? copy_args
+                  : kind == StreamKind::shared ? shared_args
+                                               : read_args;
     cuda::EventTimingOptions timing;
     timing.flush_l2 = run.flush_l2;
     const double ms = cuda::time_with_events_ms(
         [&](cudaStream_t stream) {
-          void* read_args[] = {&src, &g, &checksum};
-          void* write_args[] = {&src, &g};
-          void* copy_args[] = {&dst_addr, &src, &g, &checksum};
-          void* shared_args[] = {&smem, &stride, &iterations, &checksum};
-          void** args = read_args;
-          switch (setup_.shape.kind) {
-            case StreamKind::write: args = write_args; break;
-            case StreamKind::copy: args = copy_args; break;
-            case StreamKind::shared: args = shared_args; break;
-            default: break;
-          }
-          record = cuda::launch(kernel_, name_.c_str(), config_, args, nullptr, stream, false);
+          result.launch = cuda::launch(kernel_, name_.c_str(), config_, args, nullptr, stream, false);
         },
         timing);
-
-    StreamResult result;
     result.elapsed_ns = ms * 1e6;
-    result.bytes_read = traffic.bytes_read;
-    result.bytes_written = traffic.bytes_written;
-    result.expected_checksum = traffic.expected_checksum;
     unsigned long long sum = 0;
     GPUPROBE_CUDA_CHECK(cudaMemcpy(&sum, checksum_.get(), sizeof sum, cudaMemcpyDeviceToHost));
     result.checksum = static_cast<uint32_t>(sum);
     if (writes) result.mismatched_words = verify(dst);
     result.resident_blocks_per_sm = resident_;
-    result.launch = record;
     check_stream_result(setup_, result);
     return result;
   }
@@ -188,7 +178,8 @@ class CudaPreparedStream final : public PreparedStream {
   DeviceArray<unsigned long long> checksum_;
 };
 
-const auto kRegistration = register_prepare_ops<StreamOps, cuda::CudaDevice, CudaPreparedStream>("cuda", __FILE__);
+const auto kRegistration =
+    register_prepare_ops<StreamOps, cuda::CudaDevice, CudaPreparedStream>("cuda", __FILE__);
 
 }  // namespace
 }  // namespace gpuprobe::probes

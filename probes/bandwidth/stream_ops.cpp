@@ -1,6 +1,7 @@
 #include "probes/bandwidth/stream_ops.hpp"
 
 #include <string>
+#include <vector>
 
 #include "harness/error.hpp"
 
@@ -10,15 +11,8 @@ namespace bw = bandwidth;
 
 namespace {
 
-struct KindName {
-  StreamKind kind;
-  const char* name;
-};
-constexpr KindName kKinds[] = {{StreamKind::read, "read"},
-                               {StreamKind::read_l2, "read_l2"},
-                               {StreamKind::write, "write"},
-                               {StreamKind::copy, "copy"},
-                               {StreamKind::shared, "shared"}};
+// In StreamKind's order.
+constexpr const char* kKindNames[] = {"read", "read_l2", "write", "copy", "shared"};
 
 bool shape_in_table(uint32_t vec_bytes, uint32_t ilp) {
 #define GPUPROBE_BW_IN_TABLE(b, x) \
@@ -30,22 +24,15 @@ bool shape_in_table(uint32_t vec_bytes, uint32_t ilp) {
 
 std::string mib(uint64_t bytes) { return std::to_string((bytes + (1u << 20) - 1) >> 20) + " MiB"; }
 
+void check_block_threads(uint32_t block_threads) {
+  if (block_threads == 0 || block_threads % 32 != 0 || block_threads > 1024)
+    throw Error("block size " + std::to_string(block_threads) +
+                " is not a multiple of 32 between 32 and 1024");
+}
+
 }  // namespace
 
-const char* stream_kind_name(StreamKind kind) {
-  for (const auto& k : kKinds)
-    if (k.kind == kind) return k.name;
-  return "?";
-}
-
-StreamKind parse_stream_kind(const std::string& name) {
-  std::string known;
-  for (const auto& k : kKinds) {
-    if (name == k.name) return k.kind;
-    known += known.empty() ? k.name : std::string(", ") + k.name;
-  }
-  throw Error("unknown stream kind '" + name + "' (known: " + known + ")");
-}
+const char* stream_kind_name(StreamKind kind) { return kKindNames[static_cast<int>(kind)]; }
 
 std::string stream_kernel_name(const StreamShape& s) {
   return std::string("gpuprobe_bw_") + stream_kind_name(s.kind) + "_v" +
@@ -59,8 +46,9 @@ uint64_t stream_buffer_bytes(const StreamSetup& s) {
   return s.shape.kind == StreamKind::copy ? 2 * bytes : bytes;
 }
 
-StreamTraffic stream_traffic(const StreamSetup& s, const StreamRun& run) {
-  StreamTraffic t;
+StreamResult expected_stream_result(const StreamSetup& s, const StreamRun& run) {
+  if (run.repeats == 0) throw Error(stream_kernel_name(s.shape) + ": a run needs at least one pass");
+  StreamResult t;
   const StreamShape& shape = s.shape;
   if (shape.kind == StreamKind::shared) {
     t.bytes_read = uint64_t(s.blocks) * s.block_threads * shape.ilp * shape.vec_bytes * run.repeats;
@@ -97,9 +85,7 @@ uint64_t check_stream_fits(const StreamSetup& s, const DeviceInfo& info, uint64_
   if (shape.vec_bytes == 32 && sm < bw::kMinSmVec32)
     throw Error("32-byte global accesses need sm_100 or newer; " + info.name + " is sm_" +
                 std::to_string(sm));
-  if (s.block_threads == 0 || s.block_threads % 32 != 0 || s.block_threads > 1024)
-    throw Error("block size " + std::to_string(s.block_threads) +
-                " is not a multiple of 32 between 32 and 1024");
+  check_block_threads(s.block_threads);
   if (s.blocks == 0) throw Error(kernel + ": a launch needs at least one block");
 
   if (shape.kind == StreamKind::shared) {
@@ -146,6 +132,85 @@ void check_stream_result(const StreamSetup& s, const StreamResult& r) {
   if (r.mismatched_words != 0)
     throw Error("self-check failed: " + kernel + " left " + std::to_string(r.mismatched_words) +
                 " destination words without the pattern");
+}
+
+uint32_t loaded_grid_blocks(const LoadedSetup& s, const DeviceInfo& info) {
+  return s.blocks_per_sm * static_cast<uint32_t>(info.sm_count);
+}
+
+uint64_t loaded_stream_buffer_bytes(const LoadedSetup& s, const DeviceInfo& info) {
+  return uint64_t(loaded_grid_blocks(s, info)) * s.region_tiles *
+         bw::loaded_tile_bytes(s.block_threads);
+}
+
+uint32_t loaded_checksum(const LoadedSetup& s, const std::vector<uint32_t>& warp_groups) {
+  const uint32_t warps = s.block_threads / 32;
+  uint32_t total = 0;
+  for (uint64_t w = 0; w < warp_groups.size(); ++w)
+    if (warp_groups[w] != 0)
+      total += bw::loaded_warp_checksum(w / warps, static_cast<uint32_t>(w % warps),
+                                        s.block_threads, s.region_tiles, warp_groups[w]);
+  return total;
+}
+
+void check_loaded_fits(const LoadedSetup& s, const DeviceInfo& info, uint64_t free_bytes,
+                       uint32_t resident_blocks_per_sm) {
+  if (s.chain == nullptr) throw Error("loaded latency: a setup without a chain");
+  check_chain(*s.chain);
+  if (s.chaser_sm < 0 || s.chaser_sm >= info.sm_count)
+    throw Error("loaded latency: the chaser's SM " + std::to_string(s.chaser_sm) +
+                " does not exist (" + info.name + " has " + std::to_string(info.sm_count) +
+                " SMs)");
+  if (info.sm_count < 2)
+    throw Error("loaded latency: " + info.name + " has one SM: no other SM can stream");
+  check_block_threads(s.block_threads);
+  if (s.blocks_per_sm == 0 || s.blocks_per_sm > resident_blocks_per_sm)
+    throw Error("loaded latency: " + std::to_string(s.blocks_per_sm) + " blocks of " +
+                std::to_string(s.block_threads) + " threads per SM do not all fit at once (" +
+                std::to_string(resident_blocks_per_sm) + " do); the streamers wait for the "
+                "chaser, so every block must be resident");
+  if (s.region_tiles == 0 || s.region_tiles >= (1ull << 32))
+    throw Error("loaded latency: each block's stream region needs 1 to 2^32 - 1 tiles");
+  const uint64_t bytes = s.chain->span_bytes + loaded_stream_buffer_bytes(s, info);
+  // Leave a tenth of the free memory to the runtime.
+  if (bytes > free_bytes - free_bytes / 10)
+    throw Error("loaded latency needs " + mib(bytes) + " of device memory (chain and streams); " +
+                info.name + " has " + mib(free_bytes) + " free (lower the footprints)");
+}
+
+void check_loaded_run(const LoadedSetup& s, const LoadedRun& run) {
+  if (run.start_slot >= s.chain->slots())
+    throw Error("loaded latency: start slot " + std::to_string(run.start_slot) +
+                " is not a slot of the chain (" + std::to_string(s.chain->slots()) + " slots)");
+  if (run.warmup_hops < bw::kLoadedHopsPerIteration || run.timed_hops == 0 ||
+      run.timed_hops % bw::kLoadedHopsPerIteration != 0)
+    throw Error("loaded latency: a run needs at least " +
+                std::to_string(bw::kLoadedHopsPerIteration) +
+                " warm-up hops and a positive multiple of " +
+                std::to_string(bw::kLoadedHopsPerIteration) + " timed hops");
+}
+
+void check_loaded_result(const LoadedSetup& s, const LoadedRun& run, const LoadedResult& r) {
+  const Chain& chain = *s.chain;
+  const uint32_t end = walk(chain, run.start_slot, run.warmup_hops + run.timed_hops);
+  if (r.final_offset_bytes != chain.offset_bytes[end])
+    throw Error("self-check failed: the loaded-latency chase ended at offset " +
+                std::to_string(r.final_offset_bytes) + ", expected " +
+                std::to_string(chain.offset_bytes[end]) + " (a hop was lost or repeated)");
+  if (r.timed_iterations != run.timed_hops / bw::kLoadedHopsPerIteration)
+    throw Error("self-check failed: the loaded-latency chase ran " +
+                std::to_string(r.timed_iterations) + " timed iterations, expected " +
+                std::to_string(run.timed_hops / bw::kLoadedHopsPerIteration));
+  if (r.checksum != r.expected_checksum)
+    throw Error("self-check failed: the streamers' checksum " + std::to_string(r.checksum) +
+                ", expected " + std::to_string(r.expected_checksum) +
+                " from their group counts (a load was lost, repeated or read the wrong data)");
+  if (r.overran_warps != 0)
+    throw Error("loaded latency: " + std::to_string(r.overran_warps) +
+                " streaming warps stopped at their time bound before the chase ended (fewer "
+                "hops, or a stuck chaser)");
+  if (run.stream && r.streaming_sms == 0)
+    throw Error("loaded latency: no block streamed (every block ran on the chaser's SM)");
 }
 
 }  // namespace gpuprobe::probes

@@ -18,8 +18,6 @@ namespace {
 constexpr uint64_t kMaxRepeats = uint64_t{1} << 20;
 // A repeat times n and kDifferenceFactor x n passes (measure_stream).
 constexpr uint64_t kDifferenceFactor = 4;
-// Spin for the SM clock reading after each point (ns).
-constexpr uint64_t kClockSpinNs = 200'000;
 }  // namespace
 
 uint64_t tiles_in(uint64_t bytes, uint64_t tile_bytes) {
@@ -27,20 +25,19 @@ uint64_t tiles_in(uint64_t bytes, uint64_t tile_bytes) {
 }
 
 StreamSetup stream_setup(const DeviceInfo& info, const StreamConfig& c) {
-  StreamSetup s;
-  s.shape = c.shape;
-  s.block_threads = c.block_threads;
-  s.blocks = static_cast<uint32_t>(info.sm_count) * c.blocks_per_sm;
-  return s;
+  return {.shape = c.shape,
+          .block_threads = c.block_threads,
+          .blocks = static_cast<uint32_t>(info.sm_count) * c.blocks_per_sm};
 }
 
 StreamSetup own_windows(const DeviceInfo& info, const StreamConfig& c, uint64_t window_bytes) {
   StreamSetup s = stream_setup(info, c);
-  const uint64_t tile = bandwidth::tile_bytes(c.block_threads, c.shape.vec_bytes, c.shape.ilp);
-  s.geometry.tiles_per_block = tiles_in(window_bytes, tile);
-  s.geometry.block_step_tiles = s.geometry.tiles_per_block;
-  s.geometry.footprint_tiles = uint64_t(s.blocks) * s.geometry.tiles_per_block;
-  s.geometry.passes = 1;
+  const uint64_t window =
+      tiles_in(window_bytes, bandwidth::tile_bytes(c.block_threads, c.shape.vec_bytes, c.shape.ilp));
+  s.geometry = {.footprint_tiles = uint64_t(s.blocks) * window,
+                .tiles_per_block = window,
+                .block_step_tiles = window,
+                .passes = 1};
   return s;
 }
 
@@ -79,7 +76,7 @@ nlohmann::json measure_stream(ProbeContext& ctx, const StreamSetup& setup, bool 
         return moved / ns * 1e9;
       },
       calibrated.policy);
-  const double clock_mhz = ctx.device().measure_sm_clock_mhz(kClockSpinNs);
+  const double clock_mhz = ctx.device().measure_sm_clock_mhz(kPointClockSpinNs);
 
   const auto& sum = outcome.summary;
   const DeviceInfo& info = ctx.device().info();
@@ -134,29 +131,20 @@ std::vector<StreamConfig> concurrency_configs(const StreamConfig& base, const De
   step.shape.ilp = 8, add(step);
   step.block_threads = 512, add(step);
   // Then each knob on its own around the probe's configuration, for what it does by itself.
-  for (uint32_t b : {1u, 2u, 4u, 8u}) {
-    StreamConfig c = base;
-    c.blocks_per_sm = b;
-    add(c);
-  }
-  for (uint32_t ilp : {1u, 2u, 4u, 8u}) {
-    StreamConfig c = base;
-    c.shape.ilp = ilp;
-    add(c);
-  }
+  auto around = [&](const std::vector<uint32_t>& values, auto set) {
+    for (uint32_t v : values) {
+      StreamConfig c = base;
+      set(c, v);
+      add(c);
+    }
+  };
+  around({1, 2, 4, 8}, [](StreamConfig& c, uint32_t b) { c.blocks_per_sm = b; });
+  around({1, 2, 4, 8}, [](StreamConfig& c, uint32_t ilp) { c.shape.ilp = ilp; });
   const bool vec32 = info.cc.major * 10 + info.cc.minor >= bandwidth::kMinSmVec32 &&
                      base.shape.kind != StreamKind::shared;
-  for (uint32_t v : {4u, 8u, 16u, 32u}) {
-    if (v == 32 && !vec32) continue;
-    StreamConfig c = base;
-    c.shape.vec_bytes = v;
-    add(c);
-  }
-  for (uint32_t t : {32u, 64u, 128u, 256u, 512u, 1024u}) {
-    StreamConfig c = base;
-    c.block_threads = t;
-    add(c);
-  }
+  around(vec32 ? std::vector<uint32_t>{4, 8, 16, 32} : std::vector<uint32_t>{4, 8, 16},
+         [](StreamConfig& c, uint32_t v) { c.shape.vec_bytes = v; });
+  around({32, 64, 128, 256, 512, 1024}, [](StreamConfig& c, uint32_t t) { c.block_threads = t; });
   return out;
 }
 
@@ -199,6 +187,7 @@ StreamConfig stream_config(ProbeContext& ctx, StreamKind kind) {
 void plan_concurrency(ProbeContext& ctx, const StreamConfig& base, const std::string& level,
                       const std::function<std::optional<StreamSetup>(const StreamConfig&)>& setup_for,
                       std::vector<PlannedPoint>& points, bool flush_l2) {
+  if (ctx.params().get_text("concurrency") != "on") return;
   for (const StreamConfig& c : concurrency_configs(base, ctx.device().info())) {
     const std::optional<StreamSetup> setup = setup_for(c);
     if (!setup) continue;

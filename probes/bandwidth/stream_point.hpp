@@ -42,8 +42,9 @@ void add_stream_params(std::vector<ParamSpec>& params, const char* default_block
                        const char* default_blocks_per_sm);
 StreamConfig stream_config(ProbeContext& ctx, StreamKind kind);
 
-// Adds the concurrency points of one level to `points`: for each configuration `setup_for`
-// returns the setup (or nullopt: the configuration cannot stay in this level, skipped).
+// With --concurrency on, adds the concurrency points of one level to `points`: for each
+// configuration `setup_for` returns the setup (or nullopt: the configuration cannot stay in this
+// level, skipped).
 void plan_concurrency(ProbeContext& ctx, const StreamConfig& base, const std::string& level,
                       const std::function<std::optional<StreamSetup>(const StreamConfig&)>& setup_for,
                       std::vector<PlannedPoint>& points, bool flush_l2 = false);

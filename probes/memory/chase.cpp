@@ -33,12 +33,9 @@ void sm_map(ProbeContext& ctx, ChaseSettings s) {
       ChaseSettings pinned = s;
       pinned.sm = sm;
       const uint64_t f = bytes;
-      points.push_back({{{"map_level", level}, {"footprint_bytes", f}, {"pinned_sm", sm}},
-                        [&ctx, f, slot, seed, pinned] {
-                          const Chain chain =
-                              make_random_cycle(f, static_cast<uint32_t>(slot), seed);
-                          return measure_chase(ctx, chain, pinned);
-                        }});
+      points.push_back(chase_point(ctx, {{"map_level", level}, {"footprint_bytes", f}, {"pinned_sm", sm}},
+                                   [=] { return make_random_cycle(f, static_cast<uint32_t>(slot), seed); },
+                                   pinned));
     }
   }
   ctx.extra()["sm_map"] = {{"near_footprint_bytes", near_bytes},

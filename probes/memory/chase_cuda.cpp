@@ -36,48 +36,32 @@ using cuda::DeviceArray;
 
 constexpr uint32_t kSharedChaseThreads = 256;   // chase_shared.cu
 
-struct GlobalKernel {
-  const void* fn;
-  const char* name;
-};
-
-GlobalKernel global_kernel(ptx::LoadVariant v) {
-  switch (v) {
+// The global chase kernels, in LoadVariant's order (ptx/load_variants.def).
+const void* const kGlobalKernels[] = {
 #define GPUPROBE_LOAD_VARIANT(id, name, ptx_form, first, min_sm, sass75, sass80) \
-  case ptx::LoadVariant::id:                                               \
-    return {reinterpret_cast<const void*>(&gpuprobe_chase_global_##id), "gpuprobe_chase_global_" #id};
+  reinterpret_cast<const void*>(&gpuprobe_chase_global_##id),
 #include "ptx/load_variants.def"
 #undef GPUPROBE_LOAD_VARIANT
-  }
-  throw Error("unknown load variant");
-}
+};
 
 class CudaPreparedChase final : public PreparedChase {
  public:
+  // The checks come first (free_memory_bytes() selects the GPU), then the chain is read.
   CudaPreparedChase(cuda::CudaDevice& gpu, const ChaseSetup& setup)
-      : gpu_(gpu), setup_(setup), chain_(*setup.chain) {
-    gpu_.select();
-    smem_bytes_ = check_chase_fits(setup, gpu_.info(), gpu_.free_memory_bytes());
-    const bool shared = setup.space == MemorySpace::shared;
-    offsets_ = DeviceArray<uint64_t>(chain_.slots());
-    next_ = DeviceArray<uint32_t>(chain_.slots());
+      : gpu_(gpu), setup_(setup), smem_bytes_(check_chase_fits(setup, gpu.info(), gpu.free_memory_bytes())),
+        chain_(*setup.chain), offsets_(chain_.slots()), next_(chain_.slots()), out_(1),
+        samples_(uint64_t(setup.sampled_hops) + kEmptySamples) {
     GPUPROBE_CUDA_CHECK(cudaMemcpy(offsets_.get(), chain_.offset_bytes.data(), offsets_.bytes(),
                                    cudaMemcpyHostToDevice));
     GPUPROBE_CUDA_CHECK(cudaMemcpy(next_.get(), chain_.next.data(), next_.bytes(),
                                    cudaMemcpyHostToDevice));
-    out_ = DeviceArray<ChaseOut>(1);
-    samples_ = DeviceArray<uint32_t>(uint64_t(setup.sampled_hops) + kEmptySamples);
     if (setup.pinned_sm != kAnySm) pinning_ = std::make_unique<cuda::SmPinning>(setup.pinned_sm);
-    if (!shared) scatter();
+    if (setup.space == MemorySpace::global) scatter();
   }
 
   ChaseResult run(const ChaseRun& run) override {
     gpu_.select();
-    if (run.warmup_hops < kChaseHopsPerIteration || run.timed_hops == 0 ||
-        run.timed_hops % kChaseHopsPerIteration != 0)
-      throw Error("chase run needs at least " + std::to_string(kChaseHopsPerIteration) +
-                  " warm-up hops and a positive multiple of " +
-                  std::to_string(kChaseHopsPerIteration) + " timed hops");
+    check_chase_run(run);
     GPUPROBE_CUDA_CHECK(cudaMemset(out_.get(), 0, sizeof(ChaseOut)));
     LaunchConfig config;
     config.dynamic_smem_bytes = smem_bytes_;
@@ -95,8 +79,9 @@ class CudaPreparedChase final : public PreparedChase {
       uint64_t base = reinterpret_cast<uint64_t>(span_.get());
       uint64_t start = chain_.offset_bytes[chain_.start];
       void* args[] = {&base, &start, &warmup, &iterations, &sampled, &zero, &pin, &out, &samples};
-      const GlobalKernel k = global_kernel(setup_.load);
-      record = cuda::launch(k.fn, k.name, config, args, pinning_.get());
+      const std::string name = "gpuprobe_chase_global_" + std::string(ptx::info(setup_.load).id);
+      record = cuda::launch(kGlobalKernels[static_cast<int>(setup_.load)], name.c_str(), config, args,
+                            pinning_.get());
     } else {
       config.block = Dim3{kSharedChaseThreads, 1, 1};
       const uint64_t* offsets = offsets_.get();
@@ -146,8 +131,8 @@ class CudaPreparedChase final : public PreparedChase {
 
   cuda::CudaDevice& gpu_;
   ChaseSetup setup_;
-  const Chain& chain_;
   uint64_t smem_bytes_ = 0;
+  const Chain& chain_;
   DeviceArray<unsigned char> span_;
   DeviceArray<uint64_t> offsets_;
   DeviceArray<uint32_t> next_;
@@ -156,8 +141,8 @@ class CudaPreparedChase final : public PreparedChase {
   std::unique_ptr<cuda::SmPinning> pinning_;
 };
 
-const auto kRegistration = register_prepare_ops<ChaseOps, cuda::CudaDevice, CudaPreparedChase>(
-    "cuda", __FILE__, [](cuda::CudaDevice&, const ChaseSetup& setup) { require_chain(setup); });
+const auto kRegistration =
+    register_prepare_ops<ChaseOps, cuda::CudaDevice, CudaPreparedChase>("cuda", __FILE__);
 
 }  // namespace
 }  // namespace gpuprobe::probes

@@ -31,4 +31,12 @@ uint64_t check_chase_fits(const ChaseSetup& setup, const DeviceInfo& info, uint6
   return smem_bytes;
 }
 
+void check_chase_run(const ChaseRun& run) {
+  if (run.warmup_hops < kChaseHopsPerIteration || run.timed_hops == 0 ||
+      run.timed_hops % kChaseHopsPerIteration != 0)
+    throw Error("chase run needs at least " + std::to_string(kChaseHopsPerIteration) +
+                " warm-up hops and a positive multiple of " +
+                std::to_string(kChaseHopsPerIteration) + " timed hops");
+}
+
 }  // namespace gpuprobe::probes

@@ -26,11 +26,6 @@ struct ChaseSetup {
   int pinned_sm = kAnySm;
 };
 
-// A setup without a chain is the caller's error (the backends' prepare checks it first).
-inline void require_chain(const ChaseSetup& setup) {
-  if (setup.chain == nullptr) throw Error("chase setup without a chain");
-}
-
 // One launch: warmup_hops (at least kChaseHopsPerIteration) untimed, timed_hops (a multiple of
 // kChaseHopsPerIteration) timed, then the setup's sampled hops and kEmptySamples empty samples.
 // The walk continues across phases: it ends at walk(chain, start, warmup + timed + sampled).
@@ -59,6 +54,8 @@ class PreparedChase {
 // launch needs (returned) against the block's opt-in limit, the pinned SM against the SM count,
 // and a global chain (with its slot arrays) against free device memory. Throws one-line Errors.
 uint64_t check_chase_fits(const ChaseSetup& setup, const DeviceInfo& info, uint64_t free_bytes);
+// The run's shape (ChaseRun), checked by every backend's run(); throws a one-line Error.
+void check_chase_run(const ChaseRun& run);
 
 class ChaseOps : public FamilyOps {
  public:

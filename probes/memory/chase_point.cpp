@@ -70,13 +70,8 @@ ChaseSettings chase_settings(ProbeContext& ctx, MemorySpace space) {
 }
 
 nlohmann::json measure_chase(ProbeContext& ctx, const Chain& chain, const ChaseSettings& s) {
-  ChaseSetup setup;
-  setup.space = s.space;
-  setup.load = s.load;
-  setup.chain = &chain;
-  setup.sampled_hops = s.sampled_hops;
-  setup.pinned_sm = s.sm;
-  const auto prepared = ctx.ops<ChaseOps>().prepare(setup);
+  const auto prepared = ctx.ops<ChaseOps>().prepare(
+      {.space = s.space, .load = s.load, .chain = &chain, .sampled_hops = s.sampled_hops, .pinned_sm = s.sm});
 
   const uint64_t warmup_hops = std::max<uint64_t>(chain.slots(), 1024);
   // Checks one run against the host's prediction; throws on any difference. The prediction is
@@ -117,22 +112,20 @@ nlohmann::json measure_chase(ProbeContext& ctx, const Chain& chain, const ChaseS
   std::vector<double> empty_samples;
   std::vector<double> region_clock_mhz;
   std::vector<double> region_ns;
-  std::optional<int> sm;
-  std::optional<LaunchRecord> launch;
+  std::optional<LaunchRecord> launch;   // the first repeat's: its SM is the point's
   uint64_t rejected = 0;
   const auto outcome = repeat_until_stable_rejecting(
       [&]() -> std::optional<double> {
         ChaseResult r = calibrated.take_or_run(run_once);
-        if (!sm) sm = r.launch.smid;
-        if (r.launch.smid != *sm) {
+        if (!launch) launch = r.launch;
+        if (r.launch.smid != launch->smid) {
           ++rejected;   // never mix SMs within a point: their L2 distance differs
           if (rejected > 2 * ctx.repeat().max_repeats)
             throw Error("repeats of one point keep landing on different SMs (" +
-                        std::to_string(*sm) + ", " + std::to_string(r.launch.smid) +
+                        std::to_string(launch->smid) + ", " + std::to_string(r.launch.smid) +
                         "): pin the chase with --sm N");
           return std::nullopt;
         }
-        if (!launch) launch = r.launch;
         for (uint32_t c : r.sample_cycles) samples.push_back(c);
         for (uint32_t c : r.empty_sample_cycles) empty_samples.push_back(c);
         if (r.timed_ns > 0) {
@@ -147,11 +140,7 @@ nlohmann::json measure_chase(ProbeContext& ctx, const Chain& chain, const ChaseS
   const auto& sum = outcome.summary;
   const double clock_mhz = region_clock_mhz.empty() ? 0.0 : stats::median(region_clock_mhz);
   nlohmann::json p = {
-      {"latency_cycles", sum.median},
-      {"latency_ns", clock_mhz > 0 ? nlohmann::json(sum.median / clock_mhz * 1000.0)
-                                   : nlohmann::json(nullptr)},
       {"mad_cycles", sum.mad},
-      {"ci95_cycles", {sum.median_ci95.lo, sum.median_ci95.hi}},
       {"repeats", sum.n},
       {"rejected_repeats", rejected},
       {"converged", outcome.converged},
@@ -159,11 +148,12 @@ nlohmann::json measure_chase(ProbeContext& ctx, const Chain& chain, const ChaseS
       {"warmup_hops", warmup_hops},
       {"timed_region_ns", region_ns.empty() ? 0.0 : stats::median(region_ns)},
       {"region_sm_clock_mhz", clock_mhz},
-      {"sm", sm ? nlohmann::json(*sm) : nlohmann::json(nullptr)},
+      {"sm", launch ? nlohmann::json(launch->smid) : nlohmann::json(nullptr)},
       {"launch", launch ? to_json(*launch) : nlohmann::json(nullptr)},
       {"load", s.space == MemorySpace::shared ? std::string("ld.shared.u32")
                                               : std::string(ptx::info(s.load).name)},
       {"self_check", "passed"}};
+  write_latency(p, sum, clock_mhz);
   if (!samples.empty()) {
     const double overhead = empty_samples.empty() ? 0.0 : stats::median(empty_samples);
     const double p50 = stats::percentile(samples, 50);
@@ -185,14 +175,18 @@ void sweep_random_cycles(ProbeContext& ctx, MemorySpace space, uint64_t max_byte
   const uint64_t seed = prm.get_u64("seed");
   std::vector<PlannedPoint> points;
   for (uint64_t f : geometric_sweep(prm.get_u64("min-footprint-bytes"), max_bytes,
-                                    prm.get_u64("points-per-octave"), slot)) {
-    points.push_back({{{"footprint_bytes", f}}, [&ctx, f, slot, seed, s] {
-                        const Chain chain =
-                            make_random_cycle(f, static_cast<uint32_t>(slot), seed);
-                        return measure_chase(ctx, chain, s);
-                      }});
-  }
+                                    prm.get_u64("points-per-octave"), slot))
+    points.push_back(chase_point(ctx, {{"footprint_bytes", f}}, [=] {
+      return make_random_cycle(f, static_cast<uint32_t>(slot), seed);
+    }, s));
   measure_points(ctx, points);
+}
+
+PlannedPoint chase_point(ProbeContext& ctx, nlohmann::json axes, std::function<Chain()> make_chain,
+                         const ChaseSettings& s) {
+  return {std::move(axes), [&ctx, make_chain = std::move(make_chain), s] {
+            return measure_chase(ctx, make_chain(), s);
+          }};
 }
 
 }  // namespace gpuprobe::probes

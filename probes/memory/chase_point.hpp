@@ -45,6 +45,11 @@ ChaseSettings chase_settings(ProbeContext& ctx, MemorySpace space);
 // rejected (counted in rejected_repeats). Fields: docs/SCHEMA.md "memory chase point".
 nlohmann::json measure_chase(ProbeContext& ctx, const Chain& chain, const ChaseSettings& s);
 
+// The point of `axes` that chases the chain make_chain() builds, built only when the point is
+// measured (one chain of the sweep in memory at a time).
+PlannedPoint chase_point(ProbeContext& ctx, nlohmann::json axes, std::function<Chain()> make_chain,
+                         const ChaseSettings& s);
+
 // The footprint sweep of memory/chase and memory/chase_shared: from --min-footprint-bytes to
 // max_bytes at --points-per-octave, one random cycle of --slot-bytes slots (--seed) per point.
 void sweep_random_cycles(ProbeContext& ctx, MemorySpace space, uint64_t max_bytes);

@@ -19,16 +19,12 @@ constexpr double kSimSampleOverheadCycles = 4.0;
 class SimPreparedChase final : public PreparedChase {
  public:
   SimPreparedChase(sim::SimDevice& device, const ChaseSetup& setup)
-      : device_(device), setup_(setup), chain_(*setup.chain) {
-    smem_bytes_ = check_chase_fits(setup, device_.info(), device_.free_memory_bytes());
-  }
+      : device_(device), setup_(setup),
+        smem_bytes_(check_chase_fits(setup, device.info(), device.free_memory_bytes())),
+        chain_(*setup.chain) {}
 
   ChaseResult run(const ChaseRun& run) override {
-    if (run.warmup_hops < kChaseHopsPerIteration || run.timed_hops == 0 ||
-        run.timed_hops % kChaseHopsPerIteration != 0)
-      throw Error("chase run needs at least " + std::to_string(kChaseHopsPerIteration) +
-                  " warm-up hops and a positive multiple of " +
-                  std::to_string(kChaseHopsPerIteration) + " timed hops");
+    check_chase_run(run);
     const int sm = setup_.pinned_sm == kAnySm ? 0 : setup_.pinned_sm;
     sim::WalkSpec spec;
     spec.shared = setup_.space == MemorySpace::shared;
@@ -65,12 +61,11 @@ class SimPreparedChase final : public PreparedChase {
  private:
   sim::SimDevice& device_;
   ChaseSetup setup_;
-  const Chain& chain_;
   uint64_t smem_bytes_ = 0;
+  const Chain& chain_;   // checked by check_chase_fits first
 };
 
-const auto kRegistration = register_prepare_ops<ChaseOps, sim::SimDevice, SimPreparedChase>(
-    "sim", __FILE__, [](sim::SimDevice&, const ChaseSetup& setup) { require_chain(setup); });
+const auto kRegistration = register_prepare_ops<ChaseOps, sim::SimDevice, SimPreparedChase>("sim", __FILE__);
 
 }  // namespace
 }  // namespace gpuprobe::probes

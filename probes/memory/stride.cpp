@@ -37,14 +37,10 @@ ProbeSpec stride_probe() {
       if (stride < 8 || stride % 8 != 0)
         throw Error("stride " + std::to_string(stride) + " is not a positive multiple of 8 bytes");
       const uint64_t lo = std::max(prm.get_u64("min-footprint-bytes"), 2 * stride);
-      for (uint64_t f : geometric_sweep(lo, max_bytes, prm.get_u64("points-per-octave"), stride)) {
-        points.push_back({{{"stride_bytes", stride}, {"footprint_bytes", f}},
-                          [&ctx, f, stride, scatter_seed, s] {
-                            const Chain chain = make_stride_ring(
-                                f, static_cast<uint32_t>(stride), scatter_seed);
-                            return measure_chase(ctx, chain, s);
-                          }});
-      }
+      for (uint64_t f : geometric_sweep(lo, max_bytes, prm.get_u64("points-per-octave"), stride))
+        points.push_back(chase_point(ctx, {{"stride_bytes", stride}, {"footprint_bytes", f}}, [=] {
+          return make_stride_ring(f, static_cast<uint32_t>(stride), scatter_seed);
+        }, s));
     }
     measure_points(ctx, points);
   };

@@ -42,10 +42,8 @@ ProbeSpec tlb_probe() {
     std::vector<PlannedPoint> points;
     for (uint64_t span : geometric_sweep(page, max_span, prm.get_u64("points-per-octave"), page)) {
       const uint64_t pages = span / page;
-      points.push_back({{{"span_bytes", span}, {"pages", pages}}, [&ctx, pages, page, step, seed, s] {
-                          const Chain chain = make_page_cycle(pages, page, step, seed);
-                          return measure_chase(ctx, chain, s);
-                        }});
+      points.push_back(chase_point(ctx, {{"span_bytes", span}, {"pages", pages}},
+                                   [=] { return make_page_cycle(pages, page, step, seed); }, s));
     }
     ctx.extra()["page_bytes"] = page;
     measure_points(ctx, points);

@@ -11,7 +11,6 @@
 #include "analysis/machine_model.hpp"
 #include "harness/ops.hpp"
 #include "harness/probe.hpp"
-#include "probes/bandwidth/loaded_ops.hpp"
 #include "probes/bandwidth/stream_ops.hpp"
 #include "tests/gpu.hpp"
 

@@ -1,5 +1,5 @@
 // The loaded-latency contract (probes/bandwidth/loaded.cuh) and its host checks
-// (probes/bandwidth/loaded_ops.cpp): the streamers' checksum against a word-by-word walk of what
+// (probes/bandwidth/stream_ops.cpp): the streamers' checksum against a word-by-word walk of what
 // each lane reads, the grid and buffer sizes, and the one-line refusals and self-check failures.
 #include <catch2/catch.hpp>
 
@@ -8,7 +8,7 @@
 
 #include "harness/chain.hpp"
 #include "harness/error.hpp"
-#include "probes/bandwidth/loaded_ops.hpp"
+#include "probes/bandwidth/stream_ops.hpp"
 
 namespace GPUPROBE_TEST_FILE {
 
