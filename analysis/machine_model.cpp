@@ -113,6 +113,64 @@ nlohmann::json families_of(const nlohmann::json& model) {
   return out;
 }
 
+// The GPU a record was measured on: its name, uuid and simulator preset ("" where the record has
+// none: a real GPU has no preset, an old record no uuid).
+struct DeviceIdentity {
+  std::string name, uuid, preset;
+};
+
+DeviceIdentity identity_of(const nlohmann::json& device) {
+  return {optional_string(device, "name", "device.name", ""),
+          optional_string(device, "uuid", "device.uuid", ""),
+          optional_string(device, "sim_preset", "device.sim_preset", "")};
+}
+
+// One GPU: the same name and preset, and the same uuid where both records have one.
+bool same_gpu(const DeviceIdentity& a, const DeviceIdentity& b) {
+  return a.name == b.name && a.preset == b.preset && (a.uuid.empty() || b.uuid.empty() || a.uuid == b.uuid);
+}
+
+std::string describe(const DeviceIdentity& d) {
+  std::string s = "'" + printable(d.name.empty() ? std::string("(no name)") : d.name) + "'";
+  std::string more;
+  if (!d.uuid.empty()) more += "uuid " + printable(d.uuid);
+  if (!d.preset.empty()) more += (more.empty() ? "" : ", ") + std::string("preset ") + printable(d.preset);
+  return more.empty() ? s : s + " (" + more + ")";
+}
+
+// The points of a record that measured something: not skipped ops.
+std::size_t measured_points(const nlohmann::json& run) {
+  std::size_t n = 0;
+  for (const auto& p : run["series"])
+    if (!p.is_object() || !p.contains("skipped")) ++n;
+  return n;
+}
+
+// `j` without its nulls and empty objects or arrays, at any depth: what a section holds.
+nlohmann::json pruned(const nlohmann::json& j) {
+  if (!j.is_object() && !j.is_array()) return j;
+  nlohmann::json out = j.is_object() ? nlohmann::json::object() : nlohmann::json::array();
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    nlohmann::json v = pruned(it.value());
+    if (v.is_null() || ((v.is_object() || v.is_array()) && v.empty())) continue;
+    if (j.is_object()) out[it.key()] = std::move(v);
+    else out.push_back(std::move(v));
+  }
+  return out;
+}
+
+// Whether the family's analysis of `run` alone fills its section with anything (asked only of a
+// record that left the section as it was: it may repeat what an earlier record gave).
+bool gives_anything(const FamilySpec& family, const nlohmann::json& run) {
+  nlohmann::json alone = nlohmann::json::object();
+  try {
+    if (!family.add_run(run, alone).empty()) return false;
+  } catch (const std::exception&) {
+    return false;
+  }
+  return !pruned(alone).empty();
+}
+
 nlohmann::json model_skeleton() {
   return {{"schema", kModelSchema},
           {"schema_version", kModelSchemaVersion},
@@ -137,20 +195,36 @@ void check_run_record(const nlohmann::json& run, const std::string& what) {
 }
 
 nlohmann::json build_machine_model(const std::vector<nlohmann::json>& runs,
-                                   const std::vector<std::string>& run_paths) {
+                                   const std::vector<std::string>& run_paths, const ModelOptions& options) {
   if (runs.empty()) throw Error("no run records to analyse");
   nlohmann::json model = model_skeleton();
   nlohmann::json sources = nlohmann::json::array();
+  // The GPUs the records come from, in order of first appearance, with their files.
+  std::vector<std::pair<DeviceIdentity, std::vector<std::string>>> gpus;
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const auto& run = runs[i];
     const std::string path = i < run_paths.size() ? run_paths[i] : "run " + std::to_string(i);
     check_run_record(run, path);
     RecordHead head;
+    DeviceIdentity gpu;
     try {
       head = read_head(run);
+      gpu = identity_of(*head.device);
     } catch (const Error& e) {
       throw Error(path + ": " + e.what());
     }
+    // One model describes one GPU: a record of another one is refused before anything is fitted.
+    auto known = std::find_if(gpus.begin(), gpus.end(),
+                              [&](const auto& g) { return same_gpu(g.first, gpu); });
+    if (known == gpus.end()) {
+      if (!gpus.empty() && !options.allow_mixed)
+        throw Error(path + " was measured on " + describe(gpu) + ", " + gpus.front().second.front() + " on " +
+                    describe(gpus.front().first) +
+                    ": one model describes one GPU (--allow-mixed to fit them together anyway)");
+      gpus.push_back({gpu, {}});
+      known = gpus.end() - 1;
+    }
+    known->second.push_back(path);
     if (!model.contains("device")) model["device"] = *head.device;
     sources.push_back({{"file", path}, {"probe", head.probe}, {"status", head.status},
                        {"params", head.params}});
@@ -167,11 +241,19 @@ nlohmann::json build_machine_model(const std::vector<nlohmann::json>& runs,
       model["warnings"].push_back(w);
     // The record's family adds it to its section (harness/family.hpp); a fit that fails is
     // recorded there (under the section's "errors", unless the family keeps it in place) and the
-    // other records still fit.
+    // other records still fit. Whatever the probe, a record with no point gives no result (its
+    // family is not asked), one whose every op was skipped is a skipped input (its family lists
+    // the ops as not measured), and one that leaves its section as it was gave no result.
     std::string failed;  // why this record gave no result
-    if (const FamilySpec* family = family_of_probe(head.probe); family && family->add_run) {
+    const FamilySpec* family = family_of_probe(head.probe);
+    const std::size_t measured = measured_points(run);
+    if (family && family->add_run && run["series"].empty()) {
+      failed = "the record holds no measured point (its series is empty)";
+    } else if (family && family->add_run) {
       const std::string& section = family->section_name();
-      if (!model.contains(section)) model[section] = nlohmann::json::object();
+      const bool had_section = model.contains(section);
+      if (!had_section) model[section] = nlohmann::json::object();
+      const nlohmann::json before = model[section];
       try {
         failed = family->add_run(run, model[section]);
       } catch (const RecordError& e) {
@@ -180,10 +262,36 @@ nlohmann::json build_machine_model(const std::vector<nlohmann::json>& runs,
         model[section]["errors"][head.probe] = e.what();
         failed = e.what();
       }
+      if (failed.empty() && measured == 0)
+        source["skip_reason"] = "every op of the record was skipped (" +
+                                std::to_string(run["series"].size()) +
+                                " point(s), each naming what the device lacks)";
+      else if (failed.empty() && pruned(model[section]) == pruned(before) && !gives_anything(*family, run))
+        failed = "its " + std::to_string(measured) + " point(s) gave the " + section +
+                 " section nothing to fit (no point the analysis of " + printable(head.probe) + " reads)";
+      if (!had_section && model[section].empty()) model.erase(section);  // no header for nothing
     } else {
       failed = "gpuprobe has no analysis for probe '" + printable(head.probe) + "'";
     }
     if (!failed.empty()) source["error"] = failed;
+  }
+  if (gpus.size() > 1) {
+    // --allow-mixed: the model says which records came from which GPU, and that the device, the
+    // datasheet % and the per-SM-per-clock values are the first GPU's.
+    std::string list;
+    nlohmann::json mixed = nlohmann::json::array();
+    for (const auto& [gpu, files] : gpus) {
+      mixed.push_back({{"name", gpu.name},
+                       {"uuid", gpu.uuid.empty() ? nlohmann::json() : nlohmann::json(gpu.uuid)},
+                       {"sim_preset", gpu.preset.empty() ? nlohmann::json() : nlohmann::json(gpu.preset)},
+                       {"files", files}});
+      list += (list.empty() ? "" : "; ") + describe(gpu) + ": " + std::to_string(files.size()) + " record(s)";
+    }
+    model["mixed_devices"] = mixed;
+    model["warnings"].push_back(
+        "--allow-mixed: this model mixes records of " + std::to_string(gpus.size()) + " GPUs (" + list +
+        "); its device, datasheet % and per-SM-per-clock values are those of the first, " +
+        describe(gpus.front().first) + ", also for the other GPUs' numbers");
   }
   model["simulated"] = model["device"].value("simulated", false);  // a boolean: read_head
   model["sources"] = sources;

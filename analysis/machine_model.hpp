@@ -16,12 +16,21 @@ namespace gpuprobe::analysis {
 // Checks schema and version; throws a one-line gpuprobe::Error naming `what` otherwise.
 void check_run_record(const nlohmann::json& run, const std::string& what);
 
+struct ModelOptions {
+  // Fit records of different GPUs (device uuid, name or sim_preset) into one model; without it
+  // build_machine_model refuses them. The model then says so: `mixed_devices` and a warning.
+  bool allow_mixed = false;
+};
+
 // Builds the model from run records: each record's family (harness/family.hpp) adds it to its
 // section, then the families finish their sections, the roofline is drawn and metrics[] listed.
 // A component whose fit fails carries {"error": "..."} instead of numbers; the others are still
-// reported.
+// reported. A record that holds no measured point (an empty series, or only skipped ops) gives
+// no result: its sources[] entry carries the "error", and its family is not called. Records of
+// different GPUs throw a one-line gpuprobe::Error naming both, unless options.allow_mixed.
 nlohmann::json build_machine_model(const std::vector<nlohmann::json>& runs,
-                                   const std::vector<std::string>& run_paths);
+                                   const std::vector<std::string>& run_paths,
+                                   const ModelOptions& options = {});
 
 // Builds the model from one imported latency curve (gpuprobe analyze --import-csv).
 nlohmann::json build_machine_model_from_curve(const Curve& curve, const std::string& source,

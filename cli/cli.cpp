@@ -47,7 +47,7 @@ InputOutcomes input_outcomes(const nlohmann::json& model) {
     const std::string head = s.value("file", "") + ": " + s.value("probe", "");
     if (s.contains("error"))
       o.failed.push_back(head + " gave no result: " + s["error"].get<std::string>());
-    else if (s.value("status", "") == "skipped")
+    else if (s.value("status", "") == "skipped" || s.contains("skip_reason"))
       o.skipped.push_back(head + " was skipped: " + s.value("skip_reason", "no reason given"));
     else
       ++o.with_result;
@@ -120,10 +120,9 @@ nlohmann::json import_csv(const std::string& csv, double clock_mhz,
   return analysis::build_machine_model_from_bandwidth(sweep, "concurrency", csv, sm_count);
 }
 
-int cmd_analyze(const std::vector<std::string>& run_files, const std::string& csv,
-                double clock_mhz, const analysis::HierarchyFitOptions& csv_options,
-                bool csv_options_given, int sm_count, const std::string& out_path, std::ostream& out,
-                std::ostream& err) {
+int cmd_analyze(const std::vector<std::string>& run_files, const std::string& csv, double clock_mhz,
+                const analysis::HierarchyFitOptions& csv_options, bool csv_options_given, int sm_count,
+                bool allow_mixed, const std::string& out_path, std::ostream& out, std::ostream& err) {
   if (out_path.empty()) throw Error("analyze needs --out MODEL.json");
   // The model never replaces one of its inputs: by name, hard link, symbolic link or spelling.
   std::vector<std::string> inputs = run_files;
@@ -137,6 +136,7 @@ int cmd_analyze(const std::vector<std::string>& run_files, const std::string& cs
   nlohmann::json model;
   if (!csv.empty()) {
     if (!run_files.empty()) throw Error("give either --import-csv or run records, not both");
+    if (allow_mixed) throw Error("--allow-mixed applies to run records, not to --import-csv");
     model = import_csv(csv, clock_mhz, csv_options, csv_options_given, sm_count);
   } else {
     if (run_files.empty()) throw Error("analyze needs run records (RUN.json ...) or --import-csv FILE");
@@ -145,7 +145,9 @@ int cmd_analyze(const std::vector<std::string>& run_files, const std::string& cs
                   "run records carry their clock, SM count and cache operator");
     std::vector<nlohmann::json> runs;
     for (const auto& f : run_files) runs.push_back(read_json_file(f));
-    model = analysis::build_machine_model(runs, run_files);
+    analysis::ModelOptions options;
+    options.allow_mixed = allow_mixed;
+    model = analysis::build_machine_model(runs, run_files, options);
   }
   for (const auto& w : model["warnings"]) err << "gpuprobe: warning: " << w.get<std::string>() << "\n";
   // Exit codes tell the truth. No result at all: each reason in one line, nothing written (an
@@ -238,6 +240,10 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
                       "bytes/clk/SM, FLOP/clk/SM and a concurrency sweep's loaded-latency model)")
       ->check(CLI::Range(1, 65536));
   analyze->add_option("--out", model_out, "machine model JSON to write");
+  bool allow_mixed = false;
+  analyze->add_flag("--allow-mixed", allow_mixed,
+                    "fit records of different GPUs (device uuid, name or simulator preset) into one "
+                    "model, labelled as mixed; refused without it");
   std::string first_level = "L1", ends_in = "memory";
   auto* first_opt = analyze->add_option("--first-level", first_level,
                                         "imported curve: name of its first level (L1, or L2 for a "
@@ -326,7 +332,8 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
       csv_options.first_level = first_level;
       csv_options.last_is_memory = ends_in == "memory";
       return cmd_analyze(run_files, csv, clock_mhz, csv_options,
-                         first_opt->count() > 0 || ends_opt->count() > 0, sm_count, model_out, out, err);
+                         first_opt->count() > 0 || ends_opt->count() > 0, sm_count, allow_mixed, model_out,
+                         out, err);
     }
     if (*roofline) return cmd_roofline(roofline_args, out, err);
     if (*aggregate) return cmd_aggregate(aggregate_args, out, err);

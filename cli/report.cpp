@@ -200,6 +200,24 @@ std::vector<nlohmann::json> families_in(const nlohmann::json& model) {
 }  // namespace
 
 void print_model(std::ostream& out, const nlohmann::json& model) {
+  // A model of several GPUs (analyze --allow-mixed) says so before any number.
+  if (model.contains("mixed_devices") && model["mixed_devices"].is_array() &&
+      !model["mixed_devices"].empty()) {
+    const auto& gpus = model["mixed_devices"];
+    out << "WARNING: this model mixes the records of " << gpus.size()
+        << " GPUs (--allow-mixed); its device, datasheet % and per-SM-per-clock values are the first "
+           "one's:\n";
+    for (const auto& g : gpus) {
+      if (!g.is_object()) continue;
+      out << "  " << text_of(g.value("name", nlohmann::json("?")));
+      if (g.contains("uuid") && g["uuid"].is_string()) out << ", uuid " << g["uuid"].get<std::string>();
+      if (g.contains("sim_preset") && g["sim_preset"].is_string())
+        out << ", preset " << g["sim_preset"].get<std::string>();
+      out << ":";
+      for (const auto& f : g.value("files", nlohmann::json::array())) out << " " << text_of(f);
+      out << "\n";
+    }
+  }
   const nlohmann::json metrics = model.value("metrics", nlohmann::json::array());
   const auto families = families_in(model);
   std::size_t printed = 0;

@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <tuple>
+
 #include <cmath>
 
 #include "analysis/machine_model.hpp"
@@ -267,28 +269,39 @@ TEST_CASE("a run the GPU throttled is fitted, and the model's warnings say so wi
 
 TEST_CASE("a record of each probe family routes to its section, and a failing one leaves the others",
           "[model]") {
-  // Empty series: each family's section appears, with nothing fitted and no error.
-  const std::vector<std::pair<std::string, std::string>> families = {
-      {"compute/alu", "compute"},     {"tensor/mma", "compute"}, {"async/copy", "async_copy"},
-      {"sync/primitives", "sync"},    {"atomics/ops", "atomics"}, {"launch/overhead", "launch"}};
-  for (const auto& [probe, section] : families) {
+  // One skipped op each: each family's section appears with it as not measured, no error; the
+  // source is a skipped input. An empty series gives no result, whatever the family: its source
+  // says so and no section appears (analyze then exits 1).
+  const std::vector<std::tuple<std::string, std::string, nlohmann::json>> families = {
+      {"compute/alu", "compute", {{"op", "fma_rn_f32x2"}, {"skipped", "needs sm_100+"}}},
+      {"tensor/mma", "compute", {{"op", "mma_m16n8k32_e2m1_f32"}, {"skipped", "needs sm_120+"}}},
+      {"async/copy", "async_copy", {{"op", "tma_1d"}, {"skipped", "needs sm_90+"}}},
+      {"sync/primitives", "sync", {{"op", "elect"}, {"skipped", "needs sm_90+"}}},
+      {"atomics/ops", "atomics",
+       {{"op", "shared_add_f32"}, {"pattern", "same"}, {"kind", "latency"}, {"skipped", "needs sm_90+"}}},
+      {"launch/overhead", "launch", {{"measure", "pdl_overlapped"}, {"skipped", "needs sm_90+"}}}};
+  for (const auto& [probe, section, skipped] : families) {
     INFO(probe);
-    const auto m = analysis::build_machine_model({run_record(probe, nlohmann::json::array())}, {"r.json"});
+    const auto m = analysis::build_machine_model({run_record(probe, {skipped})}, {"r.json"});
     CHECK(m.contains(section));
     CHECK_FALSE(m[section].contains("errors"));
     CHECK_FALSE(m["sources"][0].contains("error"));
+    CHECK(m["sources"][0].contains("skip_reason"));
     for (const char* other : {"bandwidth", "compute", "async_copy", "sync", "atomics", "launch"})
       if (other != section) CHECK_FALSE(m.contains(other));
+    const auto e = analysis::build_machine_model({run_record(probe, nlohmann::json::array())}, {"e.json"});
+    CHECK_FALSE(e.contains(section));
+    CHECK(e["sources"][0]["error"] == "the record holds no measured point (its series is empty)");
   }
   // A bandwidth record its fit refuses: the error goes under its probe in the bandwidth section
   // and onto its source; the records after it still route.
-  std::vector<nlohmann::json> runs = {run_record("bandwidth/nonsense", nlohmann::json::array())};
+  std::vector<nlohmann::json> runs = {run_record("bandwidth/nonsense", {{{"sweep", "footprint"}}})};
   std::vector<std::string> paths = {"bad.json"};
-  for (const auto& [probe, section] : families) {
-    runs.push_back(run_record(probe, nlohmann::json::array()));
+  for (const auto& [probe, section, skipped] : families) {
+    runs.push_back(run_record(probe, {skipped}));
     paths.push_back(probe + ".json");
   }
-  runs.push_back(run_record("memory/nonsense", nlohmann::json::array()));
+  runs.push_back(run_record("memory/nonsense", {{{"footprint_bytes", 1024}}}));
   paths.push_back("memory.json");
   const auto m = analysis::build_machine_model(runs, paths);
   REQUIRE(m["bandwidth"]["errors"].contains("bandwidth/nonsense"));
@@ -296,9 +309,9 @@ TEST_CASE("a record of each probe family routes to its section, and a failing on
   CHECK(why.find("bandwidth/nonsense") != std::string::npos);
   CHECK(m["sources"][0]["error"] == why);
   for (std::size_t i = 0; i < families.size(); ++i) {
-    INFO(families[i].first);
-    CHECK(m.contains(families[i].second));
-    CHECK_FALSE(m[families[i].second].contains("errors"));
+    INFO(std::get<0>(families[i]));
+    CHECK(m.contains(std::get<1>(families[i])));
+    CHECK_FALSE(m[std::get<1>(families[i])].contains("errors"));
     CHECK_FALSE(m["sources"][i + 1].contains("error"));
   }
   // A probe of no family (an unknown memory probe too) is named in its source, in no section.
