@@ -11,12 +11,16 @@
 namespace gpuprobe {
 
 void print_probe_params(std::ostream& out, const ProbeSpec& probe) {
-  for (const auto& prm : probe.params)
-    out << "    --" << prm.name << " (default " << prm.default_value
-        << (prm.max > 0 ? ", at most " + std::to_string(prm.max) +
-                              (prm.kind == ParamSpec::Kind::list ? " entries" : "")
-                        : std::string())
-        << "): " << prm.help << "\n";
+  for (const auto& prm : probe.params) {
+    const bool list = prm.kind == ParamSpec::Kind::list;
+    std::string bounds;
+    if (prm.max > 0) bounds += ", at most " + std::to_string(prm.max) + (list ? " entries" : "");
+    if (prm.min > 0) bounds += std::string(list ? ", each" : ",") + " at least " + std::to_string(prm.min);
+    if (prm.multiple > 1)
+      bounds += std::string(list && prm.min == 0 ? ", each" : ",") + " a multiple of " +
+                std::to_string(prm.multiple);
+    out << "    --" << prm.name << " (default " << prm.default_value << bounds << "): " << prm.help << "\n";
+  }
 }
 
 void print_sm_map(std::ostream& out, const nlohmann::json& map) {

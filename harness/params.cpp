@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 
@@ -11,6 +12,10 @@
 namespace gpuprobe {
 namespace {
 
+// The largest SM number a Kind::sm parameter takes (the device's SM count bounds it further, when
+// the probe runs).
+constexpr uint64_t kMaxSmNumber = 1023;
+
 bool parse_u64(const std::string& text, uint64_t& out) {
   if (text.empty() || !std::all_of(text.begin(), text.end(), ::isdigit)) return false;
   errno = 0;
@@ -19,8 +24,14 @@ bool parse_u64(const std::string& text, uint64_t& out) {
   return errno == 0 && end == text.c_str() + text.size();
 }
 
+// A decimal number as written on a command line: digits, '.', an exponent; strtod alone would
+// also take blanks, hex (0x10), inf and nan.
 bool parse_real(const std::string& text, double& out) {
-  if (text.empty()) return false;
+  if (text.empty() || !std::all_of(text.begin(), text.end(), [](char c) {
+        return std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == 'e' || c == 'E' || c == '+' ||
+               c == '-';
+      }))
+    return false;
   char* end = nullptr;
   out = std::strtod(text.c_str(), &end);
   return end == text.c_str() + text.size() && std::isfinite(out);
@@ -41,22 +52,43 @@ std::vector<std::string> split_commas(const std::string& text) {
   return parts;
 }
 
+// "" when `v` is within the spec's min and multiple, else what it must be ("at least 16", "a
+// multiple of 32").
+std::string bound_problem(const ParamSpec& spec, uint64_t v) {
+  if (spec.min > 0 && v < spec.min) return "at least " + std::to_string(spec.min);
+  if (spec.multiple > 1 && v % spec.multiple != 0) return "a multiple of " + std::to_string(spec.multiple);
+  return "";
+}
+
 void validate(const ParamSpec& spec, const std::string& value) {
   const std::string bad = "bad value '" + value + "' for --" + spec.name + ": ";
   const std::string most = "at most " + std::to_string(spec.max);
   uint64_t u = 0;
   double r = 0;
+  // A size that parse_bytes refuses: its reason, naming the parameter.
+  const auto size_of = [&](const std::string& text, const std::string& what) {
+    try {
+      return parse_bytes(text);
+    } catch (const Error& e) {
+      throw Error(bad + what + (what.empty() ? "" : ": ") + e.what());
+    }
+  };
   switch (spec.kind) {
     case ParamSpec::Kind::integer:
       if (!parse_u64(value, u)) throw Error(bad + "expected a non-negative integer");
       if (spec.max > 0 && u > spec.max) throw Error(bad + most);
+      if (const auto why = bound_problem(spec, u); !why.empty()) throw Error(bad + "must be " + why);
       break;
     case ParamSpec::Kind::bytes:
-      if (spec.max > 0 && parse_bytes(value) > spec.max)  // throws with its own message
-        throw Error(bad + most + " bytes");
+      u = size_of(value, "");
+      if (spec.max > 0 && u > spec.max) throw Error(bad + most + " bytes");
+      if (const auto why = bound_problem(spec, u); !why.empty())
+        throw Error(bad + "must be " + why + " bytes");
       break;
     case ParamSpec::Kind::real:
-      if (!parse_real(value, r)) throw Error(bad + "expected a number");
+      if (!parse_real(value, r)) throw Error(bad + "expected a decimal number (e.g. 1.5 or 2e3)");
+      if (r < 0) throw Error(bad + "expected a non-negative number");
+      if (spec.max > 0 && r > static_cast<double>(spec.max)) throw Error(bad + most);
       break;
     case ParamSpec::Kind::choice:
       if (std::find(spec.choices.begin(), spec.choices.end(), value) == spec.choices.end()) {
@@ -66,20 +98,27 @@ void validate(const ParamSpec& spec, const std::string& value) {
       }
       break;
     case ParamSpec::Kind::sm:
-      if (value != "any" && value != "all" && (!parse_u64(value, u) || u > 1023))
+      if (value != "any" && value != "all" && !parse_u64(value, u))
         throw Error(bad + "expected an SM number, any or all");
+      if (value != "any" && value != "all" && u > kMaxSmNumber)
+        throw Error(bad + "expected an SM number (0 to the device's SM count - 1, at most " +
+                    std::to_string(kMaxSmNumber) + "), any or all");
       break;
-    case ParamSpec::Kind::list:
-      if (spec.max > 0 && split_commas(value).size() > spec.max)
-        throw Error(bad + most + " entries");
-      for (const auto& part : split_commas(value)) {
-        try {
-          parse_bytes(part);
-        } catch (const Error&) {
-          throw Error(bad + "expected a comma-separated list of sizes");
-        }
+    case ParamSpec::Kind::list: {
+      const auto parts = split_commas(value);
+      if (spec.max > 0 && parts.size() > spec.max) throw Error(bad + most + " entries");
+      std::vector<uint64_t> seen;
+      for (const auto& part : parts) {
+        if (part.empty()) throw Error(bad + "expected a comma-separated list of sizes (an entry is empty)");
+        const uint64_t v = size_of(part, "expected a comma-separated list of sizes");
+        if (const auto why = bound_problem(spec, v); !why.empty())
+          throw Error(bad + "entry '" + part + "' must be " + why);
+        if (std::find(seen.begin(), seen.end(), v) != seen.end())
+          throw Error(bad + "entry '" + part + "' is given twice (each entry is one point)");
+        seen.push_back(v);
       }
       break;
+    }
   }
 }
 

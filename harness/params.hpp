@@ -16,12 +16,19 @@ struct ParamSpec {
   std::string default_value;  // text, parsed like user input; "0" often means "derive from device"
   std::string help;
   std::vector<std::string> choices;  // for Kind::choice
-  // The largest value (integer, bytes) or the most entries (list) accepted; 0: no maximum. Every
-  // count has one (docs: README "Limits"), so no value makes a run spin for hours.
+  // The largest value (integer, bytes, real) or the most entries (list) accepted; 0: no maximum.
+  // Every count has one (docs: README "Limits"), so no value makes a run spin for hours.
   uint64_t max = 0;
+  // The smallest value (integer, bytes; each entry of a list) accepted, and the number every
+  // value must be a multiple of; 0: none. Checked with the rest, before any device is opened.
+  uint64_t min = 0;
+  uint64_t multiple = 0;
 };
 
-// Parameter values after validation against the specs. Getters throw gpuprobe::Error.
+// Parameter values after validation against the specs: an integer is decimal digits only, a real
+// a decimal number (no hex, no blanks, finite), a size a whole number of bytes with an optional
+// binary unit, a list comma-separated sizes with no entry twice, an SM a number, any or all; each
+// within its spec's min, max and multiple. Getters throw gpuprobe::Error.
 class Params {
  public:
   // Fills defaults, then applies overrides; an unknown name or a bad value throws one line.

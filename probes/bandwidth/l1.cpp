@@ -16,12 +16,18 @@ namespace {
 // L1 of the supported GPUs (V100 and L40: 128 KB with shared memory).
 constexpr uint64_t kConcurrencyL1Bytes = 64 << 10;
 
+constexpr const char* kDefaultMinWindow = "16K";
+
 ProbeSpec l1_probe() {
   ProbeSpec p;
   p.id = "bandwidth/l1";
   p.summary = "L1 load bandwidth per SM against each SM's data, and against bytes in flight";
   // A window: the data per SM.
-  p.params = size_sweep_params("window", "16K", "twice the shared memory per SM, past any L1", "4");
+  p.params = size_sweep_params("window", kDefaultMinWindow, "twice the shared memory per SM, past any L1",
+                               "4");
+  p.params[0].help =
+      "smallest window, at least one tile of a block (block-threads x vec-bytes x ilp; the "
+      "default: 16K or that tile, whichever is larger)";
   add_stream_params(p.params, "512", "16", "2", "1");
   p.run = [](ProbeContext& ctx) {
     const auto& prm = ctx.params();
@@ -30,10 +36,17 @@ ProbeSpec l1_probe() {
     uint64_t max_window = prm.get_u64("max-window-bytes");
     if (max_window == 0) max_window = 2 * info.shared_memory_per_sm_bytes;
     const uint64_t tile = bandwidth::tile_bytes(c.block_threads, c.shape.vec_bytes, c.shape.ilp);
+    // A window smaller than one tile cannot be streamed: a value given is refused, never silently
+    // enlarged; the default grows to the tile of larger blocks.
+    uint64_t min_window = prm.get_u64("min-window-bytes");
+    if (prm.get_text("min-window-bytes") == kDefaultMinWindow) min_window = std::max(min_window, tile);
+    if (min_window < tile)
+      throw Error("--min-window-bytes " + prm.get_text("min-window-bytes") +
+                  " is less than one tile of a block (" + std::to_string(tile) +
+                  " bytes: block-threads x vec-bytes x ilp), the smallest window");
     require_free_memory(ctx, "data", max_window * info.sm_count, "max-window-bytes");
     std::vector<PlannedPoint> points;
-    for (uint64_t w : geometric_sweep(std::max(prm.get_u64("min-window-bytes"), tile), max_window,
-                                      prm.get_u64("points-per-octave"), tile)) {
+    for (uint64_t w : geometric_sweep(min_window, max_window, prm.get_u64("points-per-octave"), tile)) {
       // Each block its own window: the data per SM is the window times the blocks per SM.
       const StreamSetup s = own_windows(info, c, w / c.blocks_per_sm);
       points.push_back({{{"sweep", "footprint"},

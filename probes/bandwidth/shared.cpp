@@ -24,7 +24,7 @@ ProbeSpec shared_probe() {
               "bytes in flight";
   p.params = {
       {"strides", K::list, "1,2,3,4,5,6,7,8,9,12,15,16,17,24,31,32,33,48,64",
-       "strides in elements of --vec-bytes (1 to 64)", {}, 64},
+       "strides in elements of --vec-bytes (1 to 64)", {}, 64, 1},
   };
   add_stream_params(p.params, "256", "4", "4", "4");
   p.run = [](ProbeContext& ctx) {

@@ -153,14 +153,14 @@ void add_stream_params(std::vector<ParamSpec>& params, const char* default_block
                        const char* default_blocks_per_sm) {
   using K = ParamSpec::Kind;
   params.push_back({"block-threads", K::integer, default_block_threads,
-                    "threads per block (a multiple of 32, at most 1024)", {}, 1024});
+                    "threads per block (a multiple of 32, at most 1024)", {}, 1024, 32, 32});
   params.push_back({"vec-bytes", K::choice, default_vec_bytes,
                     "bytes per access: 4, 8, 16, or 32 (global memory, sm_100 and newer)",
                     {"4", "8", "16", "32"}});
   params.push_back({"ilp", K::choice, default_ilp, "independent accesses per thread per iteration",
                     {"1", "2", "4", "8"}});
   params.push_back({"blocks-per-sm", K::integer, default_blocks_per_sm,
-                    "blocks launched per SM (1 to 32)", {}, 32});
+                    "blocks launched per SM (1 to 32)", {}, 32, 1});
   params.push_back({"concurrency", K::choice, "on",
                     "also sweep the bytes in flight per SM (blocks per SM, ILP, vector width, "
                     "block size) at a footprint inside the level",

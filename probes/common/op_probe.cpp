@@ -20,11 +20,11 @@ ParamSpec iterations_param(const std::string& default_value, const std::string& 
 }
 
 ParamSpec block_threads_param(const std::string& help) {
-  return {"block-threads", K::integer, "256", help, {}, 1024};
+  return {"block-threads", K::integer, "256", help, {}, 1024, 32, 32};
 }
 
 ParamSpec blocks_per_sm_param(const std::string& help) {
-  return {"blocks-per-sm", K::integer, "4", help, {}, 32};
+  return {"blocks-per-sm", K::integer, "4", help, {}, 32, 1};
 }
 
 LaunchParams read_launch_params(ProbeContext& ctx, uint64_t max_iterations) {

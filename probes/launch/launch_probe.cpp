@@ -97,7 +97,7 @@ ProbeSpec graph_probe() {
   p.summary = "CUDA graphs: instantiate, update and launch against node count; device-side launch (ns)";
   p.params = {
       {"nodes", K::list, "1,2,4,8,16,32,64,128", "graph sizes (kernel nodes in a chain), 1 to 4096 each",
-       {}, kMaxListEntries},
+       {}, kMaxListEntries, 1},
       {"graphs", K::integer, "20", "graphs instantiated, updated or launched per sample", {}, kMaxCount},
   };
   p.run = [](ProbeContext& ctx) {
@@ -124,7 +124,7 @@ ProbeSpec small_kernels_probe() {
   p.params = {
       {"bytes", K::list, "64K,80K,96K,112K,128K,160K,192K,224K,256K",
        "bytes moved per pass (16 per element; the fit uses up to 4x the smallest), 16 to 1 GiB each", {},
-       kMaxListEntries},
+       kMaxListEntries, launch::kScaleBytesPerElement, launch::kScaleBytesPerElement},
       {"iterations", K::integer, "1000", "passes per sample", {}, kMaxCount},
       {"method", K::choice, "all", "stream, graph, gsync, pt or all", {"all", "stream", "graph", "gsync", "pt"}},
   };

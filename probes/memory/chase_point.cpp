@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <optional>
 #include <string>
@@ -33,9 +34,11 @@ void add_chase_params(std::vector<ParamSpec>& params, MemorySpace space, const c
                     "fewest hops in the timed region (a multiple of " +
                         std::to_string(kChaseHopsPerIteration) +
                         ", the loop's unroll); more are taken to fill --min-region-us",
-                    {}, kMaxTimedHops});
+                    {}, kMaxTimedHops, kChaseHopsPerIteration, kChaseHopsPerIteration});
   params.push_back({"min-region-us", K::real, "0",
-                    "shortest timed region in microseconds (0: the device's, 1000 on a GPU)", {}});
+                    "shortest timed region in microseconds (0: the device's, 1000 on a GPU; at most "
+                    "--max-seconds-per-point)",
+                    {}, kMaxRegionUs});
   params.push_back({"sampled-hops", K::integer, default_sampled_hops,
                     "hops timed one by one for the p50/p95 distribution", {}, kMaxSampledHops});
   params.push_back({"sm", K::sm, "0",
@@ -55,9 +58,13 @@ ChaseSettings chase_settings(ProbeContext& ctx, MemorySpace space) {
     throw Error("--timed-hops must be a positive multiple of " +
                 std::to_string(kChaseHopsPerIteration));
   const double region_us = prm.get_real("min-region-us");
-  if (!(region_us >= 0) || region_us > ctx.repeat().max_seconds * 1e6)
-    throw Error("--min-region-us must be 0 to the per-point bound (--max-seconds-per-point " +
-                std::to_string(ctx.repeat().max_seconds) + " s)");
+  if (!(region_us >= 0) || region_us > ctx.repeat().max_seconds * 1e6) {
+    char bound[96];
+    std::snprintf(bound, sizeof bound,
+                  " (%g s) is longer than a point may take (--max-seconds-per-point %g s)", region_us * 1e-6,
+                  ctx.repeat().max_seconds);
+    throw Error("--min-region-us " + prm.get_text("min-region-us") + bound);
+  }
   s.min_region_ns = region_us > 0 ? static_cast<uint64_t>(region_us * 1000.0)
                                   : ctx.device().min_timed_region_ns();
   s.sampled_hops = static_cast<uint32_t>(prm.get_u64("sampled-hops"));

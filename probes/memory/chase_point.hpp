@@ -26,6 +26,9 @@ struct ChaseSettings {
 // The most hops one timed region may take (the calibration's ceiling and --timed-hops' maximum),
 // and the most hops timed one by one (their samples sit in shared memory).
 inline constexpr uint64_t kMaxTimedHops = uint64_t{1} << 24;
+// --min-region-us at most: the largest --max-seconds-per-point, 3600 s (the run's own bound is
+// checked when the probe plans).
+inline constexpr uint64_t kMaxRegionUs = uint64_t{3600} * 1000 * 1000;
 inline constexpr uint64_t kMaxSampledHops = 16384;
 // The most strides memory/stride sweeps in one run.
 inline constexpr uint64_t kMaxStrides = 32;

@@ -21,7 +21,7 @@ ProbeSpec stride_probe() {
   p.params = size_sweep_params("footprint", "4K",
                                "min(8 MiB, L2 / 2): room past the 1 KiB-stride knee, inside L2", "4");
   p.params.insert(p.params.end(), {
-      {"strides-bytes", K::list, "8,16,32,64,128,256,512,1024", "strides to sweep", {}, kMaxStrides},
+      {"strides-bytes", K::list, "8,16,32,64,128,256,512,1024", "strides to sweep", {}, kMaxStrides, 8, 8},
       {"scatter-seed", K::integer, "1", "seed of the in-block slot offsets (0: slots at block starts)", {}},
   });
   add_chase_params(p.params, MemorySpace::global, "default", "0");

@@ -689,7 +689,9 @@ ProbeSpec mma_probe() {
        "128",
        "threads per block of a throughput launch (a multiple of 32, at most 256)",
        {},
-       tensor::kMmaMaxBlockThreads},
+       tensor::kMmaMaxBlockThreads,
+       32,
+       32},
       blocks_per_sm_param("blocks per SM of a throughput launch (1 to 32)"),
   };
   p.run = [](ProbeContext& ctx) {

@@ -291,7 +291,8 @@ ProbeSpec wgmma_probe() {
        "2",
        "warpgroups (blocks of 128 threads) per SM of a throughput launch (1 to 8)",
        {},
-       kMaxBlocksPerSm},
+       kMaxBlocksPerSm,
+       1},
   };
   p.run = [](ProbeContext& ctx) {
     const auto& prm = ctx.params();

@@ -279,7 +279,8 @@ TEST_CASE("async/copy on sim:v100: cp.async, bulk and TMA skipped with the reaso
 
 TEST_CASE("async/copy: bad parameters are one-line errors", "[async]") {
   auto device = sim::make_sim_device(sim::find_preset("h100"));
-  CHECK_THROWS_WITH(run(*device, {{"block-threads", "48"}}), Catch::Contains("--block-threads must be"));
+  CHECK_THROWS_WITH(run(*device, {{"block-threads", "48"}}),
+                    Catch::Contains("for --block-threads: must be a multiple of 32"));
   CHECK_THROWS(run(*device, {{"op", "cp_async_cg_8"}}));
 }
 

@@ -212,8 +212,8 @@ TEST_CASE("atomics/ops refuses bad parameters and launch shapes in one line", "[
   const ProbeSpec& probe = find_probe("atomics/ops");
   CHECK_THROWS_AS(Params::parse(probe.params, {{"op", "global_add_u16"}}), Error);
   CHECK_THROWS_AS(Params::parse(probe.params, {{"pattern", "diagonal"}}), Error);
-  CHECK_THROWS_WITH(run(*device, {{"block-threads", "48"}}), Catch::Contains("--block-threads must be a multiple of 32"));
-  CHECK_THROWS_WITH(run(*device, {{"blocks-per-sm", "0"}}), Catch::Contains("--blocks-per-sm must be 1 to 32"));
+  CHECK_THROWS_WITH(run(*device, {{"block-threads", "48"}}), Catch::Contains("for --block-threads: must be a multiple of 32"));
+  CHECK_THROWS_WITH(run(*device, {{"blocks-per-sm", "0"}}), Catch::Contains("for --blocks-per-sm: must be at least 1"));
   CHECK_THROWS_WITH(run(*device, {{"iterations", "0"}}), Catch::Contains("--iterations must be 1 to"));
   CHECK_THROWS_WITH(run(*device, {{"op", "shared_add_u32"}, {"pattern", "contended"}}),
                     Catch::Contains("measures nothing"));

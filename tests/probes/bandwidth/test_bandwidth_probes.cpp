@@ -128,6 +128,23 @@ TEST_CASE("bandwidth/l1 and bandwidth/l2 on the simulator: L1, near L2, far L2 a
   CHECK(at["near"] <= model(preset, "L2").peak_bytes_per_s * 1.02);
 }
 
+TEST_CASE("bandwidth/l1 refuses a --min-window-bytes below one tile instead of enlarging it", "[bandwidth]") {
+  auto device = sim::make_sim_device(sim::find_preset("h100"));
+  for (const char* small : {"0", "8K"}) {
+    INFO(small);
+    CHECK_THROWS_WITH(run(*device, "bandwidth/l1", {{"min-window-bytes", small}}),
+                      Catch::Contains("is less than one tile of a block (16384 bytes"));
+  }
+  // The default grows to the tile of a larger block (1024 threads x 16 B x 2: 32 KiB).
+  const auto r = run(*device, "bandwidth/l1",
+                     {{"block-threads", "1024"},
+                      {"max-window-bytes", "64K"},
+                      {"points-per-octave", "1"},
+                      {"concurrency", "off"}});
+  REQUIRE(r["status"] == "ok");
+  CHECK(r["series"][0]["window_bytes_per_sm"] == 32768);
+}
+
 TEST_CASE("bandwidth setups without a kernel or a fit are refused in one line", "[bandwidth]") {
   const DeviceInfo& h100 = sim::find_preset("h100").info;
   probes::StreamSetup s;

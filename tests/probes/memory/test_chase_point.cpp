@@ -101,6 +101,13 @@ TEST_CASE("the timed region grows to the minimum region", "[chase]") {
   }
 }
 
+TEST_CASE("a --min-region-us past the per-point bound is refused in seconds", "[chase]") {
+  auto device = open_device("sim:v100");
+  CHECK_THROWS_WITH(run(*device, "memory/chase", {{"min-region-us", "1e9"}}),
+                    Catch::Equals("--min-region-us 1e9 (1000 s) is longer than a point may take "
+                                  "(--max-seconds-per-point 2 s)"));
+}
+
 TEST_CASE("a point measured while the clock was off is measured again", "[chase]") {
   sim::Faults faults;
   faults.slow_clock_from_walk = 4;   // the second point (walks 4 to 6) runs at 90% clock

@@ -214,7 +214,7 @@ TEST_CASE("sync/primitives refuses bad parameters in one line", "[sync]") {
   std::ostringstream log;
   CHECK_THROWS_WITH(run_probe(*device, probe, Params::parse(probe.params, {{"block-threads", "48"}}),
                               RepeatPolicy{}, "", log),
-                    Catch::Contains("--block-threads must be a multiple of 32"));
+                    Catch::Contains("for --block-threads: must be a multiple of 32"));
   CHECK_THROWS_WITH(run(*device, {{"op", "grid_sync"}, {"kind", "throughput"}}),
                     Catch::Contains("the grid barrier has no rate"));
 }
