@@ -153,12 +153,12 @@ namespace {
 // The instruction paths of the tensor probes (their ops share the compute section).
 bool tensor_path(const std::string& path) { return path == "mma.sync" || path == "wgmma" || path == "tcgen05"; }
 
-// Integer tensor precisions count operations, 2 per multiply-accumulate, not FLOP: OP/s ("op/s").
-bool tensor_integer(const std::string& precision) {
-  return precision == "s8" || precision == "u8" || precision == "s4" || precision == "u4" || precision == "b1";
-}
 const char* rate_unit(bool tensor, const std::string& precision) {
-  return tensor && tensor_integer(precision) ? "op/s" : "flop/s";
+  return tensor && integer_precision(precision) ? "op/s" : "flop/s";
+}
+// The metric id's rate quantity, as its unit: integer tensor forms count OP, not FLOP.
+const char* rate_quantity(bool tensor, const std::string& precision) {
+  return tensor && integer_precision(precision) ? ".ops_per_s" : ".flops_per_s";
 }
 
 std::string tensor_probe(const std::string& path) {
@@ -206,7 +206,8 @@ void op_metrics(const json& model, const MetricSink& add, bool tensor_ops) {
                what + ": independent chains on every SM, median SM's ops per clock x SMs x clock", probe,
                thr_repeats, nullptr, clock});
       if (o.contains("flops_per_s"))
-        add({id + ".flops_per_s", op + (tensor_integer(text(&o, "precision")) && tensor ? " OP rate" : " FLOP rate"),
+        add({id + rate_quantity(tensor, text(&o, "precision")),
+             op + (integer_precision(text(&o, "precision")) && tensor ? " OP rate (int)" : " FLOP rate"),
              num(&o, "flops_per_s"), rate_unit(tensor, text(&o, "precision")), "higher", !tensor,
                what + (tensor ? ": random operands, independent accumulators on every SM, median SM x SMs x clock"
                               : ": FMA = 2 FLOP, independent chains on every SM, median SM x SMs x clock"),
@@ -233,7 +234,9 @@ void op_metrics(const json& model, const MetricSink& add, bool tensor_ops) {
     const std::string op = text(&(*paths)[best_path], "op");
     const json* o = ops ? at(*ops, {op}) : nullptr;
     const std::string precision = it.key();
-    add({"tensor." + part(precision) + ".flops_per_s", precision + " tensor-core peak", best, rate_unit(true, precision),
+    add({"tensor." + part(precision) + rate_quantity(true, precision),
+         precision + (integer_precision(precision) ? " tensor-core peak (int)" : " tensor-core peak"), best,
+         rate_unit(true, precision),
            "higher", true,
            "the best native tensor op of " + precision + ": " + op + " (" + best_path + "), random operands",
            tensor_probe(best_path), o ? num(o, "throughput_repeats") : json(nullptr), nullptr,
@@ -244,6 +247,11 @@ void op_metrics(const json& model, const MetricSink& add, bool tensor_ops) {
 
 
 }  // namespace
+
+bool integer_precision(const std::string& precision) {
+  return precision == "s8" || precision == "u8" || precision == "s4" || precision == "u4" ||
+         precision == "b1";
+}
 
 void compute_metrics(const json& model, const MetricSink& add) { op_metrics(model, add, false); }
 void tensor_metrics(const json& model, const MetricSink& add) { op_metrics(model, add, true); }

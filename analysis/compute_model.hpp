@@ -28,8 +28,14 @@ const char* compute_implementation(const std::string& op, int sm);
 // asserts per target), so a rate per op reads as a rate per instruction.
 std::string compute_sass_per_op(const std::string& op, int sm);
 
+// Integer tensor precisions (s8, u8, s4, u4, b1): their rates count operations, 2 per
+// multiply-accumulate, not FLOP: metric ids `.ops_per_s`, unit op/s (printed OP/s), ridge points
+// in op/byte.
+bool integer_precision(const std::string& precision);
+
 // metrics[] of the compute section's CUDA-core ops (compute.<op>.*) and of its tensor-core forms
-// with the best native tensor path per precision (tensor.<op>.*, tensor.<precision>.flops_per_s).
+// with the best native tensor path per precision (tensor.<op>.*, tensor.<precision>.flops_per_s, or
+// .ops_per_s for an integer precision).
 void compute_metrics(const nlohmann::json& model, const MetricSink& add);
 void tensor_metrics(const nlohmann::json& model, const MetricSink& add);
 

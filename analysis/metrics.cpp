@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/compute_model.hpp"
 #include "analysis/metric_fields.hpp"
 #include "analysis/provenance.hpp"
 #include "harness/error.hpp"
@@ -90,10 +91,13 @@ void ridge_metrics(const json& roofline, const MetricSink& add) {
   for (auto it = compute->begin(); it != compute->end(); ++it) {
     const json* ridges = at(it.value(), {"ridge_points"});
     if (!ridges || !ridges->is_object()) continue;
+    // An integer precision's ceiling counts operations: its ridge points are OP per byte.
+    const bool integer = integer_precision(it.key());
     for (auto r = ridges->begin(); r != ridges->end(); ++r)
-      add({"roofline." + part(it.key()) + ".ridge_" + part(r.key()) + "_flop_per_byte",
-             it.key() + " ridge point against " + r.key(), num(&r.value(), "flop_per_byte"), "flop/byte", "lower",
-             false,
+      add({"roofline." + part(it.key()) + ".ridge_" + part(r.key()) +
+               (integer ? "_op_per_byte" : "_flop_per_byte"),
+           it.key() + " ridge point against " + r.key() + (integer ? " (int)" : ""),
+           num(&r.value(), "flop_per_byte"), integer ? "op/byte" : "flop/byte", "lower", false,
              "derived: the roofline's " + it.key() + " ceiling (" + text(&it.value(), "op", "imported") + ", " +
                  text(&it.value(), "path") + ") / its " + r.key() + " ceiling",
              "", nullptr, nullptr, nullptr});

@@ -49,6 +49,9 @@ SOURCE_TEXT = {
     "simulated": "simulated: a model of the GPU, not a measurement",
     "published": "published figure (with its citation), never measured here",
 }
+# The integer tensor precisions (analysis/compute_model.hpp integer_precision): OP, not FLOP.
+INTEGER_PRECISIONS = ("s8", "u8", "s4", "u4", "b1")
+
 METRIC_FIELDS = ("id", "family", "label", "value", "unit", "better", "ceiling", "method", "probe",
                  "samples", "confidence", "clock_mhz", "source", "checks", "citation",
                  "per_sm_per_clock", "datasheet")
@@ -695,7 +698,9 @@ def derived_section(doc, model, metrics, roof):
             continue
         for level, r in c["ridge_points"].items():
             if isinstance(r, dict) and isinstance(r.get("flop_per_byte"), (int, float)):
-                rows.append((prec, level, f"{num(r['flop_per_byte'])} FLOP/byte",
+                # An integer precision's ceiling counts operations, not FLOP (metrics: op/byte).
+                per = "OP/byte" if prec in INTEGER_PRECISIONS else "FLOP/byte"
+                rows.append((prec, level, f"{num(r['flop_per_byte'])} {per}",
                              f"{src}: {c.get('source', '?')} / the {level} bandwidth"))
     if ridges:
         pass

@@ -168,8 +168,13 @@ void print_metrics(std::ostream& out, const std::vector<const nlohmann::json*>& 
       const auto& p = (*m)["per_sm_per_clock"];
       line += "  (" + format_value(p.value("value", NAN), p.value("unit", "")) + ")";
     }
-    if (m->contains("datasheet") && (*m)["datasheet"].is_object() && (*m)["datasheet"]["percent"].is_number())
-      line += "  " + format_value((*m)["datasheet"]["percent"].get<double>(), "percent") + " of the datasheet";
+    // The % with the figure it is of, in that figure's unit (an FMA's FLOP rate, not its op rate).
+    if (m->contains("datasheet") && (*m)["datasheet"].is_object() &&
+        (*m)["datasheet"]["percent"].is_number()) {
+      const auto& d = (*m)["datasheet"];
+      line += "  " + format_value(d["percent"].get<double>(), "percent") + " of the datasheet's " +
+              format_value(d.value("value", nlohmann::json()), d.value("unit", m->value("unit", "")));
+    }
     out << line << "\n";
   }
 }

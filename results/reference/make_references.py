@@ -106,7 +106,7 @@ GPUS = {
              "FIGURES.md §1 A100 40GB FP16/BF16 TC [GLK]"),
             ("tensor.bf16.flops_per_s", 312e12, 1410, "datasheet dense BF16",
              "FIGURES.md §1 A100 40GB FP16/BF16 TC [GLK]"),
-            ("tensor.s8.flops_per_s", 624e12, 1410, "datasheet dense INT8 (TOPS)",
+            ("tensor.s8.ops_per_s", 624e12, 1410, "datasheet dense INT8 (TOPS)",
              "FIGURES.md §1 A100 40GB INT8 TC [GLK]"),
             ("launch.small_kernels.stream.overhead_ns", 2620, None,
              "A100-80: back-to-back stream launches of a 64 KiB SCALE kernel, per kernel incl. its work",
@@ -156,7 +156,7 @@ GPUS = {
              "FIGURES.md §1 H100 SXM5 FP16/BF16 TC [HPCTECH]"),
             ("tensor.e4m3.flops_per_s", 1979e12, 1830, "datasheet dense FP8",
              "FIGURES.md §1 H100 SXM5 FP8 TC [HPCTECH]"),
-            ("tensor.s8.flops_per_s", 1979e12, 1830, "datasheet dense INT8 (TOPS)",
+            ("tensor.s8.ops_per_s", 1979e12, 1830, "datasheet dense INT8 (TOPS)",
              "FIGURES.md §1 H100 SXM5 INT8 TC [HPCTECH]"),
         ],
     },
@@ -207,7 +207,7 @@ GPUS = {
              "FIGURES.md §1 H100 PCIe FP16/BF16 TC [HPCTECH]"),
             ("tensor.e4m3.flops_per_s", 1513e12, 1755, "datasheet dense FP8",
              "FIGURES.md §1 H100 PCIe FP8 TC [HPCTECH]"),
-            ("tensor.s8.flops_per_s", 1513e12, 1755, "datasheet dense INT8 (TOPS)",
+            ("tensor.s8.ops_per_s", 1513e12, 1755, "datasheet dense INT8 (TOPS)",
              "FIGURES.md §1 H100 PCIe INT8 TC [HPCTECH]"),
         ],
     },
@@ -240,7 +240,7 @@ GPUS = {
              "FIGURES.md §1 H200 SXM FP16/BF16 TC [MLE]"),
             ("tensor.e4m3.flops_per_s", 1979e12, 1830, "datasheet dense FP8 (H100 tensor clock)",
              "FIGURES.md §1 H200 SXM FP8 TC [MLE]"),
-            ("tensor.s8.flops_per_s", 1979e12, 1830, "datasheet dense INT8 (TOPS; H100 tensor clock)",
+            ("tensor.s8.ops_per_s", 1979e12, 1830, "datasheet dense INT8 (TOPS; H100 tensor clock)",
              "FIGURES.md §1 H200 SXM INT8 TC [MLE]"),
             ("launch.small_kernels.stream.overhead_ns", 2430, None,
              "back-to-back stream launches of a 64 KiB SCALE kernel, per kernel incl. its work",
@@ -342,7 +342,7 @@ GPUS = {
              "FIGURES.md §1 B200 FP16/BF16 TC [MLE]"),
             ("tensor.e4m3.flops_per_s", 4500e12, 1850, "datasheet dense FP8 (tensor clock 1.85 GHz assumed)",
              "FIGURES.md §1 B200 FP8 TC [MLE]"),
-            ("tensor.s8.flops_per_s", 4500e12, 1850, "datasheet dense INT8 (TOPS; tensor clock 1.85 GHz assumed)",
+            ("tensor.s8.ops_per_s", 4500e12, 1850, "datasheet dense INT8 (TOPS; tensor clock 1.85 GHz assumed)",
              "FIGURES.md §1 B200 INT8 TC [MLE]"),
             ("tensor.mxf4.flops_per_s", 9000e12, 1850, "datasheet dense FP4 (tensor clock 1.85 GHz assumed)",
              "FIGURES.md §1 B200 FP4 TC [MLE]"),
@@ -378,8 +378,11 @@ def describe(metric_id):
     if family == "compute" and quantity == "latency_cycles":
         return family, f"{subject} latency", "cycles", "lower", False, None
     if family == "tensor" and subject in INTEGER_PRECISIONS:
-        # Integer tensor ops count operations (2 per multiply-accumulate), not FLOP: OP/s.
-        return family, f"tensor {subject} peak", "op/s", "higher", True, "op/clk/SM"
+        # Integer tensor ops count operations (2 per multiply-accumulate), not FLOP: OP/s, and
+        # their ids say so (tensor.s8.ops_per_s, as gpuprobe's metrics[]).
+        if quantity != "ops_per_s":
+            raise ValueError(f"integer tensor metric {metric_id} must be .ops_per_s")
+        return family, f"tensor {subject} peak (int)", "op/s", "higher", True, "op/clk/SM"
     if family == "tensor":
         return family, f"tensor {subject} peak", "flop/s", "higher", True, "flop/clk/SM"
     if family == "launch" and subject == "small_kernels" and quantity.endswith(".overhead_ns"):

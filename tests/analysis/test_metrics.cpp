@@ -88,10 +88,11 @@ TEST_CASE("metrics: every entry has exactly the contract's fields, units, famili
   const std::set<std::string> fields = {"id", "family", "label", "value", "unit", "better", "ceiling", "method",
                                         "probe", "samples", "confidence", "clock_mhz", "source", "checks",
                                         "citation", "per_sm_per_clock", "datasheet"};
-  const std::set<std::string> units = {"cycles", "ns", "bytes", "bytes/s", "flop/s", "op/s", "ops/s", "percent", "flop/byte"};
+  const std::set<std::string> units = {"cycles", "ns",     "bytes",   "bytes/s",   "flop/s",
+                                       "op/s",   "ops/s", "percent", "flop/byte", "op/byte"};
   const std::set<std::string> families = {"memory", "bandwidth", "compute", "tensor", "sync", "atomics",
                                           "async", "launch", "goodput", "roofline"};
-  const std::regex grammar(R"([a-z]+\.[A-Za-z0-9_\-]+(\.[A-Za-z0-9_\-]+)*\.([A-Za-z0-9_\-]+_)?(cycles|ns|bytes|bytes_per_s|flops_per_s|ops_per_s|percent|flop_per_byte))");
+  const std::regex grammar(R"([a-z]+\.[A-Za-z0-9_\-]+(\.[A-Za-z0-9_\-]+)*\.([A-Za-z0-9_\-]+_)?(cycles|ns|bytes|bytes_per_s|flops_per_s|ops_per_s|percent|flop_per_byte|op_per_byte))");
   std::set<std::string> ids;
   for (const auto& m : metrics) {
     INFO(m.dump());
@@ -187,6 +188,20 @@ TEST_CASE("metrics: per SM per clock, datasheet percent, samples and clock come 
   // No tensor op lands in the compute family.
   for (const auto& m : metrics)
     if (m["family"] == "compute") CHECK(m["probe"] == "compute/alu");
+  // Integer tensor forms count operations, not FLOP: OP/s ids, units and labels, OP per byte ridges.
+  const json& s8 = get(metrics, "tensor.s8.ops_per_s");
+  CHECK(s8["unit"] == "op/s");
+  CHECK(s8["per_sm_per_clock"]["unit"] == "op/clk/SM");
+  CHECK(s8["label"] == "s8 tensor-core peak (int)");
+  CHECK(s8["datasheet"]["unit"] == "op/s");
+  CHECK(get(metrics, "tensor.mma_m16n8k32_s8_s32.ops_per_s")["label"] == "mma_m16n8k32_s8_s32 OP rate (int)");
+  CHECK(get(metrics, "roofline.s8.ridge_DRAM_op_per_byte")["unit"] == "op/byte");
+  for (const auto& m : metrics) {
+    const std::string id = m["id"];
+    const bool integer = id.find("s8") != std::string::npos || id.find("s4") != std::string::npos;
+    if (m["family"] == "tensor" && integer) CHECK(id.find("flops_per_s") == std::string::npos);
+    if (m["family"] == "roofline" && integer) CHECK(id.find("flop_per_byte") == std::string::npos);
+  }
 
   // Ridge points: the compute ceiling over the memory ceiling.
   const json& ridge = get(metrics, "roofline.f32.ridge_DRAM_flop_per_byte");

@@ -35,7 +35,7 @@ TEST_CASE("each family prints its metrics, per SM per clock and % of the datashe
       {"compute", {{"skipped", {{"fma_rn_f32x2", "fma.rn.f32x2 needs sm_100+"}}}}},
       {"metrics", {metric("memory", "memory.L1.latency_cycles", "L1 load-to-use latency", 33.0, "cycles"),
                    metric("memory", "memory.L1.latency_ns", "L1 load-to-use latency", nullptr, "ns"), rate, flops,
-                   metric("tensor", "tensor.s8.flops_per_s", "s8 tensor-core peak", 1.979e15, "op/s"),
+                   metric("tensor", "tensor.s8.ops_per_s", "s8 tensor-core peak (int)", 1.979e15, "op/s"),
                    metric("roofline", "roofline.f32.ridge_DRAM_flop_per_byte", "f32 ridge", 24.1, "flop/byte")}}};
   std::ostringstream out;
   gpuprobe::print_model(out, model);
@@ -50,10 +50,10 @@ TEST_CASE("each family prints its metrics, per SM per clock and % of the datashe
         "  L1 load-to-use latency  -\n"
         "CUDA-core compute:\n"
         "  fma_rn_f32 throughput  7.06 Top/s  (64.0 ops/clk/SM)\n"
-        "  fma_rn_f32 FLOP rate   14.1 TFLOP/s  90.0% of the datasheet\n"
+        "  fma_rn_f32 FLOP rate   14.1 TFLOP/s  90.0% of the datasheet's 15.7 TFLOP/s\n"
         "  fma_rn_f32x2: not measured: fma.rn.f32x2 needs sm_100+\n"
         "Tensor cores:\n"
-        "  s8 tensor-core peak   1.98 POP/s\n");
+        "  s8 tensor-core peak (int)  1.98 POP/s\n");
 }
 
 TEST_CASE("the bandwidth section's structure: plateaus, bank conflicts, the loaded-latency model",
