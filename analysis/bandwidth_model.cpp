@@ -66,11 +66,13 @@ json concurrency_json(const std::vector<ConcurrencyPoint>& points, int sm_count,
   ConcurrencyFitOptions o;
   o.sm_count = sm_count;
   const ConcurrencyFit f = fit_concurrency_sweep(curve, o);
-  // The headline: the loaded-latency model's asymptote when the model reproduces the measured
-  // curve (run forwards, as the sweep ran: bytes in flight -> bandwidth, rms within 3%), its peak
-  // is identified and lies within 25% above the measured top (a sweep rarely reaches
-  // saturation); else the measured top. The bytes in flight for 90% follow the same choice (the
-  // model's from Little's law, or the measured crossing).
+  // One fact, one number: the level's peak is what the sweep measured, the median of its top band
+  // (the measured top), whatever the model says. The loaded-latency model's asymptote, where the
+  // model reproduces the measured curve (run forwards, as the sweep ran: bytes in flight ->
+  // bandwidth, rms within 3%), its peak is identified and lies within 25% above the measured top,
+  // is kept as what it is, `asymptote_bytes_per_s`: an extrapolation, never the peak. The bytes in
+  // flight for 90% of the peak come from that model at 0.9 x the measured top (Little's law), else
+  // from the measured curve's crossing of it.
   const double model_rms = f.model.points > 0 ? f.model_rms_rel_bandwidth_residual : INFINITY;
   const bool use_model = model_rms <= 0.03 && f.model.peak_identified &&
                          f.model.peak_bandwidth_bytes_per_s >= f.peak_bandwidth_bytes_per_s &&
@@ -86,13 +88,17 @@ json concurrency_json(const std::vector<ConcurrencyPoint>& points, int sm_count,
              {"confidence", f.model.confidence},
              {"formula", "latency(B) = unloaded + queue x B / (peak - B); B x latency = bytes in "
                          "flight (all SMs)"}};
-  const double peak = use_model ? f.model.peak_bandwidth_bytes_per_s : f.peak_bandwidth_bytes_per_s;
+  const double peak = f.peak_bandwidth_bytes_per_s;
   const double in_flight =
-      use_model ? littles_law::bytes_in_flight_for(to_littles_law_ns(f.model), o.fraction) / sm_count
+      use_model ? littles_law::bytes_in_flight_for(to_littles_law_ns(f.model),
+                                                    o.fraction * peak / f.model.peak_bandwidth_bytes_per_s) /
+                      sm_count
                 : f.bytes_in_flight_per_sm;
   return {{"peak_bytes_per_s", peak},
           {"peak_bytes_per_clk_per_sm", with_per_clk(peak, clock_mhz, sm_count)},
-          {"peak_from", use_model ? "loaded-latency model" : "measured top"},
+          {"peak_from", "measured top"},
+          {"asymptote_bytes_per_s", use_model ? json(f.model.peak_bandwidth_bytes_per_s) : json(nullptr)},
+          {"bytes_in_flight_from", use_model ? "loaded-latency model" : "measured crossing"},
           {"measured_top_bytes_per_s", f.peak_bandwidth_bytes_per_s},
           {"measured_top_interval_bytes_per_s", {f.peak_lo_bytes_per_s, f.peak_hi_bytes_per_s}},
           {"still_rising", f.still_rising},
@@ -446,8 +452,8 @@ void level_metrics(const json& model, const json& roofline, const MetricSink& ad
            "bytes/s", "higher", true, "the roofline's " + level + " ceiling, from " + source, probe,
            fit_samples(o), num(o, "confidence"), clock});
   }
-  // DRAM per kind: the base point (difference of n and 4n passes, median over repeats), else the
-  // concurrency fit's peak.
+  // DRAM per kind: the concurrency sweep's peak, its measured top (the roofline's DRAM ceiling
+  // for read), else the base point (difference of n and 4n passes, median over repeats).
   const json* dram = bw ? at(*bw, {"DRAM"}) : nullptr;
   const json* sheet_dram = dram ? at(*dram, {"datasheet"}) : nullptr;
   json sheet = nullptr;
@@ -460,16 +466,16 @@ void level_metrics(const json& model, const json& roofline, const MetricSink& ad
     if (!k) continue;
     const json* conc = at(*k, {"concurrency"});
     if (conc && conc->contains("error")) conc = nullptr;
-    if (const json base = num(k, "bandwidth_bytes_per_s"); base.is_number()) {
+    if (conc && num(conc, "peak_bytes_per_s").is_number()) {
+      add({"bandwidth.DRAM." + kind + "_bytes_per_s", "DRAM " + kind + " bandwidth",
+           num(conc, "peak_bytes_per_s"), "bytes/s", "higher", true,
+           "bandwidth/dram " + kind + " concurrency sweep: measured top (median of its top band)",
+           "bandwidth/dram", fit_samples(conc), num(conc, "confidence"),
+           clock_of(conc->value("clock_mhz", json())), sheet});
+    } else if (const json base = num(k, "bandwidth_bytes_per_s"); base.is_number()) {
       add({"bandwidth.DRAM." + kind + "_bytes_per_s", "DRAM " + kind + " bandwidth", base, "bytes/s",
              "higher", true, "bandwidth/dram " + kind + " base point: difference of n and 4n passes, median over repeats",
              "bandwidth/dram", num(k, "repeats"), nullptr, clock_of(k->value("clock_mhz", json())), sheet});
-    } else if (conc) {
-      add({"bandwidth.DRAM." + kind + "_bytes_per_s", "DRAM " + kind + " bandwidth",
-             num(conc, "peak_bytes_per_s"), "bytes/s", "higher", true,
-             "bandwidth/dram " + kind + " concurrency sweep: peak (" + text(conc, "peak_from", "measured top") + ")",
-             "bandwidth/dram", fit_samples(conc), num(conc, "confidence"),
-             clock_of(conc->value("clock_mhz", json())), sheet});
     } else {
       continue;
     }
@@ -495,12 +501,13 @@ void level_metrics(const json& model, const json& roofline, const MetricSink& ad
     const json* c = bw;
     for (const auto& k : keys) c = c ? at(*c, {k}) : nullptr;
     if (!c || c->contains("error")) continue;
-    const bool model_fit = text(c, "peak_from") == "loaded-latency model";
+    const bool model_fit = text(c, "bytes_in_flight_from") == "loaded-latency model" ||
+                           text(c, "peak_from") == "loaded-latency model";  // a model written before
     add({"bandwidth." + level + ".bytes_in_flight_per_sm_for_90pct_bytes",
            level + " bytes in flight per SM for 90% of the peak", num(c, "bytes_in_flight_per_sm_for_90pct"), "bytes",
            "lower", false,
            std::string(probe) + " concurrency sweep: " +
-               (model_fit ? "Little's law on the fitted loaded-latency model at 90% of its peak"
+               (model_fit ? "Little's law on the fitted loaded-latency model at 90% of the measured top"
                           : "where the measured curve crosses 90% of its top"),
            probe, fit_samples(c), num(c, "confidence"), clock_of(c->value("clock_mhz", json()))});
   }

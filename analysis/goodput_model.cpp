@@ -55,20 +55,28 @@ constexpr const char* kProbe = "goodput/reference";
 
 GoodputInputs goodput_inputs(const json& m) {
   GoodputInputs in;
-  // DRAM: the fitted peak of each kind's concurrency sweep (what the kernels reach with enough
-  // bytes in flight), else its base point.
-  in.dram_read_bytes_per_s = first_positive(m, {"/bandwidth/DRAM/read/concurrency/peak_bytes_per_s",
+  // A prediction runs the model: a level's bandwidth is the loaded-latency fit's asymptote where
+  // the fit reproduces the level's concurrency sweep (what a kernel with enough bytes in flight
+  // approaches), else the measured top (the level's reported bandwidth, the roofline's ceiling),
+  // else DRAM's base point. `*_from` names the key each prediction used.
+  in.dram_read_bytes_per_s = first_positive(m, {"/bandwidth/DRAM/read/concurrency/asymptote_bytes_per_s",
+                                                "/bandwidth/DRAM/read/concurrency/peak_bytes_per_s",
                                                 "/bandwidth/DRAM/read/bandwidth_bytes_per_s",
                                                 "/roofline/memory/DRAM/bytes_per_s"},
                                             in.dram_read_from);
-  in.dram_write_bytes_per_s = first_positive(m, {"/bandwidth/DRAM/write/concurrency/peak_bytes_per_s",
+  in.dram_write_bytes_per_s = first_positive(m, {"/bandwidth/DRAM/write/concurrency/asymptote_bytes_per_s",
+                                                 "/bandwidth/DRAM/write/concurrency/peak_bytes_per_s",
                                                  "/bandwidth/DRAM/write/bandwidth_bytes_per_s"},
                                              in.dram_write_from);
-  in.dram_copy_bytes_per_s = first_positive(m, {"/bandwidth/DRAM/copy/concurrency/peak_bytes_per_s",
+  in.dram_copy_bytes_per_s = first_positive(m, {"/bandwidth/DRAM/copy/concurrency/asymptote_bytes_per_s",
+                                                "/bandwidth/DRAM/copy/concurrency/peak_bytes_per_s",
                                                 "/bandwidth/DRAM/copy/bandwidth_bytes_per_s"},
                                             in.dram_copy_from);
-  in.l2_bytes_per_s = first_positive(m, {"/roofline/memory/L2/bytes_per_s"}, in.l2_from);
-  in.shared_bytes_per_s = first_positive(m, {"/roofline/memory/shared/bytes_per_s"}, in.shared_from);
+  in.l2_bytes_per_s = first_positive(
+      m, {"/bandwidth/L2/concurrency/asymptote_bytes_per_s", "/roofline/memory/L2/bytes_per_s"}, in.l2_from);
+  in.shared_bytes_per_s = first_positive(
+      m, {"/bandwidth/shared/concurrency/asymptote_bytes_per_s", "/roofline/memory/shared/bytes_per_s"},
+      in.shared_from);
   in.mma_f16_flops_per_s = first_positive(m, {"/compute/ops/mma_m16n8k16_f16_f32/flops_per_s",
                                               "/roofline/compute/f16/flops_per_s"},
                                           in.mma_from);

@@ -140,8 +140,21 @@ void print_bandwidth_structure(std::ostream& out, const nlohmann::json& bandwidt
       else
         out << "  " << level << " loaded latency (" << ll.value("source", "?") << "): "
             << format_value(ll.value("unloaded_latency_ns", NAN), "ns") << " unloaded + "
-            << format_value(ll.value("queue_ns", NAN), "ns") << " x B / ("
+            << format_value(ll.value("queue_ns", NAN), "ns") << " x B / (asymptote "
             << format_value(ll.value("peak_bandwidth_bytes_per_s", NAN), "bytes/s") << " - B)\n";
+    }
+    // A concurrency fit's asymptote is an extrapolation of the loaded-latency model: said as such,
+    // beside the measured top that is the level's bandwidth.
+    for (const auto& [kind, c] : {std::pair<std::string, const nlohmann::json*>{"", &l},
+                                  {" read", l.contains("read") ? &l["read"] : nullptr},
+                                  {" write", l.contains("write") ? &l["write"] : nullptr},
+                                  {" copy", l.contains("copy") ? &l["copy"] : nullptr}}) {
+      if (!c || !c->is_object() || !c->contains("concurrency") || !(*c)["concurrency"].is_object()) continue;
+      const auto& conc = (*c)["concurrency"];
+      if (!conc.contains("asymptote_bytes_per_s") || !conc["asymptote_bytes_per_s"].is_number()) continue;
+      out << "  " << level << kind << ": the loaded-latency fit's asymptote "
+          << format_value(conc["asymptote_bytes_per_s"], "bytes/s") << " (an extrapolation; measured top "
+          << format_value(conc.value("peak_bytes_per_s", nlohmann::json()), "bytes/s") << ")\n";
     }
     if (level == "imported" && l.contains("concurrency") && l["concurrency"].is_object() &&
         !l["concurrency"].contains("error")) {

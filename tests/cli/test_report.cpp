@@ -73,7 +73,8 @@ TEST_CASE("the bandwidth section's structure: plateaus, bank conflicts, the load
   CHECK(out.str() ==
         "Bandwidth:\n"
         "  L2 footprint plateau L2: 7.20 TB/s up to 25 MiB\n"
-        "  L2 loaded latency (bandwidth/loaded_latency): 153 ns unloaded + 57.0 ns x B / (7.40 TB/s - B)\n"
+        "  L2 loaded latency (bandwidth/loaded_latency): 153 ns unloaded + 57.0 ns x B / "
+        "(asymptote 7.40 TB/s - B)\n"
         "  shared bank conflicts (4-byte words), slowdown by stride: 1: 1.00x 2: 2.00x\n");
 }
 
