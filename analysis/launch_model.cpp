@@ -285,11 +285,31 @@ void launch_metrics(const json& model, const MetricSink& add) {
   const json* launch = at(model, {"launch"});
   if (!launch) return;
   const bool imported = launch->contains("source");
-  if (const json* overhead = at(*launch, {"overhead"}); overhead && overhead->is_object())
-    for (auto it = overhead->begin(); it != overhead->end(); ++it)
-      add({"launch.overhead." + part(it.key()) + "_ns", "launch " + it.key(), num(&it.value(), "ns"), "ns",
-             "lower", false, "launch/overhead " + it.key() + ": median over repeats of one sample's cost per launch",
-             "launch/overhead", num(&it.value(), "repeats"), nullptr, nullptr});
+  if (const json* overhead = at(*launch, {"overhead"}); overhead && overhead->is_object()) {
+    for (auto it = overhead->begin(); it != overhead->end(); ++it) {
+      // The PDL measures are offsets from a primary's end to its secondary's start, not costs:
+      // negative means the secondary started before the primary ended. A value that crosses zero
+      // has no direction a ratio could rank (better: null); the gain below has one.
+      const bool offset = it.key() == "pdl_overlapped";
+      add({"launch.overhead." + part(it.key()) + "_ns",
+           offset ? "launch " + it.key() + " (primary end to secondary start; < 0: they overlapped)"
+                  : "launch " + it.key(),
+           num(&it.value(), "ns"), "ns", offset ? "" : "lower", false,
+           "launch/overhead " + it.key() +
+               (offset ? ": median over repeats of the secondary's start minus its primary's end "
+                         "(negative: the secondary started while the primary still ran)"
+                       : ": median over repeats of one sample's cost per launch"),
+           "launch/overhead", num(&it.value(), "repeats"), nullptr, nullptr});
+    }
+    const json serialized = num(at(*overhead, {"pdl_serialized"}), "ns"),
+               overlapped = num(at(*overhead, {"pdl_overlapped"}), "ns");
+    if (serialized.is_number() && overlapped.is_number())
+      add({"launch.overhead.pdl_gain_ns", "launch PDL gain (how much earlier the secondary starts with PDL)",
+           serialized.get<double>() - overlapped.get<double>(), "ns", "higher", false,
+           "derived: launch/overhead pdl_serialized - pdl_overlapped (the secondary's start after its "
+           "primary's end without PDL, less with it)",
+           "launch/overhead", nullptr, nullptr, nullptr});
+  }
   if (const json* graph = at(*launch, {"graph"}); graph && graph->is_object())
     for (auto it = graph->begin(); it != graph->end(); ++it) {
       const json& g = it.value();

@@ -61,7 +61,7 @@ class Table {
                     {"label", m.label},
                     {"value", m.value},
                     {"unit", m.unit},
-                    {"better", m.better},
+                    {"better", m.better.empty() ? json(nullptr) : json(m.better)},  // null: no direction
                     {"ceiling", m.ceiling},
                     {"method", m.method},
                     {"probe", m.probe.empty() ? json(nullptr) : json(m.probe)},

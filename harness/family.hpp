@@ -42,7 +42,7 @@ struct PlannedRun {
 struct MetricRow {
   std::string id, label;
   nlohmann::json value;             // a number, or null when unknown
-  std::string unit, better;         // better: "lower" or "higher"
+  std::string unit, better;         // better: "lower" or "higher"; "" (null): no direction
   bool ceiling = false;
   std::string method;
   std::string probe;                // "" for a derived or imported number

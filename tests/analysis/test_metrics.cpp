@@ -104,7 +104,9 @@ TEST_CASE("metrics: every entry has exactly the contract's fields, units, famili
     CHECK(m["id"].get<std::string>().rfind(m["family"].get<std::string>() + ".", 0) == 0);
     CHECK(units.count(m["unit"].get<std::string>()) == 1);
     CHECK(families.count(m["family"].get<std::string>()) == 1);
-    CHECK((m["better"] == "higher" || m["better"] == "lower"));
+    // A direction, or null for a signed offset (PDL: the secondary may start before its primary ends).
+    if (m["id"] == "launch.overhead.pdl_overlapped_ns") CHECK(m["better"].is_null());
+    else CHECK((m["better"] == "higher" || m["better"] == "lower"));
     CHECK(m["ceiling"].is_boolean());
     CHECK_FALSE(m["method"].get<std::string>().empty());
     CHECK(m["source"] == "simulated");
@@ -206,6 +208,19 @@ TEST_CASE("metrics: per SM per clock, datasheet percent, samples and clock come 
     if (m["family"] == "tensor" && integer) CHECK(id.find("flops_per_s") == std::string::npos);
     if (m["family"] == "roofline" && integer) CHECK(id.find("flop_per_byte") == std::string::npos);
   }
+
+  // PDL: offsets, the overlapped one negative on the H100 preset and without a direction; their
+  // difference, the gain, with one.
+  const json& overlapped = get(metrics, "launch.overhead.pdl_overlapped_ns");
+  const json& serialized = get(metrics, "launch.overhead.pdl_serialized_ns");
+  CHECK(overlapped["value"].get<double>() < 0);
+  CHECK(overlapped["better"].is_null());
+  CHECK(overlapped["label"].get<std::string>().find("< 0: they overlapped") != std::string::npos);
+  CHECK(serialized["better"] == "lower");
+  const json& gain = get(metrics, "launch.overhead.pdl_gain_ns");
+  CHECK(gain["value"].get<double>() ==
+        Approx(serialized["value"].get<double>() - overlapped["value"].get<double>()));
+  CHECK(gain["better"] == "higher");
 
   // Ridge points: the compute ceiling over the memory ceiling.
   const json& ridge = get(metrics, "roofline.f32.ridge_DRAM_flop_per_byte");
