@@ -4,7 +4,9 @@
 #include <charconv>
 #include <cmath>
 #include <cstddef>
+#include <cstdio>
 #include <fstream>
+#include <initializer_list>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -432,6 +434,126 @@ Curve read_gpubenches_latency(const std::string& path) {
                                kMinLatencyRows, true, path, line_no);
   curve.clock_mhz = stats::median(clocks);
   return curve;
+}
+
+// --- plausibility of units -------------------------------------------------------------------
+
+namespace {
+
+// "25000", "1.5e-06", and a power of ten as "1e9", for a message.
+std::string g3(double v) {
+  const double e = std::round(std::log10(v));
+  if (v > 0 && std::fabs(v - std::pow(10.0, e)) <= 1e-9 * v && std::fabs(e) >= 3)
+    return "1e" + std::to_string(static_cast<int>(e));
+  char buf[32];
+  std::snprintf(buf, sizeof buf, v >= 100 && v < 1e7 ? "%.0f" : "%.3g", v);
+  return buf;
+}
+
+// The warning for `column` of `path` whose largest value (or smallest, `largest` false) lies
+// outside [lo, hi]: the multiplier of the first unit in `units` ({name, factor to the header's
+// unit}) that brings it into the typical range [typical_lo, typical_hi], else into [lo, hi], or a
+// plain "check its unit".
+std::string off_by_units(const std::string& path, const std::string& column, double value, bool largest,
+                         double lo, double hi, const std::string& unit,
+                         std::initializer_list<std::pair<const char*, double>> units, double typical_lo = 0,
+                         double typical_hi = 0) {
+  if (!(value > 0) || (value >= lo && value <= hi)) return "";
+  std::string hint = "check its unit";
+  for (const auto& [range_lo, range_hi] : {std::pair{typical_lo, typical_hi}, std::pair{lo, hi}}) {
+    const auto fit = std::find_if(units.begin(), units.end(),
+                                  [&, lo = range_lo, hi = range_hi](const auto& u) {
+                                    return value * u.second >= lo && value * u.second <= hi;
+                                  });
+    if (range_hi > 0 && fit != units.end()) {
+      hint = std::string("if it is in ") + fit->first + ", multiply it by " + g3(fit->second);
+      break;
+    }
+  }
+  return path + ": the " + (largest ? "largest " : "smallest ") + column + " is " + g3(value) + " " + unit +
+         (value < lo ? ", orders of magnitude below" : ", orders of magnitude above") +
+         " what a GPU gives (" + g3(lo) + " to " + g3(hi) + " " + unit + "): " + hint +
+         " (the column is read in " + unit + ")";
+}
+
+template <class P, class F>
+double largest(const std::vector<P>& points, F&& value) {
+  double m = 0;
+  for (const auto& p : points) m = std::max(m, value(p));
+  return m;
+}
+
+// The ranges: any GPU level's bandwidth (100 MB/s to 10 PB/s; typically 100 GB/s to 1 PB/s), FLOP
+// rate (1 GFLOP/s to 10 EFLOP/s; typically 1 TFLOP/s up), a footprint sweep's largest footprint
+// (10 KB to 1 PB), bytes in flight per SM (16 B to 64 MiB), latency (1 to 10^5 cycles), the
+// fastest small-kernel pass (10 ns to 10 ms; typically 100 ns to 1 ms).
+void push(std::vector<std::string>& out, std::string w) {
+  if (!w.empty()) out.push_back(std::move(w));
+}
+
+}  // namespace
+
+std::vector<std::string> implausible_units(const std::string& path, const Curve& curve) {
+  std::vector<std::string> out;
+  double lo = INFINITY, x = 0;
+  for (const auto& p : curve.points) {
+    lo = std::min(lo, p.latency_cycles);
+    x = std::max(x, p.x);
+  }
+  double hi = 0;
+  for (const auto& p : curve.points) hi = std::max(hi, p.latency_cycles);
+  push(out, off_by_units(path, "latency_cycles", hi, true, 1, 1e5, "cycles", {}));
+  if (std::isfinite(lo) && lo > 1e5)
+    push(out, off_by_units(path, "latency_cycles", lo, false, 1, 1e5, "cycles", {}));
+  push(out,
+       off_by_units(path, "footprint_bytes", x, true, 1e4, 1e15, "bytes", {{"KiB", 1024}, {"MiB", 1048576}}));
+  return out;
+}
+
+std::vector<std::string> implausible_units(const std::string& path,
+                                           const std::vector<FootprintPoint>& points) {
+  std::vector<std::string> out;
+  const double bw = largest(points, [](const FootprintPoint& p) { return p.bandwidth_bytes_per_s; });
+  push(out, off_by_units(path, "bandwidth_bytes_per_s", bw, true, 1e8, 1e16, "bytes/s",
+                         {{"GB/s", 1e9}, {"TB/s", 1e12}, {"MB/s", 1e6}}, 1e11, 1e15));
+  const double x = largest(points, [](const FootprintPoint& p) { return p.footprint_bytes; });
+  push(out,
+       off_by_units(path, "footprint_bytes", x, true, 1e4, 1e15, "bytes", {{"KiB", 1024}, {"MiB", 1048576}}));
+  return out;
+}
+
+std::vector<std::string> implausible_units(const std::string& path,
+                                           const std::vector<ConcurrencyPoint>& points) {
+  std::vector<std::string> out;
+  const double bw = largest(points, [](const ConcurrencyPoint& p) { return p.bandwidth_bytes_per_s; });
+  push(out, off_by_units(path, "bandwidth_bytes_per_s", bw, true, 1e8, 1e16, "bytes/s",
+                         {{"GB/s", 1e9}, {"TB/s", 1e12}, {"MB/s", 1e6}}, 1e11, 1e15));
+  const double x = largest(points, [](const ConcurrencyPoint& p) { return p.bytes_in_flight_per_sm; });
+  push(out,
+       off_by_units(path, "bytes_in_flight_per_sm", x, true, 16, 64.0 * 1048576, "bytes", {{"KiB", 1024}}));
+  return out;
+}
+
+std::vector<std::string> implausible_units(const std::string& path,
+                                           const std::vector<IntensityPoint>& points) {
+  std::vector<std::string> out;
+  const double f = largest(points, [](const IntensityPoint& p) { return p.flop_per_s; });
+  push(out, off_by_units(path, "flop_per_s", f, true, 1e9, 1e19, "FLOP/s",
+                         {{"TFLOP/s", 1e12}, {"GFLOP/s", 1e9}, {"PFLOP/s", 1e15}}, 1e12, 1e18));
+  return out;
+}
+
+std::vector<std::string> implausible_units(
+    const std::string& path,
+    const std::vector<std::pair<std::string, std::vector<SmallKernelPoint>>>& methods) {
+  std::vector<std::string> out;
+  double fastest = INFINITY;
+  for (const auto& [method, points] : methods)
+    for (const auto& p : points) fastest = std::min(fastest, p.time_s);
+  if (std::isfinite(fastest))
+    push(out, off_by_units(path, "time_s", fastest, false, 1e-8, 1e-2, "s",
+                           {{"us", 1e-6}, {"ms", 1e-3}, {"ns", 1e-9}}, 1e-7, 1e-3));
+  return out;
 }
 
 }  // namespace gpuprobe::analysis

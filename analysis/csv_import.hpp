@@ -77,6 +77,22 @@ std::vector<IntensityPoint> read_intensity_csv(const std::string& path);
 std::vector<std::pair<std::string, std::vector<SmallKernelPoint>>> read_small_kernels_csv(
     const std::string& path);
 
+// What an imported curve's numbers say of their units: one warning line per column whose values
+// are orders of magnitude off what any GPU gives in the header's unit, naming the file, the column,
+// the value and the unit it reads like ("PATH: bandwidth_bytes_per_s reaches only 25000 bytes/s
+// ...: if it is in GB/s, multiply it by 1e9"); none when they are plausible. Warnings, never
+// refusals (docs/ANALYSIS.md, "CSV format", gives the ranges).
+std::vector<std::string> implausible_units(const std::string& path, const Curve& curve);
+std::vector<std::string> implausible_units(const std::string& path,
+                                           const std::vector<FootprintPoint>& points);
+std::vector<std::string> implausible_units(const std::string& path,
+                                           const std::vector<ConcurrencyPoint>& points);
+std::vector<std::string> implausible_units(const std::string& path,
+                                           const std::vector<IntensityPoint>& points);
+std::vector<std::string> implausible_units(
+    const std::string& path,
+    const std::vector<std::pair<std::string, std::vector<SmallKernelPoint>>>& methods);
+
 // The text output of te42kyfo/gpu-benches gpu-latency: a first line "clock: <MHz samples...>",
 // then rows "iters clock_MHz footprint_KiB dt_ms*1000 cycles_per_load" (the 2024 files), or the
 // same plus "median p5 p95" cycles (8 columns: the 2025 files, one thread, L1 carve-out 0; the

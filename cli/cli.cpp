@@ -55,6 +55,13 @@ InputOutcomes input_outcomes(const nlohmann::json& model) {
   return o;
 }
 
+// An imported curve's model with the warnings its units call for (analysis/csv_import.hpp
+// implausible_units): kept in the model's warnings, printed by analyze.
+nlohmann::json with_unit_warnings(nlohmann::json model, const std::vector<std::string>& warnings) {
+  for (const auto& w : warnings) model["warnings"].push_back(w);
+  return model;
+}
+
 // An intensity sweep: the roofline fit (analysis/roofline_fit.hpp) as compute.imported.
 nlohmann::json import_intensity_sweep(const std::string& csv, double clock_mhz, bool csv_options_given, int sm_count) {
   if (csv_options_given)
@@ -72,7 +79,9 @@ nlohmann::json import_intensity_sweep(const std::string& csv, double clock_mhz, 
   } catch (const Error& e) {
     throw Error(csv + ": " + e.what());
   }
-  return analysis::build_machine_model_from_intensity(analysis::to_json(fit, csv), csv, sm_count);
+  return with_unit_warnings(
+      analysis::build_machine_model_from_intensity(analysis::to_json(fit, csv), csv, sm_count),
+      analysis::implausible_units(csv, points));
 }
 
 // An imported curve (analysis/csv_import.hpp), its kind told by its header: a latency curve, a
@@ -86,12 +95,15 @@ nlohmann::json import_csv(const std::string& csv, double clock_mhz,
     if (clock_mhz > 0 || sm_count > 0 || csv_options_given)
       throw Error("--clock-mhz, --sm-count, --first-level and --ends-in do not apply to small-kernel curves (" +
                   csv + ")");
-    return analysis::build_machine_model_from_small_kernels(analysis::read_small_kernels_csv(csv), csv);
+    const auto methods = analysis::read_small_kernels_csv(csv);
+    return with_unit_warnings(analysis::build_machine_model_from_small_kernels(methods, csv),
+                              analysis::implausible_units(csv, methods));
   }
   if (kind == analysis::CsvCurveKind::latency) {
     if (sm_count > 0) throw Error("--sm-count applies to bandwidth curves; " + csv + " holds a latency curve");
-    return analysis::build_machine_model_from_curve(analysis::read_latency_csv(csv, clock_mhz), csv,
-                                                    csv_options);
+    const auto curve = analysis::read_latency_csv(csv, clock_mhz);
+    return with_unit_warnings(analysis::build_machine_model_from_curve(curve, csv, csv_options),
+                              analysis::implausible_units(csv, curve));
   }
   if (kind == analysis::CsvCurveKind::intensity_sweep) return import_intensity_sweep(csv, clock_mhz, csv_options_given, sm_count);
   if (clock_mhz > 0 && sm_count == 0)
@@ -113,11 +125,14 @@ nlohmann::json import_csv(const std::string& csv, double clock_mhz,
       return analysis::imported_footprint_sweep(points, csv_options.first_level, csv_options.last_is_memory,
                                                 sm_count, clock_mhz);
     });
-    return analysis::build_machine_model_from_bandwidth(sweep, "footprint_sweep", csv, sm_count);
+    return with_unit_warnings(
+        analysis::build_machine_model_from_bandwidth(sweep, "footprint_sweep", csv, sm_count),
+        analysis::implausible_units(csv, points));
   }
   const auto points = analysis::read_concurrency_csv(csv);
   const auto sweep = fitted([&] { return analysis::imported_concurrency_sweep(points, sm_count, clock_mhz); });
-  return analysis::build_machine_model_from_bandwidth(sweep, "concurrency", csv, sm_count);
+  return with_unit_warnings(analysis::build_machine_model_from_bandwidth(sweep, "concurrency", csv, sm_count),
+                            analysis::implausible_units(csv, points));
 }
 
 int cmd_analyze(const std::vector<std::string>& run_files, const std::string& csv, double clock_mhz,

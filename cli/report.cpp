@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <sstream>
 #include <string>
 
 #include "cli/format.hpp"
@@ -59,17 +60,13 @@ void print_imported_compute(std::ostream& out, const nlohmann::json& im) {
   } else {
     std::string clk;
     if (im.contains("clock_mhz") && im["clock_mhz"].is_object()) {
-      std::snprintf(buf, sizeof buf, " at %.0f MHz (%.0f FLOP/clk", im["clock_mhz"].value("stated", 0.0),
-                    num("flops_per_clk"));
-      clk = buf;
-      if (!std::isnan(num("flops_per_clk_per_sm"))) {
-        std::snprintf(buf, sizeof buf, ", %.1f per SM", num("flops_per_clk_per_sm"));
-        clk += buf;
-      }
+      clk = " at " + format_value(im["clock_mhz"].value("stated", 0.0), "MHz") + " (" +
+            format_value(num("flops_per_clk"), "FLOP/clk");
+      if (!std::isnan(num("flops_per_clk_per_sm")))
+        clk += ", " + format_value(num("flops_per_clk_per_sm"), "per SM");
       clk += ")";
     }
-    std::snprintf(buf, sizeof buf, "  compute      %.2f TFLOP/s%s\n", flops / 1e12, clk.c_str());
-    out << buf;
+    out << "  compute      " << format_value(flops, "flop/s") << clk << "\n";
   }
   if (!std::isnan(num("ridge_flop_per_byte"))) {
     std::snprintf(buf, sizeof buf, "  ridge        %.1f FLOP/B  (confidence %.2f)\n", num("ridge_flop_per_byte"),
@@ -250,14 +247,17 @@ void print_model(std::ostream& out, const nlohmann::json& model) {
     for (const auto& m : metrics)
       if (m.value("family", "") == name) rows.push_back(&m);
     const nlohmann::json sec = model.value(section, nlohmann::json::object());
-    out << f.value("title", name) << ":\n";
-    ++printed;
-    if (name == section && section == "memory") print_memory_structure(out, sec);
-    if (name == section && section == "bandwidth") print_bandwidth_structure(out, sec);
+    // A family's title only above something: a section with nothing in it prints nothing.
+    std::ostringstream body;
+    if (name == section && section == "memory") print_memory_structure(body, sec);
+    if (name == section && section == "bandwidth") print_bandwidth_structure(body, sec);
     if (name == section && sec.contains("imported") && sec["imported"].is_object() && section == "compute")
-      print_imported_compute(out, sec["imported"]), imported_printed = true;
-    print_metrics(out, rows);
-    if (name == section || rows.empty()) print_not_measured(out, sec);
+      print_imported_compute(body, sec["imported"]), imported_printed = true;
+    print_metrics(body, rows);
+    if (name == section || rows.empty()) print_not_measured(body, sec);
+    if (body.str().empty()) continue;
+    out << f.value("title", name) << ":\n" << body.str();
+    ++printed;
   }
   // An imported intensity sweep (analyze --import-csv) whose model names no compute family.
   if (!imported_printed && model.contains("compute") && model["compute"].is_object() &&

@@ -430,6 +430,40 @@ TEST_CASE("footprint CSV from gpu-cache: L1 at ~128 B/clk/SM (V100/A100/H100) an
   }
 }
 
+TEST_CASE("implausible_units: a column orders of magnitude off its unit is named, real curves are not",
+          "[analysis][csv]") {
+  // Real curves measured by others (tests/data/real): plausible, no warning.
+  for (const char* gpu : {"v100", "h100_pcie", "l40"})
+    CHECK(implausible_units("f.csv", footprint_points(read_gpubenches_cache(
+                                         bench_file("gpu-cache/" + std::string(gpu) + ".txt"))))
+              .empty());
+  CHECK(implausible_units("l.csv", read_gpubenches_latency(bench_file("gpu-latency/h100_pcie.txt"))).empty());
+  // The same numbers in GB/s under a bytes/s header: one line saying so and what to multiply by.
+  const std::vector<FootprintPoint> gbs = {{1024, 25000}, {1 << 20, 7000}, {1 << 30, 1900}};
+  const auto w = implausible_units("f.csv", gbs);
+  REQUIRE(w.size() == 1);
+  CHECK(w[0] ==
+        "f.csv: the largest bandwidth_bytes_per_s is 25000 bytes/s, orders of magnitude below what a GPU "
+        "gives (1e8 to 1e16 bytes/s): if it is in GB/s, multiply it by 1e9 (the column is read in bytes/s)");
+  const std::vector<ConcurrencyPoint> tbs = {{512, 0.9}, {4096, 1.7}, {65536, 1.9}};
+  CHECK(implausible_units("c.csv", tbs).at(0).find("if it is in TB/s, multiply it by 1e12") !=
+        std::string::npos);
+  // FLOP/s given in TFLOP/s; times per pass in us; a latency curve's footprint in KiB.
+  std::vector<IntensityPoint> tf(4);
+  for (std::size_t i = 0; i < tf.size(); ++i) tf[i] = {std::pow(4.0, i), 12.5 * (i + 1)};
+  CHECK(implausible_units("i.csv", tf).at(0).find("if it is in TFLOP/s, multiply it by 1e12") !=
+        std::string::npos);
+  const std::vector<std::pair<std::string, std::vector<SmallKernelPoint>>> us = {
+      {"stream", {{65536, 2.1}, {131072, 2.4}, {262144, 3.0}}}};
+  CHECK(implausible_units("s.csv", us).at(0).find("smallest time_s is 2.1 s") != std::string::npos);
+  CHECK(implausible_units("s.csv", us).at(0).find("if it is in us, multiply it by 1e-6") !=
+        std::string::npos);
+  Curve kib;
+  for (int i = 0; i < 8; ++i) kib.points.push_back({std::pow(2.0, i), i < 4 ? 30.0 : 300.0, 0});
+  CHECK(implausible_units("l.csv", kib).at(0).find("if it is in KiB, multiply it by 1024") !=
+        std::string::npos);
+}
+
 TEST_CASE("footprint CSV from gpu-l2-cache: the L2 and DRAM plateaus within 5%", "[analysis][csv][bandwidth_real]") {
   struct Gpu {
     const char* file;

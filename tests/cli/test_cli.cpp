@@ -8,6 +8,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -151,6 +152,47 @@ TEST_CASE("analyze: a record whose every op was skipped is a skipped input, not 
       d, "analyze " + (d / "good.json") + " " + (d / "alu.json") + " --out " + (d / "m.json"));
   CHECK(r.rc == 0);
   CHECK(r.out.find("fma_rn_f32x2: not measured: ") != std::string::npos);
+}
+
+TEST_CASE("analyze --import-csv warns of values orders of magnitude off their unit, never prints them as 0",
+          "[cli]") {
+  Scratch d("analyze-units");
+  // Bandwidth in GB/s under bandwidth_bytes_per_s; FLOP/s in TFLOP/s; seconds per pass in us.
+  {
+    std::ofstream f(d / "gbs.csv");
+    f << "footprint_bytes,bandwidth_bytes_per_s\n";
+    for (double x = 1024; x <= 1 << 30; x *= 1.25)
+      f << std::uint64_t(x) << "," << (x < 2e5 ? 25000 : x < 4e7 ? 7000 : 1900) << "\n";
+  }
+  {
+    std::ofstream f(d / "tflops.csv");
+    f << "flop_per_byte,flop_per_s\n";
+    for (double i = 0.25; i <= 256; i *= 2) f << i << "," << std::min(i * 1.9, 50.0) << "\n";
+  }
+  {
+    std::ofstream f(d / "us.csv");
+    f << "bytes,time_s,method\n";
+    for (int b = 65536; b <= 1 << 20; b *= 2) f << b << "," << 1.3 + b / 2e6 << ",stream\n";
+  }
+  for (const auto& [file, unit, printed] : {std::tuple{"gbs.csv", "GB/s", "DRAM read bandwidth   1900 B/s"},
+                                            {"tflops.csv", "TFLOP/s", "compute      50.0 FLOP/s"},
+                                            {"us.csv", "us", "stream overhead per pass     1.30 s"}}) {
+    INFO(file);
+    const auto r = test::run_gpuprobe(
+        d, std::string("analyze --import-csv ") + (d / file) + " --out " + (d / "m.json"));
+    CHECK(r.rc == 0);
+    CHECK(lines(r.err) == 1);
+    CHECK(r.err.find("gpuprobe: warning: " + (d / file) + ": the ") == 0);
+    CHECK(r.err.find(std::string("if it is in ") + unit + ", multiply it by") != std::string::npos);
+    CHECK(r.out.find(printed) != std::string::npos);
+    CHECK(r.out.find(" 0 ") == std::string::npos);
+    CHECK(r.out.find("0.00 TFLOP/s") == std::string::npos);
+    // A family's title only above something: none of these has a memory section's content.
+    CHECK(r.out.find("Memory hierarchy:") == std::string::npos);
+    const auto m = nlohmann::json::parse(slurp(d / "m.json"));
+    REQUIRE(m["warnings"].size() == 1);
+    CHECK(m["warnings"][0].get<std::string>().find(unit) != std::string::npos);
+  }
 }
 
 }  // namespace GPUPROBE_TEST_FILE
