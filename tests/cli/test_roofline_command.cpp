@@ -142,6 +142,18 @@ TEST_CASE("roofline command: no Python for the plot is one line, exit 1, and the
   CHECK_FALSE(fs::exists(s / "m.roofline.png"));
 }
 
+TEST_CASE("roofline command: a Python that fails silently is named with its exit status, not a wait status",
+          "[cli][roofline]") {
+  Scratch s;
+  const std::string model = write_model(s, model_with(true, true));
+  const Result r = run(s, "roofline --model " + model, "GPUPROBE_PYTHON=/bin/false");
+  CHECK(r.rc == 1);
+  CHECK(r.err ==
+        "gpuprobe: error: the roofline plot was not drawn: /bin/false exited with status 1 and printed "
+        "nothing (" +
+            (s / "m.roofline.json") + " is written)\n");
+}
+
 TEST_CASE("roofline command: reads machine models of version 1 and 2, refuses another in one line",
           "[cli][roofline]") {
   Scratch s;
