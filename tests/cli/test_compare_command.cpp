@@ -235,7 +235,7 @@ TEST_CASE("compare: the default PREFIX is in the current folder, named after the
 }
 
 TEST_CASE(
-    "compare: a run-all folder stands for its model; a folder without one, the same model twice, refused",
+    "compare: a run-all folder stands for its model, a folder without one and a model twice are refused",
     "[cli][compare]") {
   Scratch s;
   fs::create_directories(s.dir / "run");
@@ -275,7 +275,7 @@ TEST_CASE("compare: --out DIR/ writes DIR/NAME.compare.*, never a hidden .compar
   CHECK(fs::exists(s.dir / "existing" / "a-vs-b.compare.md"));
 }
 
-TEST_CASE("compare: --family keeps the metrics of those families; an unknown family is refused",
+TEST_CASE("compare: --family keeps the metrics of those families and refuses an unknown family",
           "[cli][compare]") {
   Scratch s;
   Result r = run(s, "compare a.json b.json --no-plot --out fam --family memory,tensor");
