@@ -80,13 +80,14 @@ def human_bytes(n):
     return f"{n:.0f} B"
 
 
-def load_model(path, schema=SCHEMA, version=SCHEMA_VERSIONS, hint=""):
+def load_model(path, schema=SCHEMA, version=SCHEMA_VERSIONS, hint="", object_hook=None):
     """The JSON document at `path`, which must say it is `schema` of version `version` (a number,
     or a tuple of the versions accepted; default: a machine model of version 1 or 2); `hint` is
-    added to the error when it is not."""
+    added to the error when it is not. `object_hook` is json.load's (to leave out, while reading,
+    what a large document holds and the caller does not need)."""
     try:
         with open(path, encoding="utf-8") as f:
-            model = json.load(f)
+            model = json.load(f, object_hook=object_hook)
     except OSError as e:
         fail(f"cannot read {path}: {e.strerror}")
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
