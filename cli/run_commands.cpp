@@ -557,7 +557,7 @@ int cmd_probe(const std::string& id, const std::string& device_spec, const std::
   const fs::path real(resolve_output_path(out_path));
   if (real.has_parent_path()) require_writable_dir(real.parent_path().string());
   const OutputLock lock(lock_path_for_file(out_path), out_path);
-  remove_stale_temporaries(real.has_parent_path() ? real.parent_path().string() : ".");
+  remove_stale_temporaries({out_path});
   nlohmann::json resume_from;
   std::error_code ec;
   if (resume && fs::exists(real, ec)) {
@@ -656,17 +656,21 @@ int cmd_run_all(const RunAllOptions& options, std::ostream& out, std::ostream& e
   }
   const OutputLock lock(lock_path_for_dir(out_dir), out_dir);
   const std::string raw_dir = (fs::path(out_dir) / "raw").string();
-  remove_stale_temporaries(out_dir);
-  remove_stale_temporaries(raw_dir);
   const std::string model_path = (fs::path(out_dir) / "machine_model.json").string();
   check_output_path(model_path);
+  // What this command writes (its probes' records, the model and its roofline): a temporary of
+  // one of them that a killed run of this host left is removed, nothing else.
+  std::vector<std::string> own_files = {model_path,
+                                        (fs::path(out_dir) / "machine_model.roofline.json").string()};
   std::vector<std::string> existing;
   std::error_code ec;
   for (auto& job : jobs) {
     job.path = (fs::path(raw_dir) / job.path).string();
+    own_files.push_back(job.path);
     check_output_path(job.path);
     if (fs::exists(job.path, ec)) existing.push_back(job.path);
   }
+  remove_stale_temporaries(own_files);
   if (fs::exists(model_path, ec)) existing.push_back(model_path);
   if (!existing.empty() && !resume && !force)
     throw Error(out_dir + " already holds results (" + existing.front() +
@@ -756,8 +760,9 @@ int cmd_run_all(const RunAllOptions& options, std::ostream& out, std::ostream& e
       if ((resume && job.earlier.is_object()) || stamp_of(job.path) != before) argv.push_back("--resume");
       end = run_child(argv, job.probe->id, job.path, watchdog, progress, !tty);
       if (end.watchdog || !end.exited) {
+        // A killed process leaves its lock and perhaps a temporary: its own, removed here.
         remove_lock_of(job.path, end.pid);
-        remove_stale_temporaries(raw_dir);
+        ::unlink(temporary_path(resolve_output_path(job.path), end.pid).c_str());
       }
       if (end.exited && end.code == kExitDeviceLost && end.forwarded == 0 && attempt == 0) {
         std::string why = end.error;  // without probe's advice to resume: run-all does that

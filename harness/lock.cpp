@@ -16,12 +16,6 @@
 
 namespace gpuprobe {
 
-std::string host_name() {
-  char buf[256] = {};
-  if (::gethostname(buf, sizeof buf - 1) != 0 || buf[0] == '\0') return "unknown-host";
-  return buf;
-}
-
 std::string lock_path_for_file(const std::string& out_file) {
   return resolve_output_path(out_file) + ".lock";
 }

@@ -24,7 +24,4 @@ class OutputLock {
 std::string lock_path_for_file(const std::string& out_file);
 std::string lock_path_for_dir(const std::string& out_dir);
 
-// This machine's host name, as written in lock files.
-std::string host_name();
-
 }  // namespace gpuprobe

@@ -165,14 +165,37 @@ TEST_CASE("run-all into a folder it cannot write fails up front in one line", "[
   CHECK(slurp(s / "file") == "x");
 }
 
-TEST_CASE("temporaries left by a killed run are removed by the next start", "[cli][outputs]") {
+TEST_CASE("the next start removes the temporaries a killed run left, and no one else's file",
+          "[cli][outputs]") {
   Scratch s;
-  const std::string stale = s / ("run.json.tmp-" + std::to_string(dead_pid()));
+  const std::string gone = std::to_string(dead_pid());
+  // Ours: a temporary of this host of the file this command writes, of a pid that is gone.
+  const std::string stale = s / ("run.json.tmp-" + host() + "-" + gone);
   std::ofstream(stale) << "{\"half\": ";
+  // Not ours: a user's files, another file's temporary, another host's (a shared file system).
+  const std::vector<std::string> others = {s / ("thesis.tmp-" + gone), s / ("run.json.tmp-" + gone),
+                                           s / ("other.json.tmp-" + host() + "-" + gone),
+                                           s / ("run.json.tmp-another-host-" + gone)};
+  for (const auto& f : others) std::ofstream(f) << "mine";
   REQUIRE(run(s, kSmallChase + "--out " + (s / "run.json")).rc == 0);
   CHECK_FALSE(fs::exists(stale));
-  for (const auto& e : fs::directory_iterator(s.dir))
-    CHECK(e.path().filename().string().find(".tmp-") == std::string::npos);
+  for (const auto& f : others) {
+    INFO(f);
+    CHECK(slurp(f) == "mine");
+  }
+  // run-all the same, in its folder and in raw/.
+  const fs::path dir = s / "all";
+  fs::create_directories(dir / "raw");
+  const fs::path ours = dir / "raw" / ("launch_overhead.json.tmp-" + host() + "-" + gone);
+  std::ofstream(ours) << "{";
+  const std::vector<fs::path> users = {dir / ("draft.tmp-" + gone), dir / "raw" / ("notes.tmp-" + gone)};
+  for (const auto& f : users) std::ofstream(f) << "mine";
+  REQUIRE(run(s, "run-all --no-plot --device sim:v100 --only launch/overhead --out " + dir.string()).rc == 0);
+  CHECK_FALSE(fs::exists(ours));
+  for (const auto& f : users) {
+    INFO(f);
+    CHECK(slurp(f) == "mine");
+  }
 }
 
 TEST_CASE("a second run into a locked --out refuses naming the first, and a stale lock is taken",
