@@ -157,21 +157,21 @@ bool complete(const nlohmann::json& record) {
 }
 
 // Fails in one line, before anything is measured, if nothing can be written in `dir`: it makes
-// the folder and writes and removes a file there (permission bits do not stop root).
-void require_writable_dir(const std::string& dir) {
+// the folder and writes and removes a file there (permission bits do not stop root). `what` names
+// the output in the message ("cannot write WHAT: why").
+void require_writable_dir(const std::string& dir, const std::string& what) {
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec || !fs::is_directory(dir))
-    throw Error("cannot write results to " + dir + ": " +
-                (ec ? ec.message() : std::string("not a folder")));
+    throw Error("cannot write " + what + ": " + (ec ? ec.message() : dir + " is not a folder"));
   const std::string trial = (fs::path(dir) / (".gpuprobe-write-test-" + std::to_string(::getpid()))).string();
   const int fd = ::open(trial.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
   if (fd < 0 || ::write(fd, "x", 1) != 1) {
     const int e = errno;
     if (fd >= 0) ::close(fd);
     ::unlink(trial.c_str());
-    throw Error("cannot write results to " + dir + ": " + std::strerror(e));
+    throw Error("cannot write " + what + ": " + std::strerror(e));
   }
   ::close(fd);
   ::unlink(trial.c_str());
@@ -541,6 +541,20 @@ void remove_lock_of(const std::string& record, pid_t pid_gone) {
   if (in >> pid && pid == pid_gone) ::unlink(lock.c_str());
 }
 
+// A probe into a folder a run-all is writing (DIR, or DIR/raw, with DIR/.gpuprobe.lock held) is
+// refused, unless that run-all is its parent (its own probes).
+void refuse_run_all_folder(const std::filesystem::path& folder, const std::string& out_path) {
+  std::vector<std::filesystem::path> dirs = {folder};
+  if (folder.filename() == "raw") dirs.push_back(folder.has_parent_path() ? folder.parent_path() : ".");
+  for (const auto& dir : dirs) {
+    const std::string lock = lock_path_for_dir(dir.string());
+    const auto holder = live_lock_holder(lock);
+    if (!holder || (holder->this_host && holder->pid == ::getppid())) continue;
+    throw Error(out_path + " is in " + dir.string() + ", which gpuprobe run-all pid " +
+                std::to_string(holder->pid) + " on " + holder->host + " is writing (lock file " + lock +
+                "): wait for it to finish, or write the record elsewhere");
+  }
+}
 
 }  // namespace
 
@@ -553,9 +567,11 @@ int cmd_probe(const std::string& id, const std::string& device_spec, const std::
   const Params params = Params::parse(probe.params, parse_overrides(extras));
   if (out_path.empty()) throw Error("probe needs --out FILE for its JSON record");
   check_output_path(out_path);
-  auto dev = open_for_run(device_spec, err);
   const fs::path real(resolve_output_path(out_path));
-  if (real.has_parent_path()) require_writable_dir(real.parent_path().string());
+  const fs::path folder = real.has_parent_path() ? real.parent_path() : fs::path(".");
+  refuse_run_all_folder(folder, out_path);
+  auto dev = open_for_run(device_spec, err);
+  require_writable_dir(folder.string(), out_path);
   const OutputLock lock(lock_path_for_file(out_path), out_path);
   remove_stale_temporaries({out_path});
   nlohmann::json resume_from;
@@ -635,7 +651,10 @@ int cmd_run_all(const RunAllOptions& options, std::ostream& out, std::ostream& e
                     planned.estimated_device_seconds, {}});
   }
   const bool dir_given = !out_dir.empty();
-  if (dir_given) require_writable_dir((fs::path(out_dir) / "raw").string());
+  if (dir_given) {
+    const std::string raw = (fs::path(out_dir) / "raw").string();
+    require_writable_dir(raw, "results to " + raw);
+  }
   auto dev = open_for_run(device_spec, err);
   const DeviceInfo info = dev->info();
   // Each probe opens the device in its own process: the same one ("auto" as it was resolved).
@@ -652,7 +671,8 @@ int cmd_run_all(const RunAllOptions& options, std::ostream& out, std::ostream& e
   dev.reset();
   if (!dir_given) {
     out_dir = "results/" + (info.simulated ? "sim-" + slug(info.sim_preset) : slug(info.name));
-    require_writable_dir((fs::path(out_dir) / "raw").string());
+    const std::string raw = (fs::path(out_dir) / "raw").string();
+    require_writable_dir(raw, "results to " + raw);
   }
   const OutputLock lock(lock_path_for_dir(out_dir), out_dir);
   const std::string raw_dir = (fs::path(out_dir) / "raw").string();

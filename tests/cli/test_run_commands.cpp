@@ -208,27 +208,33 @@ TEST_CASE("a second run into a locked --out refuses naming the first, and a stal
     ::execlp("sleep", "sleep", "30", static_cast<char*>(nullptr));
     ::_exit(127);
   }
+  // A lock naming a live process that is not a gpuprobe (a pid reused after a crash, as low
+  // pids are in containers) is stale: taken over, and released at the end.
+  for (int i = 0; i < 500; ++i) {  // until it is `sleep`, not the copy of this process fork made
+    std::string comm;
+    std::ifstream("/proc/" + std::to_string(holder) + "/comm") >> comm;
+    if (comm == "sleep") break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
   std::ofstream(out + ".lock") << holder << " " << host() << "\n";
   auto r = run(s, kSmallChase + "--out " + out);
   ::kill(holder, SIGKILL);
   ::waitpid(holder, nullptr, 0);
-  CHECK(r.rc == 1);
-  CHECK(lines(error_lines(r.err)) == 1);
-  CHECK(r.err.find("in use by gpuprobe pid " + std::to_string(holder)) != std::string::npos);
-  CHECK_FALSE(fs::exists(out));
-  CHECK(fs::exists(out + ".lock"));  // not ours to remove
-  // run-all's folder lock the same way, with the test's own pid as the holder.
+  CHECK(r.rc == 0);
+  CHECK(fs::exists(out));
+  CHECK_FALSE(fs::exists(out + ".lock"));
+  fs::remove(out);
+  // run-all's folder lock, with the test's own pid (a gpuprobe_tests) as the holder: refused,
+  // with the remedy should that pid not be the run.
   fs::create_directories(s / "all");
   std::ofstream(s / "all/.gpuprobe.lock") << ::getpid() << " " << host() << "\n";
   r = run(s, "run-all --no-plot --device sim:h100 --out " + (s / "all"));
   CHECK(r.rc == 1);
   CHECK(lines(error_lines(r.err)) == 1);
-  CHECK(r.err.find("pid " + std::to_string(::getpid())) != std::string::npos);
-  // The holder is gone now: its lock is stale, taken over, and released at the end.
-  r = run(s, kSmallChase + "--out " + out);
-  CHECK(r.rc == 0);
-  CHECK(fs::exists(out));
-  CHECK_FALSE(fs::exists(out + ".lock"));
+  CHECK(r.err.find("in use by gpuprobe pid " + std::to_string(::getpid())) != std::string::npos);
+  CHECK(r.err.find("remove the lock file if pid " + std::to_string(::getpid()) + " is not that run") !=
+        std::string::npos);
+  // A holder that is gone: its lock is stale, taken over, and released at the end.
   std::ofstream(out + ".lock") << dead_pid() << " " << host() << "\n";
   CHECK(run(s, kSmallChase + "--out " + out).rc == 0);
   CHECK_FALSE(fs::exists(out + ".lock"));
@@ -510,6 +516,29 @@ TEST_CASE("a probe that lost its device context saves its points, exits 75, and 
   CHECK(done["status"] == "ok");
   CHECK(done["series"] == lost["series"]);  // every point kept, none measured again
   CHECK_FALSE(done.contains("error"));
+}
+
+TEST_CASE("probe refuses a folder a run-all is writing, and names its output when it cannot write",
+          "[cli][lock]") {
+  Scratch s;
+  // A live run-all (here the test's own pid, a gpuprobe_tests) holds the folder.
+  fs::create_directories(s / "all/raw");
+  std::ofstream(s / "all/.gpuprobe.lock") << ::getpid() << " " << host() << "\n";
+  for (const std::string out : {s / "all/raw/memory_tlb.json", s / "all/mine.json"}) {
+    INFO(out);
+    const auto r = run(s, "probe launch/overhead --device sim:v100 --out " + out);
+    CHECK(r.rc == 1);
+    CHECK(lines(error_lines(r.err)) == 1);
+    CHECK(r.err.find("which gpuprobe run-all pid " + std::to_string(::getpid())) != std::string::npos);
+    CHECK_FALSE(fs::exists(out));
+  }
+  // Where nothing can be created (/proc): the message names the output, not its lock file.
+  const auto r = gpuprobe::test::run_gpuprobe(s, "probe launch/overhead --device sim:v100 --out x.json", "",
+                                              "/proc");
+  CHECK(r.rc == 1);
+  CHECK(lines(error_lines(r.err)) == 1);
+  CHECK(r.err.find("gpuprobe: error: cannot write x.json: ") != std::string::npos);
+  CHECK(r.err.find("lock") == std::string::npos);
 }
 
 }  // namespace GPUPROBE_TEST_FILE
