@@ -236,13 +236,47 @@ std::string refit_model_after_interrupt(const std::string& model_path,
   }
 }
 
-// Test hooks (run_commands.hpp): whether the environment variable `name` names probe `id`.
-bool test_hook(const char* name, const std::string& id) {
-  const char* value = std::getenv(name);
-  return value != nullptr && id == value;
+// Test hooks (run_commands.hpp): each variable, what it makes its probe do, and whether they act.
+struct TestHook {
+  const char* variable;
+  const char* effect;
+};
+constexpr TestHook kTestHooks[] = {
+    {"GPUPROBE_TEST_FAIL_PROBE", "fail once its points are measured"},
+    {"GPUPROBE_TEST_HANG_PROBE", "hang once its points are measured, until a signal or run-all's watchdog"},
+    {"GPUPROBE_TEST_STICKY_PROBE", "end as after a sticky CUDA error unless it resumes"},
+};
+
+bool test_hooks_enabled() {
+  const char* on = std::getenv("GPUPROBE_TEST_HOOKS");
+  return on != nullptr && std::string(on) == "1";
 }
 
-// `probe` as the test hooks want it: unchanged unless one names it.
+// Whether the hook `variable` acts on probe `id`.
+bool test_hook(const char* variable, const std::string& id) {
+  const char* value = std::getenv(variable);
+  return test_hooks_enabled() && value != nullptr && id == value;
+}
+
+// One warning line per hook variable that is set and names probe `id` (any probe when `id` is
+// empty): what it does, or that it is ignored without GPUPROBE_TEST_HOOKS=1.
+std::vector<std::string> test_hook_warnings(const std::string& id) {
+  std::vector<std::string> lines;
+  for (const TestHook& hook : kTestHooks) {
+    const char* value = std::getenv(hook.variable);
+    if (value == nullptr || *value == '\0' || (!id.empty() && id != value)) continue;
+    const std::string set = std::string(hook.variable) + "=" + value;
+    lines.push_back(test_hooks_enabled() ? "gpuprobe: warning: the test hook " + set +
+                                               " is on (GPUPROBE_TEST_HOOKS=1): " + value + " will " +
+                                               hook.effect + "; unset both for a real measurement"
+                                         : "gpuprobe: warning: " + set +
+                                               " is set and ignored: the test hooks act only "
+                                               "with GPUPROBE_TEST_HOOKS=1");
+  }
+  return lines;
+}
+
+// `probe` as the test hooks want it: unchanged unless one acts on it.
 ProbeSpec with_test_hooks(const ProbeSpec& probe, bool resuming) {
   const bool fail = test_hook("GPUPROBE_TEST_FAIL_PROBE", probe.id);
   const bool hang = test_hook("GPUPROBE_TEST_HANG_PROBE", probe.id);
@@ -254,7 +288,11 @@ ProbeSpec with_test_hooks(const ProbeSpec& probe, bool resuming) {
     if (fail) throw Error("forced to fail by the test hook GPUPROBE_TEST_FAIL_PROBE");
     if (lose)
       throw DeviceLost("the test hook GPUPROBE_TEST_STICKY_PROBE: as after a sticky CUDA error");
-    while (hang) ::pause();  // a stuck kernel answers no signal either
+    // As a stuck kernel, but a signal stops it (the record is saved as interrupted).
+    while (hang) {
+      throw_if_interrupted();
+      ::usleep(20000);
+    }
   };
   return hooked;
 }
@@ -398,6 +436,9 @@ bool worth_forwarding(const std::string& line, const std::string& probe_id) {
   return line.find_first_not_of(' ') != std::string::npos;
 }
 
+// How long a probe's process killed after a third signal is waited for.
+constexpr double kKilledWaitSeconds = 10;
+
 // Runs `argv` (argv[0]: the executable) in its own process group, its output read through a pipe,
 // until it ends. No change of `record` and no output for `watchdog_seconds`: its group is killed.
 // A SIGINT or SIGTERM to run-all is passed on to it, and it is waited for.
@@ -444,7 +485,8 @@ ChildEnd run_child(const std::vector<std::string>& argv, const std::string& prob
   bool open = true, reaped = false;
   bool status_known = false;  // waitpid reported the exit (not ECHILD, not given up on)
   int status = 0;
-  Clock::time_point killed_at{};
+  Clock::time_point killed_at{};  // when it was sent SIGKILL (the watchdog, a third signal)
+  int passed_on = 0;              // signals to run-all passed on to it
   FileStamp seen = stamp_of(record);
   Clock::time_point last_progress = Clock::now();
   const auto take_line = [&](const std::string& line) {
@@ -483,7 +525,8 @@ ChildEnd run_child(const std::vector<std::string>& argv, const std::string& prob
       }
       // A process SIGKILL does not end (stuck in the driver) is left behind after a second
       // watchdog period, so that the run goes on.
-      if (end.watchdog && seconds_since(killed_at) > watchdog_seconds) {
+      if (killed_at != Clock::time_point{} &&
+          seconds_since(killed_at) > (end.watchdog ? watchdog_seconds : kKilledWaitSeconds)) {
         reaped = true;
         open = false;
         break;
@@ -494,9 +537,19 @@ ChildEnd run_child(const std::vector<std::string>& argv, const std::string& prob
       seen = now;
       last_progress = Clock::now();
     }
-    if (const int sig = interrupt_signal(); sig != 0 && end.forwarded == 0) {
-      end.forwarded = sig;
-      ::kill(-pid, sig);
+    // Each signal to run-all is passed on: the first asks the probe to save and stop, the
+    // second ends it at once (it leaves its lock and a record saying running, which run-all then
+    // tidies); from the third on it is killed.
+    if (const int count = interrupt_count(); count > passed_on) {
+      passed_on = count;
+      if (end.forwarded == 0) end.forwarded = interrupt_signal();
+      if (passed_on <= 2) {
+        ::kill(-pid, end.forwarded);
+      } else if (killed_at == Clock::time_point{}) {
+        killed_at = Clock::now();
+        ::kill(-pid, SIGKILL);
+        ::kill(pid, SIGKILL);
+      }
       last_progress = Clock::now();  // it gets a watchdog's time to save and stop
     }
     if (!end.watchdog && seconds_since(last_progress) > watchdog_seconds) {
@@ -570,6 +623,7 @@ int cmd_probe(const std::string& id, const std::string& device_spec, const std::
   const fs::path real(resolve_output_path(out_path));
   const fs::path folder = real.has_parent_path() ? real.parent_path() : fs::path(".");
   refuse_run_all_folder(folder, out_path);
+  for (const auto& line : test_hook_warnings(probe.id)) err << line << "\n";
   auto dev = open_for_run(device_spec, err);
   require_writable_dir(folder.string(), out_path);
   const OutputLock lock(lock_path_for_file(out_path), out_path);
@@ -650,6 +704,7 @@ int cmd_run_all(const RunAllOptions& options, std::ostream& out, std::ostream& e
     jobs.push_back({&probe, Params::parse(probe.params, planned.params), label, planned.file, args,
                     planned.estimated_device_seconds, {}});
   }
+  for (const auto& line : test_hook_warnings("")) err << line << "\n";
   const bool dir_given = !out_dir.empty();
   if (dir_given) {
     const std::string raw = (fs::path(out_dir) / "raw").string();
@@ -732,7 +787,7 @@ int cmd_run_all(const RunAllOptions& options, std::ostream& out, std::ostream& e
     if (!(job.earlier.is_object() && complete(job.earlier))) total_weight += weight_of(job);
   const bool tty = &err == &std::cerr && ::isatty(STDERR_FILENO) == 1;
   Progress progress(err, tty, jobs.size(), total_weight);
-  install_interrupt_handlers();
+  install_interrupt_handlers(true);
   struct Outcome {
     std::string label, why;
   };
@@ -836,6 +891,9 @@ int cmd_run_all(const RunAllOptions& options, std::ostream& out, std::ostream& e
     if (end.forwarded != 0) return interrupted(end.forwarded, &job);
   }
   progress.end();
+  if (const int sig = interrupt_signal(); sig != 0) return interrupted(sig, nullptr);
+  // No probe runs from here on: a signal is no longer passed on, and a second one ends run-all.
+  install_interrupt_handlers(false);
   // The model: every complete record, and every cut one that holds points (with a warning).
   std::vector<nlohmann::json> runs;
   std::vector<std::string> paths;
@@ -865,6 +923,13 @@ int cmd_run_all(const RunAllOptions& options, std::ostream& out, std::ostream& e
         << "gpuprobe run-all --no-plot skips the plots)\n";
   if (!failed.empty())
     err << "gpuprobe: error: " << failed.size() << " probe run(s) failed; see the messages above\n";
+  if (const int sig = interrupt_signal(); sig != 0) {
+    err << "gpuprobe: interrupted by " << signal_name(sig)
+        << " after the probes: the records and the machine "
+        << "model are written, the plots and the report perhaps not all; redo them with: " << resume_hint
+        << "\n";
+    return 128 + sig;
+  }
   return failed.empty() && outputs_failed.empty() ? 0 : 1;
 }
 

@@ -24,10 +24,14 @@ inline constexpr int kExitDeviceLost = 75;
 // run; --resume continues an interrupted record. A SIGINT or SIGTERM ends the run with one line
 // saying what was kept and how to resume, and exit code 128 + the signal's number; a lost device
 // context (a sticky CUDA error) exits kExitDeviceLost.
-// Test hooks, read here and only for run-all's isolation tests: GPUPROBE_TEST_FAIL_PROBE=<id>
-// makes probe <id> fail once its points are measured, GPUPROBE_TEST_HANG_PROBE=<id> makes it hang
-// there (it never ends by itself), and GPUPROBE_TEST_STICKY_PROBE=<id> makes a run of it that does
-// not --resume end there as after a sticky CUDA error.
+// Test hooks, read here and only for the tests: GPUPROBE_TEST_FAIL_PROBE=<id> makes probe <id>
+// fail once its points are measured, GPUPROBE_TEST_HANG_PROBE=<id> makes it hang there (until a
+// signal stops it, as an interrupt, or run-all's watchdog kills it), and
+// GPUPROBE_TEST_STICKY_PROBE=<id> makes a run of it that does not --resume end there as after a
+// sticky CUDA error. They act only when GPUPROBE_TEST_HOOKS=1 is set too, so that one left set in
+// a shell changes no measurement; either way a hook naming the probe is told in a warning line.
+// A probe into a folder that a run-all holds (its DIR/.gpuprobe.lock, for DIR or DIR/raw) is
+// refused, unless that run-all started it.
 int cmd_probe(const std::string& id, const std::string& device_spec, const std::string& out_path,
               double max_seconds, bool resume, const std::vector<std::string>& extras,
               std::ostream& out, std::ostream& err);
@@ -55,7 +59,9 @@ struct RunAllOptions {
 // Each probe runs in a process of its own (`gpuprobe probe`), so that one that crashes, hangs
 // (the watchdog) or loses the device context cannot take the others down: its record says
 // `failed` with the `error`, and the run goes on; one that lost the context is retried once in a
-// new process, keeping its points. Progress: one redrawn line on a terminal, else one line per
+// new process, keeping its points. Each SIGINT or SIGTERM is passed on to the probe being
+// measured (the first asks it to stop, the second ends it, a third kills it); run-all then marks
+// its record interrupted, removes its lock and temporary and says in one line what was kept. Progress: one redrawn line on a terminal, else one line per
 // probe, with the count, the elapsed time and an ETA. The machine model is fitted at the end from
 // every complete record and every cut one that holds points, then plotted and reported unless
 // `plots` is false. Exit 1 when a probe failed or a plot or the report could not be written.

@@ -499,6 +499,7 @@ TEST_CASE("a probe that lost its device context saves its points, exits 75, and 
   const std::string out = s / "alu.json";
   const std::string args = "probe compute/alu --device sim:v100 --out " + out;
   // The test hook makes a run that does not resume end as after a sticky CUDA error.
+  ::setenv("GPUPROBE_TEST_HOOKS", "1", 1);
   ::setenv("GPUPROBE_TEST_STICKY_PROBE", "compute/alu", 1);
   auto r = run(s, args);
   const auto lost = nlohmann::json::parse(slurp(out));
@@ -511,11 +512,73 @@ TEST_CASE("a probe that lost its device context saves its points, exits 75, and 
   REQUIRE(lost["series"].size() > 3);
   r = run(s, args + " --resume");
   ::unsetenv("GPUPROBE_TEST_STICKY_PROBE");
+  ::unsetenv("GPUPROBE_TEST_HOOKS");
   REQUIRE(r.rc == 0);
   const auto done = nlohmann::json::parse(slurp(out));
   CHECK(done["status"] == "ok");
   CHECK(done["series"] == lost["series"]);  // every point kept, none measured again
   CHECK_FALSE(done.contains("error"));
+}
+
+TEST_CASE(
+    "a test hook left set changes no plain probe and says so; an active hung hook stops at a "
+    "signal",
+    "[cli][hooks]") {
+  Scratch s;
+  const std::string out = s / "alu.json";
+  auto r = gpuprobe::test::run_gpuprobe(
+      s, "probe compute/alu --device sim:v100 --out " + out,
+      "GPUPROBE_TEST_FAIL_PROBE=compute/alu GPUPROBE_TEST_HANG_PROBE=compute/alu");
+  CHECK(r.rc == 0);
+  CHECK(nlohmann::json::parse(slurp(out))["status"] == "ok");
+  CHECK(r.err.find("gpuprobe: warning: GPUPROBE_TEST_FAIL_PROBE=compute/alu is set and ignored") !=
+        std::string::npos);
+  CHECK(r.err.find("gpuprobe: warning: GPUPROBE_TEST_HANG_PROBE=compute/alu is set and ignored") !=
+        std::string::npos);
+  // Asked for (GPUPROBE_TEST_HOOKS=1): it hangs once its points are measured, and SIGTERM stops it.
+  const std::string hung = s / "hung.json";
+  const pid_t child = ::fork();
+  if (child == 0) {
+    const std::string cmd = std::string(
+                                "GPUPROBE_TEST_HOOKS=1 GPUPROBE_TEST_HANG_PROBE=launch/overhead exec ") +
+                            GPUPROBE_EXE + " probe launch/overhead --device sim:v100 --out " + hung + " >" +
+                            (s / ".out") + " 2>" + (s / ".err");
+    ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  // Hanging: its record holds points and has not changed for two seconds.
+  std::string last;
+  int still = 0;
+  for (int i = 0; i < 600 && still < 20; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    const std::string now = slurp(hung);
+    bool points = false;
+    try {
+      points = !nlohmann::json::parse(now).value("series", nlohmann::json::array()).empty();
+    } catch (const std::exception&) {
+    }
+    still = points && now == last ? still + 1 : 0;
+    last = now;
+  }
+  REQUIRE(still >= 20);
+  ::kill(child, SIGTERM);
+  int status = 0;
+  bool ended = false;
+  for (int i = 0; i < 100 && !ended; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    ended = ::waitpid(child, &status, WNOHANG) == child;
+  }
+  if (!ended) {
+    ::kill(child, SIGKILL);
+    ::waitpid(child, &status, 0);
+  }
+  CHECK(ended);
+  CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGTERM));
+  CHECK(nlohmann::json::parse(slurp(hung))["status"] == "interrupted");
+  CHECK_FALSE(fs::exists(hung + ".lock"));
+  const std::string err = slurp(s / ".err");
+  CHECK(err.find("the test hook GPUPROBE_TEST_HANG_PROBE=launch/overhead is on") != std::string::npos);
+  CHECK(err.find("gpuprobe: interrupted by SIGTERM") != std::string::npos);
 }
 
 TEST_CASE("probe refuses a folder a run-all is writing, and names its output when it cannot write",

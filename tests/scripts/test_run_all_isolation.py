@@ -3,8 +3,10 @@
 with SIGKILL and one stopped with SIGINT are continued by --resume (complete records kept byte for
 byte, cut ones from their last point); a probe forced to fail, one that hangs (the watchdog) and one
 that loses its device context (retried in a new process) are recorded and the run goes on; the
-progress lines carry the count, the elapsed time and the ETA. The failures come from the test hooks
-GPUPROBE_TEST_FAIL_PROBE / _HANG_PROBE / _STICKY_PROBE of `gpuprobe probe` (cli/run_commands.hpp)."""
+progress lines carry the count, the elapsed time and the ETA; signals in quick succession still end
+in one line with no lock or temporary left. The failures come from the test hooks
+GPUPROBE_TEST_FAIL_PROBE / _HANG_PROBE / _STICKY_PROBE of `gpuprobe probe` (cli/run_commands.hpp),
+which act only with GPUPROBE_TEST_HOOKS=1."""
 import json
 import os
 import pty
@@ -76,6 +78,11 @@ def alive(pid):
 def run_all(gpuprobe, out, *extra, env=None):
     cmd = [gpuprobe, "run-all", "--no-plot", "--device", "sim:v100", "--out", out, *extra]
     return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120)
+
+
+def hooks(**hook):
+    """The environment with the test hooks given (GPUPROBE_TEST_<NAME>=probe) switched on."""
+    return dict(os.environ, GPUPROBE_TEST_HOOKS="1", **{f"GPUPROBE_TEST_{k}": v for k, v in hook.items()})
 
 
 def check_resume(gpuprobe, out, cut_name, before):
@@ -156,11 +163,33 @@ def test_interrupted_run(gpuprobe, tmp):
     check_resume(gpuprobe, out, cut_name, before)
 
 
+def test_signals_in_quick_succession(gpuprobe, tmp):
+    """TERM, TERM, INT within 50 ms: run-all passes them on, then says in one line what it kept;
+    the cut record says interrupted, and no lock or temporary is left."""
+    out = os.path.join(tmp, "signals")
+    raw = os.path.join(out, "raw")
+    proc = subprocess.Popen([gpuprobe, "run-all", "--no-plot", "--device", "sim:v100", "--out", out, "--only",
+                             CUT_RUN], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    cut_name = wait_for_cut(raw, proc)
+    for sig in (signal.SIGTERM, signal.SIGTERM, signal.SIGINT):
+        proc.send_signal(sig)
+        time.sleep(0.02)
+    _, err = proc.communicate(timeout=60)
+    if not check(cut_name is not None, "never saw a complete record and a running one"):
+        return
+    check(proc.returncode == 128 + signal.SIGTERM, f"TERM TERM INT: exit {proc.returncode}: {err[-600:]!r}")
+    check(err.count("gpuprobe: interrupted by SIGTERM") == 1, f"not one line: {err[-800:]!r}")
+    recs = records(raw)
+    check(all(rec is not None for _, rec in recs.values()), "a record is not valid JSON")
+    check(recs[cut_name][1]["status"] == "interrupted", f"the cut record is {recs[cut_name][1]['status']}")
+    left = [n for n in os.listdir(raw) + os.listdir(out) if n.endswith(".lock") or ".tmp-" in n]
+    check(not left, f"locks or temporaries left: {left}")
+
+
 def test_failing_and_hanging(gpuprobe, tmp):
     # A probe forced to fail: recorded, the others measured, exit 1, the model still written.
     out = os.path.join(tmp, "fail")
-    env = dict(os.environ, GPUPROBE_TEST_FAIL_PROBE="compute/alu")
-    r = run_all(gpuprobe, out, "--only", "compute/alu,launch/overhead", env=env)
+    r = run_all(gpuprobe, out, "--only", "compute/alu,launch/overhead", env=hooks(FAIL_PROBE="compute/alu"))
     check(r.returncode == 1, f"a failed probe: exit {r.returncode}")
     alu = json.load(open(os.path.join(out, "raw", "compute_alu.json")))
     check(alu["status"] == "failed", f"the failed probe's record is {alu['status']}")
@@ -182,7 +211,7 @@ def test_failing_and_hanging(gpuprobe, tmp):
 
     # A hanging probe: the watchdog kills it within its bound, keeps its points, the run goes on.
     out = os.path.join(tmp, "hang")
-    env = dict(os.environ, GPUPROBE_TEST_HANG_PROBE="launch/overhead")
+    env = hooks(HANG_PROBE="launch/overhead")
     start = time.time()
     r = run_all(gpuprobe, out, "--only", "compute/alu,launch/overhead,launch/graph",
                 "--watchdog-seconds", "2", env=env)
@@ -201,7 +230,7 @@ def test_failing_and_hanging(gpuprobe, tmp):
 
     # A lost device context (a sticky CUDA error): retried once in a new process, points kept.
     out = os.path.join(tmp, "sticky")
-    env = dict(os.environ, GPUPROBE_TEST_STICKY_PROBE="compute/alu")
+    env = hooks(STICKY_PROBE="compute/alu")
     r = run_all(gpuprobe, out, "--only", "compute/alu", env=env)
     check(r.returncode == 0, f"a probe that lost its context once: exit {r.returncode}: {r.stderr[-800:]}")
     check("measuring it again in a new process" in r.stderr, "the retry is not told")
@@ -243,6 +272,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         test_killed_run(gpuprobe, tmp)
         test_interrupted_run(gpuprobe, tmp)
+        test_signals_in_quick_succession(gpuprobe, tmp)
         test_failing_and_hanging(gpuprobe, tmp)
         test_terminal_progress(gpuprobe, tmp)
     return check.finish()
