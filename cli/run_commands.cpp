@@ -134,20 +134,54 @@ void check_max_seconds(double seconds) {
   }
 }
 
+// A JSON value as a command line or a message gives it: a string as it is, else its JSON.
+std::string value_text(const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+
+// "--a 1 --b 2": the parameters `names` as `params` (a record's "params") has them.
+std::string params_text(const nlohmann::json& params, const std::vector<std::string>& names) {
+  std::string text;
+  for (const auto& name : names)
+    text += (text.empty() ? "--" : " --") + name + " " +
+            (params.is_object() && params.contains(name) ? value_text(params[name]) : std::string("(none)"));
+  return text;
+}
+
+// The names of the parameters in which two records' "params" differ.
+std::vector<std::string> differing_params(const nlohmann::json& a, const nlohmann::json& b) {
+  std::vector<std::string> names;
+  for (const auto* side : {&a, &b})
+    if (side->is_object())
+      for (const auto& [name, value] : side->items())
+        if (std::find(names.begin(), names.end(), name) == names.end() &&
+            a.value(name, nlohmann::json()) != b.value(name, nlohmann::json()))
+          names.push_back(name);
+  return names;
+}
+
 // Why `record` (read from `path`) cannot be continued by a run of `probe` with `params` on this
-// device, or "" if it can.
+// device, or "" if it can: the parameters that differ, or what of the device does (its name, else
+// the preset, uuid or PCI bus id: two devices may share a name).
 std::string resume_mismatch(const nlohmann::json& record, const std::string& path,
                             const ProbeSpec& probe, const Params& params, const DeviceInfo& info) {
   if (record.value("schema", "") != kRunSchema || record.value("probe", "") != probe.id)
     return path + " is not a run record of " + probe.id;
-  if (record.value("params", nlohmann::json()) != params.to_json())
-    return path + " was measured with other parameters";
+  const nlohmann::json had = record.value("params", nlohmann::json()), want = params.to_json();
+  if (had != want) {
+    if (!had.is_object()) return path + " was measured with other parameters";
+    const auto names = differing_params(had, want);
+    return path + " was measured with " + params_text(had, names) + ", this run measures " +
+           params_text(want, names);
+  }
   const nlohmann::json here = to_json(info);
-  const nlohmann::json& there = record.value("device", nlohmann::json::object());
-  for (const char* key : {"name", "simulated", "sim_preset", "uuid", "pci_bus_id"})
+  const nlohmann::json there = record.value("device", nlohmann::json::object());
+  if (there.value("name", nlohmann::json()) != here["name"])
+    return path + " was measured on " + there.value("name", std::string("another device")) + ", not on " +
+           info.name;
+  for (const char* key : {"simulated", "sim_preset", "uuid", "pci_bus_id"})
     if (there.value(key, nlohmann::json()) != here[key])
-      return path + " was measured on " + there.value("name", std::string("another device")) +
-             ", not on " + info.name;
+      return path + " was measured on " + info.name + " with " + key + " " +
+             value_text(there.value(key, nlohmann::json())) + ", not " + value_text(here[key]) +
+             " as this run";
   return "";
 }
 
@@ -236,6 +270,31 @@ std::string refit_model_after_interrupt(const std::string& model_path,
   }
 }
 
+// `text` as one word of a POSIX shell: as it is when it holds only characters no shell treats
+// specially, else in single quotes.
+std::string shell_quoted(const std::string& text) {
+  if (!text.empty() && text.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                              "0123456789-_./,:=+@%") == std::string::npos)
+    return text;
+  std::string quoted = "'";
+  for (char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+// The shortest decimal that reads back as `x` ("100", not "1e+02").
+std::string number_text(double x) {
+  char buf[32];
+  if (std::isfinite(x) && x == std::floor(x) && std::fabs(x) < 1e15) {
+    std::snprintf(buf, sizeof buf, "%.0f", x);
+    return buf;
+  }
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, x);
+    if (std::strtod(buf, nullptr) == x) break;
+  }
+  return buf;
+}
+
 // Test hooks (run_commands.hpp): each variable, what it makes its probe do, and whether they act.
 struct TestHook {
   const char* variable;
@@ -316,11 +375,7 @@ std::string clock_text(double seconds) {
   return buf;
 }
 
-std::string seconds_text(double seconds) {
-  std::ostringstream t;
-  t << seconds;
-  return t.str();
-}
+std::string seconds_text(double seconds) { return number_text(seconds); }
 
 // The bar, the count, the current probe, the elapsed time and the ETA. The ETA weighs each run
 // still to measure by its estimated device time (equal weights where the plan has none), scaled
@@ -759,11 +814,21 @@ int cmd_run_all(const RunAllOptions& options, std::ostream& out, std::ostream& e
       try {
         earlier = read_json_file(job.path);
       } catch (const Error& e) {
-        throw Error(std::string("cannot resume: ") + e.what() + " (--force measures it again)");
+        throw Error(std::string("cannot resume: ") + e.what() +
+                    "; move it away and --resume measures that probe again (--force measures every "
+                    "probe again)");
       }
-      if (const std::string why = resume_mismatch(earlier, job.path, *job.probe, job.params, info);
-          !why.empty())
-        throw Error("cannot resume: " + why + " (--force measures everything again)");
+      if (std::string why = resume_mismatch(earlier, job.path, *job.probe, job.params, info); !why.empty()) {
+        // Measured by the other profile: say so, since that is the usual cause.
+        const RunProfile other = options.profile == RunProfile::quick ? RunProfile::full : RunProfile::quick;
+        const char* other_flag = other == RunProfile::quick ? "--quick" : "--full";
+        for (const auto& planned : run_all_plan(other))
+          if (fs::path(job.path).filename() == planned.file &&
+              earlier.value("params", nlohmann::json()) ==
+                  Params::parse(job.probe->params, planned.params).to_json())
+            why += ": it is a run of run-all " + std::string(other_flag) + ", so add " + other_flag;
+        throw Error("cannot resume: " + why + " (--force measures every probe again)");
+      }
       job.earlier = std::move(earlier);
     }
   }
@@ -773,8 +838,21 @@ int cmd_run_all(const RunAllOptions& options, std::ostream& out, std::ostream& e
     executable = fs::read_symlink("/proc/self/exe", self_ec).string();
     if (self_ec) throw Error("cannot find the gpuprobe executable (/proc/self/exe): " + self_ec.message());
   }
-  const std::string resume_hint = "gpuprobe run-all --device " + device_spec + " --out " + out_dir +
-                                  " --resume";
+  // The command that continues this run: the same options, shell-quoted, with --resume.
+  std::string resume_hint = "gpuprobe run-all --device " + shell_quoted(child_spec) + " --out " +
+                            shell_quoted(out_dir);
+  if (options.profile == RunProfile::quick) resume_hint += " --quick";
+  if (!options.only.empty()) {
+    std::string only;
+    for (const auto& name : options.only) only += (only.empty() ? "" : ",") + name;
+    resume_hint += " --only " + shell_quoted(only);
+  }
+  if (max_seconds != RunAllOptions{}.max_seconds_per_point)
+    resume_hint += " --max-seconds-per-point " + number_text(max_seconds);
+  if (options.watchdog_seconds > 0)
+    resume_hint += " --watchdog-seconds " + number_text(options.watchdog_seconds);
+  if (!options.plots) resume_hint += " --no-plot";
+  resume_hint += " --resume";
   // Weights for the ETA: the plan's estimates, equal where there are none.
   double estimated = 0;
   std::size_t with_estimate = 0;

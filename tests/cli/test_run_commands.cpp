@@ -521,6 +521,34 @@ TEST_CASE("a probe that lost its device context saves its points, exits 75, and 
 }
 
 TEST_CASE(
+    "a refused --resume names what differs, and a corrupt record's refusal does not steer to "
+    "--force",
+    "[cli][resume]") {
+  Scratch s;
+  const std::string dir = s / "r", raw = dir + "/raw";
+  REQUIRE(run(s, "run-all --no-plot --quick --device sim:v100 --only launch/graph --out " + dir).rc == 0);
+  // The --full plan measures other nodes: the parameter is named, and the profile that has it.
+  auto r = run(s, "run-all --no-plot --device sim:v100 --only launch/graph --resume --out " + dir);
+  CHECK(r.rc == 1);
+  CHECK(lines(error_lines(r.err)) == 1);
+  CHECK(r.err.find("was measured with --nodes 1,8,64,128, this run measures --nodes ") != std::string::npos);
+  CHECK(r.err.find("add --quick") != std::string::npos);
+  // Another preset of the same name: the preset is named.
+  r = run(s, "run-all --no-plot --quick --device sim:v100,slowdown=1.3 --only launch/graph --resume --out " +
+                 dir);
+  CHECK(r.rc == 1);
+  CHECK(lines(error_lines(r.err)) == 1);
+  CHECK(r.err.find("with sim_preset v100, not v100,slowdown=1.3") != std::string::npos);
+  // A corrupt record: moving it away measures that probe again; --force would measure all.
+  std::ofstream(raw + "/launch_graph.json") << "{";
+  r = run(s, "run-all --no-plot --quick --device sim:v100 --only launch/graph --resume --out " + dir);
+  CHECK(r.rc == 1);
+  CHECK(lines(error_lines(r.err)) == 1);
+  CHECK(r.err.find("move it away and --resume measures that probe again") != std::string::npos);
+  CHECK(r.err.find("--force measures it again") == std::string::npos);
+}
+
+TEST_CASE(
     "a test hook left set changes no plain probe and says so; an active hung hook stops at a "
     "signal",
     "[cli][hooks]") {

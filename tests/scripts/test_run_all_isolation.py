@@ -3,14 +3,16 @@
 with SIGKILL and one stopped with SIGINT are continued by --resume (complete records kept byte for
 byte, cut ones from their last point); a probe forced to fail, one that hangs (the watchdog) and one
 that loses its device context (retried in a new process) are recorded and the run goes on; the
-progress lines carry the count, the elapsed time and the ETA; signals in quick succession still end
-in one line with no lock or temporary left. The failures come from the test hooks
+progress lines carry the count, the elapsed time and the ETA; the resume command printed after an
+interrupt works as pasted; signals in quick succession still end in one line with no lock or
+temporary left. The failures come from the test hooks
 GPUPROBE_TEST_FAIL_PROBE / _HANG_PROBE / _STICKY_PROBE of `gpuprobe probe` (cli/run_commands.hpp),
 which act only with GPUPROBE_TEST_HOOKS=1."""
 import json
 import os
 import pty
 import re
+import shlex
 import signal
 import subprocess
 import sys
@@ -85,11 +87,19 @@ def hooks(**hook):
     return dict(os.environ, GPUPROBE_TEST_HOOKS="1", **{f"GPUPROBE_TEST_{k}": v for k, v in hook.items()})
 
 
-def check_resume(gpuprobe, out, cut_name, before):
+def pasted(gpuprobe, hint):
+    """The printed resume command run as a user pastes it into a shell (gpuprobe: the build's)."""
+    cmd = hint.strip()
+    check(cmd.startswith("gpuprobe run-all "), f"not a run-all command: {cmd!r}")
+    return subprocess.run(["/bin/sh", "-c", shlex.quote(gpuprobe) + cmd[len("gpuprobe"):]],
+                          capture_output=True, text=True, timeout=120)
+
+
+def check_resume(gpuprobe, out, cut_name, before, resume=None):
     """--resume completes the run: the records complete before stay byte for byte, the cut one
-    keeps its points."""
+    keeps its points. `resume` runs it (default: the same --only with --resume)."""
     raw = os.path.join(out, "raw")
-    r = run_all(gpuprobe, out, "--only", CUT_RUN, "--resume")
+    r = resume() if resume else run_all(gpuprobe, out, "--only", CUT_RUN, "--resume")
     check(r.returncode == 0, f"--resume failed: {r.stderr[-1500:]}")
     after = records(raw)
     for name, (data, rec) in before.items():
@@ -138,10 +148,12 @@ def test_killed_run(gpuprobe, tmp):
 
 
 def test_interrupted_run(gpuprobe, tmp):
-    out = os.path.join(tmp, "interrupted")
+    # A folder with a space, and every option the resume command must repeat.
+    out = os.path.join(tmp, "interrupted run")
     raw = os.path.join(out, "raw")
     proc = subprocess.Popen([gpuprobe, "run-all", "--no-plot", "--device", "sim:v100", "--out", out, "--only",
-                             CUT_RUN], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             CUT_RUN, "--quick", "--max-seconds-per-point", "1.5", "--watchdog-seconds", "100"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
     cut_name = wait_for_cut(raw, proc)
     os.killpg(proc.pid, signal.SIGINT)  # as Ctrl-C: the terminal's foreground group
@@ -160,7 +172,12 @@ def test_interrupted_run(gpuprobe, tmp):
     check(f"{len(cut['series'])} points of" in last, f"the points kept are not told: {last!r}")
     check(not any(n.endswith(".lock") or ".tmp-" in n for n in os.listdir(raw)),
           f"locks or temporaries left: {os.listdir(raw)}")
-    check_resume(gpuprobe, out, cut_name, before)
+    # The printed command, pasted as it is, continues the run.
+    hint = last[last.find("resume with: ") + len("resume with: "):]
+    for option in ("--quick", "--max-seconds-per-point 1.5", "--watchdog-seconds 100", "--no-plot",
+                   f"--only {CUT_RUN}", f"--out {shlex.quote(out)}"):
+        check(option in hint, f"the resume command lacks {option}: {hint!r}")
+    check_resume(gpuprobe, out, cut_name, before, resume=lambda: pasted(gpuprobe, hint))
 
 
 def test_signals_in_quick_succession(gpuprobe, tmp):
