@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -377,6 +378,19 @@ std::string clock_text(double seconds) {
 
 std::string seconds_text(double seconds) { return number_text(seconds); }
 
+// head + label + tail in fewer than `columns` characters (none: as it is): the label is cut first
+// (ending in "..."), then the line. A line as wide as the terminal would wrap, and "\r\033[K"
+// clears only the last row, so each redraw would leave a stale row above.
+std::string fit_line(const std::string& head, const std::string& label, const std::string& tail,
+                     std::size_t columns) {
+  std::string line = head + label + tail;
+  if (columns == 0 || line.size() < columns) return line;
+  const std::size_t room = columns - 1;
+  if (head.size() + tail.size() + 3 < room)
+    return head + label.substr(0, room - head.size() - tail.size() - 3) + "..." + tail;
+  return line.substr(0, room);
+}
+
 // The bar, the count, the current probe, the elapsed time and the ETA. The ETA weighs each run
 // still to measure by its estimated device time (equal weights where the plan has none), scaled
 // by how the runs done so far kept to their weights.
@@ -432,10 +446,16 @@ class Progress {
   void draw() {
     constexpr std::size_t kWidth = 10;
     const std::size_t filled = total_ == 0 ? kWidth : kWidth * index_ / total_;
-    err_ << "\r\033[K[" << std::string(filled, '#') << std::string(kWidth - filled, '.') << "] "
-         << index_ + 1 << "/" << total_ << " " << label_ << "  " << times() << std::flush;
+    const std::string head = "[" + std::string(filled, '#') + std::string(kWidth - filled, '.') + "] " +
+                             std::to_string(index_ + 1) + "/" + std::to_string(total_) + " ";
+    err_ << "\r\033[K" << fit_line(head, label_, "  " + times(), terminal_columns()) << std::flush;
     drawn_ = true;
     last_draw_ = Clock::now();
+  }
+  // The terminal's width (asked at each redraw: it may change), 0 when unknown.
+  static std::size_t terminal_columns() {
+    winsize ws{};
+    return ::ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 ? ws.ws_col : 0;
   }
 
   std::ostream& err_;
@@ -481,14 +501,16 @@ struct ChildEnd {
   std::string error;        // its last "gpuprobe: error: ..." line, without the prefix
 };
 
-// What a probe's process prints goes through (not on a terminal), but for what run-all says
-// itself: the simulator's banner, the probe's first line, skips, errors, interrupts, "wrote".
+// Which of a probe's lines a log (not a terminal) gets: its own "gpuprobe: ..." lines (warnings)
+// but for what run-all says itself (errors, interrupts, skips, the probe's first line). Its
+// per-point lines are not: the log keeps one line per probe, and what is worth reading.
 bool worth_forwarding(const std::string& line, const std::string& probe_id) {
-  for (const char* own : {"##", "gpuprobe: error:", "gpuprobe: interrupted", "wrote "})
+  if (line.rfind("gpuprobe: ", 0) != 0) return false;
+  for (const char* own : {"gpuprobe: error:", "gpuprobe: interrupted"})
     if (line.rfind(own, 0) == 0) return false;
   for (const char* own : {" on ", " skipped: "})
     if (line.rfind("gpuprobe: " + probe_id + own, 0) == 0) return false;
-  return line.find_first_not_of(' ') != std::string::npos;
+  return true;
 }
 
 // How long a probe's process killed after a third signal is waited for.

@@ -3,20 +3,23 @@
 with SIGKILL and one stopped with SIGINT are continued by --resume (complete records kept byte for
 byte, cut ones from their last point); a probe forced to fail, one that hangs (the watchdog) and one
 that loses its device context (retried in a new process) are recorded and the run goes on; the
-progress lines carry the count, the elapsed time and the ETA; the resume command printed after an
-interrupt works as pasted; signals in quick succession still end in one line with no lock or
-temporary left. The failures come from the test hooks
-GPUPROBE_TEST_FAIL_PROBE / _HANG_PROBE / _STICKY_PROBE of `gpuprobe probe` (cli/run_commands.hpp),
-which act only with GPUPROBE_TEST_HOOKS=1."""
+progress lines carry the count, the elapsed time and the ETA (cut to a terminal's width), and a log
+gets no per-point lines; the resume command printed after an interrupt or a failure works as
+pasted; signals in quick succession still end in one line with no lock or temporary left. The
+failures come from the test hooks GPUPROBE_TEST_FAIL_PROBE / _HANG_PROBE / _STICKY_PROBE of
+`gpuprobe probe` (cli/run_commands.hpp), which act only with GPUPROBE_TEST_HOOKS=1."""
+import fcntl
 import json
 import os
 import pty
 import re
 import shlex
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
+import termios
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -225,6 +228,11 @@ def test_failing_and_hanging(gpuprobe, tmp):
                     r.stderr, re.M), "no progress line with an ETA for the second probe")
     check("SIMULATED DEVICE" in r.stderr and r.stderr.count("SIMULATED DEVICE") == 2,
           "the banner comes once at the start and once at the end, not once per probe")
+    # A log gets no per-point lines, and no line without a name: each is run-all's own, a probe's
+    # "gpuprobe: ..." line, the banner, or a summary line naming its probe or record.
+    stray = [line for line in r.stderr.splitlines()
+             if not re.match(r"(gpuprobe: |##|  (skipped|failed|left out of the model:|complete in) \S)", line)]
+    check(not stray, f"lines a log should not get: {stray[:5]}")
 
     # A hanging probe: the watchdog kills it within its bound, keeps its points, the run goes on.
     out = os.path.join(tmp, "hang")
@@ -256,12 +264,15 @@ def test_failing_and_hanging(gpuprobe, tmp):
 
 
 def test_terminal_progress(gpuprobe, tmp):
-    """On a terminal: one line redrawn in place, the bar, the count, the probe, the times; the
-    probes' own lines do not show."""
+    """On a terminal: one line redrawn in place, the bar, the count, the probe, the times, cut to
+    the terminal's width (a wrapped line leaves a stale row per redraw); the probes' own lines do
+    not show."""
     out = os.path.join(tmp, "tty")
     master, slave = pty.openpty()
-    proc = subprocess.Popen([gpuprobe, "run-all", "--no-plot", "--device", "sim:v100", "--out", out, "--only",
-                             "compute/alu,launch/overhead"], stdout=subprocess.DEVNULL,
+    columns = 60  # "[#####.....] 2/2 launch/graph --nodes 1,8,64,128  elapsed 0:01  ETA 0:00" is 72
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+    proc = subprocess.Popen([gpuprobe, "run-all", "--no-plot", "--quick", "--device", "sim:v100", "--out", out,
+                             "--only", "compute/alu,launch/graph"], stdout=subprocess.DEVNULL,
                             stderr=slave)
     os.close(slave)
     text = b""
@@ -277,8 +288,12 @@ def test_terminal_progress(gpuprobe, tmp):
     os.close(master)
     shown = text.decode(errors="replace")
     check(proc.returncode == 0, f"run-all on a terminal: exit {proc.returncode}")
-    check(re.search(r"\r\x1b\[K\[#####\.\.\.\.\.\] 2/2 launch/overhead  elapsed \d+:\d\d  ETA \d+:\d\d",
-                    shown), f"no redrawn bar on a terminal: {shown[-800:]!r}")
+    check(re.search(r"\r\x1b\[K\[#####\.\.\.\.\.\] 2/2 launch/graph --\S*\.\.\.  elapsed \d+:\d\d  ETA \d+:\d\d",
+                    shown), f"no redrawn bar, cut to the width, on a terminal: {shown[-800:]!r}")
+    bars = [seg.split("\r")[0].split("\n")[0] for seg in shown.split("\r\x1b[K")[1:]]
+    bars = [b for b in bars if b.startswith("[")]
+    wide = [b for b in bars if len(b) >= columns]
+    check(not wide, f"bars as wide as the terminal or wider: {wide[:3]}")
     check("gpuprobe: [1/2]" not in shown, "a terminal got the line-per-probe form")
     check("cycles" not in shown, "the probes' per-point lines show on a terminal")
 
