@@ -212,6 +212,19 @@ void require_writable_dir(const std::string& dir, const std::string& what) {
   ::unlink(trial.c_str());
 }
 
+// The folders create_directories(`dir`) would make, deepest first: those to remove again when the
+// command fails before it wrote anything there.
+std::vector<std::filesystem::path> missing_folders(const std::filesystem::path& dir) {
+  std::vector<std::filesystem::path> missing;
+  std::error_code ec;
+  for (auto p = dir; !p.empty() && !std::filesystem::exists(std::filesystem::symlink_status(p, ec));
+       p = p.parent_path()) {
+    missing.push_back(p);
+    if (p == p.parent_path()) break;
+  }
+  return missing;
+}
+
 std::string signal_name(int sig) {
   switch (sig) {
     case SIGSEGV: return "SIGSEGV";
@@ -240,35 +253,6 @@ nlohmann::json record_at(const std::string& path) {
 std::size_t points_in(const std::string& path) {
   const nlohmann::json record = record_at(path);
   return record.is_object() ? record.value("series", nlohmann::json::array()).size() : 0;
-}
-
-// After an interrupt the machine model, if there is one, must not describe records that are gone
-// (a complete record measured again and cut): it is fitted again from the records now in
-// `record_paths`, a cut one with a warning. None is not started. Returns what became of it, for
-// the interrupt's one line.
-std::string refit_model_after_interrupt(const std::string& model_path,
-                                        const std::vector<std::string>& record_paths) {
-  std::error_code ec;
-  if (!std::filesystem::exists(model_path, ec)) return "no machine model written";
-  std::vector<nlohmann::json> runs;
-  std::vector<std::string> paths;
-  for (const auto& p : record_paths) {
-    if (!std::filesystem::exists(p, ec)) continue;
-    try {
-      runs.push_back(read_json_file(p));
-      paths.push_back(p);
-    } catch (const Error&) {
-    }
-  }
-  try {
-    if (runs.empty()) throw Error("no record to fit");
-    write_json_atomically(model_path, analysis::build_machine_model(runs, paths));
-    return "machine model " + model_path + " fitted again from them";
-  } catch (const std::exception& e) {
-    std::string why = e.what();
-    if (const auto nl = why.find('\n'); nl != std::string::npos) why.resize(nl);
-    return "machine model not updated: " + why;
-  }
 }
 
 // `text` as one word of a POSIX shell: as it is when it holds only characters no shell treats
@@ -754,22 +738,28 @@ int cmd_run_all(const RunAllOptions& options, std::ostream& out, std::ostream& e
   const double max_seconds = options.max_seconds_per_point;
   const bool resume = options.resume, force = options.force;
   check_max_seconds(max_seconds);
-  if (!(options.watchdog_seconds >= 0) || !(options.watchdog_seconds <= kMaxWatchdogSeconds))
+  if (options.watchdog_seconds &&
+      (!(*options.watchdog_seconds > 0) || !(*options.watchdog_seconds <= kMaxWatchdogSeconds)))
     throw Error("--watchdog-seconds must be a positive number of seconds, at most " +
                 std::to_string(static_cast<int>(kMaxWatchdogSeconds)) + " (got " +
-                seconds_text(options.watchdog_seconds) + ")");
+                seconds_text(*options.watchdog_seconds) + "; leave it out for the default)");
   if (resume && force) throw Error("--resume keeps earlier results and --force replaces them: give one");
-  // Every probe and parameter is checked before anything is opened or written.
+  // Every probe and parameter is checked before anything is opened or written. The plan's runs
+  // that --only leaves out are kept too: the machine model is fitted from the whole folder.
   struct Job {
     const ProbeSpec* probe;
     Params params;
     std::string label, path;
     std::vector<std::string> param_args;  // "--name", "value", ... for `probe`
     double estimate;                      // the plan's device seconds, 0 if none
+    bool selected;                        // measured by this run (--only names it, or there is none)
     nlohmann::json earlier;               // the record already there (--resume), or null
+    bool ran = false;                     // its process was started
   };
-  std::vector<Job> jobs;
-  for (const auto& planned : select_runs(run_all_plan(options.profile), options.only)) {
+  const std::vector<PlannedRun> whole_plan = run_all_plan(options.profile);
+  const std::vector<PlannedRun> chosen = select_runs(whole_plan, options.only);
+  std::vector<Job> plan;
+  for (const auto& planned : whole_plan) {
     const ProbeSpec& probe = find_probe(planned.probe);
     std::string label = planned.probe;
     std::vector<std::string> args;
@@ -778,16 +768,37 @@ int cmd_run_all(const RunAllOptions& options, std::ostream& out, std::ostream& e
       args.push_back("--" + k);
       args.push_back(v);
     }
-    jobs.push_back({&probe, Params::parse(probe.params, planned.params), label, planned.file, args,
-                    planned.estimated_device_seconds, {}});
+    const bool selected = std::any_of(chosen.begin(), chosen.end(),
+                                      [&](const PlannedRun& c) { return c.file == planned.file; });
+    plan.push_back({&probe,
+                    Params::parse(probe.params, planned.params),
+                    label,
+                    planned.file,
+                    args,
+                    planned.estimated_device_seconds,
+                    selected,
+                    {}});
   }
+  std::vector<Job*> jobs;  // the runs to measure, in the plan's order
+  for (auto& job : plan)
+    if (job.selected) jobs.push_back(&job);
   for (const auto& line : test_hook_warnings("")) err << line << "\n";
   const bool dir_given = !out_dir.empty();
+  // The folders made for the results are removed again if the device cannot be opened.
+  std::vector<fs::path> made;
   if (dir_given) {
     const std::string raw = (fs::path(out_dir) / "raw").string();
+    made = missing_folders(raw);
     require_writable_dir(raw, "results to " + raw);
   }
-  auto dev = open_for_run(device_spec, err);
+  std::unique_ptr<Device> dev;
+  try {
+    dev = open_for_run(device_spec, err);
+  } catch (...) {
+    std::error_code rm;
+    for (const auto& folder : made) fs::remove(folder, rm);  // only if still empty
+    throw;
+  }
   const DeviceInfo info = dev->info();
   // Each probe opens the device in its own process: the same one ("auto" as it was resolved).
   const std::string child_spec =
@@ -816,8 +827,9 @@ int cmd_run_all(const RunAllOptions& options, std::ostream& out, std::ostream& e
                                         (fs::path(out_dir) / "machine_model.roofline.json").string()};
   std::vector<std::string> existing;
   std::error_code ec;
-  for (auto& job : jobs) {
+  for (auto& job : plan) {
     job.path = (fs::path(raw_dir) / job.path).string();
+    if (!job.selected) continue;
     own_files.push_back(job.path);
     check_output_path(job.path);
     if (fs::exists(job.path, ec)) existing.push_back(job.path);
@@ -830,28 +842,29 @@ int cmd_run_all(const RunAllOptions& options, std::ostream& out, std::ostream& e
                 "): add --resume to keep the complete records and continue the others, or "
                 "--force to measure everything again");
   if (resume) {
-    for (auto& job : jobs) {
-      if (!fs::exists(job.path, ec)) continue;
+    for (Job* job : jobs) {
+      if (!fs::exists(job->path, ec)) continue;
       nlohmann::json earlier;
       try {
-        earlier = read_json_file(job.path);
+        earlier = read_json_file(job->path);
       } catch (const Error& e) {
         throw Error(std::string("cannot resume: ") + e.what() +
                     "; move it away and --resume measures that probe again (--force measures every "
                     "probe again)");
       }
-      if (std::string why = resume_mismatch(earlier, job.path, *job.probe, job.params, info); !why.empty()) {
+      if (std::string why = resume_mismatch(earlier, job->path, *job->probe, job->params, info);
+          !why.empty()) {
         // Measured by the other profile: say so, since that is the usual cause.
         const RunProfile other = options.profile == RunProfile::quick ? RunProfile::full : RunProfile::quick;
         const char* other_flag = other == RunProfile::quick ? "--quick" : "--full";
         for (const auto& planned : run_all_plan(other))
-          if (fs::path(job.path).filename() == planned.file &&
+          if (fs::path(job->path).filename() == planned.file &&
               earlier.value("params", nlohmann::json()) ==
-                  Params::parse(job.probe->params, planned.params).to_json())
+                  Params::parse(job->probe->params, planned.params).to_json())
             why += ": it is a run of run-all " + std::string(other_flag) + ", so add " + other_flag;
         throw Error("cannot resume: " + why + " (--force measures every probe again)");
       }
-      job.earlier = std::move(earlier);
+      job->earlier = std::move(earlier);
     }
   }
   std::string executable = options.probe_executable;
@@ -871,20 +884,20 @@ int cmd_run_all(const RunAllOptions& options, std::ostream& out, std::ostream& e
   }
   if (max_seconds != RunAllOptions{}.max_seconds_per_point)
     resume_hint += " --max-seconds-per-point " + number_text(max_seconds);
-  if (options.watchdog_seconds > 0)
-    resume_hint += " --watchdog-seconds " + number_text(options.watchdog_seconds);
+  if (options.watchdog_seconds)
+    resume_hint += " --watchdog-seconds " + number_text(*options.watchdog_seconds);
   if (!options.plots) resume_hint += " --no-plot";
   resume_hint += " --resume";
   // Weights for the ETA: the plan's estimates, equal where there are none.
   double estimated = 0;
   std::size_t with_estimate = 0;
-  for (const auto& job : jobs)
-    if (job.estimate > 0) estimated += job.estimate, ++with_estimate;
+  for (const Job* job : jobs)
+    if (job->estimate > 0) estimated += job->estimate, ++with_estimate;
   const double fallback_weight = with_estimate > 0 ? estimated / with_estimate : 1.0;
   const auto weight_of = [&](const Job& job) { return job.estimate > 0 ? job.estimate : fallback_weight; };
   double total_weight = 0;
-  for (const auto& job : jobs)
-    if (!(job.earlier.is_object() && complete(job.earlier))) total_weight += weight_of(job);
+  for (const Job* job : jobs)
+    if (!(job->earlier.is_object() && complete(job->earlier))) total_weight += weight_of(*job);
   const bool tty = &err == &std::cerr && ::isatty(STDERR_FILENO) == 1;
   Progress progress(err, tty, jobs.size(), total_weight);
   install_interrupt_handlers(true);
@@ -893,20 +906,94 @@ int cmd_run_all(const RunAllOptions& options, std::ostream& out, std::ostream& e
   };
   std::vector<Outcome> skipped, failed;
   std::size_t ok = 0, kept_complete = 0;
-  std::vector<std::string> record_paths;
-  for (const auto& j : jobs) record_paths.push_back(j.path);
+  // What the machine model is fitted from: every record of the folder that belongs to the plan.
+  // Those this run measured, complete or cut with points (a warning in the model); the others
+  // only complete, and only if measured as the plan measures them, on this device. The rest, and
+  // records in raw/ that are no run of the plan, are left out and named.
+  struct ModelInputs {
+    std::vector<nlohmann::json> runs;
+    std::vector<std::string> paths;
+    std::size_t measured = 0, measured_complete = 0, from_before = 0;
+    std::vector<std::string> left_out;  // why, one line each
+  };
+  const auto model_inputs = [&] {
+    ModelInputs in;
+    std::vector<std::string> planned_files;
+    for (const Job& job : plan) {
+      planned_files.push_back(fs::path(job.path).filename().string());
+      std::error_code exists_ec;
+      if (!fs::exists(job.path, exists_ec)) continue;
+      nlohmann::json record = record_at(job.path);
+      if (!record.is_object()) {
+        in.left_out.push_back(job.path + " cannot be read as a run record");
+        continue;
+      }
+      if (job.ran) {
+        if (!complete(record) && record.value("series", nlohmann::json::array()).empty()) continue;
+        ++in.measured;
+        in.measured_complete += complete(record);
+      } else {
+        if (const std::string why = resume_mismatch(record, job.path, *job.probe, job.params, info);
+            !why.empty()) {
+          in.left_out.push_back(why);
+          continue;
+        }
+        if (!complete(record)) {
+          in.left_out.push_back(job.path + " is " + record.value("status", std::string("of no status")) +
+                                ", not complete (--resume continues it)");
+          continue;
+        }
+        ++in.from_before;
+      }
+      in.runs.push_back(std::move(record));
+      in.paths.push_back(job.path);
+    }
+    std::error_code dir_ec;
+    std::vector<std::string> strangers;
+    for (fs::directory_iterator it(raw_dir, dir_ec), end; !dir_ec && it != end; it.increment(dir_ec)) {
+      const std::string name = it->path().filename().string();
+      if (it->path().extension() == ".json" &&
+          std::find(planned_files.begin(), planned_files.end(), name) == planned_files.end())
+        strangers.push_back(it->path().string());
+    }
+    std::sort(strangers.begin(), strangers.end());
+    for (const auto& path : strangers)
+      in.left_out.push_back(path + " is no run of run-all's " +
+                            (options.profile == RunProfile::quick ? "--quick" : "--full") + " plan");
+    return in;
+  };
+  // "N measured by this run, M complete from before".
+  const auto origins = [](std::size_t measured, std::size_t before) {
+    return std::to_string(measured) + " measured by this run, " + std::to_string(before) +
+           " complete from before";
+  };
   const auto interrupted = [&](int sig, const Job* job) {
     progress.end();
     const std::size_t points = job ? points_in(job->path) : 0;
-    err << "gpuprobe: interrupted by " << signal_name(sig) << ": kept " << kept_complete
-        << " complete record(s)"
-        << (points > 0 ? " and " + std::to_string(points) + " points of " + job->label : "")
-        << " in " << raw_dir << " (" << refit_model_after_interrupt(model_path, record_paths)
-        << "); resume with: " << resume_hint << "\n";
+    const ModelInputs in = model_inputs();
+    std::string model_note = "no machine model written";
+    if (fs::exists(model_path, ec)) {
+      // The model must not describe records that are gone (a complete record measured again and
+      // cut): it is fitted again from the folder as it is now, a cut record with a warning.
+      try {
+        if (in.runs.empty()) throw Error("no record to fit");
+        write_json_atomically(model_path, analysis::build_machine_model(in.runs, in.paths));
+        model_note = "machine model " + model_path + " fitted again from them";
+      } catch (const std::exception& e) {
+        std::string why = e.what();
+        if (const auto nl = why.find('\n'); nl != std::string::npos) why.resize(nl);
+        model_note = "machine model not updated: " + why;
+      }
+    }
+    err << "gpuprobe: interrupted by " << signal_name(sig) << ": kept "
+        << in.measured_complete + in.from_before << " complete record(s) in " << raw_dir << " ("
+        << origins(in.measured_complete, in.from_before) << ")"
+        << (points > 0 ? " and " + std::to_string(points) + " points of " + job->label : "") << " ("
+        << model_note << "); resume with: " << resume_hint << "\n";
     return 128 + sig;
   };
   for (std::size_t i = 0; i < jobs.size(); ++i) {
-    const Job& job = jobs[i];
+    Job& job = *jobs[i];
     if (const int sig = interrupt_signal(); sig != 0) return interrupted(sig, nullptr);
     const bool kept = job.earlier.is_object() && complete(job.earlier);
     progress.start(i, job.label, kept ? 0 : weight_of(job));
@@ -920,9 +1007,9 @@ int cmd_run_all(const RunAllOptions& options, std::ostream& out, std::ostream& e
         ++ok;
       continue;
     }
-    const double watchdog = options.watchdog_seconds > 0
-                                ? options.watchdog_seconds
-                                : std::max({60.0, 10 * max_seconds, job.estimate});
+    job.ran = true;
+    const double watchdog = options.watchdog_seconds ? *options.watchdog_seconds
+                                                     : std::max({60.0, 10 * max_seconds, job.estimate});
     // The file as it was before this run touched it: --resume continues a record only if it is
     // the earlier one kept by --resume, or one this run wrote.
     const FileStamp before = stamp_of(job.path);
@@ -994,23 +1081,20 @@ int cmd_run_all(const RunAllOptions& options, std::ostream& out, std::ostream& e
   if (const int sig = interrupt_signal(); sig != 0) return interrupted(sig, nullptr);
   // No probe runs from here on: a signal is no longer passed on, and a second one ends run-all.
   install_interrupt_handlers(false);
-  // The model: every complete record, and every cut one that holds points (with a warning).
-  std::vector<nlohmann::json> runs;
-  std::vector<std::string> paths;
-  for (const auto& job : jobs) {
-    nlohmann::json record = record_at(job.path);
-    if (!record.is_object()) continue;
-    if (!complete(record) && record.value("series", nlohmann::json::array()).empty()) continue;
-    runs.push_back(std::move(record));
-    paths.push_back(job.path);
-  }
+  const ModelInputs in = model_inputs();
   std::string outputs_failed;  // why the plots or the report were not all written, or ""
-  if (!runs.empty()) {
-    const auto model = analysis::build_machine_model(runs, paths);
-    write_json_atomically(model_path, model);
-    print_model(out, model);
-    out << "wrote " << model_path << "\n";
-    if (options.plots) outputs_failed = write_model_outputs(model_path, out, err);
+  std::string model_failed;    // why the machine model was not written, or ""
+  if (!in.runs.empty()) {
+    try {
+      const auto model = analysis::build_machine_model(in.runs, in.paths);
+      write_json_atomically(model_path, model);
+      print_model(out, model);
+      out << "wrote " << model_path << "\n";
+    } catch (const std::exception& e) {
+      model_failed = e.what();
+      if (const auto nl = model_failed.find('\n'); nl != std::string::npos) model_failed.resize(nl);
+    }
+    if (model_failed.empty() && options.plots) outputs_failed = write_model_outputs(model_path, out, err);
   }
   if (info.simulated) print_sim_banner(err, info);
   err << "gpuprobe: run-all: " << ok << " ok, " << skipped.size() << " skipped, " << failed.size()
@@ -1018,11 +1102,26 @@ int cmd_run_all(const RunAllOptions& options, std::ostream& out, std::ostream& e
       << "\n";
   for (const auto& s : skipped) err << "  skipped " << s.label << ": " << s.why << "\n";
   for (const auto& f : failed) err << "  failed " << f.label << ": " << f.why << "\n";
+  if (in.runs.empty())
+    err << "gpuprobe: run-all: no machine model: no record in " << raw_dir << " to fit it from\n";
+  else
+    err << "gpuprobe: run-all: the machine model " << (model_failed.empty() ? "is" : "was to be")
+        << " fitted from " << in.runs.size() << " record(s) in " << raw_dir << ": "
+        << origins(in.measured, in.from_before) << "\n";
+  for (const auto& why : in.left_out) err << "  left out of the model: " << why << "\n";
+  if (options.profile == RunProfile::quick && model_failed.empty() && !in.runs.empty())
+    err << "gpuprobe: run-all --quick: the confidences are lower than --full's by construction (fewer "
+           "points per fit); the ceilings and level latencies stay within 3% of --full's\n";
+  if (!model_failed.empty())
+    err << "gpuprobe: error: the machine model was not written: " << model_failed
+        << " (the records are kept in " << raw_dir << "; once that is fixed, continue with: " << resume_hint
+        << ")\n";
   if (!outputs_failed.empty())
     err << "gpuprobe: error: " << outputs_failed << " (the machine model and the records are written; "
         << "gpuprobe run-all --no-plot skips the plots)\n";
   if (!failed.empty())
-    err << "gpuprobe: error: " << failed.size() << " probe run(s) failed; see the messages above\n";
+    err << "gpuprobe: error: " << failed.size() << " probe run(s) failed; see the messages above; once the "
+        << "cause is fixed, continue with: " << resume_hint << "\n";
   if (const int sig = interrupt_signal(); sig != 0) {
     err << "gpuprobe: interrupted by " << signal_name(sig)
         << " after the probes: the records and the machine "
@@ -1030,7 +1129,7 @@ int cmd_run_all(const RunAllOptions& options, std::ostream& out, std::ostream& e
         << "\n";
     return 128 + sig;
   }
-  return failed.empty() && outputs_failed.empty() ? 0 : 1;
+  return failed.empty() && outputs_failed.empty() && model_failed.empty() ? 0 : 1;
 }
 
 }  // namespace gpuprobe

@@ -1,6 +1,7 @@
 // The commands that measure: `probe` (one probe into one record) and `run-all` (every probe into
 // a results folder, then the machine model). Called by run_cli (cli/cli.cpp).
 #pragma once
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -44,8 +45,9 @@ struct RunAllOptions {
   RunProfile profile = RunProfile::full;
   std::vector<std::string> only;  // probe ids or families to run; empty: all
   // A probe whose record has not changed (and which printed nothing) for this long is killed and
-  // its record marked failed; 0: max(60 s, 10 x max_seconds_per_point, the plan's estimate).
-  double watchdog_seconds = 0;
+  // its record marked failed (0 < s <= kMaxWatchdogSeconds); none: max(60 s, 10 x
+  // max_seconds_per_point, the plan's estimate).
+  std::optional<double> watchdog_seconds;
   // The gpuprobe executable that runs each probe (`probe ... --resume`); empty: this process's
   // own (/proc/self/exe). A program that embeds cmd_run_all must name gpuprobe here.
   std::string probe_executable;
@@ -59,12 +61,16 @@ struct RunAllOptions {
 // Each probe runs in a process of its own (`gpuprobe probe`), so that one that crashes, hangs
 // (the watchdog) or loses the device context cannot take the others down: its record says
 // `failed` with the `error`, and the run goes on; one that lost the context is retried once in a
-// new process, keeping its points. Each SIGINT or SIGTERM is passed on to the probe being
-// measured (the first asks it to stop, the second ends it, a third kills it); run-all then marks
-// its record interrupted, removes its lock and temporary and says in one line what was kept. Progress: one redrawn line on a terminal, else one line per
-// probe, with the count, the elapsed time and an ETA. The machine model is fitted at the end from
-// every complete record and every cut one that holds points, then plotted and reported unless
-// `plots` is false. Exit 1 when a probe failed or a plot or the report could not be written.
+// new process, keeping its points. Progress: one redrawn line on a terminal, else one line per
+// probe, with the count, the elapsed time and an ETA, cut to the terminal's width. The machine
+// model is fitted at the end from the whole folder: every record of the plan this run measured,
+// complete or cut with points, and every complete record of the plan from before (--only,
+// --resume, --force) measured as the plan measures it on this device; the summary says which, and
+// names each record left out. It is then plotted and reported unless `plots` is false. Exit 1 when
+// a probe failed or the model, a plot or the report could not be written; after a failure and
+// after an interrupt the command that continues the run (shell-quoted, with every option given) is
+// printed. Only this command's own temporaries (FILE.tmp-<host>-<pid> of the files it writes, of a
+// pid gone from this host) are removed.
 int cmd_run_all(const RunAllOptions& options, std::ostream& out, std::ostream& err);
 
 }  // namespace gpuprobe

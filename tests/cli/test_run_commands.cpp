@@ -481,10 +481,10 @@ TEST_CASE("two runs into the same output at once: the second refuses in one line
 
 TEST_CASE("run-all --watchdog-seconds must be a positive finite number", "[cli][bounds]") {
   Scratch s;
-  for (const char* value : {"nan", "inf", "-1", "1e9"}) {
+  for (const char* value : {"nan", "inf", "-1", "1e9", "0"}) {
     INFO(value);
-    const auto r = run(s, "run-all --no-plot --device sim:h100 --watchdog-seconds " + std::string(value) +
-                              " --out " + (s / "x"));
+    const auto r = run(s, "run-all --no-plot --device sim:h100 --only launch/overhead --watchdog-seconds " +
+                              std::string(value) + " --out " + (s / "x"));
     CHECK(r.rc == 1);
     CHECK(lines(r.err) == 1);
     CHECK(r.err.find("--watchdog-seconds") != std::string::npos);
@@ -518,6 +518,45 @@ TEST_CASE("a probe that lost its device context saves its points, exits 75, and 
   CHECK(done["status"] == "ok");
   CHECK(done["series"] == lost["series"]);  // every point kept, none measured again
   CHECK_FALSE(done.contains("error"));
+}
+
+TEST_CASE(
+    "run-all --only into a complete folder fits the machine model from every record of the "
+    "plan, and says which",
+    "[cli][only]") {
+  Scratch s;
+  const std::string dir = s / "r", raw = dir + "/raw";
+  const std::string base = "run-all --no-plot --quick --device sim:v100 --out " + dir;
+  auto r = run(s, base + " --only launch,compute/alu");
+  REQUIRE(r.rc == 0);
+  const auto model = [&] { return nlohmann::json::parse(slurp(fs::path(dir) / "machine_model.json")); };
+  const std::size_t metrics = model()["metrics"].size();
+  REQUIRE(model()["sources"].size() == 4);
+  CHECK(r.err.find("fitted from 4 record(s) in " + raw +
+                   ": 4 measured by this run, 0 complete from before") != std::string::npos);
+  CHECK(r.err.find("lower than --full's by construction") != std::string::npos);  // --quick
+  // One probe measured again, or kept: the model still holds the whole folder.
+  for (const auto& [again, origins] : std::vector<std::pair<std::string, std::string>>{
+           {" --force --only launch/overhead", "1 measured by this run, 3 complete from before"},
+           {" --resume --only compute/alu", "0 measured by this run, 4 complete from before"}}) {
+    INFO(again);
+    r = run(s, base + again);
+    CHECK(r.rc == 0);
+    CHECK(model()["sources"].size() == 4);
+    CHECK(model()["metrics"].size() == metrics);
+    CHECK(r.err.find("fitted from 4 record(s) in " + raw + ": " + origins) != std::string::npos);
+  }
+  // A record of another device, and a file that is no run of the plan: left out, and named.
+  REQUIRE(run(s, "probe launch/overhead --device sim:a100 --out " + raw + "/launch_overhead.json").rc == 0);
+  std::ofstream(raw + "/notes.json") << "{}";
+  r = run(s, base + " --force --only compute/alu");
+  CHECK(r.rc == 0);
+  CHECK(model()["sources"].size() == 3);
+  CHECK(r.err.find("  left out of the model: " + raw +
+                   "/launch_overhead.json was measured on NVIDIA A100 40GB (simulated), not on Tesla "
+                   "V100-PCIE-16GB (simulated)") != std::string::npos);
+  CHECK(r.err.find("  left out of the model: " + raw + "/notes.json is no run of run-all's --quick plan") !=
+        std::string::npos);
 }
 
 TEST_CASE(
@@ -607,6 +646,22 @@ TEST_CASE(
   const std::string err = slurp(s / ".err");
   CHECK(err.find("the test hook GPUPROBE_TEST_HANG_PROBE=launch/overhead is on") != std::string::npos);
   CHECK(err.find("gpuprobe: interrupted by SIGTERM") != std::string::npos);
+}
+
+TEST_CASE("run-all checks --out '' and a device before it makes a folder", "[cli][outputs]") {
+  Scratch s;
+  // --out '' is no folder (it used to mean results/<device> in the current folder).
+  auto r = gpuprobe::test::run_gpuprobe(
+      s, "run-all --no-plot --device sim:v100 --only launch/overhead --out ''", "", s.dir);
+  CHECK(r.rc == 1);
+  CHECK(lines(r.err) == 1);
+  CHECK(r.err.find("--out ''") != std::string::npos);
+  CHECK_FALSE(fs::exists(s / "results"));
+  // A device that cannot be opened leaves no empty folder behind.
+  r = run(s, "run-all --no-plot --device sim:nope --out " + (s / "new") + "/run");
+  CHECK(r.rc == 1);
+  CHECK(lines(r.err) == 1);
+  CHECK_FALSE(fs::exists(s / "new"));
 }
 
 TEST_CASE("probe refuses a folder a run-all is writing, and names its output when it cannot write",

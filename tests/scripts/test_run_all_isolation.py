@@ -114,8 +114,10 @@ def check_resume(gpuprobe, out, cut_name, before, resume=None):
     check(done["series"][:len(cut["series"])] == cut["series"],
           f"{cut_name}: --resume did not keep the points measured before")
     check(sorted(after) == sorted(CUT_FILES), f"records after --resume: {sorted(after)}")
-    model = json.load(open(os.path.join(out, "machine_model.json")))
-    check(len(model["sources"]) == len(CUT_FILES), "the model does not list every record")
+    model_path = os.path.join(out, "machine_model.json")
+    if check(os.path.isfile(model_path), "--resume wrote no machine model"):
+        model = json.load(open(model_path))
+        check(len(model["sources"]) == len(CUT_FILES), "the model does not list every record")
     check("5 ok, 0 skipped, 0 failed" in r.stderr, f"no summary line: {r.stderr[-600:]}")
 
 
@@ -175,6 +177,8 @@ def test_interrupted_run(gpuprobe, tmp):
     check(f"{len(cut['series'])} points of" in last, f"the points kept are not told: {last!r}")
     check(not any(n.endswith(".lock") or ".tmp-" in n for n in os.listdir(raw)),
           f"locks or temporaries left: {os.listdir(raw)}")
+    done = sum(1 for _, rec in before.values() if rec and rec.get("status") in ("ok", "skipped"))
+    check(f"kept {done} complete record(s)" in last, f"the complete records are not counted: {last!r}")
     # The printed command, pasted as it is, continues the run.
     hint = last[last.find("resume with: ") + len("resume with: "):]
     for option in ("--quick", "--max-seconds-per-point 1.5", "--watchdog-seconds 100", "--no-plot",
@@ -233,6 +237,26 @@ def test_failing_and_hanging(gpuprobe, tmp):
     stray = [line for line in r.stderr.splitlines()
              if not re.match(r"(gpuprobe: |##|  (skipped|failed|left out of the model:|complete in) \S)", line)]
     check(not stray, f"lines a log should not get: {stray[:5]}")
+    # The way on after a failure: the command that continues the run, pasted as it is.
+    hint = re.search(r"continue with: (gpuprobe run-all .*--resume)$", r.stderr, re.M)
+    if check(hint, f"no resume command after a failure: {r.stderr[-600:]!r}"):
+        r = pasted(gpuprobe, hint.group(1))
+        check(r.returncode == 0 and "2 ok, 0 skipped, 0 failed (1 kept from before)" in r.stderr,
+              f"the printed command did not continue the run: {r.stderr[-600:]!r}")
+        alu = json.load(open(os.path.join(out, "raw", "compute_alu.json")))
+        check(alu["status"] == "ok", f"the failed probe is {alu['status']} after the resume")
+
+    # A machine model that cannot be written (a full disk, here a link into a file): the summary,
+    # the reason, and the command that continues once it is fixed.
+    out = os.path.join(tmp, "nomodel")
+    os.makedirs(out)
+    open(os.path.join(out, "blocker"), "w").close()
+    os.symlink("blocker/machine_model.json", os.path.join(out, "machine_model.json"))
+    r = run_all(gpuprobe, out, "--only", "launch/overhead")
+    check(r.returncode == 1, f"an unwritable model: exit {r.returncode}")
+    check("gpuprobe: run-all: 1 ok, 0 skipped, 0 failed" in r.stderr, f"no summary line: {r.stderr[-600:]!r}")
+    check(re.search(r"^gpuprobe: error: the machine model was not written: .*continue with: gpuprobe run-all .*"
+                    r"--resume\)$", r.stderr, re.M), f"no reason or resume command: {r.stderr[-600:]!r}")
 
     # A hanging probe: the watchdog kills it within its bound, keeps its points, the run goes on.
     out = os.path.join(tmp, "hang")
