@@ -587,10 +587,8 @@ TEST_CASE(
   CHECK(r.err.find("--force measures it again") == std::string::npos);
 }
 
-TEST_CASE(
-    "a test hook left set changes no plain probe and says so; an active hung hook stops at a "
-    "signal",
-    "[cli][hooks]") {
+TEST_CASE("a test hook left set changes no plain probe and says so, and a hung hook stops at a signal",
+          "[cli][hooks]") {
   Scratch s;
   const std::string out = s / "alu.json";
   auto r = gpuprobe::test::run_gpuprobe(
