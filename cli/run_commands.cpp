@@ -198,8 +198,16 @@ void require_writable_dir(const std::string& dir, const std::string& what) {
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::create_directories(dir, ec);
-  if (ec || !fs::is_directory(dir))
+  if (ec || !fs::is_directory(dir)) {
+    // A link to nothing on the way says "File exists": name the link instead.
+    for (fs::path p = dir; !p.empty() && p != p.parent_path(); p = p.parent_path()) {
+      std::error_code link_ec;
+      if (fs::is_symlink(fs::symlink_status(p, link_ec)) && !fs::exists(p, link_ec))
+        throw Error("cannot write " + what + ": " + p.string() + " is a link to " +
+                    fs::read_symlink(p, link_ec).string() + ", which does not exist");
+    }
     throw Error("cannot write " + what + ": " + (ec ? ec.message() : dir + " is not a folder"));
+  }
   const std::string trial = (fs::path(dir) / (".gpuprobe-write-test-" + std::to_string(::getpid()))).string();
   const int fd = ::open(trial.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
   if (fd < 0 || ::write(fd, "x", 1) != 1) {

@@ -157,12 +157,20 @@ TEST_CASE("max-seconds-per-point must be a positive finite number", "[cli][bound
 TEST_CASE("run-all into a folder it cannot write fails up front in one line", "[cli][outputs]") {
   Scratch s;
   std::ofstream(s / "file") << "x";  // root ignores permission bits, but not a file in the way
-  const auto r = run(s, "run-all --no-plot --device sim:h100 --out " + (s / "file") + "/sub");
+  auto r = run(s, "run-all --no-plot --device sim:h100 --out " + (s / "file") + "/sub");
   CHECK(r.rc == 1);
   CHECK(lines(r.err) == 1);
   CHECK(r.err.find("cannot write results to") != std::string::npos);
   CHECK(r.err.find("partial results kept") == std::string::npos);
   CHECK(slurp(s / "file") == "x");
+  // A link to nothing: named as such (mkdir says only "File exists").
+  fs::create_symlink(s / "nowhere", s / "dangling");
+  r = run(s, "run-all --no-plot --device sim:h100 --out " + (s / "dangling"));
+  CHECK(r.rc == 1);
+  CHECK(lines(r.err) == 1);
+  CHECK(r.err.find(s / "dangling" + " is a link to " + (s / "nowhere") + ", which does not exist") !=
+        std::string::npos);
+  CHECK_FALSE(fs::exists(fs::symlink_status(s / "nowhere")));
 }
 
 TEST_CASE("the next start removes the temporaries a killed run left, and no one else's file",
