@@ -4,6 +4,7 @@ as one line "plot_X: error: ..." and exit status 1, never a traceback."""
 import json
 import math
 import os
+import socket
 import sys
 
 SCHEMA = "gpuprobe.machine_model"
@@ -128,8 +129,10 @@ def output_folder_or_fail(prefix):
 
 def replace_atomically(path, write):
     """Calls write(tmp) on a temporary name next to `path`, then renames it to `path` (a reader
-    never sees half a file); a failure is one line and exit 1, the temporary removed."""
-    tmp = f"{path}.tmp-{os.getpid()}"
+    never sees half a file); a failure is one line and exit 1, the temporary removed. The
+    temporary is named as gpuprobe names its own (harness/results.cpp temporary_path):
+    PATH.tmp-<host>-<pid>."""
+    tmp = f"{path}.tmp-{socket.gethostname().replace('/', '_') or 'unknown-host'}-{os.getpid()}"
     try:
         write(tmp)
         os.replace(tmp, path)
