@@ -4,6 +4,7 @@ as one line "plot_X: error: ..." and exit status 1, never a traceback."""
 import json
 import math
 import os
+import socket
 import sys
 
 SCHEMA = "gpuprobe.machine_model"
@@ -80,13 +81,14 @@ def human_bytes(n):
     return f"{n:.0f} B"
 
 
-def load_model(path, schema=SCHEMA, version=SCHEMA_VERSIONS, hint=""):
+def load_model(path, schema=SCHEMA, version=SCHEMA_VERSIONS, hint="", object_hook=None):
     """The JSON document at `path`, which must say it is `schema` of version `version` (a number,
     or a tuple of the versions accepted; default: a machine model of version 1 or 2); `hint` is
-    added to the error when it is not."""
+    added to the error when it is not. `object_hook` is json.load's (to leave out, while reading,
+    what a large document holds and the caller does not need)."""
     try:
         with open(path, encoding="utf-8") as f:
-            model = json.load(f)
+            model = json.load(f, object_hook=object_hook)
     except OSError as e:
         fail(f"cannot read {path}: {e.strerror}")
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
@@ -127,8 +129,10 @@ def output_folder_or_fail(prefix):
 
 def replace_atomically(path, write):
     """Calls write(tmp) on a temporary name next to `path`, then renames it to `path` (a reader
-    never sees half a file); a failure is one line and exit 1, the temporary removed."""
-    tmp = f"{path}.tmp-{os.getpid()}"
+    never sees half a file); a failure is one line and exit 1, the temporary removed. The
+    temporary is named as gpuprobe names its own (harness/results.cpp temporary_path):
+    PATH.tmp-<host>-<pid>."""
+    tmp = f"{path}.tmp-{socket.gethostname().replace('/', '_') or 'unknown-host'}-{os.getpid()}"
     try:
         write(tmp)
         os.replace(tmp, path)

@@ -9,9 +9,12 @@ in cycles (left) and ns (right): the measured curve where the model has one (cyc
 through its clock), else a step through the levels' latencies up to their capacities (a level
 without a capacity ends at a nominal size: L1 128 KiB, L2 16 MiB, L2-far 64 MiB; the last level
 runs on to 4x its start). Roofline: per input, the DRAM (thick) and L2 (dashed) ceilings,
-bandwidth x intensity, up to its highest floating-point compute ceiling, drawn level with the
-CUDA-core f32 FMA ceiling (the JSON holds every ceiling). Published inputs are dotted and labelled
-"published". A file of the wrong shape gets one line "plot_compare: error: ..." and exit status 1.
+bandwidth x intensity, up to its compute ceilings: the tensor ceiling of one precision for every
+input (the floating-point precision the most inputs share, f16 first) and the CUDA-core f32 FMA
+(the JSON holds every ceiling). Published inputs are dotted and labelled "published". A plot with
+nothing to draw (no input has a latency; no input has a ceiling) is not written: one line "no
+plot: ..." says so. A file of the wrong shape gets one line "plot_compare: error: ..." and exit
+status 1.
 """
 import argparse
 import os
@@ -83,6 +86,11 @@ def steps(levels, column):
     return xs, ys
 
 
+def has_latency(inputs):
+    return any(curve or any(lvl[1] is not None or lvl[2] is not None for lvl in levels)
+               for _, _, _, levels, curve, _, _ in inputs)
+
+
 def latency_plot(plt, inputs, stem):
     fig, (ax_c, ax_n) = plt.subplots(1, 2, figsize=(12, 5))
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
@@ -123,30 +131,54 @@ def latency_plot(plt, inputs, stem):
     return common.save_figure(fig, stem + ".compare-latency")
 
 
-def drawn_ceilings(compute):
-    """The compute ceilings an input draws: its highest, and the CUDA-core f32 FMA when it has one
-    (every ceiling is in the JSON; drawing all of them for several inputs is unreadable)."""
-    if not compute:
-        return []
-    floating = {k: v for k, v in compute.items() if not k.endswith(("s8", "s4", "u8", "u4"))}
-    top = max((floating or compute).items(), key=lambda kv: kv[1])  # integer TOPS are no FLOP ceiling
-    out = [top]
-    for name, flops in compute.items():
-        if name.startswith("compute ") and name.endswith("f32") and (name, flops) != top:
-            out.append((name, flops))
-    return out
+INTEGER = ("s8", "s4", "u8", "u4", "b1", "s32", "u32")
+# The tensor precision the overlay draws, of those the most inputs share: the most common on GPUs first.
+TENSOR_ORDER = ["f16", "bf16", "tf32", "e4m3", "e5m2", "f64"]
+
+
+def tensor_precision(inputs):
+    """The one floating-point tensor precision every input's line is drawn at, so that the overlay
+    compares like with like (never one GPU's FP8 with another's BF16): of the precisions the most
+    inputs have, the first of TENSOR_ORDER, else the first by name; None when no input has one."""
+    count = {}
+    for *_, compute in inputs:
+        for name in compute:
+            if name.startswith("tensor ") and not name.endswith(INTEGER):
+                count[name[len("tensor "):]] = count.get(name[len("tensor "):], 0) + 1
+    if not count:
+        return None
+    most = max(count.values())
+    shared = [p for p, n in count.items() if n == most]
+    return min(shared, key=lambda p: (TENSOR_ORDER.index(p) if p in TENSOR_ORDER else len(TENSOR_ORDER), p))
+
+
+def drawn_ceilings(compute, precision):
+    """The compute ceilings an input draws: its tensor ceiling of `precision` and its CUDA-core f32
+    FMA, each when it has one (every ceiling is in the JSON; drawing all of them for several inputs
+    is unreadable); without either, its highest floating-point ceiling."""
+    out = [(name, flops) for name, flops in compute.items()
+           if name == f"tensor {precision}" or (name.startswith("compute ") and name.endswith("f32"))]
+    if not out:
+        floating = {k: v for k, v in compute.items() if not k.endswith(INTEGER)}
+        out = [max(floating.items(), key=lambda kv: kv[1])] if floating else []  # integer TOPS are no FLOP ceiling
+    return sorted(out, key=lambda kv: -kv[1])
+
+
+def has_ceiling(inputs):
+    return any(compute or any(name in memory for name in ("DRAM", "L2")) for *_, memory, compute in inputs)
 
 
 def roofline_plot(plt, inputs, stem):
     fig, ax = plt.subplots(figsize=(9, 6))
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     x_lo, x_hi = 1 / 64, 4096.0
-    tops = [drawn_ceilings(c)[0][1] for *_, c in inputs if c]
+    precision = tensor_precision(inputs)
+    tops = [drawn_ceilings(c, precision)[0][1] for *_, c in inputs if drawn_ceilings(c, precision)]
     bws = [bw for *_, m, _ in inputs for name, bw in m.items() if name in ("DRAM", "L2")]
     drawn = False
     for k, (label, title, published, _, _, memory, compute) in enumerate(inputs):
         color, ls = colors[k % len(colors)], ":" if published else "-"
-        ceilings = drawn_ceilings(compute)
+        ceilings = drawn_ceilings(compute, precision)
         top = ceilings[0][1] if ceilings else max(tops or [max(bws or [1.0]) * x_hi])
         bandwidths = ", ".join(f"{name} {common.format_value(memory[name], 'bytes/s')}" for name in ("DRAM", "L2") if name in memory)
         ax.plot([], [], color=color, ls=ls, lw=1.6, label=title + (f": {bandwidths}" if bandwidths else ""))
@@ -173,7 +205,8 @@ def roofline_plot(plt, inputs, stem):
         ax.text(0.5, 0.5, "no ceiling in any input", transform=ax.transAxes, ha="center")
     ax.set_xlabel("arithmetic intensity (FLOP/byte); slanted: DRAM (thick), L2 (dashed)")
     ax.set_ylabel("FLOP/s")
-    ax.set_title("roofline: " + " vs ".join(label for label, *_ in inputs))
+    ax.set_title("roofline: " + " vs ".join(label for label, *_ in inputs) +
+                 (f" (tensor lines: {precision} in every input that has it)" if precision else ""))
     ax.grid(True, which="both", alpha=0.25)
     ax.legend(fontsize=7, loc="lower right")
     fig.tight_layout()
@@ -201,7 +234,16 @@ def main():
         import matplotlib.pyplot as plt
     except ImportError:
         fail(f"matplotlib is not installed for {sys.executable} (scripts/setup.sh installs it into .venv)")
-    for out in latency_plot(plt, inputs, stem) + roofline_plot(plt, inputs, stem):
+    written = []
+    if has_latency(inputs):
+        written += latency_plot(plt, inputs, stem)
+    else:
+        print(f"no plot: {stem}.compare-latency: no input has a latency to draw")
+    if has_ceiling(inputs):
+        written += roofline_plot(plt, inputs, stem)
+    else:
+        print(f"no plot: {stem}.compare-roofline: no input has a bandwidth or compute ceiling to draw")
+    for out in written:
         print(f"wrote {out}")
     return 0
 

@@ -8,8 +8,11 @@ PREFIX.roofline.png). Log-log: FLOP/s against arithmetic intensity (FLOP/byte). 
 ceiling (per precision, per instruction path) is a horizontal line, each memory ceiling (DRAM,
 L2-far, L2, L1, shared) a slanted line bandwidth x intensity, the ridge points where the memory
 ceilings meet each precision's best ceiling are marked, and each kernel is a labelled point at
-its intensity for every level it gave bytes for (one marker per level, joined). A file of the
-wrong shape gets one line "plot_roofline: error: ..." and exit status 1, never a traceback.
+its intensity for every level it gave bytes for (one marker per level, joined). The LABELS
+kernels with the most time are coloured and labelled; any more (an ncu export of a training step
+holds thousands) are grey markers without a label, rasterized in the SVG, and the plot says how
+many. A file of the wrong shape gets one line "plot_roofline: error: ..." and exit status 1,
+never a traceback.
 """
 import argparse
 import math
@@ -22,7 +25,21 @@ import plot_common as common  # noqa: E402  (one-line errors, shape checks, atom
 SCHEMA = "gpuprobe.roofline"
 LEVELS = ["DRAM", "L2-far", "L2", "L1", "shared"]
 LEVEL_MARKERS = {"DRAM": "o", "L2-far": "D", "L2": "s", "L1": "^", "shared": "v"}
+LABELS = 12  # kernels labelled, those with the most time; the rest are drawn unlabelled
+# What the plot reads of a kernel: a roofline of 10^5 kernels is read without the rest.
+KERNEL_KEYS = ("name", "precision", "achieved_flops_per_s", "intensity_flop_per_byte",
+               "percent_of_attainable", "bound", "time_s")
 fail, Malformed = common.fail, common.Malformed
+
+
+def slim(obj):
+    """json.load's object_hook: a kernel keeps only what the plot draws (its limits, headroom and
+    notes are left behind as they are read), and its bound only its name."""
+    if "achieved_flops_per_s" in obj and "limits" in obj:
+        obj = {k: obj[k] for k in KERNEL_KEYS if k in obj}
+        if isinstance(obj.get("bound"), dict):
+            obj["bound"] = {"name": obj["bound"].get("name", "?")}
+    return obj
 
 
 def positive(value, where):
@@ -60,8 +77,10 @@ def ceilings(doc):
         intensity = obj(k.get("intensity_flop_per_byte", {}), f"kernels[{i}].intensity_flop_per_byte")
         at = [(lvl, positive(intensity[lvl], f"kernels[{i}].intensity_flop_per_byte.{lvl}"))
               for lvl in LEVELS if lvl in intensity]
+        time_s = k.get("time_s")
         points.append((str(k.get("name", f"kernel {i}")), str(k.get("precision", "")), achieved, at,
-                       k.get("percent_of_attainable"), k.get("bound")))
+                       k.get("percent_of_attainable"), k.get("bound"),
+                       float(time_s) if isinstance(time_s, (int, float)) and not isinstance(time_s, bool) else 0.0))
     return mem, comp, points
 
 
@@ -82,11 +101,19 @@ def draw(ax, doc, ceilings_of=None):
     xs = [1 / 64, 1024.0]
     for _, bw in mem:
         xs += [f / bw for _, _, f, _ in comp]
-    xs += [x for _, _, _, at, _, _ in kernels for _, x in at]
+    xs += [x for _, _, _, at, _, _, _ in kernels for _, x in at]
     x_lo, x_hi = min(xs) / 4, max(xs) * 4
     peak = max([f for _, _, f, _ in comp] or [bw * x_hi for _, bw in mem])
 
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    texts = []  # (log x, log y) of every text placed: no text on text
+
+    def free(x, y, dx, dy):
+        if any(abs(math.log10(x) - tx) < dx and abs(math.log10(y) - ty) < dy for tx, ty in texts):
+            return False
+        texts.append((math.log10(x), math.log10(y)))
+        return True
+
     for i, (lvl, bw) in enumerate(mem):
         top = peak * 1.5
         ax.plot([x_lo, min(x_hi, top / bw)], [bw * x_lo, min(bw * x_hi, top)], color="0.35",
@@ -97,31 +124,52 @@ def draw(ax, doc, ceilings_of=None):
         ax.axhline(flops, color=color, lw=2.0 if best else 1.0, ls="-" if best else "--",
                    label=f"{prec} {path} {tera(flops)}")
         if best:
-            labelled = []
             for lvl, bw in mem:
                 ridge = flops / bw
                 ax.plot([ridge], [flops], "x", color=color, ms=7, mew=1.5)
-                if all(abs(math.log(ridge / x)) > 0.15 for x in labelled):  # no text on text
-                    labelled.append(ridge)
-                    ax.annotate(f"{ridge:.3g}", (ridge, flops), textcoords="offset points",
+                if free(ridge, flops, 0.2, 0.08):  # two precisions' equal ridges: one label
+                    ax.annotate(common.format_value(ridge, ""), (ridge, flops), textcoords="offset points",
                                 xytext=(3, 4), fontsize=7, color=color)
-    for k, (name, prec, achieved, at, percent, bound) in enumerate(kernels):
+    placed = [k for k in kernels if k[3]]  # no bytes given: no intensity to place it at
+    # The kernels with the most time are labelled; ties keep the input order.
+    ranked = sorted(range(len(placed)), key=lambda i: -placed[i][6])
+    labelled = set(ranked[:LABELS])
+    for k, i in enumerate(ranked[:LABELS]):  # the most time first: its label is placed first
+        name, prec, achieved, at, percent, bound, _ = placed[i]
         color = colors[(k + len(comp)) % len(colors)]
-        if not at:
-            continue  # no bytes given: no intensity to place it at
         ax.plot([x for _, x in at], [achieved] * len(at), "-", color=color, lw=0.8)
         for lvl, x in at:
             ax.plot([x], [achieved], LEVEL_MARKERS[lvl], color=color, ms=7)
         text = f"{name} [{prec}]"
         if isinstance(percent, (int, float)):
             where = bound.get("name", "?") if isinstance(bound, dict) else "?"
-            text += f": {percent:.0f}% of attainable ({where})"
-        ax.annotate(text, (min(x for _, x in at), achieved), textcoords="offset points",
-                    xytext=(5, -11), fontsize=8, color=color)
+            text += f": {common.format_value(percent, 'percent')} of attainable ({where})"
+        x0 = min(x for _, x in at)
+        if free(x0, achieved, 0.6, 0.06):  # a kernel whose label would cover another's keeps its colour only
+            ax.annotate(text, (x0, achieved), textcoords="offset points", xytext=(5, -11), fontsize=8,
+                        color=color)
+    rest = [placed[i] for i in range(len(placed)) if i not in labelled]
+    if rest:
+        # The joins as one path broken by NaN: 10^5 segments draw in a second (a LineCollection
+        # of them takes ten).
+        jx, jy = [], []
+        for _, _, a, at, *_ in rest:
+            if len(at) > 1:
+                jx += [min(x for _, x in at), max(x for _, x in at), math.nan]
+                jy += [a, a, math.nan]
+        if jx:
+            ax.plot(jx, jy, "-", color="0.6", lw=0.5, rasterized=True, zorder=1.5)
+        for lvl in LEVELS:
+            pts = [(x, a) for _, _, a, at, *_ in rest for level, x in at if level == lvl]
+            if pts:
+                ax.plot([x for x, _ in pts], [y for _, y in pts], ls="none", marker=LEVEL_MARKERS[lvl], ms=2.5,
+                        mew=0, color="0.45", rasterized=True, zorder=1.5)  # Line2D markers: fast to render
+        ax.text(0.01, 0.99, f"{len(rest)} more kernels in grey, unlabelled (the {LABELS} with the most time are "
+                "labelled; the JSON holds every one)", transform=ax.transAxes, va="top", fontsize=7, color="0.3")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlim(x_lo, x_hi)
-    y_min = min([bw * x_lo for _, bw in mem] + [a for _, _, a, _, _, _ in kernels] + [peak / 1e4])
+    y_min = min([bw * x_lo for _, bw in mem] + [k[2] for k in kernels] + [peak / 1e4])
     ax.set_ylim(y_min / 2, peak * 3)
     ax.set_xlabel("arithmetic intensity (FLOP/byte; markers: " +
                   ", ".join(f"{LEVEL_MARKERS[lvl]} {lvl}" for lvl in LEVELS) + ")")
@@ -139,7 +187,7 @@ def main():
     parser.add_argument("roofline")
     parser.add_argument("--out-prefix", default="")
     args = parser.parse_args()
-    doc = common.load_model(args.roofline, SCHEMA, 1, " (gpuprobe roofline writes one)")
+    doc = common.load_model(args.roofline, SCHEMA, 1, " (gpuprobe roofline writes one)", object_hook=slim)
     stem = args.out_prefix or os.path.splitext(args.roofline)[0]
     common.output_folder_or_fail(stem)
     try:

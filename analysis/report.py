@@ -116,20 +116,29 @@ def tokens(text):
     return re.findall(r"[a-z0-9]+", str(text).lower())
 
 
+# What gpuprobe writes beside a model (compare, roofline, aggregate): never a reference profile.
+OUTPUT_SUFFIXES = (".compare.json", ".roofline.json", ".aggregate.json")
+
+
 def load_references(folder):
     """[(key, name, {id: metric})] of every reference profile (*.json) in `folder`, sorted by key;
-    [] when the folder does not exist."""
+    [] when the folder does not exist. A file that is not a profile (a comparison, a roofline or a
+    fleet summary written there, any JSON that is not a machine model v2 with metrics) is skipped,
+    with a warning on stderr for the latter; a profile with a number that is not published is an
+    error."""
     if not os.path.isdir(folder):
         return []
     refs = []
     for name in sorted(os.listdir(folder)):
-        if not name.endswith(".json"):
+        if not name.endswith(".json") or name.endswith(OUTPUT_SUFFIXES):
             continue
         path = os.path.join(folder, name)
         doc = load_json(path, "reference profile")
         if not isinstance(doc, dict) or doc.get("schema") != common.SCHEMA \
                 or doc.get("schema_version") != 2 or not isinstance(doc.get("metrics"), list):
-            raise Bad(f"reference profile {path} is not a {common.SCHEMA} v2 document with metrics")
+            print(f"{common.script_name()}: warning: skipped {path}: not a reference profile (a "
+                  f"{common.SCHEMA} v2 document with metrics)", file=sys.stderr)
+            continue
         metrics = metrics_of(doc, path)
         for m in metrics:
             if m["source"] != "published":

@@ -106,11 +106,34 @@ std::string text_or(const json& o, const char* key, const std::string& fallback)
   return o.is_object() && o.contains(key) && o[key].is_string() ? o[key].get<std::string>() : fallback;
 }
 
-// "%.3g" of a FLOP/s or bytes/s for messages.
-std::string short_number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g", v);
-  return buf;
+// The key path of the first number in `j` that is not finite ("achieved_flops_per_s",
+// "headroom.DRAM.speedup_until_bound"), or "".
+std::string first_non_finite(const json& j, const std::string& path) {
+  if (j.is_number_float()) return std::isfinite(j.get<double>()) ? "" : path;
+  if (j.is_object())
+    for (auto it = j.begin(); it != j.end(); ++it)
+      if (auto bad = first_non_finite(it.value(), path.empty() ? it.key() : path + "." + it.key());
+          !bad.empty())
+        return bad;
+  if (j.is_array())
+    for (std::size_t i = 0; i < j.size(); ++i)
+      if (auto bad = first_non_finite(j[i], path + "[" + std::to_string(i) + "]"); !bad.empty()) return bad;
+  return "";
+}
+
+// A kernel whose derived numbers leave the range of a double is refused before anything is
+// written: JSON has no inf, and a 0 achieved or attainable FLOP/s is no measurement.
+void check_finite(const json& out, const RooflineKernel& k) {
+  const std::string where = k.source + " (" + k.name + ")";
+  if (!(out["achieved_flops_per_s"].get<double>() > 0))
+    throw Error(where +
+                ": achieved_flops_per_s = flops / time_s underflows to 0 (flops is too small for time_s)");
+  if (out["attainable_flops_per_s"].is_number() && !(out["attainable_flops_per_s"].get<double>() > 0))
+    throw Error(where + ": attainable_flops_per_s underflows to 0 (flops is too small for its bytes)");
+  if (const std::string bad = first_non_finite(out, ""); !bad.empty())
+    throw Error(where + ": " + bad +
+                " is not a finite number: its flops, time_s and bytes leave the range of a "
+                "double (flops / time_s, flops / bytes or bytes / time_s overflows)");
 }
 
 }  // namespace
@@ -132,6 +155,13 @@ std::string normalize_precision(const std::string& precision) {
       {"nvfp4", "nvf4"}, {"mxfp4", "mxf4"}, {"mxfp8_e4m3", "mxf8_e4m3"}, {"mxfp8_e5m2", "mxf8_e5m2"}};
   const auto it = aliases.find(p);
   return it == aliases.end() ? p : it->second;
+}
+
+bool known_precision(const std::string& precision, const json& roofline) {
+  if (std::find(kKnownPrecisions.begin(), kKnownPrecisions.end(), precision) != kKnownPrecisions.end())
+    return true;
+  const json* c = at(roofline, {"compute"});
+  return c && c->is_object() && c->contains(precision);
 }
 
 json roofline_section(const json& model) {
@@ -230,8 +260,16 @@ void add_roofline(json& model) {
 
 json classify_kernel(const json& roofline, const RooflineKernel& k, const std::string& default_precision) {
   const std::string precision = normalize_precision(k.precision.empty() ? default_precision : k.precision);
-  json out = {{"name", k.name}, {"source", k.source}, {"precision", precision}, {"flops", k.flops},
-              {"time_s", k.time_s}, {"bytes", json::object()}, {"notes", json::array()}};
+  json out = {{"name", k.name},
+              {"source", k.source},
+              {"precision", precision},
+              {"flops", k.flops},
+              {"time_s", k.time_s},
+              {"launches", k.launches},
+              {"min_time_s", k.min_time_s > 0 ? k.min_time_s : k.time_s},
+              {"max_time_s", k.max_time_s > 0 ? k.max_time_s : k.time_s},
+              {"bytes", json::object()},
+              {"notes", json::array()}};
   if (!k.path.empty()) out["path"] = k.path;
   if (!k.flops_by_precision.is_null()) out["flops_by_precision"] = k.flops_by_precision;
   const double achieved = k.time_s > 0 ? k.flops / k.time_s : 0;
@@ -290,6 +328,7 @@ json classify_kernel(const json& roofline, const RooflineKernel& k, const std::s
     out["bound"] = nullptr;
     out["percent_of_attainable"] = nullptr;
     out["notes"].push_back("no ceiling applies to this kernel: nothing to compare it with");
+    check_finite(out, k);
     return out;
   }
   out["attainable_flops_per_s"] = attainable;
@@ -309,10 +348,10 @@ json classify_kernel(const json& roofline, const RooflineKernel& k, const std::s
   }
   out["headroom"] = headroom;
   if (achieved > attainable * 1.0001)
-    out["notes"].push_back("achieves more than the attainable (" + short_number(achieved) + " > " +
-                           short_number(attainable) +
-                           " FLOP/s): its counts are low (FLOPs over-, bytes under-counted?) or a "
-                           "ceiling was measured below what the device can do");
+    out["notes"].push_back(
+        "achieves more than the attainable: its counts are low (FLOPs over-, bytes under-counted?) or a "
+        "ceiling was measured below what the device can do");
+  check_finite(out, k);
   return out;
 }
 

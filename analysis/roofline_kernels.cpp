@@ -1,12 +1,15 @@
 #include "analysis/roofline_kernels.hpp"
 
+#include <algorithm>
+#include <charconv>
 #include <cmath>
-#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <optional>
 #include <regex>
 #include <set>
+#include <unordered_map>
 #include <utility>
 
 #include "harness/error.hpp"
@@ -30,19 +33,24 @@ std::string shown(std::string s) {
   return "'" + s + "'";
 }
 
-// A finite decimal number >= 0 making up the whole text, or nothing.
+// A finite decimal number >= 0 making up the whole text (an optional leading '+'), or nothing: no
+// hexadecimal ("0x10"), no "inf" or "nan", no sign in front of the '+'.
 std::optional<double> parse_number(const std::string& text) {
-  const std::string t = trim(text);
-  if (t.empty() || t[0] == '-') return std::nullopt;
-  char* end = nullptr;
-  const double v = std::strtod(t.c_str(), &end);
-  if (end != t.c_str() + t.size() || !std::isfinite(v) || v < 0) return std::nullopt;
+  std::string_view t = text;
+  while (!t.empty() && (t.front() == ' ' || t.front() == '\t' || t.front() == '\r')) t.remove_prefix(1);
+  while (!t.empty() && (t.back() == ' ' || t.back() == '\t' || t.back() == '\r')) t.remove_suffix(1);
+  if (!t.empty() && t.front() == '+') t.remove_prefix(1);
+  if (t.empty() || t.front() == '-' || t.front() == '+') return std::nullopt;
+  double v = 0;
+  const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v, std::chars_format::general);
+  if (ec != std::errc() || end != t.data() + t.size() || !std::isfinite(v) || v < 0) return std::nullopt;
   return v;
 }
 
 struct Row {
   std::size_t line = 0;
   std::vector<std::string> fields;
+  std::string text;  // the line as read (for the separator hint)
 };
 
 // One CSV line into fields (RFC 4180 quoting on one line: "a, b" and "" for a quote).
@@ -77,25 +85,62 @@ std::vector<std::string> split_csv(const std::string& line, const std::string& w
   return out;
 }
 
-// The rows of a CSV file: blank lines and '#' comments skipped, and, for an Nsight Compute
-// export printed to a terminal, its "==PROF==" lines; a UTF-8 byte-order mark and CRLF accepted.
-std::vector<Row> read_rows(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path + ": cannot be opened");
-  std::vector<Row> rows;
-  std::string raw;
-  std::size_t n = 0;
-  while (std::getline(in, raw)) {
-    ++n;
-    if (n == 1 && raw.rfind("\xEF\xBB\xBF", 0) == 0) raw.erase(0, 3);
-    if (!raw.empty() && raw.back() == '\r') raw.pop_back();
-    const std::string t = trim(raw);
-    if (t.empty() || t[0] == '#' || t.rfind("==", 0) == 0) continue;
-    rows.push_back({n, split_csv(raw, path + ":" + std::to_string(n))});
-  }
-  if (rows.empty()) throw Error(path + ": the file is empty (no header, no rows)");
-  return rows;
+// Why a line may have split wrongly: another separator (a spreadsheet in a locale whose decimal
+// mark is the comma writes ';'; a tab is also common), as the curve importer says it.
+std::string separator_hint(const std::string& line) {
+  if (line.find(';') != std::string::npos)
+    return ": the separator must be a comma, and this line seems to use ';'";
+  if (line.find('\t') != std::string::npos)
+    return ": the separator must be a comma, and this line seems to use a tab";
+  return "";
 }
+
+// The rows of a CSV file, one at a time (a file of 10^5 launches is never held whole): blank
+// lines and '#' comments skipped, and, for an Nsight Compute export printed to a terminal, its
+// "==PROF==" lines; a UTF-8 byte-order mark and CRLF accepted; a folder, an unreadable file and a
+// UTF-16 file refused in one line.
+class CsvRows {
+ public:
+  explicit CsvRows(const std::string& path) : path_(path) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) throw Error(path + " is a folder, not a CSV file");
+    in_.open(path, std::ios::binary);
+    if (!in_) throw Error(path + ": cannot be opened");
+  }
+  // The next row; false at the end of the file.
+  bool next(Row& row) {
+    std::string raw;
+    while (std::getline(in_, raw)) {
+      ++n_;
+      if (n_ == 1) {
+        if (raw.rfind("\xFF\xFE", 0) == 0 || raw.rfind("\xFE\xFF", 0) == 0 ||
+            raw.find('\0') != std::string::npos)
+          throw Error(path_ + ": the file is UTF-16 (or holds NUL bytes): save it as UTF-8 (plain CSV)");
+        if (raw.rfind("\xEF\xBB\xBF", 0) == 0) raw.erase(0, 3);
+      }
+      if (!raw.empty() && raw.back() == '\r') raw.pop_back();
+      const std::string t = trim(raw);
+      if (t.empty() || t[0] == '#' || t.rfind("==", 0) == 0) continue;
+      row.line = n_;
+      row.fields = split_csv(raw, path_ + ":" + std::to_string(n_));
+      row.text = std::move(raw);
+      return true;
+    }
+    return false;
+  }
+  // The first row, the header: an empty file is refused.
+  Row header() {
+    Row row;
+    if (!next(row)) throw Error(path_ + ": the file is empty (no header, no rows)");
+    return row;
+  }
+  std::string where(const Row& row) const { return path_ + ":" + std::to_string(row.line); }
+
+ private:
+  std::string path_;
+  std::ifstream in_;
+  std::size_t n_ = 0;
+};
 
 // The level a bytes key names ("bytes_hbm" -> "DRAM"), or "".
 std::string level_of_bytes_key(const std::string& key) {
@@ -152,8 +197,41 @@ RooflineKernel kernel_from_fields(const std::string& name,
   }
   if (!has_flops) throw Error(where + ": flops is missing");
   if (!has_time) throw Error(where + ": time_s is missing");
+  k.min_time_s = k.max_time_s = k.time_s;
   return k;
 }
+
+// Launches of one kernel (the same name, precision and path) summed into one entry, in the order
+// their kernels first appear: 10^5 launches of 500 kernels make 500 entries.
+class Launches {
+ public:
+  void add(RooflineKernel&& k) {
+    if (k.min_time_s <= 0) k.min_time_s = k.time_s;
+    if (k.max_time_s <= 0) k.max_time_s = k.time_s;
+    const auto [it, added] = index_.emplace(k.name + '\0' + k.precision + '\0' + k.path, kernels_.size());
+    if (added) {
+      kernels_.push_back(std::move(k));
+      return;
+    }
+    RooflineKernel& a = kernels_[it->second];
+    a.launches += k.launches;
+    a.flops += k.flops;
+    a.time_s += k.time_s;
+    a.min_time_s = std::min(a.min_time_s, k.min_time_s);
+    a.max_time_s = std::max(a.max_time_s, k.max_time_s);
+    for (const auto& [level, bytes] : k.bytes) a.bytes[level] += bytes;
+    if (k.flops_by_precision.is_object()) {
+      if (!a.flops_by_precision.is_object()) a.flops_by_precision = json::object();
+      for (auto p = k.flops_by_precision.begin(); p != k.flops_by_precision.end(); ++p)
+        a.flops_by_precision[p.key()] = a.flops_by_precision.value(p.key(), 0.0) + p.value().get<double>();
+    }
+  }
+  std::vector<RooflineKernel> take() { return std::move(kernels_); }
+
+ private:
+  std::vector<RooflineKernel> kernels_;
+  std::unordered_map<std::string, std::size_t> index_;
+};
 
 // ---- Nsight Compute ---------------------------------------------------------------------------
 
@@ -237,10 +315,22 @@ RooflineKernel parse_kernel_spec(const std::string& spec) {
   return kernel_from_fields(trim(spec.substr(0, colon)), fields, where);
 }
 
+std::vector<RooflineKernel> aggregate_launches(std::vector<RooflineKernel> kernels) {
+  Launches launches;
+  for (auto& k : kernels) launches.add(std::move(k));
+  return launches.take();
+}
+
 std::vector<RooflineKernel> read_kernels_csv(const std::string& path) {
-  const auto rows = read_rows(path);
-  const auto& header = rows[0].fields;
-  const std::string head_where = path + ":" + std::to_string(rows[0].line);
+  CsvRows rows(path);
+  const Row head = rows.header();
+  const auto& header = head.fields;
+  const std::string head_where = rows.where(head);
+  // An Nsight Compute export names its columns otherwise: say which option reads it.
+  for (const auto& h : header)
+    if (h == "Kernel Name" || h == "gpu__time_duration.sum")
+      throw Error(head_where + ": this is an Nsight Compute export (column " + shown(h) +
+                  "): give it as --ncu-csv, not --kernels-csv");
   std::size_t name_col = header.size();
   std::set<std::string> names;
   for (std::size_t c = 0; c < header.size(); ++c) {
@@ -248,18 +338,21 @@ std::vector<RooflineKernel> read_kernels_csv(const std::string& path) {
     if (!names.insert(h).second) throw Error(head_where + ": column " + shown(h) + " is given twice");
     if (h == "name") name_col = c;
     else if (h != "flops" && h != "time_s" && h != "precision" && h != "path" && level_of_bytes_key(h).empty())
-      throw Error(head_where + ": unknown column " + shown(h) + " (known: name, " + kKnownKeys + ")");
+      throw Error(head_where + ": unknown column " + shown(h) + " (known: name, " + kKnownKeys + ")" +
+                  separator_hint(head.text));
   }
   for (const char* required : {"name", "flops", "time_s"})
-    if (!names.count(required)) throw Error(head_where + ": the header has no column " + required);
-  if (rows.size() < 2) throw Error(path + ": no kernel rows after the header");
-  std::vector<RooflineKernel> kernels;
-  for (std::size_t r = 1; r < rows.size(); ++r) {
-    const auto& row = rows[r];
-    const std::string where = path + ":" + std::to_string(row.line);
+    if (!names.count(required))
+      throw Error(head_where + ": the header has no column " + required + separator_hint(head.text));
+  Launches kernels;
+  Row row;
+  bool any = false;
+  while (rows.next(row)) {
+    any = true;
+    const std::string where = rows.where(row);
     if (row.fields.size() != header.size())
       throw Error(where + ": " + std::to_string(row.fields.size()) + " fields, the header has " +
-                  std::to_string(header.size()));
+                  std::to_string(header.size()) + separator_hint(row.text));
     std::vector<std::pair<std::string, std::string>> fields;
     for (std::size_t c = 0; c < header.size(); ++c) {
       if (c == name_col) continue;
@@ -267,16 +360,45 @@ std::vector<RooflineKernel> read_kernels_csv(const std::string& path) {
       if (optional && row.fields[c].empty()) continue;  // not given for this kernel
       fields.push_back({header[c], row.fields[c]});
     }
-    kernels.push_back(kernel_from_fields(row.fields[name_col], fields, where));
+    kernels.add(kernel_from_fields(row.fields[name_col], fields, where));
   }
-  return kernels;
+  if (!any) throw Error(path + ": no kernel rows after the header");
+  return kernels.take();
 }
 
 std::vector<RooflineKernel> read_ncu_csv(const std::string& path, const std::string& precision_asked,
                                          std::vector<std::string>& notes) {
-  const auto rows = read_rows(path);
-  const auto& header = rows[0].fields;
-  const std::string head_where = path + ":" + std::to_string(rows[0].line);
+  CsvRows rows(path);
+  Row head = rows.header();
+  // Output of the application before the header (ncu printing to the terminal, no --log-file):
+  // the header is the first row that names a "Kernel Name" column.
+  const Row first = head;
+  std::size_t skipped = 0;
+  const auto names_kernels = [](const Row& r) {
+    return std::find(r.fields.begin(), r.fields.end(), "Kernel Name") != r.fields.end();
+  };
+  while (!names_kernels(head)) {
+    Row next;
+    if (!rows.next(next)) {
+      const auto& f = first.fields;
+      const bool kernels_csv = std::find(f.begin(), f.end(), "flops") != f.end() &&
+                               std::find(f.begin(), f.end(), "time_s") != f.end();
+      throw Error(
+          rows.where(first) + ": no column 'Kernel Name'" +
+          (kernels_csv
+               ? std::string(": this is a kernels CSV (name,flops,time_s...): give it as --kernels-csv")
+               : ": not an Nsight Compute raw-page export with the roofline metrics (ncu --csv "
+                 "--page raw --metrics ..., docs/ANALYSIS.md \"Roofline\")" +
+                     separator_hint(first.text)));
+    }
+    head = std::move(next);
+    ++skipped;
+  }
+  if (skipped > 0)
+    notes.push_back(path + ": " + std::to_string(skipped) + " line(s) before the header on line " +
+                    std::to_string(head.line) + " skipped (the application's own output?)");
+  const auto& header = head.fields;
+  const std::string head_where = rows.where(head);
   std::map<std::string, std::size_t> col;
   for (std::size_t c = 0; c < header.size(); ++c)
     if (!col.emplace(header[c], c).second && !header[c].empty())
@@ -290,13 +412,17 @@ std::vector<RooflineKernel> read_ncu_csv(const std::string& path, const std::str
   };
   const std::size_t name_col = need("Kernel Name");
   const std::size_t time_col = need("gpu__time_duration.sum");
-  const std::size_t id_col = col.count("ID") ? col.at("ID") : header.size();
-  if (rows.size() < 2) throw Error(path + ": no units row after the header (the second row of an ncu raw page)");
-  const auto& units = rows[1].fields;
+  Row units_row;
+  if (!rows.next(units_row))
+    throw Error(path + ": no units row after the header (the second row of an ncu raw page)");
+  const auto& units = units_row.fields;
   if (units.size() != header.size())
-    throw Error(path + ":" + std::to_string(rows[1].line) + ": the units row has " +
-                std::to_string(units.size()) + " fields, the header " + std::to_string(header.size()));
-  if (rows.size() < 3) throw Error(path + ": no kernel rows after the units row");
+    throw Error(rows.where(units_row) + ": the units row has " + std::to_string(units.size()) +
+                " fields, the header " + std::to_string(header.size()));
+  if (!units[name_col].empty())
+    throw Error(rows.where(units_row) + ": the export has no units row: this row is a launch of " +
+                shown(units[name_col]) +
+                " (ncu --csv --page raw prints the units in the row under the header)");
 
   // The columns read: (column, scale to base units, what it adds to).
   struct Term {
@@ -310,8 +436,8 @@ std::vector<RooflineKernel> read_ncu_csv(const std::string& path, const std::str
   const auto scale_of = [&](std::size_t c, const std::string& kind) {
     const auto s = unit_scale(units[c], kind);
     if (!s)
-      throw Error(path + ":" + std::to_string(rows[1].line) + ": unknown unit " + shown(units[c]) +
-                  " of " + header[c] + " (known: " + known_units(kind) + ")");
+      throw Error(rows.where(units_row) + ": unknown unit " + shown(units[c]) + " of " + header[c] +
+                  " (known: " + known_units(kind) + ")");
     return *s;
   };
   const double time_scale = scale_of(time_col, "time");
@@ -352,29 +478,38 @@ std::vector<RooflineKernel> read_ncu_csv(const std::string& path, const std::str
   if (col.count("dram__bytes.sum")) {
     terms.push_back({col.at("dram__bytes.sum"), scale_of(col.at("dram__bytes.sum"), "bytes"), "", "DRAM"});
   } else if (col.count("dram__bytes_read.sum") || col.count("dram__bytes_write.sum")) {
-    const std::size_t r = need("dram__bytes_read.sum"), w = need("dram__bytes_write.sum");
-    terms.push_back({r, scale_of(r, "bytes"), "", "DRAM"});
-    terms.push_back({w, scale_of(w, "bytes"), "", "DRAM"});
+    for (const char* half : {"dram__bytes_read.sum", "dram__bytes_write.sum"})
+      if (col.count(half)) terms.push_back({col.at(half), scale_of(col.at(half), "bytes"), "", "DRAM"});
+    if (!col.count("dram__bytes_read.sum") || !col.count("dram__bytes_write.sum")) {
+      const bool reads = col.count("dram__bytes_read.sum") > 0;
+      notes.push_back(head_where + ": DRAM bytes are " + (reads ? "reads" : "writes") +
+                      " only (no column dram__bytes_" + (reads ? "write" : "read") +
+                      ".sum): each kernel's DRAM intensity is an upper bound");
+    }
   }
   for (const auto& [metric, level] : {std::pair{"lts__t_bytes.sum", "L2"}, std::pair{"l1tex__t_bytes.sum", "L1"}})
     if (col.count(metric)) terms.push_back({col.at(metric), scale_of(col.at(metric), "bytes"), "", level});
 
-  // Kernel names that repeat (launches of one kernel) get their ncu ID.
-  std::map<std::string, int> name_count;
-  for (std::size_t r = 2; r < rows.size(); ++r)
-    if (rows[r].fields.size() == header.size()) ++name_count[rows[r].fields[name_col]];
-
-  std::vector<RooflineKernel> kernels;
-  for (std::size_t r = 2; r < rows.size(); ++r) {
-    const auto& row = rows[r];
-    const std::string where = path + ":" + std::to_string(row.line);
+  // Every launch is summed into its kernel (the same name, precision and path); launches left
+  // out are named once per kernel, with their count.
+  Launches kernels;
+  struct LeftOut {
+    std::string where, what;
+    std::size_t launches = 0;
+  };
+  std::vector<LeftOut> left_out;
+  std::unordered_map<std::string, std::size_t> left_out_index;
+  Row row;
+  bool any = false;
+  while (rows.next(row)) {
+    any = true;
+    const std::string where = rows.where(row);
     if (row.fields.size() != header.size())
       throw Error(where + ": " + std::to_string(row.fields.size()) + " fields, the header has " +
-                  std::to_string(header.size()));
+                  std::to_string(header.size()) + separator_hint(row.text));
     RooflineKernel k;
     k.name = row.fields[name_col];
     if (k.name.empty()) throw Error(where + ": the Kernel Name is empty");
-    if (name_count[k.name] > 1 && id_col < header.size()) k.name += " [ID " + row.fields[id_col] + "]";
     k.source = where;
     bool absent = false;
     const auto time = ncu_number(row.fields[time_col], absent);
@@ -405,16 +540,24 @@ std::vector<RooflineKernel> read_ncu_csv(const std::string& path, const std::str
       for (const auto& [p, f] : flops)
         if (f > 0 && (precision.empty() || f > flops[precision])) precision = p;
     if (precision.empty() || flops[precision] <= 0) {
-      notes.push_back(where + ": " + k.name + " left out: no " +
-                      (precision.empty() ? std::string("FLOPs") : precision + " FLOPs") + " counted");
+      const std::string what = k.name + " left out: no " +
+                               (precision.empty() ? std::string("FLOPs") : precision + " FLOPs") + " counted";
+      const auto [it, added] = left_out_index.emplace(what, left_out.size());
+      if (added) left_out.push_back({where, what});
+      ++left_out[it->second].launches;
       continue;
     }
     k.precision = precision;
     k.flops = flops[precision];
+    k.min_time_s = k.max_time_s = k.time_s;
     if (from_cuda_cores[precision] && !from_tensor[precision]) k.path = "fma";  // not the tensor path
-    kernels.push_back(std::move(k));
+    kernels.add(std::move(k));
   }
-  return kernels;
+  if (!any) throw Error(path + ": no kernel rows after the units row");
+  for (const auto& l : left_out)
+    notes.push_back(l.where + ": " + l.what +
+                    (l.launches > 1 ? " (" + std::to_string(l.launches) + " launches, this the first)" : ""));
+  return kernels.take();
 }
 
 }  // namespace gpuprobe::analysis

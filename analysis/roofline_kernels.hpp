@@ -5,7 +5,7 @@
 //                        [,bytes_l1][,bytes_shared][,precision][,path]
 //   --ncu-csv FILE       an Nsight Compute export (ncu --csv --page raw --metrics ...)
 // Every malformed input throws gpuprobe::Error with one line naming the file and line (or the
-// --kernel argument) and the problem.
+// --kernel argument) and the problem; numbers are decimal (no "0x10", "inf" or "nan").
 #pragma once
 #include <string>
 #include <vector>
@@ -18,8 +18,14 @@ namespace gpuprobe::analysis {
 // (so "ns::gemm<float>:flops=..." names "ns::gemm<float>").
 RooflineKernel parse_kernel_spec(const std::string& spec);
 
+// Kernels of the same name, precision and path summed into one, in the order they first appear:
+// launches counted, FLOPs, bytes per level and time added, the least and most time of one launch
+// kept (docs/ANALYSIS.md "Roofline": 10^5 launches of 500 kernels are 500 kernels).
+std::vector<RooflineKernel> aggregate_launches(std::vector<RooflineKernel> kernels);
+
 // A kernels CSV: the columns above in any order; name, flops and time_s are required, an empty
-// optional cell means "not given". Quoted fields ("a, b") are read as in RFC 4180.
+// optional cell means "not given". Quoted fields ("a, b") are read as in RFC 4180. Rows of one
+// kernel (name, precision, path) are its launches, aggregated. The file is read a row at a time.
 std::vector<RooflineKernel> read_kernels_csv(const std::string& path);
 
 // An Nsight Compute raw-page CSV: the first row names the columns ("Kernel Name",
@@ -31,7 +37,10 @@ std::vector<RooflineKernel> read_kernels_csv(const std::string& path);
 // for L2, l1tex__t_bytes.sum for L1. Time and bytes are converted by their unit row (nsecond,
 // usecond, msecond, second; byte, Kbyte, Mbyte, Gbyte, Tbyte). A kernel's precision is
 // `precision` when given, else the one with the most FLOPs; a launch without FLOPs of that
-// precision is left out, with a line in `notes`.
+// precision is left out, with a line in `notes` (one per kernel, with the count). Launches of one
+// kernel are aggregated (aggregate_launches); lines before the header (an application's output)
+// are skipped with a note; DRAM read bytes without the write bytes (or the reverse) are taken
+// with a note.
 std::vector<RooflineKernel> read_ncu_csv(const std::string& path, const std::string& precision,
                                          std::vector<std::string>& notes);
 

@@ -9,6 +9,8 @@
 #include <set>
 
 #include "analysis/metrics.hpp"
+#include "cli/command_files.hpp"
+#include "cli/format.hpp"
 #include "harness/error.hpp"
 #include "harness/results.hpp"
 #include "harness/stats.hpp"
@@ -33,6 +35,7 @@ struct Input {
   std::string file;
   json device;
   std::vector<Metric> metrics;
+  std::vector<std::string> warnings;  // the model's own: a record interrupted, failed, ...
 };
 
 // One metric over every input: what the first input that has it says it is, and each input's value.
@@ -81,7 +84,10 @@ Input read_input(const json& model, const std::string& file) {
     throw Error(file + " has no device.name");
   const bool simulated = model.contains("simulated") && model["simulated"] == true;
   const std::string source = text_or(model, "source", simulated ? "simulated" : "measured");
-  Input in{file, device, {}};
+  Input in{file, device, {}, {}};
+  if (model.contains("warnings") && model["warnings"].is_array())
+    for (const auto& w : model["warnings"])
+      if (w.is_string()) in.warnings.push_back(w.get<std::string>());
   std::set<std::string> seen;
   for (std::size_t i = 0; i < model["metrics"].size(); ++i) {
     Metric m = read_metric(model["metrics"][i], file + ": metrics[" + std::to_string(i) + "]", source);
@@ -252,10 +258,12 @@ std::string outliers_table(const json& doc) {
     return md + "None: every run is within " + number(doc["outlier_percent"]) +
            "% of the median on every ceiling.\n";
   md += table_head({"file", "device", "uuid", "pci_bus_id", "metric", "value", "median", "off median", "unit"});
-  for (const auto& o : doc["outliers"])
-    md += table_row({cell(o["file"]), cell(o["device"]), cell(o["uuid"]), cell(o["pci_bus_id"]), cell(o["metric"]),
-                     number(o["value"]), number(o["median"]), percent(o["percent_off"], "%+.1f%%"),
-                     cell(o["unit"])});
+  for (const auto& o : doc["outliers"]) {
+    const std::string unit = o["unit"].get<std::string>();
+    md += table_row({cell(o["file"]), cell(o["device"]), cell(o["uuid"]), cell(o["pci_bus_id"]),
+                     cell(o["metric"]), format_value(o["value"], unit), format_value(o["median"], unit),
+                     percent(o["percent_off"], "%+.1f%%"), cell(o["unit"])});
+  }
   return md;
 }
 
@@ -264,10 +272,12 @@ std::string metrics_table(const json& doc) {
                                                     "MAD", "range", "outliers"});
   std::string missing;
   for (const auto& m : doc["metrics"]) {
-    md += table_row({cell(m["id"]), cell(m["unit"]), cell(m["better"]), m["ceiling"].get<bool>() ? "yes" : "no",
-                     std::to_string(m["n"].get<int>()), number(m["median"]), number(m["min"]), number(m["max"]),
-                     percent(m["mad_percent"], "%.2f%%"), percent(m["range_percent"], "%.1f%%"),
-                     std::to_string(m["outliers"].get<int>())});
+    const std::string unit = m["unit"].get<std::string>();
+    md += table_row({cell(m["id"]), cell(m["unit"]), cell(m["better"]),
+                     m["ceiling"].get<bool>() ? "yes" : "no", std::to_string(m["n"].get<int>()),
+                     format_value(m["median"], unit), format_value(m["min"], unit),
+                     format_value(m["max"], unit), percent(m["mad_percent"], "%.2f%%"),
+                     percent(m["range_percent"], "%.1f%%"), std::to_string(m["outliers"].get<int>())});
     if (m["missing"].empty()) continue;
     std::string files;
     for (const auto& f : m["missing"]) files += (files.empty() ? "" : ", ") + f.get<std::string>();
@@ -288,7 +298,23 @@ json aggregate_models(const std::vector<json>& models, const std::vector<std::st
   std::vector<Input> inputs;
   for (std::size_t i = 0; i < models.size(); ++i) inputs.push_back(read_input(models[i], files.at(i)));
   const std::vector<Row> rows = collect_rows(inputs);
-  const std::vector<std::string> notes = check_mixing(inputs, rows, args);
+  std::vector<std::string> notes = check_mixing(inputs, rows, args);
+  // A model fitted from an interrupted or failed record holds what it measured, not all of it.
+  for (const Input& in : inputs)
+    if (!in.warnings.empty())
+      notes.push_back(in.file + " was fitted with " + std::to_string(in.warnings.size()) + " warning" +
+                      (in.warnings.size() == 1 ? "" : "s") + " (" + in.warnings.front() +
+                      "): its metrics may be partial");
+  // The same measurement in two units is judged once: an FMA's op/s beside its FLOP/s (2 per
+  // FMA) would flag one slow FMA twice.
+  std::set<std::string> ceiling_ids;
+  for (const Row& row : rows)
+    if (row.first.ceiling) ceiling_ids.insert(row.first.id);
+  const auto same_as_flops = [&](const std::string& id) {
+    const std::string ops = ".ops_per_s";
+    return id.size() > ops.size() && id.compare(id.size() - ops.size(), ops.size(), ops) == 0 &&
+           ceiling_ids.count(id.substr(0, id.size() - ops.size()) + ".flops_per_s");
+  };
 
   json metrics = json::array(), outliers = json::array(), runs = json::array();
   for (const Input& in : inputs)
@@ -297,7 +323,7 @@ json aggregate_models(const std::vector<json>& models, const std::vector<std::st
   for (const Row& row : rows) {
     json s = stats_of(row, inputs);
     const bool judged = row.first.ceiling && !row.first.better.empty() && s["median"].is_number() &&
-                        s["median"].get<double>() != 0;
+                        s["median"].get<double>() != 0 && !same_as_flops(row.first.id);
     for (std::size_t i = 0; judged && i < inputs.size(); ++i) {
       if (!row.values[i]) continue;
       const double v = *row.values[i], median = s["median"].get<double>();
@@ -349,9 +375,13 @@ std::string aggregate_markdown(const json& doc) {
   md += "Source: " + (sources.empty() ? std::string("none") : sources) + ". An outlier is a run more than " +
         number(doc["outlier_percent"]) + "% worse than the median on a ceiling (a metric with `ceiling: true`; " +
         "`better` says which way is worse).\n";
-  md += doc["outliers"].empty() ? std::string("Result: no outlier.\n")
-                                : "Result: " + std::to_string(doc["outliers"].size()) + " outlier(s) in " +
-                                      std::to_string(flagged.size()) + " of " + std::to_string(runs) + " runs.\n";
+  md += runs == 1 ? std::string(
+                        "Result: one run, so no outlier: a run is judged against the median "
+                        "of two or more.\n")
+        : doc["outliers"].empty()
+            ? std::string("Result: no outlier.\n")
+            : "Result: " + std::to_string(doc["outliers"].size()) + " outlier(s) in " +
+                  std::to_string(flagged.size()) + " of " + std::to_string(runs) + " runs.\n";
   for (const auto& n : doc["notes"]) md += "Note: " + n.get<std::string>() + "\n";
   return md + "\n" + runs_table(doc) + "\n" + outliers_table(doc) + "\n" + metrics_table(doc);
 }
@@ -366,39 +396,27 @@ CLI::App* add_aggregate_subcommand(CLI::App& app, AggregateArgs& a) {
   sub->add_flag("--allow-mixed", a.allow_mixed, "aggregate different GPU models (device.name) together");
   sub->add_flag("--allow-mixed-sources", a.allow_mixed_sources,
                 "aggregate a metric that is measured in one input and simulated or published in another");
-  sub->add_option("--out", a.out_prefix, "write PREFIX.aggregate.json and PREFIX.aggregate.md");
+  sub->add_option("--out", a.out_prefix,
+                  "write PREFIX.aggregate.json and PREFIX.aggregate.md (a folder: DIR/fleet.aggregate.*)");
   return sub;
 }
-
-namespace {
-
-// A result folder stands for the machine_model.json it holds.
-std::string model_path(const std::string& input) {
-  std::error_code ec;
-  if (!std::filesystem::is_directory(input, ec)) return input;
-  const std::string file = (std::filesystem::path(input) / "machine_model.json").string();
-  if (!std::filesystem::exists(file, ec))
-    throw Error(input + " is a folder without machine_model.json (run-all writes one; or give the file)");
-  return file;
-}
-
-}  // namespace
 
 int cmd_aggregate(const AggregateArgs& a, std::ostream& out, std::ostream& err) {
   std::vector<std::string> files;
   for (const auto& input : a.inputs) {
-    files.push_back(model_path(input));
+    files.push_back(model_file(input));  // a result folder stands for its machine_model.json
     for (std::size_t i = 0; i + 1 < files.size(); ++i)
       if (same_file(files[i], files.back()))
         throw Error(files[i] + " and " + files.back() + " are the same file: give each run once");
   }
   std::vector<json> models;
-  for (const auto& f : files) models.push_back(read_json_file(f));
+  for (const auto& f : files) models.push_back(read_model_file(f));
   json doc = aggregate_models(models, files, a);
   std::string json_path, md_path;
   if (!a.out_prefix.empty()) {
-    json_path = a.out_prefix + ".aggregate.json";
-    md_path = a.out_prefix + ".aggregate.md";
+    const std::string prefix = output_prefix(a.out_prefix, "fleet", a.out_prefix);  // DIR/: DIR/fleet
+    json_path = prefix + ".aggregate.json";
+    md_path = prefix + ".aggregate.md";
     for (const auto& path : {json_path, md_path}) {
       check_output_path(path);
       for (const auto& f : files)

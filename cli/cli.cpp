@@ -212,7 +212,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   auto* run_all = app.add_subcommand("run-all", "run every probe and fit the machine model");
   std::string run_device = "cuda", run_out;
   run_all->add_option("--device", run_device, device_help);
-  run_all->add_option("--out", run_out, "output directory (default results/<device>)");
+  auto* run_out_opt = run_all->add_option("--out", run_out, "output directory (default results/<device>)");
   run_all->add_option("--max-seconds-per-point", max_seconds,
                       "time bound per point, calibration and repeats (0 < s <= 3600; default 2)");
   bool run_resume = false, run_force = false, run_quick = false, run_full = false;
@@ -232,9 +232,11 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   run_all->add_flag("--no-plot", run_no_plot,
                     "write the records and the machine model only: no plots, roofline or report");
   double run_watchdog = 0;
-  run_all->add_option("--watchdog-seconds", run_watchdog,
-                      "kill a probe whose record has not changed for this long, mark it failed "
-                      "and go on (default: max(60, 10 x --max-seconds-per-point, its estimate))");
+  auto* run_watchdog_opt = run_all->add_option(
+      "--watchdog-seconds", run_watchdog,
+      "kill a probe whose record has not changed for this long, mark it failed "
+      "and go on (0 < s <= 86400; default: max(60, 10 x --max-seconds-per-point, "
+      "its estimate))");
 
   auto* analyze = app.add_subcommand("analyze", "fit a machine model from run records or a CSV curve");
   std::vector<std::string> run_files;
@@ -330,6 +332,8 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
       return cmd_probe(probe_id, probe_device, probe_out, max_seconds, probe_resume,
                        probe->remaining(), out, err);
     if (*run_all) {
+      if (run_out_opt->count() > 0 && run_out.empty())
+        throw Error("--out '' names no folder: give one, or leave --out out for results/<device>");
       RunAllOptions options;
       options.device_spec = run_device;
       options.out_dir = run_out;
@@ -338,7 +342,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
       options.force = run_force;
       options.profile = run_quick ? RunProfile::quick : RunProfile::full;
       options.only = run_only;
-      options.watchdog_seconds = run_watchdog;
+      if (run_watchdog_opt->count() > 0) options.watchdog_seconds = run_watchdog;
       options.plots = !run_no_plot;
       return cmd_run_all(options, out, err);
     }

@@ -1,11 +1,14 @@
 #include "cli/compare_command.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <set>
 
+#include "cli/command_files.hpp"
 #include "cli/format.hpp"
 #include "cli/plot_runner.hpp"
 #include "analysis/metrics.hpp"
@@ -25,7 +28,15 @@ std::string input_label(std::size_t i) { return std::string(1, static_cast<char>
 
 std::string g(double v, int digits = 3) { return format_g(v, digits); }
 
-std::string format_ratio(const json& r) { return r.is_number() ? g(r.get<double>()) + "x" : "-"; }
+// "4.00x", "0.0424x" (cli/format.hpp's plain number).
+std::string ratio_text(double r) { return format_value(r, "") + "x"; }
+
+std::string format_ratio(const json& r) { return r.is_number() ? ratio_text(r.get<double>()) : "-"; }
+
+std::string family_of(const json& m, const std::string& id) {
+  if (m.contains("family") && m["family"].is_string()) return m["family"].get<std::string>();
+  return id.substr(0, id.find('.'));
+}
 
 // One input, checked: its source, its device, its metrics by id (in its order).
 struct Input {
@@ -44,7 +55,8 @@ std::string input_source(const json& model) {
   return sources.size() == 1 ? *sources.begin() : "measured";
 }
 
-Input read_input(const json& model, const std::string& file, std::size_t index) {
+Input read_input(const json& model, const std::string& file, std::size_t index,
+                 const std::set<std::string>& families) {
   analysis::check_metrics_model(model, file, "compare");
   Input in;
   in.file = file;
@@ -52,6 +64,7 @@ Input read_input(const json& model, const std::string& file, std::size_t index) 
   in.source = input_source(model);
   in.device = model.contains("device") && model["device"].is_object() ? model["device"] : json::object();
   const json& metrics = model["metrics"];
+  std::set<std::string> all_ids;
   for (std::size_t i = 0; i < metrics.size(); ++i) {
     const json& m = metrics[i];
     const std::string where = file + ": metrics[" + std::to_string(i) + "]";
@@ -64,16 +77,12 @@ Input read_input(const json& model, const std::string& file, std::size_t index) 
       throw Error(where + " (" + id + ") has no unit");
     if (m["value"].is_number() && !std::isfinite(m["value"].get<double>()))
       throw Error(where + " (" + id + "): value is not finite");
-    if (in.metrics.count(id)) throw Error(file + " lists the metric " + id + " twice");
+    if (!all_ids.insert(id).second) throw Error(file + " lists the metric " + id + " twice");
+    if (!families.empty() && !families.count(family_of(m, id))) continue;  // not asked for (--family)
     in.ids.push_back(id);
     in.metrics[id] = m;
   }
   return in;
-}
-
-std::string family_of(const json& m, const std::string& id) {
-  if (m.contains("family") && m["family"].is_string()) return m["family"].get<std::string>();
-  return id.substr(0, id.find('.'));
 }
 
 // Families in the order they register (harness/family.hpp); an unknown family comes after them.
@@ -108,6 +117,7 @@ json make_row(const std::string& id, const std::vector<Input>& inputs) {
               {"family", family_of(*first, id)},
               {"label", first->value("label", json())},
               {"better", first->value("better", json())},
+              {"ceiling", first->value("ceiling", json(false)) == true},
               {"unit", (*first)["unit"]},
               {"values", json::array()},
               {"ratios", json::array()},
@@ -170,6 +180,17 @@ std::string describe_input(const json& in) {
   return s + in["source"].get<std::string>() + ")";
 }
 
+// Whether the summary ranks a row: a hardware ceiling (`ceiling` true), a latency or cost (cycles,
+// ns) or a capacity. Derived figures (ridge points, goodput prediction errors, bytes in flight)
+// are in the table, never ranked: a ratio of two prediction errors says nothing about the GPUs.
+bool ranked(const json& row) {
+  const std::string unit = row["unit"].get<std::string>(), id = row["id"].get<std::string>();
+  const std::string capacity = ".capacity_bytes";
+  return row.value("ceiling", false) || unit == "cycles" || unit == "ns" ||
+         (id.size() > capacity.size() &&
+          id.compare(id.size() - capacity.size(), capacity.size(), capacity) == 0);
+}
+
 // The largest differences of every input against the first, in one paragraph.
 std::string summary(const json& doc) {
   const json& inputs = doc["inputs"];
@@ -183,10 +204,9 @@ std::string summary(const json& doc) {
     for (std::size_t r = 0; r < rows.size(); ++r) {
       const json& ratio = rows[r]["ratios"][i];
       if (ratio.is_null()) continue;
-      if (ratio["absolute"].is_number()) {
-        ++common;
-        absolute.push_back({ratio["absolute"].get<double>(), r});
-      }
+      if (ratio["absolute"].is_number()) ++common;
+      if (!ranked(rows[r])) continue;
+      if (ratio["absolute"].is_number()) absolute.push_back({ratio["absolute"].get<double>(), r});
       if (ratio["per_sm_per_clock"].is_number()) per_clock.push_back({ratio["per_sm_per_clock"].get<double>(), r});
     }
     // Largest |log ratio| first; ties in table order. A ratio of exactly 1 is no difference.
@@ -206,18 +226,18 @@ std::string summary(const json& doc) {
       continue;
     }
     if (absolute.empty()) {
-      text += ": no differences.";
+      text += ": no difference in a ceiling, latency or capacity.";
       continue;
     }
-    text += ": the largest differences are ";
+    text += ": the largest differences in ceilings, latencies and capacities are ";
     for (std::size_t k = 0; k < std::min<std::size_t>(3, absolute.size()); ++k) {
       const json& row = rows[absolute[k].second];
-      text += std::string(k == 0 ? "" : ", ") + row["id"].get<std::string>() + " " + g(absolute[k].first) + "x" +
-              ahead(row, absolute[k].first, other, base);
+      text += std::string(k == 0 ? "" : ", ") + row["id"].get<std::string>() + " " +
+              ratio_text(absolute[k].first) + ahead(row, absolute[k].first, other, base);
     }
     if (!per_clock.empty()) {
       const json& row = rows[per_clock[0].second];
-      text += "; per SM per clock, " + row["id"].get<std::string>() + " " + g(per_clock[0].first) + "x" +
+      text += "; per SM per clock, " + row["id"].get<std::string>() + " " + ratio_text(per_clock[0].first) +
               ahead(row, per_clock[0].first, other, base);
     }
     text += ".";
@@ -241,7 +261,7 @@ std::string summary(const json& doc) {
 
 // What the overlay plots draw, per input: the latency levels (and the measured curve when the
 // model has one), and the roofline ceilings among the metrics.
-json plot_data(const Input& in, const json& model) {
+json plot_data(const Input& in, const json& model, const std::set<std::string>& families) {
   json levels = json::array();
   for (const auto& level : kCurveLevels) {
     json l = {{"name", level}, {"latency_cycles", nullptr}, {"latency_ns", nullptr}, {"capacity_bytes", nullptr}};
@@ -256,7 +276,8 @@ json plot_data(const Input& in, const json& model) {
     if (any) levels.push_back(l);
   }
   json curve = nullptr;
-  const json memory = model.value("memory", json::object());
+  const json memory = families.empty() || families.count("memory") ? model.value("memory", json::object())
+                                                                   : json();
   if (memory.is_object() && memory.contains("levels_from") && memory["levels_from"].is_string() &&
       memory.contains("paths") && memory["paths"].is_object()) {
     const std::string from = memory["levels_from"].get<std::string>();
@@ -295,11 +316,31 @@ std::string md_cell(std::string s) {
 
 }  // namespace
 
-json compare_models(const std::vector<json>& models, const std::vector<std::string>& files) {
+json compare_models(const std::vector<json>& models, const std::vector<std::string>& files,
+                    const std::vector<std::string>& family_list) {
   if (models.size() < 2) throw Error("compare needs two or more machine models (A.json B.json ...)");
   if (models.size() > 26) throw Error("compare takes at most 26 machine models (A to Z)");
+  const std::set<std::string> families(family_list.begin(), family_list.end());
   std::vector<Input> inputs;
-  for (std::size_t i = 0; i < models.size(); ++i) inputs.push_back(read_input(models[i], files[i], i));
+  for (std::size_t i = 0; i < models.size(); ++i)
+    inputs.push_back(read_input(models[i], files[i], i, families));
+  if (!families.empty()) {
+    // Every family asked for is one the registry or an input knows; and some input has one.
+    std::set<std::string> known;
+    for (const auto& f : gpuprobe::families()) known.insert(f.name);
+    for (std::size_t i = 0; i < models.size(); ++i)
+      for (const auto& m : models[i]["metrics"])
+        if (m.is_object() && m.contains("id") && m["id"].is_string())
+          known.insert(family_of(m, m["id"].get<std::string>()));
+    for (const auto& f : families)
+      if (!known.count(f)) {
+        std::string list;
+        for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+        throw Error("--family: no family '" + f + "' (the families: " + list + ")");
+      }
+    if (std::all_of(inputs.begin(), inputs.end(), [](const Input& in) { return in.ids.empty(); }))
+      throw Error("--family: no input has a metric of the families asked for");
+  }
 
   // Every id once: by family (families() order), then in the order the inputs first list them.
   std::vector<std::string> ids;
@@ -323,9 +364,11 @@ json compare_models(const std::vector<json>& models, const std::vector<std::stri
       device[k] = in.device.contains(k) ? in.device[k] : json(nullptr);
     doc["inputs"].push_back({{"label", in.label}, {"file", in.file}, {"source", in.source}, {"device", device},
                              {"metrics", in.ids.size()}});
-    doc["plots"]["inputs"].push_back(plot_data(in, models[i]));
+    doc["plots"]["inputs"].push_back(plot_data(in, models[i], families));
   }
   for (const auto& id : ids) doc["rows"].push_back(make_row(id, inputs));
+  doc["families"] = family_list.empty() ? json(nullptr)
+                                        : json(std::vector<std::string>(families.begin(), families.end()));
   doc["summary"] = summary(doc);
   return doc;
 }
@@ -385,30 +428,61 @@ CLI::App* add_compare_subcommand(CLI::App& app, CompareArgs& a) {
                                  "every metric of two or more machine models side by side, with ratios "
                                  "to the first, a summary and overlay plots");
   sub->add_option("models", a.inputs,
-                  "machine models (schema_version 2: run-all or analyze wrote them; published ones in "
-                  "results/reference/); the first is the base of the ratios")
+                  "machine models (schema_version 2: run-all or analyze wrote them, or a run-all result "
+                  "folder; published ones in results/reference/); the first is the base of the ratios")
       ->required();
   sub->add_option("--out", a.out_prefix,
                   "write PREFIX.compare.md, .compare.json, .compare-latency.png/.svg, "
-                  ".compare-roofline.png/.svg (default: the first model's path without .json)");
+                  ".compare-roofline.png/.svg (a folder: DIR/NAME...; default: NAME in the current folder, "
+                  "NAME being the inputs' names joined by -vs-)");
+  sub->add_option("--family", a.families,
+                  "compare only these families (comma-separated: memory,bandwidth,compute,tensor,...)")
+      ->delimiter(',');
   sub->add_flag("--no-plot", a.no_plot, "write the table and JSON only, draw nothing");
   return sub;
 }
 
+std::string default_compare_name(const std::vector<std::string>& files) {
+  namespace fs = std::filesystem;
+  const auto name_of = [](const std::string& file) {
+    const fs::path p(file);
+    std::string name = p.stem().string();
+    // A run-all folder's model is named by its folder.
+    if (name == "machine_model") {
+      const std::string dir = fs::absolute(p).parent_path().filename().string();
+      if (!dir.empty() && dir != "." && dir != "..") name = dir;
+    }
+    for (char& c : name)
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') c = '_';
+    return name.empty() || name[0] == '.' ? "model" + name : name;
+  };
+  std::string name;
+  for (std::size_t i = 0; i < files.size() && i < 3; ++i) name += (i ? "-vs-" : "") + name_of(files[i]);
+  if (files.size() > 3) name += "-and-" + std::to_string(files.size() - 3) + "-more";
+  return name;
+}
+
 int cmd_compare(const CompareArgs& a, std::ostream& out, std::ostream& err) {
   if (a.inputs.size() < 2) throw Error("compare needs two or more machine models (A.json B.json ...)");
-  std::vector<json> models;
-  for (const auto& f : a.inputs) models.push_back(read_json_file(f));
-  json doc = compare_models(models, a.inputs);
-
-  std::string prefix = a.out_prefix;
-  if (prefix.empty()) {
-    prefix = a.inputs[0];
-    if (prefix.size() > 5 && prefix.compare(prefix.size() - 5, 5, ".json") == 0) prefix.resize(prefix.size() - 5);
+  std::vector<std::string> files;
+  for (const auto& input : a.inputs) {
+    files.push_back(model_file(input));
+    for (std::size_t i = 0; i + 1 < files.size(); ++i)
+      if (same_file(files[i], files.back()))
+        throw Error(a.inputs[i] + " and " + a.inputs[files.size() - 1] +
+                    " are the same file: compare needs two different models");
   }
+  std::vector<json> models;
+  for (const auto& f : files) models.push_back(read_model_file(f));
+  json doc = compare_models(models, files, a.families);
+
+  // Never beside an input by default: a published profile's folder (results/reference/) or a
+  // committed run's must not fill with comparisons (report.py reads every profile there).
+  const std::string name = default_compare_name(files);
+  const std::string prefix = output_prefix(a.out_prefix, name, name);
   const std::string json_path = prefix + ".compare.json", md_path = prefix + ".compare.md";
   for (const auto& path : {json_path, md_path}) {
-    for (const auto& in : a.inputs)
+    for (const auto& in : files)
       if (same_file(path, in))
         throw Error("--out " + prefix + " would write " + path + " over the input " + in + "; give another --out");
     check_output_path(path);
@@ -420,13 +494,12 @@ int cmd_compare(const CompareArgs& a, std::ostream& out, std::ostream& err) {
   write_json_atomically(json_path, doc);
   out << "wrote " << md_path << ", " << json_path << "\n";
   if (a.no_plot) return 0;
-  const std::string why = run_plot(plot_python(), {analysis_script("plot_compare.py"), json_path});
+  const std::string why = run_plot(plot_python(), {analysis_script("plot_compare.py"), json_path}, &out);
   if (!why.empty()) {
     err << "gpuprobe: error: the comparison plots were not drawn: " << why << " (" << json_path
         << " is written)\n";
     return 1;
   }
-  out << "wrote " << prefix << ".compare-latency.png, .svg, " << prefix << ".compare-roofline.png, .svg\n";
   return 0;
 }
 

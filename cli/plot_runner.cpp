@@ -87,8 +87,11 @@ std::string run_plot(const std::string& python, const std::vector<std::string>& 
   else if (!err.empty()) {
     while (!err.empty() && err.back() == '\n') err.pop_back();
     line = err.substr(err.find_last_of('\n') == std::string::npos ? 0 : err.find_last_of('\n') + 1);
+  } else if (WIFSIGNALED(status)) {
+    line = python + " was killed by signal " + std::to_string(WTERMSIG(status)) + " (" +
+           strsignal(WTERMSIG(status)) + ") and printed nothing";
   } else {
-    line = "the plot script failed (status " + std::to_string(status) + ")";
+    line = python + " exited with status " + std::to_string(WEXITSTATUS(status)) + " and printed nothing";
   }
   if (const auto nl = line.find('\n'); nl != std::string::npos) line.resize(nl);
   return line;

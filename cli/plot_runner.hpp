@@ -14,7 +14,8 @@ std::string plot_python();
 // Runs `python script args...` (args[0] is the script). Its stdout is discarded, or, with `wrote`,
 // its "wrote FILE" and "no plot: why" lines are passed on there. Returns "" on success, else one line: the script's
 // own "X: error: ..." message (X its file name, without that head), else the last line it
-// printed, or why Python could not be started.
+// printed, else how it ended ("python3 exited with status 1 and printed nothing", "... was killed
+// by signal 9 (Killed) ..."), or why Python could not be started.
 std::string run_plot(const std::string& python, const std::vector<std::string>& args,
                      std::ostream* wrote = nullptr);
 

@@ -2,11 +2,16 @@
 
 #include "cli/format.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <numeric>
 
 #include "analysis/roofline.hpp"
 #include "analysis/roofline_kernels.hpp"
+#include "cli/command_files.hpp"
 #include "cli/plot_runner.hpp"
 #include "harness/error.hpp"
 #include "harness/results.hpp"
@@ -22,7 +27,12 @@ std::string format_rate(double v, const char* unit) {
   return format_value(v, std::string(unit) == "B/s" ? "bytes/s" : "flop/s");
 }
 
-std::string g3(double v) { return format_g(v, 3); }
+// A plain number, a percent: cli/format.hpp's rules ("2770%", never "2.77e+03%").
+std::string plain(double v) { return format_value(v, ""); }
+std::string percent(double v) { return format_value(v, "percent"); }
+
+// At most this many kernels are printed (those with the most time); the JSON holds every one.
+constexpr std::size_t kMaxPrintedKernels = 50;
 
 // What bounds a kernel, in words: "DRAM", "compute f32 fma".
 std::string bound_words(const json& bound) {
@@ -58,7 +68,7 @@ void print_section(std::ostream& out, const json& r) {
       for (const auto& level : analysis::kRooflineLevels)
         if (c["ridge_points"].contains(level))
           ridges += (ridges.empty() ? "" : ", ") + level + " " +
-                    g3(c["ridge_points"][level]["flop_per_byte"].get<double>());
+                    plain(c["ridge_points"][level]["flop_per_byte"].get<double>());
       if (!ridges.empty()) out << "  ridge: " << ridges;
       out << "\n";
       for (auto p = c["paths"].begin(); p != c["paths"].end(); ++p)
@@ -75,16 +85,27 @@ void print_section(std::ostream& out, const json& r) {
   for (const auto& m : r["missing"]) out << "missing: " << m.get<std::string>() << "\n";
 }
 
-void print_kernels(std::ostream& out, const json& kernels, const std::string& precision) {
+// `kernels` are the classified kernels to print, `total` how many there are in all.
+void print_kernels(std::ostream& out, const std::vector<json>& kernels, std::size_t total,
+                   const std::string& precision, const std::string& json_path) {
   if (kernels.empty()) return;
-  out << "kernels (precision " << precision << " unless named):\n";
+  out << "kernels (precision " << precision << " unless named";
+  if (kernels.size() < total)
+    out << "; the " << kernels.size() << " of " << total << " with the most time, every one is in "
+        << json_path;
+  out << "):\n";
   for (const auto& k : kernels) {
-    out << "  " << k["name"].get<std::string>() << " [" << k["precision"].get<std::string>() << "]: achieved "
-        << format_rate(k["achieved_flops_per_s"].get<double>(), "FLOP/s");
+    out << "  " << k["name"].get<std::string>() << " [" << k["precision"].get<std::string>() << "]";
+    if (k["launches"].get<std::size_t>() > 1)
+      out << " (" << k["launches"].get<std::size_t>() << " launches, "
+          << format_value(k["time_s"].get<double>() * 1e9, "ns") << " in all, "
+          << format_value(k["min_time_s"].get<double>() * 1e9, "ns") << " to "
+          << format_value(k["max_time_s"].get<double>() * 1e9, "ns") << " each)";
+    out << ": achieved " << format_rate(k["achieved_flops_per_s"].get<double>(), "FLOP/s");
     if (k["attainable_flops_per_s"].is_number())
-      out << ", attainable " << format_rate(k["attainable_flops_per_s"].get<double>(), "FLOP/s") << ", bound by "
-          << bound_words(k["bound"]) << ", " << g3(k["percent_of_attainable"].get<double>())
-          << "% of attainable";
+      out << ", attainable " << format_rate(k["attainable_flops_per_s"].get<double>(), "FLOP/s")
+          << ", bound by " << bound_words(k["bound"]) << ", "
+          << percent(k["percent_of_attainable"].get<double>()) << " of attainable";
     else
       out << ", nothing to compare it with";
     out << "\n";
@@ -94,12 +115,50 @@ void print_kernels(std::ostream& out, const json& kernels, const std::string& pr
         const auto& h = k["headroom"][level];
         headroom += (headroom.empty() ? "" : "; ") + level + " " +
                     format_rate(h["achieved_bytes_per_s"].get<double>(), "B/s") + " = " +
-                    g3(h["percent_of_bandwidth"].get<double>()) + "% of its bandwidth (x" +
-                    g3(h["speedup_until_bound"].get<double>()) + " until it bounds)";
+                    percent(h["percent_of_bandwidth"].get<double>()) + " of its bandwidth (x" +
+                    plain(h["speedup_until_bound"].get<double>()) + " until it bounds)";
       }
     if (!headroom.empty()) out << "      headroom: " << headroom << "\n";
     for (const auto& n : k["notes"]) out << "      " << n.get<std::string>() << "\n";
   }
+}
+
+// The known precisions, and those the model has, for a message.
+std::string precisions_text(const json& section) {
+  std::string known;
+  for (const auto& p : analysis::kKnownPrecisions) known += (known.empty() ? "" : ", ") + p;
+  std::string model;
+  for (auto it = section["compute"].begin(); it != section["compute"].end(); ++it)
+    model += (model.empty() ? "" : ", ") + it.key();
+  return "known: " + known + (model.empty() ? "; the model has none" : "; the model has " + model);
+}
+
+// PREFIX.roofline.json, written as it is made: the document's keys in order, one kernel per line
+// (classified again here: a kernel's JSON is never held longer than it takes to write it).
+void write_roofline_json(const std::string& path, const json& head, const json& section,
+                         const std::vector<analysis::RooflineKernel>& kernels, const std::string& precision) {
+  write_stream_atomically(path, [&](std::ostream& os) {
+    os << "{";
+    bool first = true;
+    for (auto it = head.begin(); it != head.end(); ++it) {
+      os << (first ? "\n  " : ",\n  ") << json(it.key()).dump() << ": ";
+      first = false;
+      if (it.key() != "kernels") {
+        std::string value = it.value().dump(2);
+        for (std::size_t at = 0; (at = value.find('\n', at)) != std::string::npos; at += 3)
+          value.insert(at + 1, "  ");
+        os << value;
+        continue;
+      }
+      os << "[";
+      // Serialized straight into the stream: a string of each kernel's JSON (over 1 KiB) would
+      // make glibc consolidate its heap of 10^5 kernels every time, ten times slower.
+      for (std::size_t i = 0; i < kernels.size(); ++i)
+        os << (i ? ",\n    " : "\n    ") << analysis::classify_kernel(section, kernels[i], precision);
+      os << (kernels.empty() ? "]" : "\n  ]");
+    }
+    os << "\n}\n";
+  });
 }
 
 std::string plot_script() {
@@ -112,7 +171,8 @@ std::string plot_script() {
 CLI::App* add_roofline_subcommand(CLI::App& app, RooflineArgs& a) {
   auto* sub = app.add_subcommand(
       "roofline", "the model's hierarchical roofline, kernels placed on it, and its plot");
-  sub->add_option("--model", a.model, "machine model JSON (run-all or analyze wrote it)")->required();
+  sub->add_option("--model", a.model, "machine model JSON (run-all or analyze wrote it), or a run-all folder")
+      ->required();
   sub->add_option("--kernel", a.kernels,
                   "NAME:flops=F,time_s=T[,bytes_hbm=B][,bytes_l2=B][,bytes_l2_far=B][,bytes_l1=B]"
                   "[,bytes_shared=B][,precision=P][,path=P] (repeatable)");
@@ -124,23 +184,28 @@ CLI::App* add_roofline_subcommand(CLI::App& app, RooflineArgs& a) {
                   "precision of kernels that name none (default f32; for --ncu-csv: which FLOPs to "
                   "count, default the precision with the most)");
   sub->add_option("--out", a.out_prefix,
-                  "write PREFIX.roofline.json, .png, .svg (default: the model's path without .json)");
+                  "write PREFIX.roofline.json, .png, .svg (a folder: DIR/MODEL...; default: the model's path "
+                  "without .json, or MODEL in the current folder for a published profile)");
   sub->add_flag("--no-plot", a.no_plot, "write the JSON only, draw nothing");
   return sub;
 }
 
 int cmd_roofline(const RooflineArgs& a, std::ostream& out, std::ostream& err) {
-  const json model = read_json_file(a.model);
+  const std::string model_path = model_file(a.model);
+  const json model = read_model_file(model_path);
   if (!model.is_object() || model.value("schema", json()) != kModelSchema)
-    throw Error(a.model + " is not a gpuprobe machine model (schema \"" + kModelSchema + "\")");
+    throw Error(model_path + " is not a gpuprobe machine model (schema \"" + kModelSchema + "\")");
   // Version 1 (before metrics[]) has the same sections the roofline reads.
   const json version = model.value("schema_version", json());
   if (version != kModelSchemaVersion && version != 1)
-    throw Error(a.model + " has model schema version " + version.dump() + "; this gpuprobe reads versions 1 to " +
-                std::to_string(kModelSchemaVersion));
+    throw Error(model_path + " has model schema version " + version.dump() +
+                "; this gpuprobe reads versions 1 to " + std::to_string(kModelSchemaVersion));
+  const json section = analysis::roofline_section(model);
   const std::string precision = analysis::normalize_precision(a.precision.empty() ? "f32" : a.precision);
+  if (!analysis::known_precision(precision, section))
+    throw Error("--precision " + a.precision + ": no such precision (" + precisions_text(section) + ")");
 
-  // Every input is read before anything is written.
+  // Every input is read, and every kernel classified, before anything is written.
   std::vector<analysis::RooflineKernel> kernels;
   std::vector<std::string> notes;
   for (const auto& spec : a.kernels) kernels.push_back(analysis::parse_kernel_spec(spec));
@@ -149,38 +214,57 @@ int cmd_roofline(const RooflineArgs& a, std::ostream& out, std::ostream& err) {
   if (!a.ncu_csv.empty())
     for (auto& k : analysis::read_ncu_csv(a.ncu_csv, a.precision.empty() ? "" : precision, notes))
       kernels.push_back(std::move(k));
+  kernels = analysis::aggregate_launches(std::move(kernels));
+  for (const auto& k : kernels)
+    if (!k.precision.empty() && !analysis::known_precision(k.precision, section))
+      throw Error(k.source + " (" + k.name + "): precision " + k.precision + ": no such precision (" +
+                  precisions_text(section) + ")");
 
-  std::string prefix = a.out_prefix;
-  if (prefix.empty()) {
-    prefix = a.model;
-    if (prefix.size() > 5 && prefix.compare(prefix.size() - 5, 5, ".json") == 0) prefix.resize(prefix.size() - 5);
-  }
+  // Beside the model, unless the model is a published profile: results/reference/ holds profiles only.
+  const std::string stem = std::filesystem::path(without_json(model_path)).filename().string();
+  const std::string prefix = output_prefix(a.out_prefix, stem,
+                                           published_model(model) ? stem : without_json(model_path));
   const std::string json_path = prefix + ".roofline.json";
-  if (same_file(json_path, a.model))
+  if (same_file(json_path, model_path))
     throw Error("--out " + prefix + " would write " + json_path + " over the model; give another --out");
   check_output_path(json_path);
 
-  const json section = analysis::roofline_section(model);
-  json classified = json::array();
-  for (const auto& k : kernels) classified.push_back(analysis::classify_kernel(section, k, precision));
-  json doc = {{"schema", "gpuprobe.roofline"},
-              {"schema_version", 1},
-              {"gpuprobe_version", GPUPROBE_VERSION},
-              {"created_utc", utc_timestamp()},
-              {"model", a.model},
-              {"device", model.value("device", json::object())},
-              {"simulated", model.value("simulated", false)},
-              {"default_precision", precision},
-              {"roofline", section},
-              {"kernels", classified},
-              {"notes", notes}};
+  // The kernels printed: all, or those with the most time.
+  std::vector<std::size_t> shown(kernels.size());
+  std::iota(shown.begin(), shown.end(), 0);
+  if (shown.size() > kMaxPrintedKernels) {
+    std::stable_sort(shown.begin(), shown.end(),
+                     [&](std::size_t x, std::size_t y) { return kernels[x].time_s > kernels[y].time_s; });
+    shown.resize(kMaxPrintedKernels);
+  }
+  std::vector<bool> printed(kernels.size(), false);
+  for (std::size_t i : shown) printed[i] = true;
+  std::map<std::size_t, json> top;
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    json c = analysis::classify_kernel(section, kernels[i], precision);  // throws on a non-finite value
+    if (printed[i]) top[i] = std::move(c);
+  }
+  std::vector<json> to_print;
+  for (std::size_t i : shown) to_print.push_back(std::move(top[i]));
 
-  const std::string device = doc["device"].is_object() ? doc["device"].value("name", "") : "";
-  out << "roofline of " << a.model << (device.empty() ? "" : " (" + device + ")") << "\n";
+  const json head = {{"schema", "gpuprobe.roofline"},
+                     {"schema_version", 1},
+                     {"gpuprobe_version", GPUPROBE_VERSION},
+                     {"created_utc", utc_timestamp()},
+                     {"model", model_path},
+                     {"device", model.value("device", json::object())},
+                     {"simulated", model.value("simulated", false)},
+                     {"default_precision", precision},
+                     {"roofline", section},
+                     {"kernels", json::array()},
+                     {"notes", notes}};
+
+  const std::string device = head["device"].is_object() ? head["device"].value("name", "") : "";
+  out << "roofline of " << model_path << (device.empty() ? "" : " (" + device + ")") << "\n";
   print_section(out, section);
-  print_kernels(out, classified, precision);
+  print_kernels(out, to_print, kernels.size(), precision, json_path);
   for (const auto& n : notes) out << "note: " << n << "\n";
-  write_json_atomically(json_path, doc);
+  write_roofline_json(json_path, head, section, kernels, precision);
   out << "wrote " << json_path << "\n";
   if (a.no_plot) return 0;
   if (section["memory"].empty() && section["compute"].empty()) {

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -134,20 +135,54 @@ void check_max_seconds(double seconds) {
   }
 }
 
+// A JSON value as a command line or a message gives it: a string as it is, else its JSON.
+std::string value_text(const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+
+// "--a 1 --b 2": the parameters `names` as `params` (a record's "params") has them.
+std::string params_text(const nlohmann::json& params, const std::vector<std::string>& names) {
+  std::string text;
+  for (const auto& name : names)
+    text += (text.empty() ? "--" : " --") + name + " " +
+            (params.is_object() && params.contains(name) ? value_text(params[name]) : std::string("(none)"));
+  return text;
+}
+
+// The names of the parameters in which two records' "params" differ.
+std::vector<std::string> differing_params(const nlohmann::json& a, const nlohmann::json& b) {
+  std::vector<std::string> names;
+  for (const auto* side : {&a, &b})
+    if (side->is_object())
+      for (const auto& [name, value] : side->items())
+        if (std::find(names.begin(), names.end(), name) == names.end() &&
+            a.value(name, nlohmann::json()) != b.value(name, nlohmann::json()))
+          names.push_back(name);
+  return names;
+}
+
 // Why `record` (read from `path`) cannot be continued by a run of `probe` with `params` on this
-// device, or "" if it can.
+// device, or "" if it can: the parameters that differ, or what of the device does (its name, else
+// the preset, uuid or PCI bus id: two devices may share a name).
 std::string resume_mismatch(const nlohmann::json& record, const std::string& path,
                             const ProbeSpec& probe, const Params& params, const DeviceInfo& info) {
   if (record.value("schema", "") != kRunSchema || record.value("probe", "") != probe.id)
     return path + " is not a run record of " + probe.id;
-  if (record.value("params", nlohmann::json()) != params.to_json())
-    return path + " was measured with other parameters";
+  const nlohmann::json had = record.value("params", nlohmann::json()), want = params.to_json();
+  if (had != want) {
+    if (!had.is_object()) return path + " was measured with other parameters";
+    const auto names = differing_params(had, want);
+    return path + " was measured with " + params_text(had, names) + ", this run measures " +
+           params_text(want, names);
+  }
   const nlohmann::json here = to_json(info);
-  const nlohmann::json& there = record.value("device", nlohmann::json::object());
-  for (const char* key : {"name", "simulated", "sim_preset", "uuid", "pci_bus_id"})
+  const nlohmann::json there = record.value("device", nlohmann::json::object());
+  if (there.value("name", nlohmann::json()) != here["name"])
+    return path + " was measured on " + there.value("name", std::string("another device")) + ", not on " +
+           info.name;
+  for (const char* key : {"simulated", "sim_preset", "uuid", "pci_bus_id"})
     if (there.value(key, nlohmann::json()) != here[key])
-      return path + " was measured on " + there.value("name", std::string("another device")) +
-             ", not on " + info.name;
+      return path + " was measured on " + info.name + " with " + key + " " +
+             value_text(there.value(key, nlohmann::json())) + ", not " + value_text(here[key]) +
+             " as this run";
   return "";
 }
 
@@ -157,24 +192,45 @@ bool complete(const nlohmann::json& record) {
 }
 
 // Fails in one line, before anything is measured, if nothing can be written in `dir`: it makes
-// the folder and writes and removes a file there (permission bits do not stop root).
-void require_writable_dir(const std::string& dir) {
+// the folder and writes and removes a file there (permission bits do not stop root). `what` names
+// the output in the message ("cannot write WHAT: why").
+void require_writable_dir(const std::string& dir, const std::string& what) {
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::create_directories(dir, ec);
-  if (ec || !fs::is_directory(dir))
-    throw Error("cannot write results to " + dir + ": " +
-                (ec ? ec.message() : std::string("not a folder")));
+  if (ec || !fs::is_directory(dir)) {
+    // A link to nothing on the way says "File exists": name the link instead.
+    for (fs::path p = dir; !p.empty() && p != p.parent_path(); p = p.parent_path()) {
+      std::error_code link_ec;
+      if (fs::is_symlink(fs::symlink_status(p, link_ec)) && !fs::exists(p, link_ec))
+        throw Error("cannot write " + what + ": " + p.string() + " is a link to " +
+                    fs::read_symlink(p, link_ec).string() + ", which does not exist");
+    }
+    throw Error("cannot write " + what + ": " + (ec ? ec.message() : dir + " is not a folder"));
+  }
   const std::string trial = (fs::path(dir) / (".gpuprobe-write-test-" + std::to_string(::getpid()))).string();
   const int fd = ::open(trial.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
   if (fd < 0 || ::write(fd, "x", 1) != 1) {
     const int e = errno;
     if (fd >= 0) ::close(fd);
     ::unlink(trial.c_str());
-    throw Error("cannot write results to " + dir + ": " + std::strerror(e));
+    throw Error("cannot write " + what + ": " + std::strerror(e));
   }
   ::close(fd);
   ::unlink(trial.c_str());
+}
+
+// The folders create_directories(`dir`) would make, deepest first: those to remove again when the
+// command fails before it wrote anything there.
+std::vector<std::filesystem::path> missing_folders(const std::filesystem::path& dir) {
+  std::vector<std::filesystem::path> missing;
+  std::error_code ec;
+  for (auto p = dir; !p.empty() && !std::filesystem::exists(std::filesystem::symlink_status(p, ec));
+       p = p.parent_path()) {
+    missing.push_back(p);
+    if (p == p.parent_path()) break;
+  }
+  return missing;
 }
 
 std::string signal_name(int sig) {
@@ -207,42 +263,72 @@ std::size_t points_in(const std::string& path) {
   return record.is_object() ? record.value("series", nlohmann::json::array()).size() : 0;
 }
 
-// After an interrupt the machine model, if there is one, must not describe records that are gone
-// (a complete record measured again and cut): it is fitted again from the records now in
-// `record_paths`, a cut one with a warning. None is not started. Returns what became of it, for
-// the interrupt's one line.
-std::string refit_model_after_interrupt(const std::string& model_path,
-                                        const std::vector<std::string>& record_paths) {
-  std::error_code ec;
-  if (!std::filesystem::exists(model_path, ec)) return "no machine model written";
-  std::vector<nlohmann::json> runs;
-  std::vector<std::string> paths;
-  for (const auto& p : record_paths) {
-    if (!std::filesystem::exists(p, ec)) continue;
-    try {
-      runs.push_back(read_json_file(p));
-      paths.push_back(p);
-    } catch (const Error&) {
-    }
-  }
-  try {
-    if (runs.empty()) throw Error("no record to fit");
-    write_json_atomically(model_path, analysis::build_machine_model(runs, paths));
-    return "machine model " + model_path + " fitted again from them";
-  } catch (const std::exception& e) {
-    std::string why = e.what();
-    if (const auto nl = why.find('\n'); nl != std::string::npos) why.resize(nl);
-    return "machine model not updated: " + why;
-  }
+// `text` as one word of a POSIX shell: as it is when it holds only characters no shell treats
+// specially, else in single quotes.
+std::string shell_quoted(const std::string& text) {
+  if (!text.empty() && text.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                              "0123456789-_./,:=+@%") == std::string::npos)
+    return text;
+  std::string quoted = "'";
+  for (char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
 }
 
-// Test hooks (run_commands.hpp): whether the environment variable `name` names probe `id`.
-bool test_hook(const char* name, const std::string& id) {
-  const char* value = std::getenv(name);
-  return value != nullptr && id == value;
+// The shortest decimal that reads back as `x` ("100", not "1e+02").
+std::string number_text(double x) {
+  char buf[32];
+  if (std::isfinite(x) && x == std::floor(x) && std::fabs(x) < 1e15) {
+    std::snprintf(buf, sizeof buf, "%.0f", x);
+    return buf;
+  }
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, x);
+    if (std::strtod(buf, nullptr) == x) break;
+  }
+  return buf;
 }
 
-// `probe` as the test hooks want it: unchanged unless one names it.
+// Test hooks (run_commands.hpp): each variable, what it makes its probe do, and whether they act.
+struct TestHook {
+  const char* variable;
+  const char* effect;
+};
+constexpr TestHook kTestHooks[] = {
+    {"GPUPROBE_TEST_FAIL_PROBE", "fail once its points are measured"},
+    {"GPUPROBE_TEST_HANG_PROBE", "hang once its points are measured, until a signal or run-all's watchdog"},
+    {"GPUPROBE_TEST_STICKY_PROBE", "end as after a sticky CUDA error unless it resumes"},
+};
+
+bool test_hooks_enabled() {
+  const char* on = std::getenv("GPUPROBE_TEST_HOOKS");
+  return on != nullptr && std::string(on) == "1";
+}
+
+// Whether the hook `variable` acts on probe `id`.
+bool test_hook(const char* variable, const std::string& id) {
+  const char* value = std::getenv(variable);
+  return test_hooks_enabled() && value != nullptr && id == value;
+}
+
+// One warning line per hook variable that is set and names probe `id` (any probe when `id` is
+// empty): what it does, or that it is ignored without GPUPROBE_TEST_HOOKS=1.
+std::vector<std::string> test_hook_warnings(const std::string& id) {
+  std::vector<std::string> lines;
+  for (const TestHook& hook : kTestHooks) {
+    const char* value = std::getenv(hook.variable);
+    if (value == nullptr || *value == '\0' || (!id.empty() && id != value)) continue;
+    const std::string set = std::string(hook.variable) + "=" + value;
+    lines.push_back(test_hooks_enabled() ? "gpuprobe: warning: the test hook " + set +
+                                               " is on (GPUPROBE_TEST_HOOKS=1): " + value + " will " +
+                                               hook.effect + "; unset both for a real measurement"
+                                         : "gpuprobe: warning: " + set +
+                                               " is set and ignored: the test hooks act only "
+                                               "with GPUPROBE_TEST_HOOKS=1");
+  }
+  return lines;
+}
+
+// `probe` as the test hooks want it: unchanged unless one acts on it.
 ProbeSpec with_test_hooks(const ProbeSpec& probe, bool resuming) {
   const bool fail = test_hook("GPUPROBE_TEST_FAIL_PROBE", probe.id);
   const bool hang = test_hook("GPUPROBE_TEST_HANG_PROBE", probe.id);
@@ -254,7 +340,11 @@ ProbeSpec with_test_hooks(const ProbeSpec& probe, bool resuming) {
     if (fail) throw Error("forced to fail by the test hook GPUPROBE_TEST_FAIL_PROBE");
     if (lose)
       throw DeviceLost("the test hook GPUPROBE_TEST_STICKY_PROBE: as after a sticky CUDA error");
-    while (hang) ::pause();  // a stuck kernel answers no signal either
+    // As a stuck kernel, but a signal stops it (the record is saved as interrupted).
+    while (hang) {
+      throw_if_interrupted();
+      ::usleep(20000);
+    }
   };
   return hooked;
 }
@@ -278,10 +368,19 @@ std::string clock_text(double seconds) {
   return buf;
 }
 
-std::string seconds_text(double seconds) {
-  std::ostringstream t;
-  t << seconds;
-  return t.str();
+std::string seconds_text(double seconds) { return number_text(seconds); }
+
+// head + label + tail in fewer than `columns` characters (none: as it is): the label is cut first
+// (ending in "..."), then the line. A line as wide as the terminal would wrap, and "\r\033[K"
+// clears only the last row, so each redraw would leave a stale row above.
+std::string fit_line(const std::string& head, const std::string& label, const std::string& tail,
+                     std::size_t columns) {
+  std::string line = head + label + tail;
+  if (columns == 0 || line.size() < columns) return line;
+  const std::size_t room = columns - 1;
+  if (head.size() + tail.size() + 3 < room)
+    return head + label.substr(0, room - head.size() - tail.size() - 3) + "..." + tail;
+  return line.substr(0, room);
 }
 
 // The bar, the count, the current probe, the elapsed time and the ETA. The ETA weighs each run
@@ -339,10 +438,16 @@ class Progress {
   void draw() {
     constexpr std::size_t kWidth = 10;
     const std::size_t filled = total_ == 0 ? kWidth : kWidth * index_ / total_;
-    err_ << "\r\033[K[" << std::string(filled, '#') << std::string(kWidth - filled, '.') << "] "
-         << index_ + 1 << "/" << total_ << " " << label_ << "  " << times() << std::flush;
+    const std::string head = "[" + std::string(filled, '#') + std::string(kWidth - filled, '.') + "] " +
+                             std::to_string(index_ + 1) + "/" + std::to_string(total_) + " ";
+    err_ << "\r\033[K" << fit_line(head, label_, "  " + times(), terminal_columns()) << std::flush;
     drawn_ = true;
     last_draw_ = Clock::now();
+  }
+  // The terminal's width (asked at each redraw: it may change), 0 when unknown.
+  static std::size_t terminal_columns() {
+    winsize ws{};
+    return ::ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 ? ws.ws_col : 0;
   }
 
   std::ostream& err_;
@@ -388,15 +493,20 @@ struct ChildEnd {
   std::string error;        // its last "gpuprobe: error: ..." line, without the prefix
 };
 
-// What a probe's process prints goes through (not on a terminal), but for what run-all says
-// itself: the simulator's banner, the probe's first line, skips, errors, interrupts, "wrote".
+// Which of a probe's lines a log (not a terminal) gets: its own "gpuprobe: ..." lines (warnings)
+// but for what run-all says itself (errors, interrupts, skips, the probe's first line). Its
+// per-point lines are not: the log keeps one line per probe, and what is worth reading.
 bool worth_forwarding(const std::string& line, const std::string& probe_id) {
-  for (const char* own : {"##", "gpuprobe: error:", "gpuprobe: interrupted", "wrote "})
+  if (line.rfind("gpuprobe: ", 0) != 0) return false;
+  for (const char* own : {"gpuprobe: error:", "gpuprobe: interrupted"})
     if (line.rfind(own, 0) == 0) return false;
   for (const char* own : {" on ", " skipped: "})
     if (line.rfind("gpuprobe: " + probe_id + own, 0) == 0) return false;
-  return line.find_first_not_of(' ') != std::string::npos;
+  return true;
 }
+
+// How long a probe's process killed after a third signal is waited for.
+constexpr double kKilledWaitSeconds = 10;
 
 // Runs `argv` (argv[0]: the executable) in its own process group, its output read through a pipe,
 // until it ends. No change of `record` and no output for `watchdog_seconds`: its group is killed.
@@ -444,7 +554,8 @@ ChildEnd run_child(const std::vector<std::string>& argv, const std::string& prob
   bool open = true, reaped = false;
   bool status_known = false;  // waitpid reported the exit (not ECHILD, not given up on)
   int status = 0;
-  Clock::time_point killed_at{};
+  Clock::time_point killed_at{};  // when it was sent SIGKILL (the watchdog, a third signal)
+  int passed_on = 0;              // signals to run-all passed on to it
   FileStamp seen = stamp_of(record);
   Clock::time_point last_progress = Clock::now();
   const auto take_line = [&](const std::string& line) {
@@ -483,7 +594,8 @@ ChildEnd run_child(const std::vector<std::string>& argv, const std::string& prob
       }
       // A process SIGKILL does not end (stuck in the driver) is left behind after a second
       // watchdog period, so that the run goes on.
-      if (end.watchdog && seconds_since(killed_at) > watchdog_seconds) {
+      if (killed_at != Clock::time_point{} &&
+          seconds_since(killed_at) > (end.watchdog ? watchdog_seconds : kKilledWaitSeconds)) {
         reaped = true;
         open = false;
         break;
@@ -494,9 +606,19 @@ ChildEnd run_child(const std::vector<std::string>& argv, const std::string& prob
       seen = now;
       last_progress = Clock::now();
     }
-    if (const int sig = interrupt_signal(); sig != 0 && end.forwarded == 0) {
-      end.forwarded = sig;
-      ::kill(-pid, sig);
+    // Each signal to run-all is passed on: the first asks the probe to save and stop, the
+    // second ends it at once (it leaves its lock and a record saying running, which run-all then
+    // tidies); from the third on it is killed.
+    if (const int count = interrupt_count(); count > passed_on) {
+      passed_on = count;
+      if (end.forwarded == 0) end.forwarded = interrupt_signal();
+      if (passed_on <= 2) {
+        ::kill(-pid, end.forwarded);
+      } else if (killed_at == Clock::time_point{}) {
+        killed_at = Clock::now();
+        ::kill(-pid, SIGKILL);
+        ::kill(pid, SIGKILL);
+      }
       last_progress = Clock::now();  // it gets a watchdog's time to save and stop
     }
     if (!end.watchdog && seconds_since(last_progress) > watchdog_seconds) {
@@ -541,6 +663,20 @@ void remove_lock_of(const std::string& record, pid_t pid_gone) {
   if (in >> pid && pid == pid_gone) ::unlink(lock.c_str());
 }
 
+// A probe into a folder a run-all is writing (DIR, or DIR/raw, with DIR/.gpuprobe.lock held) is
+// refused, unless that run-all is its parent (its own probes).
+void refuse_run_all_folder(const std::filesystem::path& folder, const std::string& out_path) {
+  std::vector<std::filesystem::path> dirs = {folder};
+  if (folder.filename() == "raw") dirs.push_back(folder.has_parent_path() ? folder.parent_path() : ".");
+  for (const auto& dir : dirs) {
+    const std::string lock = lock_path_for_dir(dir.string());
+    const auto holder = live_lock_holder(lock);
+    if (!holder || (holder->this_host && holder->pid == ::getppid())) continue;
+    throw Error(out_path + " is in " + dir.string() + ", which gpuprobe run-all pid " +
+                std::to_string(holder->pid) + " on " + holder->host + " is writing (lock file " + lock +
+                "): wait for it to finish, or write the record elsewhere");
+  }
+}
 
 }  // namespace
 
@@ -553,11 +689,14 @@ int cmd_probe(const std::string& id, const std::string& device_spec, const std::
   const Params params = Params::parse(probe.params, parse_overrides(extras));
   if (out_path.empty()) throw Error("probe needs --out FILE for its JSON record");
   check_output_path(out_path);
-  auto dev = open_for_run(device_spec, err);
   const fs::path real(resolve_output_path(out_path));
-  if (real.has_parent_path()) require_writable_dir(real.parent_path().string());
+  const fs::path folder = real.has_parent_path() ? real.parent_path() : fs::path(".");
+  refuse_run_all_folder(folder, out_path);
+  for (const auto& line : test_hook_warnings(probe.id)) err << line << "\n";
+  auto dev = open_for_run(device_spec, err);
+  require_writable_dir(folder.string(), out_path);
   const OutputLock lock(lock_path_for_file(out_path), out_path);
-  remove_stale_temporaries(real.has_parent_path() ? real.parent_path().string() : ".");
+  remove_stale_temporaries({out_path});
   nlohmann::json resume_from;
   std::error_code ec;
   if (resume && fs::exists(real, ec)) {
@@ -607,22 +746,28 @@ int cmd_run_all(const RunAllOptions& options, std::ostream& out, std::ostream& e
   const double max_seconds = options.max_seconds_per_point;
   const bool resume = options.resume, force = options.force;
   check_max_seconds(max_seconds);
-  if (!(options.watchdog_seconds >= 0) || !(options.watchdog_seconds <= kMaxWatchdogSeconds))
+  if (options.watchdog_seconds &&
+      (!(*options.watchdog_seconds > 0) || !(*options.watchdog_seconds <= kMaxWatchdogSeconds)))
     throw Error("--watchdog-seconds must be a positive number of seconds, at most " +
                 std::to_string(static_cast<int>(kMaxWatchdogSeconds)) + " (got " +
-                seconds_text(options.watchdog_seconds) + ")");
+                seconds_text(*options.watchdog_seconds) + "; leave it out for the default)");
   if (resume && force) throw Error("--resume keeps earlier results and --force replaces them: give one");
-  // Every probe and parameter is checked before anything is opened or written.
+  // Every probe and parameter is checked before anything is opened or written. The plan's runs
+  // that --only leaves out are kept too: the machine model is fitted from the whole folder.
   struct Job {
     const ProbeSpec* probe;
     Params params;
     std::string label, path;
     std::vector<std::string> param_args;  // "--name", "value", ... for `probe`
     double estimate;                      // the plan's device seconds, 0 if none
+    bool selected;                        // measured by this run (--only names it, or there is none)
     nlohmann::json earlier;               // the record already there (--resume), or null
+    bool ran = false;                     // its process was started
   };
-  std::vector<Job> jobs;
-  for (const auto& planned : select_runs(run_all_plan(options.profile), options.only)) {
+  const std::vector<PlannedRun> whole_plan = run_all_plan(options.profile);
+  const std::vector<PlannedRun> chosen = select_runs(whole_plan, options.only);
+  std::vector<Job> plan;
+  for (const auto& planned : whole_plan) {
     const ProbeSpec& probe = find_probe(planned.probe);
     std::string label = planned.probe;
     std::vector<std::string> args;
@@ -631,12 +776,37 @@ int cmd_run_all(const RunAllOptions& options, std::ostream& out, std::ostream& e
       args.push_back("--" + k);
       args.push_back(v);
     }
-    jobs.push_back({&probe, Params::parse(probe.params, planned.params), label, planned.file, args,
-                    planned.estimated_device_seconds, {}});
+    const bool selected = std::any_of(chosen.begin(), chosen.end(),
+                                      [&](const PlannedRun& c) { return c.file == planned.file; });
+    plan.push_back({&probe,
+                    Params::parse(probe.params, planned.params),
+                    label,
+                    planned.file,
+                    args,
+                    planned.estimated_device_seconds,
+                    selected,
+                    {}});
   }
+  std::vector<Job*> jobs;  // the runs to measure, in the plan's order
+  for (auto& job : plan)
+    if (job.selected) jobs.push_back(&job);
+  for (const auto& line : test_hook_warnings("")) err << line << "\n";
   const bool dir_given = !out_dir.empty();
-  if (dir_given) require_writable_dir((fs::path(out_dir) / "raw").string());
-  auto dev = open_for_run(device_spec, err);
+  // The folders made for the results are removed again if the device cannot be opened.
+  std::vector<fs::path> made;
+  if (dir_given) {
+    const std::string raw = (fs::path(out_dir) / "raw").string();
+    made = missing_folders(raw);
+    require_writable_dir(raw, "results to " + raw);
+  }
+  std::unique_ptr<Device> dev;
+  try {
+    dev = open_for_run(device_spec, err);
+  } catch (...) {
+    std::error_code rm;
+    for (const auto& folder : made) fs::remove(folder, rm);  // only if still empty
+    throw;
+  }
   const DeviceInfo info = dev->info();
   // Each probe opens the device in its own process: the same one ("auto" as it was resolved).
   const std::string child_spec =
@@ -652,21 +822,27 @@ int cmd_run_all(const RunAllOptions& options, std::ostream& out, std::ostream& e
   dev.reset();
   if (!dir_given) {
     out_dir = "results/" + (info.simulated ? "sim-" + slug(info.sim_preset) : slug(info.name));
-    require_writable_dir((fs::path(out_dir) / "raw").string());
+    const std::string raw = (fs::path(out_dir) / "raw").string();
+    require_writable_dir(raw, "results to " + raw);
   }
   const OutputLock lock(lock_path_for_dir(out_dir), out_dir);
   const std::string raw_dir = (fs::path(out_dir) / "raw").string();
-  remove_stale_temporaries(out_dir);
-  remove_stale_temporaries(raw_dir);
   const std::string model_path = (fs::path(out_dir) / "machine_model.json").string();
   check_output_path(model_path);
+  // What this command writes (its probes' records, the model and its roofline): a temporary of
+  // one of them that a killed run of this host left is removed, nothing else.
+  std::vector<std::string> own_files = {model_path,
+                                        (fs::path(out_dir) / "machine_model.roofline.json").string()};
   std::vector<std::string> existing;
   std::error_code ec;
-  for (auto& job : jobs) {
+  for (auto& job : plan) {
     job.path = (fs::path(raw_dir) / job.path).string();
+    if (!job.selected) continue;
+    own_files.push_back(job.path);
     check_output_path(job.path);
     if (fs::exists(job.path, ec)) existing.push_back(job.path);
   }
+  remove_stale_temporaries(own_files);
   if (fs::exists(model_path, ec)) existing.push_back(model_path);
   if (!existing.empty() && !resume && !force)
     throw Error(out_dir + " already holds results (" + existing.front() +
@@ -674,18 +850,29 @@ int cmd_run_all(const RunAllOptions& options, std::ostream& out, std::ostream& e
                 "): add --resume to keep the complete records and continue the others, or "
                 "--force to measure everything again");
   if (resume) {
-    for (auto& job : jobs) {
-      if (!fs::exists(job.path, ec)) continue;
+    for (Job* job : jobs) {
+      if (!fs::exists(job->path, ec)) continue;
       nlohmann::json earlier;
       try {
-        earlier = read_json_file(job.path);
+        earlier = read_json_file(job->path);
       } catch (const Error& e) {
-        throw Error(std::string("cannot resume: ") + e.what() + " (--force measures it again)");
+        throw Error(std::string("cannot resume: ") + e.what() +
+                    "; move it away and --resume measures that probe again (--force measures every "
+                    "probe again)");
       }
-      if (const std::string why = resume_mismatch(earlier, job.path, *job.probe, job.params, info);
-          !why.empty())
-        throw Error("cannot resume: " + why + " (--force measures everything again)");
-      job.earlier = std::move(earlier);
+      if (std::string why = resume_mismatch(earlier, job->path, *job->probe, job->params, info);
+          !why.empty()) {
+        // Measured by the other profile: say so, since that is the usual cause.
+        const RunProfile other = options.profile == RunProfile::quick ? RunProfile::full : RunProfile::quick;
+        const char* other_flag = other == RunProfile::quick ? "--quick" : "--full";
+        for (const auto& planned : run_all_plan(other))
+          if (fs::path(job->path).filename() == planned.file &&
+              earlier.value("params", nlohmann::json()) ==
+                  Params::parse(job->probe->params, planned.params).to_json())
+            why += ": it is a run of run-all " + std::string(other_flag) + ", so add " + other_flag;
+        throw Error("cannot resume: " + why + " (--force measures every probe again)");
+      }
+      job->earlier = std::move(earlier);
     }
   }
   std::string executable = options.probe_executable;
@@ -694,40 +881,127 @@ int cmd_run_all(const RunAllOptions& options, std::ostream& out, std::ostream& e
     executable = fs::read_symlink("/proc/self/exe", self_ec).string();
     if (self_ec) throw Error("cannot find the gpuprobe executable (/proc/self/exe): " + self_ec.message());
   }
-  const std::string resume_hint = "gpuprobe run-all --device " + device_spec + " --out " + out_dir +
-                                  " --resume";
+  // The command that continues this run: the same options, shell-quoted, with --resume.
+  std::string resume_hint = "gpuprobe run-all --device " + shell_quoted(child_spec) + " --out " +
+                            shell_quoted(out_dir);
+  if (options.profile == RunProfile::quick) resume_hint += " --quick";
+  if (!options.only.empty()) {
+    std::string only;
+    for (const auto& name : options.only) only += (only.empty() ? "" : ",") + name;
+    resume_hint += " --only " + shell_quoted(only);
+  }
+  if (max_seconds != RunAllOptions{}.max_seconds_per_point)
+    resume_hint += " --max-seconds-per-point " + number_text(max_seconds);
+  if (options.watchdog_seconds)
+    resume_hint += " --watchdog-seconds " + number_text(*options.watchdog_seconds);
+  if (!options.plots) resume_hint += " --no-plot";
+  resume_hint += " --resume";
   // Weights for the ETA: the plan's estimates, equal where there are none.
   double estimated = 0;
   std::size_t with_estimate = 0;
-  for (const auto& job : jobs)
-    if (job.estimate > 0) estimated += job.estimate, ++with_estimate;
+  for (const Job* job : jobs)
+    if (job->estimate > 0) estimated += job->estimate, ++with_estimate;
   const double fallback_weight = with_estimate > 0 ? estimated / with_estimate : 1.0;
   const auto weight_of = [&](const Job& job) { return job.estimate > 0 ? job.estimate : fallback_weight; };
   double total_weight = 0;
-  for (const auto& job : jobs)
-    if (!(job.earlier.is_object() && complete(job.earlier))) total_weight += weight_of(job);
+  for (const Job* job : jobs)
+    if (!(job->earlier.is_object() && complete(job->earlier))) total_weight += weight_of(*job);
   const bool tty = &err == &std::cerr && ::isatty(STDERR_FILENO) == 1;
   Progress progress(err, tty, jobs.size(), total_weight);
-  install_interrupt_handlers();
+  install_interrupt_handlers(true);
   struct Outcome {
     std::string label, why;
   };
   std::vector<Outcome> skipped, failed;
   std::size_t ok = 0, kept_complete = 0;
-  std::vector<std::string> record_paths;
-  for (const auto& j : jobs) record_paths.push_back(j.path);
+  // What the machine model is fitted from: every record of the folder that belongs to the plan.
+  // Those this run measured, complete or cut with points (a warning in the model); the others
+  // only complete, and only if measured as the plan measures them, on this device. The rest, and
+  // records in raw/ that are no run of the plan, are left out and named.
+  struct ModelInputs {
+    std::vector<nlohmann::json> runs;
+    std::vector<std::string> paths;
+    std::size_t measured = 0, measured_complete = 0, from_before = 0;
+    std::vector<std::string> left_out;  // why, one line each
+  };
+  const auto model_inputs = [&] {
+    ModelInputs in;
+    std::vector<std::string> planned_files;
+    for (const Job& job : plan) {
+      planned_files.push_back(fs::path(job.path).filename().string());
+      std::error_code exists_ec;
+      if (!fs::exists(job.path, exists_ec)) continue;
+      nlohmann::json record = record_at(job.path);
+      if (!record.is_object()) {
+        in.left_out.push_back(job.path + " cannot be read as a run record");
+        continue;
+      }
+      if (job.ran) {
+        if (!complete(record) && record.value("series", nlohmann::json::array()).empty()) continue;
+        ++in.measured;
+        in.measured_complete += complete(record);
+      } else {
+        if (const std::string why = resume_mismatch(record, job.path, *job.probe, job.params, info);
+            !why.empty()) {
+          in.left_out.push_back(why);
+          continue;
+        }
+        if (!complete(record)) {
+          in.left_out.push_back(job.path + " is " + record.value("status", std::string("of no status")) +
+                                ", not complete (--resume continues it)");
+          continue;
+        }
+        ++in.from_before;
+      }
+      in.runs.push_back(std::move(record));
+      in.paths.push_back(job.path);
+    }
+    std::error_code dir_ec;
+    std::vector<std::string> strangers;
+    for (fs::directory_iterator it(raw_dir, dir_ec), end; !dir_ec && it != end; it.increment(dir_ec)) {
+      const std::string name = it->path().filename().string();
+      if (it->path().extension() == ".json" &&
+          std::find(planned_files.begin(), planned_files.end(), name) == planned_files.end())
+        strangers.push_back(it->path().string());
+    }
+    std::sort(strangers.begin(), strangers.end());
+    for (const auto& path : strangers)
+      in.left_out.push_back(path + " is no run of run-all's " +
+                            (options.profile == RunProfile::quick ? "--quick" : "--full") + " plan");
+    return in;
+  };
+  // "N measured by this run, M complete from before".
+  const auto origins = [](std::size_t measured, std::size_t before) {
+    return std::to_string(measured) + " measured by this run, " + std::to_string(before) +
+           " complete from before";
+  };
   const auto interrupted = [&](int sig, const Job* job) {
     progress.end();
     const std::size_t points = job ? points_in(job->path) : 0;
-    err << "gpuprobe: interrupted by " << signal_name(sig) << ": kept " << kept_complete
-        << " complete record(s)"
-        << (points > 0 ? " and " + std::to_string(points) + " points of " + job->label : "")
-        << " in " << raw_dir << " (" << refit_model_after_interrupt(model_path, record_paths)
-        << "); resume with: " << resume_hint << "\n";
+    const ModelInputs in = model_inputs();
+    std::string model_note = "no machine model written";
+    if (fs::exists(model_path, ec)) {
+      // The model must not describe records that are gone (a complete record measured again and
+      // cut): it is fitted again from the folder as it is now, a cut record with a warning.
+      try {
+        if (in.runs.empty()) throw Error("no record to fit");
+        write_json_atomically(model_path, analysis::build_machine_model(in.runs, in.paths));
+        model_note = "machine model " + model_path + " fitted again from them";
+      } catch (const std::exception& e) {
+        std::string why = e.what();
+        if (const auto nl = why.find('\n'); nl != std::string::npos) why.resize(nl);
+        model_note = "machine model not updated: " + why;
+      }
+    }
+    err << "gpuprobe: interrupted by " << signal_name(sig) << ": kept "
+        << in.measured_complete + in.from_before << " complete record(s) in " << raw_dir << " ("
+        << origins(in.measured_complete, in.from_before) << ")"
+        << (points > 0 ? " and " + std::to_string(points) + " points of " + job->label : "") << " ("
+        << model_note << "); resume with: " << resume_hint << "\n";
     return 128 + sig;
   };
   for (std::size_t i = 0; i < jobs.size(); ++i) {
-    const Job& job = jobs[i];
+    Job& job = *jobs[i];
     if (const int sig = interrupt_signal(); sig != 0) return interrupted(sig, nullptr);
     const bool kept = job.earlier.is_object() && complete(job.earlier);
     progress.start(i, job.label, kept ? 0 : weight_of(job));
@@ -741,9 +1015,9 @@ int cmd_run_all(const RunAllOptions& options, std::ostream& out, std::ostream& e
         ++ok;
       continue;
     }
-    const double watchdog = options.watchdog_seconds > 0
-                                ? options.watchdog_seconds
-                                : std::max({60.0, 10 * max_seconds, job.estimate});
+    job.ran = true;
+    const double watchdog = options.watchdog_seconds ? *options.watchdog_seconds
+                                                     : std::max({60.0, 10 * max_seconds, job.estimate});
     // The file as it was before this run touched it: --resume continues a record only if it is
     // the earlier one kept by --resume, or one this run wrote.
     const FileStamp before = stamp_of(job.path);
@@ -756,8 +1030,9 @@ int cmd_run_all(const RunAllOptions& options, std::ostream& out, std::ostream& e
       if ((resume && job.earlier.is_object()) || stamp_of(job.path) != before) argv.push_back("--resume");
       end = run_child(argv, job.probe->id, job.path, watchdog, progress, !tty);
       if (end.watchdog || !end.exited) {
+        // A killed process leaves its lock and perhaps a temporary: its own, removed here.
         remove_lock_of(job.path, end.pid);
-        remove_stale_temporaries(raw_dir);
+        ::unlink(temporary_path(resolve_output_path(job.path), end.pid).c_str());
       }
       if (end.exited && end.code == kExitDeviceLost && end.forwarded == 0 && attempt == 0) {
         std::string why = end.error;  // without probe's advice to resume: run-all does that
@@ -811,23 +1086,23 @@ int cmd_run_all(const RunAllOptions& options, std::ostream& out, std::ostream& e
     if (end.forwarded != 0) return interrupted(end.forwarded, &job);
   }
   progress.end();
-  // The model: every complete record, and every cut one that holds points (with a warning).
-  std::vector<nlohmann::json> runs;
-  std::vector<std::string> paths;
-  for (const auto& job : jobs) {
-    nlohmann::json record = record_at(job.path);
-    if (!record.is_object()) continue;
-    if (!complete(record) && record.value("series", nlohmann::json::array()).empty()) continue;
-    runs.push_back(std::move(record));
-    paths.push_back(job.path);
-  }
+  if (const int sig = interrupt_signal(); sig != 0) return interrupted(sig, nullptr);
+  // No probe runs from here on: a signal is no longer passed on, and a second one ends run-all.
+  install_interrupt_handlers(false);
+  const ModelInputs in = model_inputs();
   std::string outputs_failed;  // why the plots or the report were not all written, or ""
-  if (!runs.empty()) {
-    const auto model = analysis::build_machine_model(runs, paths);
-    write_json_atomically(model_path, model);
-    print_model(out, model);
-    out << "wrote " << model_path << "\n";
-    if (options.plots) outputs_failed = write_model_outputs(model_path, out, err);
+  std::string model_failed;    // why the machine model was not written, or ""
+  if (!in.runs.empty()) {
+    try {
+      const auto model = analysis::build_machine_model(in.runs, in.paths);
+      write_json_atomically(model_path, model);
+      print_model(out, model);
+      out << "wrote " << model_path << "\n";
+    } catch (const std::exception& e) {
+      model_failed = e.what();
+      if (const auto nl = model_failed.find('\n'); nl != std::string::npos) model_failed.resize(nl);
+    }
+    if (model_failed.empty() && options.plots) outputs_failed = write_model_outputs(model_path, out, err);
   }
   if (info.simulated) print_sim_banner(err, info);
   err << "gpuprobe: run-all: " << ok << " ok, " << skipped.size() << " skipped, " << failed.size()
@@ -835,12 +1110,34 @@ int cmd_run_all(const RunAllOptions& options, std::ostream& out, std::ostream& e
       << "\n";
   for (const auto& s : skipped) err << "  skipped " << s.label << ": " << s.why << "\n";
   for (const auto& f : failed) err << "  failed " << f.label << ": " << f.why << "\n";
+  if (in.runs.empty())
+    err << "gpuprobe: run-all: no machine model: no record in " << raw_dir << " to fit it from\n";
+  else
+    err << "gpuprobe: run-all: the machine model " << (model_failed.empty() ? "is" : "was to be")
+        << " fitted from " << in.runs.size() << " record(s) in " << raw_dir << ": "
+        << origins(in.measured, in.from_before) << "\n";
+  for (const auto& why : in.left_out) err << "  left out of the model: " << why << "\n";
+  if (options.profile == RunProfile::quick && model_failed.empty() && !in.runs.empty())
+    err << "gpuprobe: run-all --quick: the confidences are lower than --full's by construction (fewer "
+           "points per fit); the ceilings and level latencies stay within 3% of --full's\n";
+  if (!model_failed.empty())
+    err << "gpuprobe: error: the machine model was not written: " << model_failed
+        << " (the records are kept in " << raw_dir << "; once that is fixed, continue with: " << resume_hint
+        << ")\n";
   if (!outputs_failed.empty())
     err << "gpuprobe: error: " << outputs_failed << " (the machine model and the records are written; "
         << "gpuprobe run-all --no-plot skips the plots)\n";
   if (!failed.empty())
-    err << "gpuprobe: error: " << failed.size() << " probe run(s) failed; see the messages above\n";
-  return failed.empty() && outputs_failed.empty() ? 0 : 1;
+    err << "gpuprobe: error: " << failed.size() << " probe run(s) failed; see the messages above; once the "
+        << "cause is fixed, continue with: " << resume_hint << "\n";
+  if (const int sig = interrupt_signal(); sig != 0) {
+    err << "gpuprobe: interrupted by " << signal_name(sig)
+        << " after the probes: the records and the machine "
+        << "model are written, the plots and the report perhaps not all; redo them with: " << resume_hint
+        << "\n";
+    return 128 + sig;
+  }
+  return failed.empty() && outputs_failed.empty() && model_failed.empty() ? 0 : 1;
 }
 
 }  // namespace gpuprobe

@@ -1,6 +1,7 @@
 // The commands that measure: `probe` (one probe into one record) and `run-all` (every probe into
 // a results folder, then the machine model). Called by run_cli (cli/cli.cpp).
 #pragma once
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -24,10 +25,14 @@ inline constexpr int kExitDeviceLost = 75;
 // run; --resume continues an interrupted record. A SIGINT or SIGTERM ends the run with one line
 // saying what was kept and how to resume, and exit code 128 + the signal's number; a lost device
 // context (a sticky CUDA error) exits kExitDeviceLost.
-// Test hooks, read here and only for run-all's isolation tests: GPUPROBE_TEST_FAIL_PROBE=<id>
-// makes probe <id> fail once its points are measured, GPUPROBE_TEST_HANG_PROBE=<id> makes it hang
-// there (it never ends by itself), and GPUPROBE_TEST_STICKY_PROBE=<id> makes a run of it that does
-// not --resume end there as after a sticky CUDA error.
+// Test hooks, read here and only for the tests: GPUPROBE_TEST_FAIL_PROBE=<id> makes probe <id>
+// fail once its points are measured, GPUPROBE_TEST_HANG_PROBE=<id> makes it hang there (until a
+// signal stops it, as an interrupt, or run-all's watchdog kills it), and
+// GPUPROBE_TEST_STICKY_PROBE=<id> makes a run of it that does not --resume end there as after a
+// sticky CUDA error. They act only when GPUPROBE_TEST_HOOKS=1 is set too, so that one left set in
+// a shell changes no measurement; either way a hook naming the probe is told in a warning line.
+// A probe into a folder that a run-all holds (its DIR/.gpuprobe.lock, for DIR or DIR/raw) is
+// refused, unless that run-all started it.
 int cmd_probe(const std::string& id, const std::string& device_spec, const std::string& out_path,
               double max_seconds, bool resume, const std::vector<std::string>& extras,
               std::ostream& out, std::ostream& err);
@@ -40,8 +45,9 @@ struct RunAllOptions {
   RunProfile profile = RunProfile::full;
   std::vector<std::string> only;  // probe ids or families to run; empty: all
   // A probe whose record has not changed (and which printed nothing) for this long is killed and
-  // its record marked failed; 0: max(60 s, 10 x max_seconds_per_point, the plan's estimate).
-  double watchdog_seconds = 0;
+  // its record marked failed (0 < s <= kMaxWatchdogSeconds); none: max(60 s, 10 x
+  // max_seconds_per_point, the plan's estimate).
+  std::optional<double> watchdog_seconds;
   // The gpuprobe executable that runs each probe (`probe ... --resume`); empty: this process's
   // own (/proc/self/exe). A program that embeds cmd_run_all must name gpuprobe here.
   std::string probe_executable;
@@ -56,9 +62,15 @@ struct RunAllOptions {
 // (the watchdog) or loses the device context cannot take the others down: its record says
 // `failed` with the `error`, and the run goes on; one that lost the context is retried once in a
 // new process, keeping its points. Progress: one redrawn line on a terminal, else one line per
-// probe, with the count, the elapsed time and an ETA. The machine model is fitted at the end from
-// every complete record and every cut one that holds points, then plotted and reported unless
-// `plots` is false. Exit 1 when a probe failed or a plot or the report could not be written.
+// probe, with the count, the elapsed time and an ETA, cut to the terminal's width. The machine
+// model is fitted at the end from the whole folder: every record of the plan this run measured,
+// complete or cut with points, and every complete record of the plan from before (--only,
+// --resume, --force) measured as the plan measures it on this device; the summary says which, and
+// names each record left out. It is then plotted and reported unless `plots` is false. Exit 1 when
+// a probe failed or the model, a plot or the report could not be written; after a failure and
+// after an interrupt the command that continues the run (shell-quoted, with every option given) is
+// printed. Only this command's own temporaries (FILE.tmp-<host>-<pid> of the files it writes, of a
+// pid gone from this host) are removed.
 int cmd_run_all(const RunAllOptions& options, std::ostream& out, std::ostream& err);
 
 }  // namespace gpuprobe

@@ -14,7 +14,7 @@ log=$(mktemp "${TMPDIR:-/tmp}/gpuprobe_ptxas.XXXXXX") || exit 1
 status=$?
 cat "$log"
 if grep -E '\(C75(10|11|17|19)\)|wgmma[._a-z]* instructions are serialized' "$log" >/dev/null; then
-  echo "gpuprobe: error: ptxas serialised wgmma (C7510/C7511/C7517/C7519 above): the build of this unit fails; keep accumulators untouched between a wgmma and its wait_group (PTX_NOTES.md section 2.2)" >&2
+  echo "gpuprobe: error: ptxas serialised wgmma (C7510/C7511/C7517/C7519 above): the build of this unit fails; keep accumulators untouched between a wgmma and its wait_group (ptx/wgmma.cuh says which rules ptxas enforces)" >&2
   output=""
   previous=""
   for arg in "$@"; do

@@ -8,15 +8,16 @@
 namespace gpuprobe {
 namespace {
 
-volatile sig_atomic_t g_signal = 0;
+volatile sig_atomic_t g_signal = 0, g_count = 0, g_supervisor = 0;
 
 void on_signal(int sig) {
-  if (g_signal != 0) {  // the second: stop now, with the signal's own status
+  if (g_count < 1000) g_count = g_count + 1;
+  if (g_signal != 0 && g_supervisor == 0) {  // the second: stop now, with the signal's own status
     ::signal(sig, SIG_DFL);
     ::raise(sig);
     return;
   }
-  g_signal = sig;
+  if (g_signal == 0) g_signal = sig;
 }
 
 }  // namespace
@@ -25,7 +26,8 @@ Interrupted::Interrupted(int signal_number)
     : Error(std::string("interrupted by ") + (signal_number == SIGINT ? "SIGINT" : "SIGTERM")),
       signal_(signal_number) {}
 
-void install_interrupt_handlers() {
+void install_interrupt_handlers(bool supervisor) {
+  g_supervisor = supervisor ? 1 : 0;
   struct sigaction sa;
   std::memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_signal;
@@ -37,10 +39,15 @@ void install_interrupt_handlers() {
 
 int interrupt_signal() { return g_signal; }
 
+int interrupt_count() { return g_count; }
+
 void throw_if_interrupted() {
   if (g_signal != 0) throw Interrupted(g_signal);
 }
 
-void clear_interrupt() { g_signal = 0; }
+void clear_interrupt() {
+  g_signal = 0;
+  g_count = 0;
+}
 
 }  // namespace gpuprobe

@@ -1,6 +1,8 @@
 // SIGINT and SIGTERM during a run: the first one asks the run to stop at the next safe place (after
 // the point being saved, or between repeats), so the record is saved with status "interrupted" and
-// the command can say what it kept; a second one ends the process at once.
+// the command can say what it kept; a second one ends the process at once. A supervisor (run-all)
+// is never ended by them: it passes each one on to the probe it runs, which stops, and then says
+// itself what was kept.
 #pragma once
 #include "harness/error.hpp"
 
@@ -16,11 +18,15 @@ class Interrupted : public Error {
   int signal_;
 };
 
-// Installs the handlers (idempotent). Commands that measure call it before they start.
-void install_interrupt_handlers();
+// Installs the handlers (idempotent). Commands that measure call it before they start; a
+// supervisor passes `supervisor` true.
+void install_interrupt_handlers(bool supervisor = false);
 
-// The signal received since the handlers were installed, or 0.
+// The first signal received since the handlers were installed, or 0.
 int interrupt_signal();
+
+// How many signals were received (a supervisor counts them, to pass each one on).
+int interrupt_count();
 
 // Throws Interrupted if a signal was received. Called where stopping loses nothing.
 void throw_if_interrupted();

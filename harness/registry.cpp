@@ -82,17 +82,26 @@ const nlohmann::json* ProbeContext::resumed_point(const nlohmann::json& axes) co
 }
 
 void ProbeContext::add_point(nlohmann::json point) {
-  // Progress, one line per point: the axes that place it, then its latency.
+  // Progress, one line per point: the axes that place it (never a line without one: the op-table
+  // families place theirs by op, kind and operands, goodput by kernel), then what it measured.
   log_ << "  ";
   for (const char* axis : {"sm", "stride_bytes", "footprint_bytes", "span_bytes", "measure", "method",
-                           "nodes", "bytes"})
-    if (point.contains(axis)) log_ << axis << "=" << point[axis] << " ";
-  if (point.contains("latency_cycles") && point["latency_cycles"].is_number())
+                           "nodes", "bytes", "op", "kind", "operands", "kernel_name"})
+    if (point.contains(axis)) {
+      const nlohmann::json& v = point[axis];
+      log_ << axis << "=" << (v.is_string() ? v.get<std::string>() : v.dump()) << " ";
+    }
+  const auto number = [&](const char* key) { return point.contains(key) && point[key].is_number(); };
+  if (point.contains("skipped"))
+    log_ << "skipped: " << (point["skipped"].is_string() ? point["skipped"].get<std::string>() : "");
+  else if (number("latency_cycles"))
     log_ << point["latency_cycles"].get<double>() << " cycles";
-  else if (point.contains("ns") && point["ns"].is_number())  // the launch probes' costs
+  else if (number("ns"))  // the launch and goodput probes' times
     log_ << point["ns"].get<double>() << " ns";
-  else if (point.contains("skipped"))
-    log_ << "skipped";
+  else if (number("ops_per_clk_per_sm"))
+    log_ << point["ops_per_clk_per_sm"].get<double>() << " ops/clk/SM";
+  else if (number("flops_per_clk_per_sm"))
+    log_ << point["flops_per_clk_per_sm"].get<double>() << " FLOP/clk/SM";
   log_ << "\n";
   series_.push_back(std::move(point));
   nlohmann::json partial = {{"series", series_}, {"extra", extra_}};

@@ -60,17 +60,6 @@ const char* kind_of(const std::filesystem::file_status& st) {
   }
 }
 
-// The pid in a temporary's name "NAME.tmp-<pid>", or 0 if the name is not one.
-pid_t temporary_pid(const std::string& name) {
-  const auto at = name.rfind(".tmp-");
-  if (at == std::string::npos || at == 0) return 0;
-  const std::string digits = name.substr(at + 5);
-  if (digits.empty() || digits.size() > 9 ||
-      digits.find_first_not_of("0123456789") != std::string::npos)
-    return 0;
-  return static_cast<pid_t>(std::stol(digits));
-}
-
 }  // namespace
 
 std::string resolve_output_path(const std::string& path) {
@@ -101,17 +90,44 @@ bool same_file(const std::string& a, const std::string& b) {
   return std::filesystem::equivalent(a, b, ec) && !ec;
 }
 
-std::size_t remove_stale_temporaries(const std::string& dir) {
+std::string host_name() {
+  char buf[256] = {};
+  if (::gethostname(buf, sizeof buf - 1) != 0 || buf[0] == '\0') return "unknown-host";
+  std::string name = buf;
+  for (char& c : name)
+    if (c == '/') c = '_';  // a file name's part
+  return name;
+}
+
+std::string temporary_path(const std::string& real_path, long pid) {
+  return real_path + ".tmp-" + host_name() + "-" + std::to_string(pid);
+}
+
+std::size_t remove_stale_temporaries(const std::vector<std::string>& files) {
   namespace fs = std::filesystem;
   std::size_t removed = 0;
-  std::error_code ec;
-  for (fs::directory_iterator it(dir.empty() ? "." : dir, ec), end; !ec && it != end;
-       it.increment(ec)) {
-    const pid_t pid = temporary_pid(it->path().filename().string());
-    if (pid <= 0 || pid == ::getpid()) continue;
-    if (::kill(pid, 0) == 0 || errno != ESRCH) continue;  // alive, or not ours to judge
-    std::error_code rm;
-    if (fs::is_regular_file(it->symlink_status(rm)) && fs::remove(it->path(), rm)) ++removed;
+  for (const auto& file : files) {
+    fs::path real;
+    try {
+      real = resolve_output_path(file);
+    } catch (const Error&) {
+      continue;  // a chain of links: no temporary of ours can be there
+    }
+    // Only FILE.tmp-<this host>-<digits>: the prefix is this host's, the rest a pid.
+    const std::string head = real.filename().string() + ".tmp-" + host_name() + "-";
+    const fs::path dir = real.has_parent_path() ? real.parent_path() : fs::path(".");
+    std::error_code ec;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+      const std::string name = it->path().filename().string();
+      if (name.size() <= head.size() || name.compare(0, head.size(), head) != 0) continue;
+      const std::string digits = name.substr(head.size());
+      if (digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) continue;
+      const pid_t pid = static_cast<pid_t>(std::stol(digits));
+      if (pid <= 0 || pid == ::getpid()) continue;
+      if (::kill(pid, 0) == 0 || errno != ESRCH) continue;  // alive, or not ours to judge
+      std::error_code rm;
+      if (fs::is_regular_file(it->symlink_status(rm)) && fs::remove(it->path(), rm)) ++removed;
+    }
   }
   return removed;
 }
@@ -131,7 +147,7 @@ void write_text_atomically(const std::string& path, const std::string& text) {
     if (ec) throw Error("cannot create directory " + target.parent_path().string() + ": " +
                         ec.message());
   }
-  const std::string tmp = real + ".tmp-" + std::to_string(::getpid());
+  const std::string tmp = temporary_path(real, ::getpid());
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644);
   if (fd < 0) throw Error("cannot write " + tmp + ": " + std::strerror(errno));
   std::size_t done = 0;

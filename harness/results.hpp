@@ -2,6 +2,7 @@
 // every measured point, so an interrupted or failing run keeps everything measured so far.
 #pragma once
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -17,7 +18,15 @@ inline constexpr int kModelSchemaVersion = 2;
 nlohmann::json to_json(const DeviceInfo& info);
 std::string utc_timestamp();
 
-// Write to PATH.tmp-<pid>, fsync, rename over PATH: readers see the old or the new file, never
+// This machine's host name, as written in lock files and temporaries' names.
+std::string host_name();
+
+// The temporary through which process `pid` of this host writes `real_path` (a path links are
+// resolved in): REAL_PATH.tmp-<host>-<pid>. The host is in the name so that on a file system that
+// several machines share, no run takes another machine's pid for one of its own.
+std::string temporary_path(const std::string& real_path, long pid);
+
+// Write to temporary_path(PATH, this pid), fsync, rename over PATH: readers see the old or the new file, never
 // half of one, and a hard link to the old file keeps the old content. Creates missing parent
 // directories. A symbolic link is written through to its target (the link stays a link); a path
 // that is, or links to, anything but a regular file (folder, device, FIFO, socket) is refused.
@@ -37,9 +46,11 @@ std::string resolve_output_path(const std::string& path);
 // Whether two paths name the same existing file (same device and inode): not string equality.
 bool same_file(const std::string& a, const std::string& b);
 
-// Removes the temporaries (NAME.tmp-<pid>) that a killed gpuprobe left in `dir`, those whose
-// process is gone on this host. Returns how many it removed; a missing folder has none.
-std::size_t remove_stale_temporaries(const std::string& dir);
+// Removes the temporaries that a killed gpuprobe of this host left for `files` (the files the
+// calling command writes, as given to write_json_atomically): temporary_path(FILE, pid) of a pid
+// that no process of this host has. Any other file, another host's temporary included, is left as
+// it is. Returns how many it removed.
+std::size_t remove_stale_temporaries(const std::vector<std::string>& files);
 
 // Reads a JSON file; throws a one-line gpuprobe::Error naming the file on any problem.
 nlohmann::json read_json_file(const std::string& path);

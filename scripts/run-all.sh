@@ -17,9 +17,10 @@ args=()
 has_device=0
 while [ $# -gt 0 ]; do
   case "$1" in
-    --out) [ $# -ge 2 ] || { echo "run-all.sh: error: --out needs a folder" >&2; exit 2; }
+    --out) if [ $# -lt 2 ] || [ -z "$2" ]; then echo "run-all.sh: error: --out needs a folder" >&2; exit 2; fi
            args+=(--out "$(absolute "$2")"); shift 2; continue ;;
-    --out=*) args+=(--out "$(absolute "${1#--out=}")") ;;
+    --out=*) [ -n "${1#--out=}" ] || { echo "run-all.sh: error: --out needs a folder" >&2; exit 2; }
+             args+=(--out "$(absolute "${1#--out=}")") ;;
     --device|--device=*) has_device=1; args+=("$1") ;;
     *) args+=("$1") ;;
   esac

@@ -61,13 +61,13 @@ SyncCosts table(const GpuFacts& g) {
   t.push_back(op("vote_any", 10, 2.0, none + "; the integer pipe's half rate"));
   t.push_back(op("vote_all", 10, 2.0, none + "; the integer pipe's half rate"));
   t.push_back(op("vote_ballot", 14, 2.0, none + "; VOTE + the LOP3 that makes its predicate"));
-  t.push_back(op("match_any", 50, 0.5, none + "; rate: B300's 0.5 (PTX_NOTES.md §4.2 [R])"));
-  t.push_back(op("match_all", 50, 0.5, none + "; rate: B300's 0.5 (PTX_NOTES.md §4.2 [R])"));
+  t.push_back(op("match_any", 50, 0.5, none + "; rate: B300's 0.5 (a B300 report [R])"));
+  t.push_back(op("match_all", 50, 0.5, none + "; rate: B300's 0.5 (a B300 report [R])"));
   if (g.sm >= 80) {
     t.push_back(op("redux_add", 30, 0.5, none + "; REDUX plus the move out of its uniform register"));
     // Blackwell's CREDUX: min/max about 4x add (a third-party B300 report [R]).
     t.push_back(op("redux_min", g.sm >= 100 ? 20 : 30, g.sm >= 100 ? 2.0 : 0.5,
-                   none + (g.sm >= 100 ? "; CREDUX 4x REDUX.SUM's rate (PTX_NOTES.md §4.2 [R])" : "")));
+                   none + (g.sm >= 100 ? "; CREDUX 4x REDUX.SUM's rate (a B300 report [R])" : "")));
   }
   if (g.sm >= 90)
     t.push_back(op("elect", 40, 0.5, none + "; REDUX.OR + R2UR + ELECT + LOP3 per step (ptx/warp.cuh)"));
@@ -85,18 +85,18 @@ SyncCosts table(const GpuFacts& g) {
   if (g.sm >= 90) {
     // 242 + 40 per doubling: 362 at 8 CTAs; relaxed: 270 less.
     SyncCost cluster = swept(op("barrier_cluster", 242, 0, none + "; B200 cluster.sync 362 cyc at 8 "
-                                   "CTAs (PTX_NOTES.md §1.5 [R]); rate: assumption"), 40, 8);
+                                   "CTAs (a B200 report [R]); rate: assumption"), 40, 8);
     cluster.rate = half_reachable(16, sync_latency_cycles(cluster, 2));
     t.push_back(cluster);
     SyncCost relaxed = swept(op("barrier_cluster_relaxed", 62, 0, none + "; B200's release fence ~270 "
-                                   "cyc (PTX_NOTES.md §4.2 [R]) less; rate: assumption"), 10, 8);
+                                   "cyc (a B200 report [R]) less; rate: assumption"), 10, 8);
     relaxed.rate = half_reachable(16, sync_latency_cycles(relaxed, 2));
     t.push_back(relaxed);
     t.push_back(swept(op("dsmem_ld", 169, 16,
                          g.sm == 90 ? "M [HPMLL DSM log] H800 181 cyc at cluster size 2, 180-213 (FIGURES "
                                       "§6); rate (8-byte loads per clock per SM): assumption"
                                     : "assumption: the Hopper figure M [HPMLL DSM log] (FIGURES §6); B200 "
-                                      "remote 204 cyc at 8 CTAs (PTX_NOTES.md §1.5 [R]) agrees; rate: assumption"),
+                                      "remote 204 cyc at 8 CTAs (B200 report [R]) agrees; rate: assumption"),
                       12, 8));
   }
 

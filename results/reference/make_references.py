@@ -12,6 +12,7 @@ write and exits 1 naming the first that differs (tests/results/test_references.p
 """
 import json
 import os
+import socket
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -434,7 +435,7 @@ def main():
                       file=sys.stderr)
                 return 1
             continue
-        tmp = f"{path}.tmp-{os.getpid()}"
+        tmp = f"{path}.tmp-{socket.gethostname().replace('/', '_') or 'unknown-host'}-{os.getpid()}"
         with open(tmp, "w", encoding="utf-8") as f:
             f.write(want)
         os.replace(tmp, path)

@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
 """Tests analysis/plot_common.py format_value, the Python tools' one number-and-unit formatter: the
 same table as tests/cli/test_format.cpp holds for its C++ twin (cli/format.hpp), so the report,
-the plots and the command line print a number one way."""
+the plots and the command line print a number one way; and replace_atomically, whose temporary is
+named PATH.tmp-<host>-<pid> like gpuprobe's own (harness/results.cpp), so that no other host's or
+user's file is taken for it."""
 import math
 import os
+import socket
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from cuda_tools import Checks, test_args  # noqa: E402
@@ -31,6 +35,20 @@ def main():
         check(got == want, f"format_value({value}, {unit!r}) = {got!r}, not {want!r}")
     for bad in (None, math.nan, "text", True):
         check(plot_common.format_value(bad, "ns") == "-", f"format_value({bad!r}) is not '-'")
+
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "m.png")
+        seen = []
+
+        def write(tmp):
+            seen.append(os.path.basename(tmp))
+            with open(tmp, "w") as f:
+                f.write("x")
+
+        plot_common.replace_atomically(path, write)
+        want = f"m.png.tmp-{socket.gethostname().replace('/', '_')}-{os.getpid()}"
+        check(seen == [want], f"replace_atomically wrote {seen}, not [{want!r}]")
+        check(sorted(os.listdir(d)) == ["m.png"], f"replace_atomically left {sorted(os.listdir(d))}")
     return check.finish()
 
 

@@ -54,9 +54,35 @@ def main():
         for text in ("A: Test GPU A (measured)", "B: Test GPU B (simulated)", "(published)", "D: Tesla V100"):
             check(text in latency, f"the latency plot has no '{text}'")
             check(text in roofline, f"the roofline plot has no '{text}'")
-        for text in ("DRAM 3.18 TB/s, L2 4.86 TB/s", "C tensor e4m3 1.98 PFLOP/s", "(measured): DRAM 2.00 TB/s",
-                     "D tensor f16 125 TFLOP/s", "D compute fma_rn_f32 15.7 TFLOP/s"):
+        # One tensor precision for every input (f16, which all four have), never C's fastest (e4m3).
+        for text in ("DRAM 3.18 TB/s, L2 4.86 TB/s", "C tensor f16 989 TFLOP/s", "(measured): DRAM 2.00 TB/s",
+                     "D tensor f16 125 TFLOP/s", "D compute fma_rn_f32 15.7 TFLOP/s", "tensor lines: f16"):
             check(text in roofline, f"the roofline plot has no '{text}'")
+        check("e4m3" not in roofline, "the roofline overlay draws C's e4m3 line against the others' f16")
+
+        # Models without ceilings (memory only) or without latencies either (launch only): what has
+        # nothing to draw is said in one line and not written, never a traceback; exit 0.
+        b = json.load(open(os.path.join(data, "b.json")))
+        for name, keep in (("memonly", ("memory.",)), ("launchonly", ("sync.", "atomics."))):
+            paths = []
+            for label, m in (("a", a), ("b", b)):
+                doc = dict(m, metrics=[x for x in m["metrics"] if x["id"].startswith(keep)])
+                if name == "launchonly":
+                    doc.pop("memory", None)  # no measured curve either
+                paths.append(os.path.join(tmp, f"{name}-{label}.json"))
+                json.dump(doc, open(paths[-1], "w"))
+            out = os.path.join(tmp, name)
+            r = subprocess.run([args.gpuprobe, "compare", *paths, "--out", out], capture_output=True, text=True,
+                               env=env)
+            check(r.returncode == 0 and r.stderr == "", f"{name}: rc {r.returncode}, stderr {r.stderr!r}")
+            check(f"no plot: {out}.compare-roofline: no input has a bandwidth or compute ceiling to draw\n"
+                  in r.stdout, f"{name}: no 'no plot' line for the roofline: {r.stdout[-300:]!r}")
+            check(not os.path.exists(out + ".compare-roofline.png"), f"{name}: an empty roofline plot")
+            latency = os.path.exists(out + ".compare-latency.png")
+            check(latency == (name == "memonly"), f"{name}: latency plot written: {latency}")
+            if name == "launchonly":
+                check(f"no plot: {out}.compare-latency: no input has a latency to draw\n" in r.stdout,
+                      f"{name}: no 'no plot' line for the latency")
 
         # The Python cannot be started: one line, exit 1, the table and JSON written.
         again = os.path.join(tmp, "again")

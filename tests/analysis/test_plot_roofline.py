@@ -67,6 +67,24 @@ def main():
         check(r.returncode == 0 and os.path.isfile(os.path.join(tmp, "again.png")),
               f"the script alone with --out-prefix: {r.stderr.strip()}")
 
+        # Many kernels (an ncu export of a training step): the 12 with the most time are labelled,
+        # the rest drawn in grey and counted, never a block of overlapping labels.
+        many = json.loads(json.dumps(good))
+        sgemm = next(k for k in good["kernels"] if k["name"] == "sgemm")
+        many["kernels"] = [dict(sgemm, name=f"kern{i:02d}", time_s=float(i + 1),
+                                achieved_flops_per_s=sgemm["achieved_flops_per_s"] * (1 + i / 10))
+                           for i in range(40)]
+        json.dump(many, open(os.path.join(tmp, "many.roofline.json"), "w"))
+        r = subprocess.run([sys.executable, script, os.path.join(tmp, "many.roofline.json")], capture_output=True,
+                           text=True)
+        check(r.returncode == 0, f"40 kernels: {r.stderr.strip()}")
+        if r.returncode == 0:
+            svg = open(os.path.join(tmp, "many.roofline.svg"), encoding="utf-8").read()
+            labels = sorted(set(re.findall(r"kern(\d\d) \[f32\]", svg)))
+            check(len(labels) <= 12 and labels[-1] == "39", f"labelled kernels: {labels}")
+            check("kern00 [f32]" not in svg, "the kernel with the least time is labelled")
+            check("28 more kernels in grey, unlabelled" in svg, "the unlabelled kernels are not counted")
+
         def variant(name, mutate):
             m = json.loads(json.dumps(good))
             mutate(m)

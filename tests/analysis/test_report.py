@@ -236,6 +236,25 @@ def main():
                                              .update(x=[1, 2])), "--references", refs),
                          "curve of the wrong shape", "memory:")
         one_line_failure(run(script, os.path.join(tmp, "missing.json")), "missing model", "cannot read")
+        # What gpuprobe writes beside a profile (compare, roofline, aggregate) and any other JSON in
+        # the references folder are not profiles: skipped (the other JSON with a warning), the
+        # verdicts unchanged.
+        strayrefs = os.path.join(tmp, "strayrefs")
+        shutil.copytree(refs, strayrefs)
+        for name, doc in (("h100.compare.json", {"schema": "gpuprobe.compare", "schema_version": 1}),
+                          ("h100.roofline.json", {"schema": "gpuprobe.roofline", "schema_version": 1}),
+                          ("fleet.aggregate.json", {"schema": "gpuprobe.aggregate", "schema_version": 1}),
+                          ("notes.json", ["not", "a", "profile"])):
+            json.dump(doc, open(os.path.join(strayrefs, name), "w"))
+        r = run(script, os.path.join(data, "model.json"), "--references", strayrefs, "--out-prefix",
+                os.path.join(tmp, "stray"))
+        check(r.returncode == 0, f"stray files in the references folder: {r.stderr.strip()}")
+        check(r.stderr == f"report: warning: skipped {os.path.join(strayrefs, 'notes.json')}: not a reference "
+              "profile (a gpuprobe.machine_model v2 document with metrics)\n", f"stray files: {r.stderr!r}")
+        if r.returncode == 0:
+            stray = open(os.path.join(tmp, "stray.report.md"), encoding="utf-8").read()
+            check(all(line in stray for line in VERDICT_LINES), "stray files changed the verdicts")
+
         badrefs = os.path.join(tmp, "badrefs")
         os.mkdir(badrefs)
         shutil.copy(os.path.join(refs, "h100.json"), badrefs)

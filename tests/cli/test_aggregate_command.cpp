@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -85,17 +86,17 @@ Result: 1 outlier(s) in 1 of 4 runs.
 
 | file | device | uuid | pci_bus_id | metric | value | median | off median | unit |
 |---|---|---|---|---|---|---|---|---|
-| node4.json | NVIDIA H100 80GB HBM3 | GPU-3f1c2a10-0000-4000-8000-000000000004 | 00000000:5D:00.0 | bandwidth.DRAM.read_bytes_per_s | 2.4e+12 | 2.99e+12 | -19.7% | bytes/s |
+| node4.json | NVIDIA H100 80GB HBM3 | GPU-3f1c2a10-0000-4000-8000-000000000004 | 00000000:5D:00.0 | bandwidth.DRAM.read_bytes_per_s | 2.40 TB/s | 2.99 TB/s | -19.7% | bytes/s |
 
 ## Metrics
 
 | metric | unit | better | ceiling | n | median | min | max | MAD | range | outliers |
 |---|---|---|---|---|---|---|---|---|---|---|
-| bandwidth.DRAM.read_bytes_per_s | bytes/s | higher | yes | 4 | 2.99e+12 | 2.4e+12 | 3.02e+12 | 0.67% | 20.7% | 1 |
-| bandwidth.L2.bytes_per_s | bytes/s | higher | yes | 3 | 1.01e+13 | 1e+13 | 1.02e+13 | 0.99% | 2.0% | 0 |
-| tensor.f16.flops_per_s | flop/s | higher | yes | 4 | 7.51e+14 | 7.4e+14 | 7.56e+14 | 0.40% | 2.1% | 0 |
-| memory.DRAM.latency_cycles | cycles | lower | no | 4 | 802.5 | 795 | 960 | 0.62% | 20.6% | 0 |
-| launch.overhead.round_trip_ns | ns | lower | no | 3 | 4550 | 4500 | 4600 | 1.10% | 2.2% | 0 |
+| bandwidth.DRAM.read_bytes_per_s | bytes/s | higher | yes | 4 | 2.99 TB/s | 2.40 TB/s | 3.02 TB/s | 0.67% | 20.7% | 1 |
+| bandwidth.L2.bytes_per_s | bytes/s | higher | yes | 3 | 10.1 TB/s | 10.0 TB/s | 10.2 TB/s | 0.99% | 2.0% | 0 |
+| tensor.f16.flops_per_s | flop/s | higher | yes | 4 | 751 TFLOP/s | 740 TFLOP/s | 756 TFLOP/s | 0.40% | 2.1% | 0 |
+| memory.DRAM.latency_cycles | cycles | lower | no | 4 | 802 cycles | 795 cycles | 960 cycles | 0.62% | 20.6% | 0 |
+| launch.overhead.round_trip_ns | ns | lower | no | 3 | 4550 ns | 4500 ns | 4600 ns | 1.10% | 2.2% | 0 |
 
 No value (metric absent or null) in:
 
@@ -147,10 +148,12 @@ TEST_CASE("a lower --outlier-percent (1) also flags node3, 1.5% below the median
   CHECK(r.rc == 3);
   CHECK(section(r.out, "## Outliers") ==
         kOutliersHead +
-        "| node4.json | NVIDIA H100 80GB HBM3 | GPU-3f1c2a10-0000-4000-8000-000000000004 | 00000000:5D:00.0 | "
-        "bandwidth.DRAM.read_bytes_per_s | 2.4e+12 | 2.99e+12 | -19.7% | bytes/s |\n"
-        "| node3.json | NVIDIA H100 80GB HBM3 | GPU-3f1c2a10-0000-4000-8000-000000000003 | 00000000:3B:00.0 | "
-        "tensor.f16.flops_per_s | 7.4e+14 | 7.51e+14 | -1.5% | flop/s |\n\n");
+            "| node4.json | NVIDIA H100 80GB HBM3 | GPU-3f1c2a10-0000-4000-8000-000000000004 | "
+            "00000000:5D:00.0 | "
+            "bandwidth.DRAM.read_bytes_per_s | 2.40 TB/s | 2.99 TB/s | -19.7% | bytes/s |\n"
+            "| node3.json | NVIDIA H100 80GB HBM3 | GPU-3f1c2a10-0000-4000-8000-000000000003 | "
+            "00000000:3B:00.0 | "
+            "tensor.f16.flops_per_s | 740 TFLOP/s | 751 TFLOP/s | -1.5% | flop/s |\n\n");
   CHECK(r.out.find("Result: 2 outlier(s) in 2 of 4 runs.\n") != std::string::npos);
   // node4's L2 is 0.99% low: not more than 1%.
   CHECK(r.out.find("| node4.json | NVIDIA H100 80GB HBM3 | GPU-3f1c2a10-0000-4000-8000-000000000004 | "
@@ -162,17 +165,25 @@ TEST_CASE("one input: its values are the medians, no spread, no outlier, exit 0"
   const Outcome r = aggregate("node4.json", tmp);
   CHECK(r.rc == 0);
   CHECK(r.out.rfind("# gpuprobe aggregate: 1 run of NVIDIA H100 80GB HBM3\n", 0) == 0);
+  CHECK(
+      r.out.find("\nResult: one run, so no outlier: a run is judged against the median of two or more.\n") !=
+      std::string::npos);
   CHECK(section(r.out, "## Outliers") ==
         "## Outliers\n\nNone: every run is within 5% of the median on every ceiling.\n\n");
   CHECK(section(r.out, "## Metrics") ==
         "## Metrics\n\n"
         "| metric | unit | better | ceiling | n | median | min | max | MAD | range | outliers |\n"
         "|---|---|---|---|---|---|---|---|---|---|---|\n"
-        "| bandwidth.DRAM.read_bytes_per_s | bytes/s | higher | yes | 1 | 2.4e+12 | 2.4e+12 | 2.4e+12 | 0.00% | 0.0% | 0 |\n"
-        "| bandwidth.L2.bytes_per_s | bytes/s | higher | yes | 1 | 1e+13 | 1e+13 | 1e+13 | 0.00% | 0.0% | 0 |\n"
-        "| tensor.f16.flops_per_s | flop/s | higher | yes | 1 | 7.52e+14 | 7.52e+14 | 7.52e+14 | 0.00% | 0.0% | 0 |\n"
-        "| memory.DRAM.latency_cycles | cycles | lower | no | 1 | 960 | 960 | 960 | 0.00% | 0.0% | 0 |\n"
-        "| launch.overhead.round_trip_ns | ns | lower | no | 1 | 4550 | 4550 | 4550 | 0.00% | 0.0% | 0 |\n");
+        "| bandwidth.DRAM.read_bytes_per_s | bytes/s | higher | yes | 1 | 2.40 TB/s | 2.40 TB/s | 2.40 TB/s "
+        "| 0.00% | 0.0% | 0 |\n"
+        "| bandwidth.L2.bytes_per_s | bytes/s | higher | yes | 1 | 10.0 TB/s | 10.0 TB/s | 10.0 TB/s | 0.00% "
+        "| 0.0% | 0 |\n"
+        "| tensor.f16.flops_per_s | flop/s | higher | yes | 1 | 752 TFLOP/s | 752 TFLOP/s | 752 TFLOP/s | "
+        "0.00% | 0.0% | 0 |\n"
+        "| memory.DRAM.latency_cycles | cycles | lower | no | 1 | 960 cycles | 960 cycles | 960 cycles | "
+        "0.00% | 0.0% | 0 |\n"
+        "| launch.overhead.round_trip_ns | ns | lower | no | 1 | 4550 ns | 4550 ns | 4550 ns | 0.00% | 0.0% "
+        "| 0 |\n");
 }
 
 // Even n: node1 3.00 and node2 3.02 TB/s give 3.01; MAD 0.01 / 3.01 = 0.33%, range 0.02 / 3.01 = 0.7%.
@@ -182,14 +193,16 @@ TEST_CASE("even n takes the mean of the two middle values, and a missing metric 
   TempDir tmp;
   Outcome r = aggregate("node1.json node2.json", tmp);
   CHECK(r.rc == 0);
-  CHECK(r.out.find("\n| bandwidth.DRAM.read_bytes_per_s | bytes/s | higher | yes | 2 | 3.01e+12 | 3e+12 | 3.02e+12 | "
+  CHECK(r.out.find("\n| bandwidth.DRAM.read_bytes_per_s | bytes/s | higher | yes | 2 | 3.01 TB/s | 3.00 TB/s "
+                   "| 3.02 TB/s | "
                    "0.33% | 0.7% | 0 |\n") != std::string::npos);
   r = aggregate("node2.json node3.json", tmp);
   CHECK(r.rc == 0);
-  CHECK(r.out.find("\n| bandwidth.L2.bytes_per_s | bytes/s | higher | yes | 1 | 1.01e+13 | 1.01e+13 | 1.01e+13 | "
+  CHECK(r.out.find(
+            "\n| bandwidth.L2.bytes_per_s | bytes/s | higher | yes | 1 | 10.1 TB/s | 10.1 TB/s | 10.1 TB/s | "
+            "0.00% | 0.0% | 0 |\n") != std::string::npos);
+  CHECK(r.out.find("\n| launch.overhead.round_trip_ns | ns | lower | no | 1 | 4600 ns | 4600 ns | 4600 ns | "
                    "0.00% | 0.0% | 0 |\n") != std::string::npos);
-  CHECK(r.out.find("\n| launch.overhead.round_trip_ns | ns | lower | no | 1 | 4600 | 4600 | 4600 | 0.00% | 0.0% | 0 |\n") !=
-        std::string::npos);
   CHECK(r.out.find("No value (metric absent or null) in:\n\n- bandwidth.L2.bytes_per_s: node3.json\n"
                    "- launch.overhead.round_trip_ns: node2.json\n") != std::string::npos);
 }
@@ -241,10 +254,10 @@ TEST_CASE("a ceiling where lower is better is flagged above the median, never be
   }
   const Outcome r = run_in(tmp.path(), "aggregate m1.json m2.json m3.json m4.json --outlier-percent 10", tmp);
   CHECK(r.rc == 3);
-  CHECK(section(r.out, "## Outliers") ==
-        kOutliersHead +
-        "| m3.json | NVIDIA H100 80GB HBM3 | GPU-3 | 00000000:18:00.0 | launch.overhead.round_trip_ns | 120 | 100 | "
-        "+20.0% | ns |\n\n");
+  CHECK(section(r.out, "## Outliers") == kOutliersHead +
+                                             "| m3.json | NVIDIA H100 80GB HBM3 | GPU-3 | 00000000:18:00.0 | "
+                                             "launch.overhead.round_trip_ns | 120 ns | 100 ns | "
+                                             "+20.0% | ns |\n\n");
 }
 
 TEST_CASE("a run-all folder stands for its machine_model.json", "[cli][aggregate]") {
@@ -313,6 +326,29 @@ TEST_CASE("bad input: one line, exit 1, nothing written", "[cli][aggregate]") {
   CHECK(run_in(tmp.path(), "aggregate", tmp).rc == 2);
 }
 
+TEST_CASE(
+    "a model fitted with warnings is aggregated with a warning, and --out DIR/ writes DIR/fleet.aggregate.*",
+    "[cli][aggregate]") {
+  TempDir tmp;
+  json node1 = json::parse(slurp(kFixtures / "node1.json"));
+  node1["warnings"] = {"memory_chase_default.json is interrupted, not ok: fitted from the 10 points it has"};
+  write(tmp / "node1.json", node1);
+  fs::copy_file(kFixtures / "node2.json", tmp / "node2.json");
+  const Outcome r = run_in(tmp.path(), "aggregate node1.json node2.json --out out/", tmp);
+  INFO(r.out << r.err);
+  CHECK(r.rc == 0);
+  const std::string note =
+      "node1.json was fitted with 1 warning (memory_chase_default.json is interrupted, not ok: fitted from "
+      "the 10 "
+      "points it has): its metrics may be partial";
+  CHECK(r.err == "gpuprobe: warning: " + note + "\n");
+  CHECK(r.out.find("Note: " + note + "\n") != std::string::npos);
+  CHECK(fs::exists(tmp / "out/fleet.aggregate.json"));
+  CHECK(fs::exists(tmp / "out/fleet.aggregate.md"));
+  CHECK_FALSE(fs::exists(tmp / "out/.aggregate.json"));
+  CHECK(json::parse(slurp(tmp / "out/fleet.aggregate.json"))["notes"] == json::array({note}));
+}
+
 // End to end on the simulator: DRAM read bandwidth (bandwidth/dram) and FP32 FMA rate (compute/alu)
 // of three sim:h100 and one sim:h100,slowdown=1.3, each fitted by `analyze`, then aggregated. The
 // slow device is 1 - 1/1.3 = 23% below the median on each ceiling; the simulator's noise is 0.4%,
@@ -335,12 +371,25 @@ TEST_CASE("three simulated H100s and one injected slow device: aggregate flags e
   CHECK(r.rc == 3);
   const json doc = json::parse(slurp(tmp / "fleet.aggregate.json"));
   CHECK(doc["sources"] == json::array({"simulated"}));
+  // The FMA's op/s is the same measurement as its FLOP/s: judged once, so one slow FMA is one
+  // outlier, not two.
+  std::set<std::string> ids;
+  for (const auto& m : doc["metrics"]) ids.insert(m["id"].get<std::string>());
   int ceilings = 0;
-  for (const auto& m : doc["metrics"]) ceilings += m["ceiling"].get<bool>() && m["n"] == 4;
+  for (const auto& m : doc["metrics"]) {
+    const std::string id = m["id"];
+    const bool twin = id.size() > 10 && id.compare(id.size() - 10, 10, ".ops_per_s") == 0 &&
+                      ids.count(id.substr(0, id.size() - 10) + ".flops_per_s");
+    ceilings += m["ceiling"].get<bool>() && m["n"] == 4 && !twin;
+  }
+  CHECK(ids.count("compute.fma_rn_f32.ops_per_s"));
   CHECK(ceilings >= 2);  // DRAM read bandwidth and the FMA rate at least
   REQUIRE(doc["outliers"].size() == static_cast<std::size_t>(ceilings));
+  CHECK(r.out.find("Result: " + std::to_string(ceilings) + " outlier(s) in 1 of 4 runs.") !=
+        std::string::npos);
   for (const auto& o : doc["outliers"]) {
     CHECK(o["file"] == "gpu2.json");
+    CHECK(o["metric"] != "compute.fma_rn_f32.ops_per_s");
     CHECK(o["uuid"] == "sim-h100-slowdown-1.3");
     CHECK(o["percent_off"].get<double>() == Approx(100 * (1 / 1.3 - 1)).margin(2));
   }

@@ -7,11 +7,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -68,8 +70,9 @@ const std::string kInputsAB =
 
 const std::string kSummaryBA =
     "B (Test GPU B, simulated) against A (Test GPU A, measured), 6 metrics compared: the largest "
-    "differences are bandwidth.DRAM.read_bytes_per_s 4x (B faster), tensor.f16.flops_per_s 4x (B faster), "
-    "memory.L2.capacity_bytes 2x (B larger); per SM per clock, compute.fma_rn_f32.flops_per_s 0.5x (A faster).";
+    "differences in ceilings, latencies and capacities are bandwidth.DRAM.read_bytes_per_s 4.00x (B faster), "
+    "tensor.f16.flops_per_s 4.00x (B faster), memory.L2.capacity_bytes 2.00x (B larger); per SM per clock, "
+    "compute.fma_rn_f32.flops_per_s 0.50x (A faster).";
 
 }  // namespace
 
@@ -83,13 +86,13 @@ TEST_CASE("compare: two models, the exact table and summary, in PREFIX.compare.m
       "\n"
       "| metric | A | B | B/A | B/A per SM per clock |\n"
       "|---|---|---|---|---|\n"
-      "| memory.L1.latency_cycles | 30.0 cycles | 33.0 cycles | 1.1x | - |\n"
-      "| memory.L2.latency_cycles | 200 cycles | 300 cycles | 1.5x | - |\n"
-      "| memory.L2.capacity_bytes | 50 MiB | 100 MiB | 2x | - |\n"
+      "| memory.L1.latency_cycles | 30.0 cycles | 33.0 cycles | 1.10x | - |\n"
+      "| memory.L2.latency_cycles | 200 cycles | 300 cycles | 1.50x | - |\n"
+      "| memory.L2.capacity_bytes | 50 MiB | 100 MiB | 2.00x | - |\n"
       "| memory.DRAM.latency_cycles | 600 cycles | 300 ns | units differ | units differ |\n"
-      "| bandwidth.DRAM.read_bytes_per_s | 2.00 TB/s | 8.00 TB/s | 4x | 1x |\n"
-      "| compute.fma_rn_f32.flops_per_s | 50.0 TFLOP/s | 100 TFLOP/s | 2x | 0.5x |\n"
-      "| tensor.f16.flops_per_s | 1.00 PFLOP/s | 4.00 PFLOP/s | 4x | 1x |\n"
+      "| bandwidth.DRAM.read_bytes_per_s | 2.00 TB/s | 8.00 TB/s | 4.00x | 1.00x |\n"
+      "| compute.fma_rn_f32.flops_per_s | 50.0 TFLOP/s | 100 TFLOP/s | 2.00x | 0.50x |\n"
+      "| tensor.f16.flops_per_s | 1.00 PFLOP/s | 4.00 PFLOP/s | 4.00x | 1.00x |\n"
       "| sync.bar_sync.latency_cycles | - | 20.0 cycles | - | - |\n"
       "| atomics.atom_add.same.ops_per_s | 10.0 Gop/s | - | - | - |\n"
       "\n" +
@@ -132,20 +135,25 @@ TEST_CASE("compare: three models, a published one labelled as such", "[cli][comp
       "\n"
       "| metric | A | B | C | B/A | C/A | B/A per SM per clock | C/A per SM per clock |\n"
       "|---|---|---|---|---|---|---|---|\n"
-      "| memory.L1.latency_cycles | 30.0 cycles | 33.0 cycles | 30.0 cycles | 1.1x | 1x | - | - |\n"
-      "| memory.L2.latency_cycles | 200 cycles | 300 cycles | - | 1.5x | - | - | - |\n"
-      "| memory.L2.capacity_bytes | 50 MiB | 100 MiB | - | 2x | - | - | - |\n"
-      "| memory.DRAM.latency_cycles | 600 cycles | 300 ns | 600 cycles | units differ | 1x | units differ | - |\n"
-      "| bandwidth.DRAM.read_bytes_per_s | 2.00 TB/s | 8.00 TB/s | 1.00 TB/s | 4x | 0.5x | 1x | 0.5x |\n"
-      "| compute.fma_rn_f32.flops_per_s | 50.0 TFLOP/s | 100 TFLOP/s | - | 2x | - | 0.5x | - |\n"
-      "| tensor.f16.flops_per_s | 1.00 PFLOP/s | 4.00 PFLOP/s | 1.00 PFLOP/s | 4x | 1x | 1x | 1x |\n"
+      "| memory.L1.latency_cycles | 30.0 cycles | 33.0 cycles | 30.0 cycles | 1.10x | 1.00x | - | - |\n"
+      "| memory.L2.latency_cycles | 200 cycles | 300 cycles | - | 1.50x | - | - | - |\n"
+      "| memory.L2.capacity_bytes | 50 MiB | 100 MiB | - | 2.00x | - | - | - |\n"
+      "| memory.DRAM.latency_cycles | 600 cycles | 300 ns | 600 cycles | units differ | 1.00x | units differ "
+      "| - |\n"
+      "| bandwidth.DRAM.read_bytes_per_s | 2.00 TB/s | 8.00 TB/s | 1.00 TB/s | 4.00x | 0.50x | 1.00x | 0.50x "
+      "|\n"
+      "| compute.fma_rn_f32.flops_per_s | 50.0 TFLOP/s | 100 TFLOP/s | - | 2.00x | - | 0.50x | - |\n"
+      "| tensor.f16.flops_per_s | 1.00 PFLOP/s | 4.00 PFLOP/s | 1.00 PFLOP/s | 4.00x | 1.00x | 1.00x | 1.00x "
+      "|\n"
       "| sync.bar_sync.latency_cycles | - | 20.0 cycles | - | - | - | - | - |\n"
       "| atomics.atom_add.same.ops_per_s | 10.0 Gop/s | - | - | - | - | - | - |\n"
       "\n" +
       kSummaryBA +
       " C (Ref GPU C, published) against A (Test GPU A, measured), 4 metrics compared: the largest "
-      "differences are bandwidth.DRAM.read_bytes_per_s 0.5x (A faster); per SM per clock, "
-      "bandwidth.DRAM.read_bytes_per_s 0.5x (A faster). 2 metrics are in one input only. C: published "
+      "differences in ceilings, latencies and capacities are bandwidth.DRAM.read_bytes_per_s 0.50x (A "
+      "faster); "
+      "per SM per clock, bandwidth.DRAM.read_bytes_per_s 0.50x (A faster). 2 metrics are in one input only. "
+      "C: published "
       "figures (docs/FIGURES.md), not measured by gpuprobe. B: the simulator, not a GPU.\n";
   CHECK(slurp(s / "abc.compare.md") == expected);
   const json doc = json::parse(slurp(s / "abc.compare.json"));
@@ -166,8 +174,8 @@ TEST_CASE("compare: a published input against a simulated one, and a published m
   REQUIRE(r.rc == 0);
   CHECK(r.out.find("| A | c_published.json | Ref GPU C | published | 100 | 1000 MHz |") != std::string::npos);
   CHECK(r.out.find("| B | b.json | Test GPU B | simulated | 200 | 2000 MHz |") != std::string::npos);
-  CHECK(r.out.find("| memory.L1.latency_cycles | 30.0 cycles | 33.0 cycles | 30.0 cycles (published) | 1.1x | 1x |") !=
-        std::string::npos);
+  CHECK(r.out.find("| memory.L1.latency_cycles | 30.0 cycles | 33.0 cycles | 30.0 cycles (published) | 1.10x "
+                   "| 1.00x |") != std::string::npos);
   CHECK(r.out.find("B (Test GPU B, simulated) against A (Ref GPU C, published)") != std::string::npos);
   CHECK(r.out.find("A: published figures (docs/FIGURES.md), not measured by gpuprobe. B: the simulator, not a GPU.") !=
         std::string::npos);
@@ -194,11 +202,127 @@ TEST_CASE("compare: ratio arithmetic", "[cli][compare]") {
   CHECK(doc["rows"][3]["ratios"][1]["per_sm_per_clock"].is_null());  // flop/clk/SM against flop/clk
   const std::string md = gpuprobe::compare_markdown(doc);
   CHECK(md.find("| compute.fma_rn_f32.flops_per_s | n/a | 1.00 TFLOP/s | - | - |") != std::string::npos);
-  CHECK(md.find("| bandwidth.L2.bytes_per_s | 3.00 TB/s | 1.50 TB/s | 0.5x | 1.5x |") != std::string::npos);
+  CHECK(md.find("| bandwidth.L2.bytes_per_s | 3.00 TB/s | 1.50 TB/s | 0.50x | 1.50x |") != std::string::npos);
+  CHECK(
+      doc["summary"] ==
+      "B (M, measured) against A (M, measured), 2 metrics compared: the largest differences in ceilings, "
+      "latencies and capacities are "
+      "bandwidth.L2.bytes_per_s 0.50x (A faster), tensor.f16.flops_per_s 1.50x (B faster); per SM per clock, "
+      "bandwidth.L2.bytes_per_s 1.50x (B faster).");
+}
+
+TEST_CASE("compare: the default PREFIX is in the current folder, named after the inputs, never beside one",
+          "[cli][compare]") {
+  // A published profile first ("the GPU as published, against my run"): nothing may land in its
+  // folder, which report.py reads as reference profiles (results/reference/).
+  Scratch s;
+  fs::create_directories(s.dir / "ref");
+  fs::copy_file(s.dir / "c_published.json", s.dir / "ref" / "c_published.json");
+  const Result r = run(s, "compare ref/c_published.json a.json --no-plot");
+  INFO(r.out << r.err);
+  REQUIRE(r.rc == 0);
+  CHECK(r.out.find("wrote c_published-vs-a.compare.md, c_published-vs-a.compare.json\n") !=
+        std::string::npos);
+  CHECK(fs::exists(s.dir / "c_published-vs-a.compare.json"));
+  CHECK(fs::exists(s.dir / "c_published-vs-a.compare.md"));
+  std::vector<std::string> in_ref;
+  for (const auto& e : fs::directory_iterator(s.dir / "ref")) in_ref.push_back(e.path().filename().string());
+  CHECK(in_ref == std::vector<std::string>{"c_published.json"});
+
+  CHECK(gpuprobe::default_compare_name({"x/F/machine_model.json", "b.json"}) == "F-vs-b");
+  CHECK(gpuprobe::default_compare_name({"a.json", "b.json", "c d.json", "e.json", "f.json"}) ==
+        "a-vs-b-vs-c_d-and-2-more");
+}
+
+TEST_CASE(
+    "compare: a run-all folder stands for its model, a folder without one and a model twice are refused",
+    "[cli][compare]") {
+  Scratch s;
+  fs::create_directories(s.dir / "run");
+  fs::copy_file(s.dir / "b.json", s.dir / "run" / "machine_model.json");
+  fs::create_directories(s.dir / "empty");
+  Result r = run(s, "compare a.json run --no-plot");
+  INFO(r.out << r.err);
+  CHECK(r.rc == 0);
+  CHECK(fs::exists(s.dir / "a-vs-run.compare.json"));
+  CHECK(json::parse(slurp(s.dir / "a-vs-run.compare.json"))["inputs"][1]["file"] == "run/machine_model.json");
+
+  r = run(s, "compare a.json empty --no-plot");
+  CHECK(r.rc == 1);
+  CHECK(r.err ==
+        "gpuprobe: error: empty is a folder without machine_model.json (run-all writes one; or give the "
+        "model's file)\n");
+  fs::create_symlink("a.json", s.dir / "link.json");
+  for (const char* twice : {"a.json a.json", "a.json link.json", "run run/machine_model.json"}) {
+    INFO(twice);
+    r = run(s, std::string("compare ") + twice + " --no-plot --out twice");
+    CHECK(r.rc == 1);
+    CHECK(r.err.find("are the same file: compare needs two different models\n") != std::string::npos);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK(!fs::exists(s.dir / "twice.compare.json"));
+  }
+}
+
+TEST_CASE("compare: --out DIR/ writes DIR/NAME.compare.*, never a hidden .compare.json", "[cli][compare]") {
+  Scratch s;
+  const Result r = run(s, "compare a.json b.json --no-plot --out outdir/");
+  INFO(r.out << r.err);
+  REQUIRE(r.rc == 0);
+  CHECK(fs::exists(s.dir / "outdir" / "a-vs-b.compare.json"));
+  CHECK(!fs::exists(s.dir / "outdir" / ".compare.json"));
+  fs::create_directories(s.dir / "existing");
+  CHECK(run(s, "compare a.json b.json --no-plot --out existing").rc == 0);
+  CHECK(fs::exists(s.dir / "existing" / "a-vs-b.compare.md"));
+}
+
+TEST_CASE("compare: --family keeps the metrics of those families and refuses an unknown family",
+          "[cli][compare]") {
+  Scratch s;
+  Result r = run(s, "compare a.json b.json --no-plot --out fam --family memory,tensor");
+  INFO(r.out << r.err);
+  REQUIRE(r.rc == 0);
+  const json doc = json::parse(slurp(s / "fam.compare.json"));
+  std::vector<std::string> ids;
+  for (const auto& row : doc["rows"]) ids.push_back(row["id"]);
+  CHECK(ids == std::vector<std::string>{"memory.L1.latency_cycles", "memory.L2.latency_cycles",
+                                        "memory.L2.capacity_bytes", "memory.DRAM.latency_cycles",
+                                        "tensor.f16.flops_per_s"});
+  CHECK(doc["families"] == json{"memory", "tensor"});
+  CHECK(doc["plots"]["inputs"][0]["roofline"]["memory"].empty());  // no bandwidth asked for
+  r = run(s, "compare a.json b.json --no-plot --out fam2 --family memry");
+  CHECK(r.rc == 1);
+  CHECK(r.err.rfind("gpuprobe: error: --family: no family 'memry' (the families: ", 0) == 0);
+  CHECK(!fs::exists(s / "fam2.compare.json"));
+}
+
+TEST_CASE("compare: the summary ranks ceilings, latencies and capacities, never derived figures",
+          "[cli][compare]") {
+  const auto derived = [](const std::string& id, double v, const std::string& unit) {
+    json m = metric(id, v, unit);
+    m["ceiling"] = false;
+    m["better"] = "lower";
+    return m;
+  };
+  const json a = model({metric("bandwidth.DRAM.read_bytes_per_s", 2e12, "bytes/s"),
+                        derived("goodput.triad.prediction_error_percent", 0.17, "percent"),
+                        derived("roofline.f32.ridge_DRAM_flop_per_byte", 25, "flop/byte"),
+                        derived("memory.L2.latency_cycles", 200, "cycles")});
+  const json b = model({metric("bandwidth.DRAM.read_bytes_per_s", 2.2e12, "bytes/s"),
+                        derived("goodput.triad.prediction_error_percent", 0.007, "percent"),
+                        derived("roofline.f32.ridge_DRAM_flop_per_byte", 250, "flop/byte"),
+                        derived("memory.L2.latency_cycles", 300, "cycles")});
+  const json doc = gpuprobe::compare_models({a, b}, {"a.json", "b.json"});
   CHECK(doc["summary"] ==
-        "B (M, measured) against A (M, measured), 2 metrics compared: the largest differences are "
-        "bandwidth.L2.bytes_per_s 0.5x (A faster), tensor.f16.flops_per_s 1.5x (B faster); per SM per clock, "
-        "bandwidth.L2.bytes_per_s 1.5x (B faster).");
+        "B (M, measured) against A (M, measured), 4 metrics compared: the largest differences in ceilings, "
+        "latencies and capacities are memory.L2.latency_cycles 1.50x (A faster), "
+        "bandwidth.DRAM.read_bytes_per_s "
+        "1.10x (B faster).");
+  CHECK(doc["rows"][0]["ceiling"] == false);  // memory.L2.latency_cycles
+  const json c = model(json::array({derived("goodput.triad.prediction_error_percent", 0.1, "percent")}));
+  const json d = model(json::array({derived("goodput.triad.prediction_error_percent", 0.2, "percent")}));
+  CHECK(gpuprobe::compare_models({c, d}, {"c.json", "d.json"})["summary"] ==
+        "B (M, measured) against A (M, measured), 1 metric compared: no difference in a ceiling, latency or "
+        "capacity.");
 }
 
 TEST_CASE("compare: bad input is refused in one line before anything is written", "[cli][compare]") {

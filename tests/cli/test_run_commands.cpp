@@ -157,22 +157,53 @@ TEST_CASE("max-seconds-per-point must be a positive finite number", "[cli][bound
 TEST_CASE("run-all into a folder it cannot write fails up front in one line", "[cli][outputs]") {
   Scratch s;
   std::ofstream(s / "file") << "x";  // root ignores permission bits, but not a file in the way
-  const auto r = run(s, "run-all --no-plot --device sim:h100 --out " + (s / "file") + "/sub");
+  auto r = run(s, "run-all --no-plot --device sim:h100 --out " + (s / "file") + "/sub");
   CHECK(r.rc == 1);
   CHECK(lines(r.err) == 1);
   CHECK(r.err.find("cannot write results to") != std::string::npos);
   CHECK(r.err.find("partial results kept") == std::string::npos);
   CHECK(slurp(s / "file") == "x");
+  // A link to nothing: named as such (mkdir says only "File exists").
+  fs::create_symlink(s / "nowhere", s / "dangling");
+  r = run(s, "run-all --no-plot --device sim:h100 --out " + (s / "dangling"));
+  CHECK(r.rc == 1);
+  CHECK(lines(r.err) == 1);
+  CHECK(r.err.find(s / "dangling" + " is a link to " + (s / "nowhere") + ", which does not exist") !=
+        std::string::npos);
+  CHECK_FALSE(fs::exists(fs::symlink_status(s / "nowhere")));
 }
 
-TEST_CASE("temporaries left by a killed run are removed by the next start", "[cli][outputs]") {
+TEST_CASE("the next start removes the temporaries a killed run left, and no one else's file",
+          "[cli][outputs]") {
   Scratch s;
-  const std::string stale = s / ("run.json.tmp-" + std::to_string(dead_pid()));
+  const std::string gone = std::to_string(dead_pid());
+  // Ours: a temporary of this host of the file this command writes, of a pid that is gone.
+  const std::string stale = s / ("run.json.tmp-" + host() + "-" + gone);
   std::ofstream(stale) << "{\"half\": ";
+  // Not ours: a user's files, another file's temporary, another host's (a shared file system).
+  const std::vector<std::string> others = {s / ("thesis.tmp-" + gone), s / ("run.json.tmp-" + gone),
+                                           s / ("other.json.tmp-" + host() + "-" + gone),
+                                           s / ("run.json.tmp-another-host-" + gone)};
+  for (const auto& f : others) std::ofstream(f) << "mine";
   REQUIRE(run(s, kSmallChase + "--out " + (s / "run.json")).rc == 0);
   CHECK_FALSE(fs::exists(stale));
-  for (const auto& e : fs::directory_iterator(s.dir))
-    CHECK(e.path().filename().string().find(".tmp-") == std::string::npos);
+  for (const auto& f : others) {
+    INFO(f);
+    CHECK(slurp(f) == "mine");
+  }
+  // run-all the same, in its folder and in raw/.
+  const fs::path dir = s / "all";
+  fs::create_directories(dir / "raw");
+  const fs::path ours = dir / "raw" / ("launch_overhead.json.tmp-" + host() + "-" + gone);
+  std::ofstream(ours) << "{";
+  const std::vector<fs::path> users = {dir / ("draft.tmp-" + gone), dir / "raw" / ("notes.tmp-" + gone)};
+  for (const auto& f : users) std::ofstream(f) << "mine";
+  REQUIRE(run(s, "run-all --no-plot --device sim:v100 --only launch/overhead --out " + dir.string()).rc == 0);
+  CHECK_FALSE(fs::exists(ours));
+  for (const auto& f : users) {
+    INFO(f);
+    CHECK(slurp(f) == "mine");
+  }
 }
 
 TEST_CASE("a second run into a locked --out refuses naming the first, and a stale lock is taken",
@@ -185,27 +216,33 @@ TEST_CASE("a second run into a locked --out refuses naming the first, and a stal
     ::execlp("sleep", "sleep", "30", static_cast<char*>(nullptr));
     ::_exit(127);
   }
+  // A lock naming a live process that is not a gpuprobe (a pid reused after a crash, as low
+  // pids are in containers) is stale: taken over, and released at the end.
+  for (int i = 0; i < 500; ++i) {  // until it is `sleep`, not the copy of this process fork made
+    std::string comm;
+    std::ifstream("/proc/" + std::to_string(holder) + "/comm") >> comm;
+    if (comm == "sleep") break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
   std::ofstream(out + ".lock") << holder << " " << host() << "\n";
   auto r = run(s, kSmallChase + "--out " + out);
   ::kill(holder, SIGKILL);
   ::waitpid(holder, nullptr, 0);
-  CHECK(r.rc == 1);
-  CHECK(lines(error_lines(r.err)) == 1);
-  CHECK(r.err.find("in use by gpuprobe pid " + std::to_string(holder)) != std::string::npos);
-  CHECK_FALSE(fs::exists(out));
-  CHECK(fs::exists(out + ".lock"));  // not ours to remove
-  // run-all's folder lock the same way, with the test's own pid as the holder.
+  CHECK(r.rc == 0);
+  CHECK(fs::exists(out));
+  CHECK_FALSE(fs::exists(out + ".lock"));
+  fs::remove(out);
+  // run-all's folder lock, with the test's own pid (a gpuprobe_tests) as the holder: refused,
+  // with the remedy should that pid not be the run.
   fs::create_directories(s / "all");
   std::ofstream(s / "all/.gpuprobe.lock") << ::getpid() << " " << host() << "\n";
   r = run(s, "run-all --no-plot --device sim:h100 --out " + (s / "all"));
   CHECK(r.rc == 1);
   CHECK(lines(error_lines(r.err)) == 1);
-  CHECK(r.err.find("pid " + std::to_string(::getpid())) != std::string::npos);
-  // The holder is gone now: its lock is stale, taken over, and released at the end.
-  r = run(s, kSmallChase + "--out " + out);
-  CHECK(r.rc == 0);
-  CHECK(fs::exists(out));
-  CHECK_FALSE(fs::exists(out + ".lock"));
+  CHECK(r.err.find("in use by gpuprobe pid " + std::to_string(::getpid())) != std::string::npos);
+  CHECK(r.err.find("remove the lock file if pid " + std::to_string(::getpid()) + " is not that run") !=
+        std::string::npos);
+  // A holder that is gone: its lock is stale, taken over, and released at the end.
   std::ofstream(out + ".lock") << dead_pid() << " " << host() << "\n";
   CHECK(run(s, kSmallChase + "--out " + out).rc == 0);
   CHECK_FALSE(fs::exists(out + ".lock"));
@@ -452,10 +489,10 @@ TEST_CASE("two runs into the same output at once: the second refuses in one line
 
 TEST_CASE("run-all --watchdog-seconds must be a positive finite number", "[cli][bounds]") {
   Scratch s;
-  for (const char* value : {"nan", "inf", "-1", "1e9"}) {
+  for (const char* value : {"nan", "inf", "-1", "1e9", "0"}) {
     INFO(value);
-    const auto r = run(s, "run-all --no-plot --device sim:h100 --watchdog-seconds " + std::string(value) +
-                              " --out " + (s / "x"));
+    const auto r = run(s, "run-all --no-plot --device sim:h100 --only launch/overhead --watchdog-seconds " +
+                              std::string(value) + " --out " + (s / "x"));
     CHECK(r.rc == 1);
     CHECK(lines(r.err) == 1);
     CHECK(r.err.find("--watchdog-seconds") != std::string::npos);
@@ -470,6 +507,7 @@ TEST_CASE("a probe that lost its device context saves its points, exits 75, and 
   const std::string out = s / "alu.json";
   const std::string args = "probe compute/alu --device sim:v100 --out " + out;
   // The test hook makes a run that does not resume end as after a sticky CUDA error.
+  ::setenv("GPUPROBE_TEST_HOOKS", "1", 1);
   ::setenv("GPUPROBE_TEST_STICKY_PROBE", "compute/alu", 1);
   auto r = run(s, args);
   const auto lost = nlohmann::json::parse(slurp(out));
@@ -482,11 +520,177 @@ TEST_CASE("a probe that lost its device context saves its points, exits 75, and 
   REQUIRE(lost["series"].size() > 3);
   r = run(s, args + " --resume");
   ::unsetenv("GPUPROBE_TEST_STICKY_PROBE");
+  ::unsetenv("GPUPROBE_TEST_HOOKS");
   REQUIRE(r.rc == 0);
   const auto done = nlohmann::json::parse(slurp(out));
   CHECK(done["status"] == "ok");
   CHECK(done["series"] == lost["series"]);  // every point kept, none measured again
   CHECK_FALSE(done.contains("error"));
+}
+
+TEST_CASE(
+    "run-all --only into a complete folder fits the machine model from every record of the "
+    "plan, and says which",
+    "[cli][only]") {
+  Scratch s;
+  const std::string dir = s / "r", raw = dir + "/raw";
+  const std::string base = "run-all --no-plot --quick --device sim:v100 --out " + dir;
+  auto r = run(s, base + " --only launch,compute/alu");
+  REQUIRE(r.rc == 0);
+  const auto model = [&] { return nlohmann::json::parse(slurp(fs::path(dir) / "machine_model.json")); };
+  const std::size_t metrics = model()["metrics"].size();
+  REQUIRE(model()["sources"].size() == 4);
+  CHECK(r.err.find("fitted from 4 record(s) in " + raw +
+                   ": 4 measured by this run, 0 complete from before") != std::string::npos);
+  CHECK(r.err.find("lower than --full's by construction") != std::string::npos);  // --quick
+  // One probe measured again, or kept: the model still holds the whole folder.
+  for (const auto& [again, origins] : std::vector<std::pair<std::string, std::string>>{
+           {" --force --only launch/overhead", "1 measured by this run, 3 complete from before"},
+           {" --resume --only compute/alu", "0 measured by this run, 4 complete from before"}}) {
+    INFO(again);
+    r = run(s, base + again);
+    CHECK(r.rc == 0);
+    CHECK(model()["sources"].size() == 4);
+    CHECK(model()["metrics"].size() == metrics);
+    CHECK(r.err.find("fitted from 4 record(s) in " + raw + ": " + origins) != std::string::npos);
+  }
+  // A record of another device, and a file that is no run of the plan: left out, and named.
+  REQUIRE(run(s, "probe launch/overhead --device sim:a100 --out " + raw + "/launch_overhead.json").rc == 0);
+  std::ofstream(raw + "/notes.json") << "{}";
+  r = run(s, base + " --force --only compute/alu");
+  CHECK(r.rc == 0);
+  CHECK(model()["sources"].size() == 3);
+  CHECK(r.err.find("  left out of the model: " + raw +
+                   "/launch_overhead.json was measured on NVIDIA A100 40GB (simulated), not on Tesla "
+                   "V100-PCIE-16GB (simulated)") != std::string::npos);
+  CHECK(r.err.find("  left out of the model: " + raw + "/notes.json is no run of run-all's --quick plan") !=
+        std::string::npos);
+}
+
+TEST_CASE(
+    "a refused --resume names what differs, and a corrupt record's refusal does not steer to "
+    "--force",
+    "[cli][resume]") {
+  Scratch s;
+  const std::string dir = s / "r", raw = dir + "/raw";
+  REQUIRE(run(s, "run-all --no-plot --quick --device sim:v100 --only launch/graph --out " + dir).rc == 0);
+  // The --full plan measures other nodes: the parameter is named, and the profile that has it.
+  auto r = run(s, "run-all --no-plot --device sim:v100 --only launch/graph --resume --out " + dir);
+  CHECK(r.rc == 1);
+  CHECK(lines(error_lines(r.err)) == 1);
+  CHECK(r.err.find("was measured with --nodes 1,8,64,128, this run measures --nodes ") != std::string::npos);
+  CHECK(r.err.find("add --quick") != std::string::npos);
+  // Another preset of the same name: the preset is named.
+  r = run(s, "run-all --no-plot --quick --device sim:v100,slowdown=1.3 --only launch/graph --resume --out " +
+                 dir);
+  CHECK(r.rc == 1);
+  CHECK(lines(error_lines(r.err)) == 1);
+  CHECK(r.err.find("with sim_preset v100, not v100,slowdown=1.3") != std::string::npos);
+  // A corrupt record: moving it away measures that probe again; --force would measure all.
+  std::ofstream(raw + "/launch_graph.json") << "{";
+  r = run(s, "run-all --no-plot --quick --device sim:v100 --only launch/graph --resume --out " + dir);
+  CHECK(r.rc == 1);
+  CHECK(lines(error_lines(r.err)) == 1);
+  CHECK(r.err.find("move it away and --resume measures that probe again") != std::string::npos);
+  CHECK(r.err.find("--force measures it again") == std::string::npos);
+}
+
+TEST_CASE("a test hook left set changes no plain probe and says so, and a hung hook stops at a signal",
+          "[cli][hooks]") {
+  Scratch s;
+  const std::string out = s / "alu.json";
+  auto r = gpuprobe::test::run_gpuprobe(
+      s, "probe compute/alu --device sim:v100 --out " + out,
+      "GPUPROBE_TEST_FAIL_PROBE=compute/alu GPUPROBE_TEST_HANG_PROBE=compute/alu");
+  CHECK(r.rc == 0);
+  CHECK(nlohmann::json::parse(slurp(out))["status"] == "ok");
+  CHECK(r.err.find("gpuprobe: warning: GPUPROBE_TEST_FAIL_PROBE=compute/alu is set and ignored") !=
+        std::string::npos);
+  CHECK(r.err.find("gpuprobe: warning: GPUPROBE_TEST_HANG_PROBE=compute/alu is set and ignored") !=
+        std::string::npos);
+  // Asked for (GPUPROBE_TEST_HOOKS=1): it hangs once its points are measured, and SIGTERM stops it.
+  const std::string hung = s / "hung.json";
+  const pid_t child = ::fork();
+  if (child == 0) {
+    const std::string cmd = std::string(
+                                "GPUPROBE_TEST_HOOKS=1 GPUPROBE_TEST_HANG_PROBE=launch/overhead exec ") +
+                            GPUPROBE_EXE + " probe launch/overhead --device sim:v100 --out " + hung + " >" +
+                            (s / ".out") + " 2>" + (s / ".err");
+    ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  // Hanging: its record holds points and has not changed for two seconds.
+  std::string last;
+  int still = 0;
+  for (int i = 0; i < 600 && still < 20; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    const std::string now = slurp(hung);
+    bool points = false;
+    try {
+      points = !nlohmann::json::parse(now).value("series", nlohmann::json::array()).empty();
+    } catch (const std::exception&) {
+    }
+    still = points && now == last ? still + 1 : 0;
+    last = now;
+  }
+  REQUIRE(still >= 20);
+  ::kill(child, SIGTERM);
+  int status = 0;
+  bool ended = false;
+  for (int i = 0; i < 100 && !ended; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    ended = ::waitpid(child, &status, WNOHANG) == child;
+  }
+  if (!ended) {
+    ::kill(child, SIGKILL);
+    ::waitpid(child, &status, 0);
+  }
+  CHECK(ended);
+  CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGTERM));
+  CHECK(nlohmann::json::parse(slurp(hung))["status"] == "interrupted");
+  CHECK_FALSE(fs::exists(hung + ".lock"));
+  const std::string err = slurp(s / ".err");
+  CHECK(err.find("the test hook GPUPROBE_TEST_HANG_PROBE=launch/overhead is on") != std::string::npos);
+  CHECK(err.find("gpuprobe: interrupted by SIGTERM") != std::string::npos);
+}
+
+TEST_CASE("run-all checks --out '' and a device before it makes a folder", "[cli][outputs]") {
+  Scratch s;
+  // --out '' is no folder (it used to mean results/<device> in the current folder).
+  auto r = gpuprobe::test::run_gpuprobe(
+      s, "run-all --no-plot --device sim:v100 --only launch/overhead --out ''", "", s.dir);
+  CHECK(r.rc == 1);
+  CHECK(lines(r.err) == 1);
+  CHECK(r.err.find("--out ''") != std::string::npos);
+  CHECK_FALSE(fs::exists(s / "results"));
+  // A device that cannot be opened leaves no empty folder behind.
+  r = run(s, "run-all --no-plot --device sim:nope --out " + (s / "new") + "/run");
+  CHECK(r.rc == 1);
+  CHECK(lines(r.err) == 1);
+  CHECK_FALSE(fs::exists(s / "new"));
+}
+
+TEST_CASE("probe refuses a folder a run-all is writing, and names its output when it cannot write",
+          "[cli][lock]") {
+  Scratch s;
+  // A live run-all (here the test's own pid, a gpuprobe_tests) holds the folder.
+  fs::create_directories(s / "all/raw");
+  std::ofstream(s / "all/.gpuprobe.lock") << ::getpid() << " " << host() << "\n";
+  for (const std::string out : {s / "all/raw/memory_tlb.json", s / "all/mine.json"}) {
+    INFO(out);
+    const auto r = run(s, "probe launch/overhead --device sim:v100 --out " + out);
+    CHECK(r.rc == 1);
+    CHECK(lines(error_lines(r.err)) == 1);
+    CHECK(r.err.find("which gpuprobe run-all pid " + std::to_string(::getpid())) != std::string::npos);
+    CHECK_FALSE(fs::exists(out));
+  }
+  // Where nothing can be created (/proc): the message names the output, not its lock file.
+  const auto r = gpuprobe::test::run_gpuprobe(s, "probe launch/overhead --device sim:v100 --out x.json", "",
+                                              "/proc");
+  CHECK(r.rc == 1);
+  CHECK(lines(error_lines(r.err)) == 1);
+  CHECK(r.err.find("gpuprobe: error: cannot write x.json: ") != std::string::npos);
+  CHECK(r.err.find("lock") == std::string::npos);
 }
 
 }  // namespace GPUPROBE_TEST_FILE

@@ -84,6 +84,27 @@ TEST_CASE("a probe needing an arch-specific capability is skipped with the reaso
   CHECK_FALSE(probe_unavailable_reason(fake_probe(std::nullopt, &runs), gpu(7, 5), ""));
 }
 
+TEST_CASE("run_probe's progress line names every point: its axes, then what it measured", "[registry]") {
+  ProbeSpec p;
+  p.id = "test/points";
+  p.summary = "points of an op table";
+  p.run = [](ProbeContext& ctx) {
+    ctx.add_point({{"op", "fma_rn_f32"}, {"kind", "latency"}, {"latency_cycles", 4.0}});
+    ctx.add_point({{"op", "fma_rn_f64"}, {"kind", "throughput"}, {"skipped", "needs sm_80"}});
+    ctx.add_point({{"op", "add"}, {"kind", "throughput"}, {"ops_per_clk_per_sm", 64.0}});
+    ctx.add_point({{"kernel_name", "triad"}, {"ns", 1000.0}});
+  };
+  auto dev = sim::make_sim_device(sim::find_preset("h100"));
+  std::ostringstream log;
+  run_probe(*dev, p, Params::parse({}, {}), RepeatPolicy{}, "", log);
+  const std::string out = log.str();
+  CHECK_THAT(out, Catch::Contains("  op=fma_rn_f32 kind=latency 4 cycles\n"));
+  CHECK_THAT(out, Catch::Contains("  op=fma_rn_f64 kind=throughput skipped: needs sm_80\n"));
+  CHECK_THAT(out, Catch::Contains("  op=add kind=throughput 64 ops/clk/SM\n"));
+  CHECK_THAT(out, Catch::Contains("  kernel_name=triad 1000 ns\n"));
+  CHECK(out.find("\n  skipped") == std::string::npos);
+}
+
 TEST_CASE("run_probe records a skip without launching anything", "[registry]") {
   int runs = 0;
   auto a100 = sim::make_sim_device(sim::find_preset("a100"));

@@ -181,24 +181,37 @@ TEST_CASE("a symbolic link is written through to its target and stays a link", "
   CHECK_FALSE(same_file(link.string(), dangling.string()));
 }
 
-TEST_CASE("temporaries of killed runs are removed, those of live ones kept", "[results]") {
+TEST_CASE("only this host's temporaries of the files named, of runs that are gone, are removed",
+          "[results]") {
   ScratchDir dir("stale");
-  const fs::path stale = dir.path / ("run.json.tmp-" + std::to_string(dead_pid()));
+  const std::string run = (dir.path / "run.json").string();
+  CHECK(temporary_path(run, 42) == run + ".tmp-" + host_name() + "-42");
+  const pid_t gone = dead_pid();
   const pid_t live_child = ::fork();
   if (live_child == 0) {
     ::pause();
     ::_exit(0);
   }
-  const fs::path live = dir.path / ("run.json.tmp-" + std::to_string(live_child));
-  const fs::path other = dir.path / "notes.tmp-abc";  // not a name of ours
-  for (const auto& p : {stale, live, other}) std::ofstream(p) << "{";
-  CHECK(remove_stale_temporaries(dir.path.string()) == 1);
+  const fs::path stale = temporary_path(run, gone);
+  const fs::path live = temporary_path(run, live_child);
+  const std::vector<fs::path> others = {
+      dir.path / ("notes.tmp-" + std::to_string(gone)),                  // a user's file
+      dir.path / ("run.json.tmp-" + std::to_string(gone)),               // no host: not ours
+      dir.path / ("run.json.tmp-another-host-" + std::to_string(gone)),  // another machine's
+      temporary_path((dir.path / "other.json").string(), gone),          // a file not named
+      dir.path / ("run.json.tmp-" + host_name() + "-" + std::to_string(gone) + "x")};
+  for (const auto& p : {stale, live}) std::ofstream(p) << "{";
+  for (const auto& p : others) std::ofstream(p) << "{";
+  CHECK(remove_stale_temporaries({run}) == 1);
   ::kill(live_child, SIGKILL);
   ::waitpid(live_child, nullptr, 0);
   CHECK_FALSE(fs::exists(stale));
   CHECK(fs::exists(live));
-  CHECK(fs::exists(other));
-  CHECK(remove_stale_temporaries((dir.path / "missing").string()) == 0);
+  for (const auto& p : others) {
+    INFO(p);
+    CHECK(fs::exists(p));
+  }
+  CHECK(remove_stale_temporaries({(dir.path / "missing" / "run.json").string()}) == 0);
 }
 
 }  // namespace GPUPROBE_TEST_FILE

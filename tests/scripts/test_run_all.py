@@ -60,6 +60,17 @@ def main():
         check(not os.path.exists(os.path.join(bad, "latency.png")), "plotted a failed run")
         check(not os.path.exists(os.path.join(bad, "report.html")), "reported a failed run")
 
+        # An empty --out names no folder: refused, nothing written (it used to be the caller's
+        # folder itself).
+        for form in (["--out", ""], ["--out="]):
+            empty = os.path.join(tmp, f"empty{len(form)}")
+            os.makedirs(empty)
+            r = subprocess.run([script, "--device", "sim:v100", "--quick", "--no-plot", "--only", "launch/overhead",
+                                *form], env=env, cwd=empty, capture_output=True, text=True)
+            check(r.returncode != 0 and r.stderr.count("error:") == 1 and "--out" in r.stderr,
+                  f"run-all.sh {form}: rc {r.returncode}: {r.stderr[-400:]!r}")
+            check(not os.listdir(empty), f"run-all.sh {form} wrote {os.listdir(empty)}")
+
         # No Python to draw with: run-all keeps its records and model, names the cause in one
         # line and exits 1; --no-plot asks for no Python at all.
         for extra, want_rc in (([], 1), (["--no-plot"], 0)):

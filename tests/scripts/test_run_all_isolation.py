@@ -3,16 +3,23 @@
 with SIGKILL and one stopped with SIGINT are continued by --resume (complete records kept byte for
 byte, cut ones from their last point); a probe forced to fail, one that hangs (the watchdog) and one
 that loses its device context (retried in a new process) are recorded and the run goes on; the
-progress lines carry the count, the elapsed time and the ETA. The failures come from the test hooks
-GPUPROBE_TEST_FAIL_PROBE / _HANG_PROBE / _STICKY_PROBE of `gpuprobe probe` (cli/run_commands.hpp)."""
+progress lines carry the count, the elapsed time and the ETA (cut to a terminal's width), and a log
+gets no per-point lines; the resume command printed after an interrupt or a failure works as
+pasted; signals in quick succession still end in one line with no lock or temporary left. The
+failures come from the test hooks GPUPROBE_TEST_FAIL_PROBE / _HANG_PROBE / _STICKY_PROBE of
+`gpuprobe probe` (cli/run_commands.hpp), which act only with GPUPROBE_TEST_HOOKS=1."""
+import fcntl
 import json
 import os
 import pty
 import re
+import shlex
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
+import termios
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -78,11 +85,24 @@ def run_all(gpuprobe, out, *extra, env=None):
     return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120)
 
 
-def check_resume(gpuprobe, out, cut_name, before):
+def hooks(**hook):
+    """The environment with the test hooks given (GPUPROBE_TEST_<NAME>=probe) switched on."""
+    return dict(os.environ, GPUPROBE_TEST_HOOKS="1", **{f"GPUPROBE_TEST_{k}": v for k, v in hook.items()})
+
+
+def pasted(gpuprobe, hint):
+    """The printed resume command run as a user pastes it into a shell (gpuprobe: the build's)."""
+    cmd = hint.strip()
+    check(cmd.startswith("gpuprobe run-all "), f"not a run-all command: {cmd!r}")
+    return subprocess.run(["/bin/sh", "-c", shlex.quote(gpuprobe) + cmd[len("gpuprobe"):]],
+                          capture_output=True, text=True, timeout=120)
+
+
+def check_resume(gpuprobe, out, cut_name, before, resume=None):
     """--resume completes the run: the records complete before stay byte for byte, the cut one
-    keeps its points."""
+    keeps its points. `resume` runs it (default: the same --only with --resume)."""
     raw = os.path.join(out, "raw")
-    r = run_all(gpuprobe, out, "--only", CUT_RUN, "--resume")
+    r = resume() if resume else run_all(gpuprobe, out, "--only", CUT_RUN, "--resume")
     check(r.returncode == 0, f"--resume failed: {r.stderr[-1500:]}")
     after = records(raw)
     for name, (data, rec) in before.items():
@@ -94,8 +114,10 @@ def check_resume(gpuprobe, out, cut_name, before):
     check(done["series"][:len(cut["series"])] == cut["series"],
           f"{cut_name}: --resume did not keep the points measured before")
     check(sorted(after) == sorted(CUT_FILES), f"records after --resume: {sorted(after)}")
-    model = json.load(open(os.path.join(out, "machine_model.json")))
-    check(len(model["sources"]) == len(CUT_FILES), "the model does not list every record")
+    model_path = os.path.join(out, "machine_model.json")
+    if check(os.path.isfile(model_path), "--resume wrote no machine model"):
+        model = json.load(open(model_path))
+        check(len(model["sources"]) == len(CUT_FILES), "the model does not list every record")
     check("5 ok, 0 skipped, 0 failed" in r.stderr, f"no summary line: {r.stderr[-600:]}")
 
 
@@ -131,10 +153,12 @@ def test_killed_run(gpuprobe, tmp):
 
 
 def test_interrupted_run(gpuprobe, tmp):
-    out = os.path.join(tmp, "interrupted")
+    # A folder with a space, and every option the resume command must repeat.
+    out = os.path.join(tmp, "interrupted run")
     raw = os.path.join(out, "raw")
     proc = subprocess.Popen([gpuprobe, "run-all", "--no-plot", "--device", "sim:v100", "--out", out, "--only",
-                             CUT_RUN], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             CUT_RUN, "--quick", "--max-seconds-per-point", "1.5", "--watchdog-seconds", "100"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
     cut_name = wait_for_cut(raw, proc)
     os.killpg(proc.pid, signal.SIGINT)  # as Ctrl-C: the terminal's foreground group
@@ -153,14 +177,43 @@ def test_interrupted_run(gpuprobe, tmp):
     check(f"{len(cut['series'])} points of" in last, f"the points kept are not told: {last!r}")
     check(not any(n.endswith(".lock") or ".tmp-" in n for n in os.listdir(raw)),
           f"locks or temporaries left: {os.listdir(raw)}")
-    check_resume(gpuprobe, out, cut_name, before)
+    done = sum(1 for _, rec in before.values() if rec and rec.get("status") in ("ok", "skipped"))
+    check(f"kept {done} complete record(s)" in last, f"the complete records are not counted: {last!r}")
+    # The printed command, pasted as it is, continues the run.
+    hint = last[last.find("resume with: ") + len("resume with: "):]
+    for option in ("--quick", "--max-seconds-per-point 1.5", "--watchdog-seconds 100", "--no-plot",
+                   f"--only {CUT_RUN}", f"--out {shlex.quote(out)}"):
+        check(option in hint, f"the resume command lacks {option}: {hint!r}")
+    check_resume(gpuprobe, out, cut_name, before, resume=lambda: pasted(gpuprobe, hint))
+
+
+def test_signals_in_quick_succession(gpuprobe, tmp):
+    """TERM, TERM, INT within 50 ms: run-all passes them on, then says in one line what it kept;
+    the cut record says interrupted, and no lock or temporary is left."""
+    out = os.path.join(tmp, "signals")
+    raw = os.path.join(out, "raw")
+    proc = subprocess.Popen([gpuprobe, "run-all", "--no-plot", "--device", "sim:v100", "--out", out, "--only",
+                             CUT_RUN], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    cut_name = wait_for_cut(raw, proc)
+    for sig in (signal.SIGTERM, signal.SIGTERM, signal.SIGINT):
+        proc.send_signal(sig)
+        time.sleep(0.02)
+    _, err = proc.communicate(timeout=60)
+    if not check(cut_name is not None, "never saw a complete record and a running one"):
+        return
+    check(proc.returncode == 128 + signal.SIGTERM, f"TERM TERM INT: exit {proc.returncode}: {err[-600:]!r}")
+    check(err.count("gpuprobe: interrupted by SIGTERM") == 1, f"not one line: {err[-800:]!r}")
+    recs = records(raw)
+    check(all(rec is not None for _, rec in recs.values()), "a record is not valid JSON")
+    check(recs[cut_name][1]["status"] == "interrupted", f"the cut record is {recs[cut_name][1]['status']}")
+    left = [n for n in os.listdir(raw) + os.listdir(out) if n.endswith(".lock") or ".tmp-" in n]
+    check(not left, f"locks or temporaries left: {left}")
 
 
 def test_failing_and_hanging(gpuprobe, tmp):
     # A probe forced to fail: recorded, the others measured, exit 1, the model still written.
     out = os.path.join(tmp, "fail")
-    env = dict(os.environ, GPUPROBE_TEST_FAIL_PROBE="compute/alu")
-    r = run_all(gpuprobe, out, "--only", "compute/alu,launch/overhead", env=env)
+    r = run_all(gpuprobe, out, "--only", "compute/alu,launch/overhead", env=hooks(FAIL_PROBE="compute/alu"))
     check(r.returncode == 1, f"a failed probe: exit {r.returncode}")
     alu = json.load(open(os.path.join(out, "raw", "compute_alu.json")))
     check(alu["status"] == "failed", f"the failed probe's record is {alu['status']}")
@@ -179,10 +232,35 @@ def test_failing_and_hanging(gpuprobe, tmp):
                     r.stderr, re.M), "no progress line with an ETA for the second probe")
     check("SIMULATED DEVICE" in r.stderr and r.stderr.count("SIMULATED DEVICE") == 2,
           "the banner comes once at the start and once at the end, not once per probe")
+    # A log gets no per-point lines, and no line without a name: each is run-all's own, a probe's
+    # "gpuprobe: ..." line, the banner, or a summary line naming its probe or record.
+    stray = [line for line in r.stderr.splitlines()
+             if not re.match(r"(gpuprobe: |##|  (skipped|failed|left out of the model:|complete in) \S)", line)]
+    check(not stray, f"lines a log should not get: {stray[:5]}")
+    # The way on after a failure: the command that continues the run, pasted as it is.
+    hint = re.search(r"continue with: (gpuprobe run-all .*--resume)$", r.stderr, re.M)
+    if check(hint, f"no resume command after a failure: {r.stderr[-600:]!r}"):
+        r = pasted(gpuprobe, hint.group(1))
+        check(r.returncode == 0 and "2 ok, 0 skipped, 0 failed (1 kept from before)" in r.stderr,
+              f"the printed command did not continue the run: {r.stderr[-600:]!r}")
+        alu = json.load(open(os.path.join(out, "raw", "compute_alu.json")))
+        check(alu["status"] == "ok", f"the failed probe is {alu['status']} after the resume")
+
+    # A machine model that cannot be written (a full disk, here a link into a file): the summary,
+    # the reason, and the command that continues once it is fixed.
+    out = os.path.join(tmp, "nomodel")
+    os.makedirs(out)
+    open(os.path.join(out, "blocker"), "w").close()
+    os.symlink("blocker/machine_model.json", os.path.join(out, "machine_model.json"))
+    r = run_all(gpuprobe, out, "--only", "launch/overhead")
+    check(r.returncode == 1, f"an unwritable model: exit {r.returncode}")
+    check("gpuprobe: run-all: 1 ok, 0 skipped, 0 failed" in r.stderr, f"no summary line: {r.stderr[-600:]!r}")
+    check(re.search(r"^gpuprobe: error: the machine model was not written: .*continue with: gpuprobe run-all .*"
+                    r"--resume\)$", r.stderr, re.M), f"no reason or resume command: {r.stderr[-600:]!r}")
 
     # A hanging probe: the watchdog kills it within its bound, keeps its points, the run goes on.
     out = os.path.join(tmp, "hang")
-    env = dict(os.environ, GPUPROBE_TEST_HANG_PROBE="launch/overhead")
+    env = hooks(HANG_PROBE="launch/overhead")
     start = time.time()
     r = run_all(gpuprobe, out, "--only", "compute/alu,launch/overhead,launch/graph",
                 "--watchdog-seconds", "2", env=env)
@@ -201,7 +279,7 @@ def test_failing_and_hanging(gpuprobe, tmp):
 
     # A lost device context (a sticky CUDA error): retried once in a new process, points kept.
     out = os.path.join(tmp, "sticky")
-    env = dict(os.environ, GPUPROBE_TEST_STICKY_PROBE="compute/alu")
+    env = hooks(STICKY_PROBE="compute/alu")
     r = run_all(gpuprobe, out, "--only", "compute/alu", env=env)
     check(r.returncode == 0, f"a probe that lost its context once: exit {r.returncode}: {r.stderr[-800:]}")
     check("measuring it again in a new process" in r.stderr, "the retry is not told")
@@ -210,12 +288,15 @@ def test_failing_and_hanging(gpuprobe, tmp):
 
 
 def test_terminal_progress(gpuprobe, tmp):
-    """On a terminal: one line redrawn in place, the bar, the count, the probe, the times; the
-    probes' own lines do not show."""
+    """On a terminal: one line redrawn in place, the bar, the count, the probe, the times, cut to
+    the terminal's width (a wrapped line leaves a stale row per redraw); the probes' own lines do
+    not show."""
     out = os.path.join(tmp, "tty")
     master, slave = pty.openpty()
-    proc = subprocess.Popen([gpuprobe, "run-all", "--no-plot", "--device", "sim:v100", "--out", out, "--only",
-                             "compute/alu,launch/overhead"], stdout=subprocess.DEVNULL,
+    columns = 60  # "[#####.....] 2/2 launch/graph --nodes 1,8,64,128  elapsed 0:01  ETA 0:00" is 72
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+    proc = subprocess.Popen([gpuprobe, "run-all", "--no-plot", "--quick", "--device", "sim:v100", "--out", out,
+                             "--only", "compute/alu,launch/graph"], stdout=subprocess.DEVNULL,
                             stderr=slave)
     os.close(slave)
     text = b""
@@ -231,8 +312,12 @@ def test_terminal_progress(gpuprobe, tmp):
     os.close(master)
     shown = text.decode(errors="replace")
     check(proc.returncode == 0, f"run-all on a terminal: exit {proc.returncode}")
-    check(re.search(r"\r\x1b\[K\[#####\.\.\.\.\.\] 2/2 launch/overhead  elapsed \d+:\d\d  ETA \d+:\d\d",
-                    shown), f"no redrawn bar on a terminal: {shown[-800:]!r}")
+    check(re.search(r"\r\x1b\[K\[#####\.\.\.\.\.\] 2/2 launch/graph --\S*\.\.\.  elapsed \d+:\d\d  ETA \d+:\d\d",
+                    shown), f"no redrawn bar, cut to the width, on a terminal: {shown[-800:]!r}")
+    bars = [seg.split("\r")[0].split("\n")[0] for seg in shown.split("\r\x1b[K")[1:]]
+    bars = [b for b in bars if b.startswith("[")]
+    wide = [b for b in bars if len(b) >= columns]
+    check(not wide, f"bars as wide as the terminal or wider: {wide[:3]}")
     check("gpuprobe: [1/2]" not in shown, "a terminal got the line-per-probe form")
     check("cycles" not in shown, "the probes' per-point lines show on a terminal")
 
@@ -243,6 +328,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         test_killed_run(gpuprobe, tmp)
         test_interrupted_run(gpuprobe, tmp)
+        test_signals_in_quick_succession(gpuprobe, tmp)
         test_failing_and_hanging(gpuprobe, tmp)
         test_terminal_progress(gpuprobe, tmp)
     return check.finish()

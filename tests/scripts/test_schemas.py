@@ -116,7 +116,7 @@ def failed_record(gpuprobe, schemas):
         out = os.path.join(tmp, "run")
         r = subprocess.run([gpuprobe, "run-all", "--no-plot", "--device", "sim:h100", "--quick", "--only",
                             "memory/chase_shared,compute/alu", "--out", out],
-                           env=dict(os.environ, GPUPROBE_TEST_FAIL_PROBE="compute/alu"),
+                           env=dict(os.environ, GPUPROBE_TEST_HOOKS="1", GPUPROBE_TEST_FAIL_PROBE="compute/alu"),
                            capture_output=True, text=True)
         check(r.returncode == 1, f"run-all with a failing probe exits 1: rc {r.returncode}")
         path = os.path.join(out, "raw", "compute_alu.json")
