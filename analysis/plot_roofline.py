@@ -53,7 +53,8 @@ def obj(value, where):
 
 
 def ceilings(doc):
-    """(memory [(level, bytes/s)], compute [(precision, path, FLOP/s, best)], kernels)."""
+    """(memory [(level, bytes/s)], compute [(precision, path, rate, best, unit)], kernels): the rate
+    of an integer precision is in op/s (its `unit`), of any other in FLOP/s."""
     roof = obj(doc.get("roofline"), "roofline")
     memory = obj(roof.get("memory", {}), "roofline.memory")
     mem = [(lvl, positive(obj(memory[lvl], f"memory.{lvl}").get("bytes_per_s"), f"memory.{lvl}.bytes_per_s"))
@@ -67,7 +68,7 @@ def ceilings(doc):
         for path, p in obj(c.get("paths", {}), f"compute.{prec}.paths").items():
             flops = positive(obj(p, f"compute.{prec}.paths.{path}").get("flops_per_s"),
                              f"compute.{prec}.paths.{path}.flops_per_s")
-            comp.append((prec, path, flops, path == best))
+            comp.append((prec, path, flops, path == best, c.get("unit", "flop/s")))
     kernels = doc.get("kernels", [])
     common.expect(kernels, list, "kernels")
     points = []
@@ -84,10 +85,6 @@ def ceilings(doc):
     return mem, comp, points
 
 
-def tera(v):
-    return common.format_value(v, "flop/s")
-
-
 def draw(ax, doc, ceilings_of=None):
     """Draws the roofline document `doc` (gpuprobe.roofline, or any object with its `roofline`,
     `kernels`, `device` and `simulated` keys) into the matplotlib axes `ax` (the report embeds the
@@ -100,10 +97,10 @@ def draw(ax, doc, ceilings_of=None):
     # The intensity range: around every ridge point and kernel, at least 1/64 to 1024 FLOP/byte.
     xs = [1 / 64, 1024.0]
     for _, bw in mem:
-        xs += [f / bw for _, _, f, _ in comp]
+        xs += [f / bw for _, _, f, *_ in comp]
     xs += [x for _, _, _, at, _, _, _ in kernels for _, x in at]
     x_lo, x_hi = min(xs) / 4, max(xs) * 4
-    peak = max([f for _, _, f, _ in comp] or [bw * x_hi for _, bw in mem])
+    peak = max([f for _, _, f, *_ in comp] or [bw * x_hi for _, bw in mem])
 
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     texts = []  # (log x, log y) of every text placed: no text on text
@@ -119,10 +116,11 @@ def draw(ax, doc, ceilings_of=None):
         ax.plot([x_lo, min(x_hi, top / bw)], [bw * x_lo, min(bw * x_hi, top)], color="0.35",
                 lw=1.2, ls=["-", "--", "-.", ":", (0, (5, 1))][i % 5],
                 label=f"{lvl} {common.format_value(bw, 'bytes/s')}")
-    for j, (prec, path, flops, best) in enumerate(comp):
+    for j, (prec, path, flops, best, unit) in enumerate(comp):
         color = colors[j % len(colors)]
-        ax.axhline(flops, color=color, lw=2.0 if best else 1.0, ls="-" if best else "--",
-                   label=f"{prec} {path} {tera(flops)}")
+        integer = unit == "op/s"  # counts operations: dotted, labelled (int)
+        ax.axhline(flops, color=color, lw=2.0 if best else 1.0, ls=":" if integer else "-" if best else "--",
+                   label=f"{prec}{' (int)' if integer else ''} {path} {common.format_value(flops, unit)}")
         if best:
             for lvl, bw in mem:
                 ridge = flops / bw
@@ -173,7 +171,7 @@ def draw(ax, doc, ceilings_of=None):
     ax.set_ylim(y_min / 2, peak * 3)
     ax.set_xlabel("arithmetic intensity (FLOP/byte; markers: " +
                   ", ".join(f"{LEVEL_MARKERS[lvl]} {lvl}" for lvl in LEVELS) + ")")
-    ax.set_ylabel("FLOP/s")
+    ax.set_ylabel("FLOP/s" + ("; OP/s for the dotted integer ceilings" if any(c[4] == "op/s" for c in comp) else ""))
     device = doc.get("device", {}).get("name", "?") if isinstance(doc.get("device"), dict) else "?"
     ax.set_title(f"roofline: {device}" + (" (simulated)" if doc.get("simulated") is True and
                                             "simulated" not in device else ""))

@@ -511,8 +511,8 @@ def roofline_section(doc, model, roof, where, plt, draws):
             continue
         bound = k.get("bound") if isinstance(k.get("bound"), dict) else {}
         rows.append((k.get("name", "?"), k.get("precision", "-"),
-                     fmt(k.get("achieved_flops_per_s"), "flop/s"),
-                     fmt(k.get("attainable_flops_per_s"), "flop/s"), bound.get("name", "-"),
+                     fmt(k.get("achieved_flops_per_s"), k.get("unit", "flop/s")),  # op/s: an integer one
+                     fmt(k.get("attainable_flops_per_s"), k.get("unit", "flop/s")), bound.get("name", "-"),
                      fmt(k.get("percent_of_attainable"), "percent"),
                      f"kernel input ({k.get('source', '?')}) against {src} ceilings"))
     if rows:

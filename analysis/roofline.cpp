@@ -8,6 +8,7 @@
 #include <limits>
 #include <utility>
 
+#include "analysis/compute_model.hpp"
 #include "harness/error.hpp"
 
 namespace gpuprobe::analysis {
@@ -236,6 +237,9 @@ json roofline_section(const json& model) {
       }
     const json& b = p["paths"][best_path];
     p["flops_per_s"] = best;
+    // An integer precision's rate counts operations (2 per multiply-accumulate), not FLOP: its
+    // `flops_per_s` and ridge points are then in op/s and op/byte, as metrics[] names them.
+    p["unit"] = integer_precision(it.key()) ? "op/s" : "flop/s";
     p["path"] = best_path;
     p["op"] = b["op"];
     p["source"] = b["source"];
@@ -274,6 +278,7 @@ json classify_kernel(const json& roofline, const RooflineKernel& k, const std::s
   if (!k.flops_by_precision.is_null()) out["flops_by_precision"] = k.flops_by_precision;
   const double achieved = k.time_s > 0 ? k.flops / k.time_s : 0;
   out["achieved_flops_per_s"] = achieved;
+  out["unit"] = integer_precision(precision) ? "op/s" : "flop/s";  // an integer kernel counts OP
 
   json limits = json::array();
   double attainable = std::numeric_limits<double>::infinity();

@@ -9,6 +9,7 @@
 #include <map>
 #include <numeric>
 
+#include "analysis/compute_model.hpp"
 #include "analysis/roofline.hpp"
 #include "analysis/roofline_kernels.hpp"
 #include "cli/command_files.hpp"
@@ -21,11 +22,15 @@ namespace {
 
 using json = nlohmann::json;
 
-// "51.2 TFLOP/s", "1.94 TB/s", "912 GB/s" (cli/format.hpp); "?" for an unknown or zero rate.
-std::string format_rate(double v, const char* unit) {
+// "51.2 TFLOP/s", "1.64 POP/s", "1.94 TB/s" (cli/format.hpp); "?" for an unknown or zero rate.
+// `unit` is the JSON's: "bytes/s", "flop/s" or "op/s" (an integer precision counts OP).
+std::string format_rate(double v, const std::string& unit) {
   if (!(v > 0)) return "?";
-  return format_value(v, std::string(unit) == "B/s" ? "bytes/s" : "flop/s");
+  return format_value(v, unit);
 }
+
+// The unit of a compute ceiling or kernel of the roofline JSON (version 1 files have none).
+std::string rate_unit(const json& j) { return j.is_object() ? j.value("unit", "flop/s") : "flop/s"; }
 
 // A plain number, a percent: cli/format.hpp's rules ("2770%", never "2.77e+03%").
 std::string plain(double v) { return format_value(v, ""); }
@@ -49,19 +54,22 @@ void print_section(std::ostream& out, const json& r) {
     const auto& m = r["memory"][level];
     char line[200];
     std::snprintf(line, sizeof line, "  %-8s %12s  (%s)\n", level.c_str(),
-                  format_rate(m["bytes_per_s"].get<double>(), "B/s").c_str(),
+                  format_rate(m["bytes_per_s"].get<double>(), "bytes/s").c_str(),
                   m["source"].get<std::string>().c_str());
     out << line;
   }
-  out << "compute ceilings (ridge points: FLOP/byte where each memory ceiling meets it):\n";
+  out << "compute ceilings (ridge points: FLOP/byte, OP/byte for an integer precision, where each "
+         "memory ceiling meets it):\n";
   if (r["compute"].empty()) out << "  none (the model has no FLOP rate)\n";
   for (auto it = r["compute"].begin(); it != r["compute"].end(); ++it) {
     const auto& c = it.value();
+    const std::string unit = rate_unit(c);
     if (c["flops_per_s"].is_number()) {
       std::string op = c["op"].is_string() ? c["op"].get<std::string>() : "imported";
+      const std::string name = it.key() + (unit == "op/s" ? " (int)" : "");
       char line[200];
-      std::snprintf(line, sizeof line, "  %-8s %12s  %s (%s)", it.key().c_str(),
-                    format_rate(c["flops_per_s"].get<double>(), "FLOP/s").c_str(),
+      std::snprintf(line, sizeof line, "  %-8s %12s  %s (%s)", name.c_str(),
+                    format_rate(c["flops_per_s"].get<double>(), unit).c_str(),
                     c["path"].get<std::string>().c_str(), op.c_str());
       out << line;
       std::string ridges;
@@ -73,13 +81,15 @@ void print_section(std::ostream& out, const json& r) {
       out << "\n";
       for (auto p = c["paths"].begin(); p != c["paths"].end(); ++p)
         if (p.key() != c["path"])
-          out << "           " << format_rate(p.value()["flops_per_s"].get<double>(), "FLOP/s") << "  "
+          out << "           " << format_rate(p.value()["flops_per_s"].get<double>(), unit) << "  "
               << p.key() << " (another path of " << it.key() << ")\n";
     }
     if (c.contains("emulated"))
       for (auto e = c["emulated"].begin(); e != c["emulated"].end(); ++e)
         out << "  " << it.key() << " " << e.key() << ": "
-            << format_rate(e.value()["flops_per_s"].get<double>(), "FLOP/s") << ", "
+            << format_rate(e.value()["flops_per_s"].get<double>(),
+                           analysis::integer_precision(it.key()) ? "op/s" : "flop/s")
+            << ", "
             << e.value()["implementation"].get<std::string>() << ": not a ceiling\n";
   }
   for (const auto& m : r["missing"]) out << "missing: " << m.get<std::string>() << "\n";
@@ -101,9 +111,9 @@ void print_kernels(std::ostream& out, const std::vector<json>& kernels, std::siz
           << format_value(k["time_s"].get<double>() * 1e9, "ns") << " in all, "
           << format_value(k["min_time_s"].get<double>() * 1e9, "ns") << " to "
           << format_value(k["max_time_s"].get<double>() * 1e9, "ns") << " each)";
-    out << ": achieved " << format_rate(k["achieved_flops_per_s"].get<double>(), "FLOP/s");
+    out << ": achieved " << format_rate(k["achieved_flops_per_s"].get<double>(), rate_unit(k));
     if (k["attainable_flops_per_s"].is_number())
-      out << ", attainable " << format_rate(k["attainable_flops_per_s"].get<double>(), "FLOP/s")
+      out << ", attainable " << format_rate(k["attainable_flops_per_s"].get<double>(), rate_unit(k))
           << ", bound by " << bound_words(k["bound"]) << ", "
           << percent(k["percent_of_attainable"].get<double>()) << " of attainable";
     else
@@ -114,7 +124,7 @@ void print_kernels(std::ostream& out, const std::vector<json>& kernels, std::siz
       if (k.contains("headroom") && k["headroom"].contains(level)) {
         const auto& h = k["headroom"][level];
         headroom += (headroom.empty() ? "" : "; ") + level + " " +
-                    format_rate(h["achieved_bytes_per_s"].get<double>(), "B/s") + " = " +
+                    format_rate(h["achieved_bytes_per_s"].get<double>(), "bytes/s") + " = " +
                     percent(h["percent_of_bandwidth"].get<double>()) + " of its bandwidth (x" +
                     plain(h["speedup_until_bound"].get<double>()) + " until it bounds)";
       }

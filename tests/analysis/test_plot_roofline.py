@@ -55,8 +55,10 @@ def main():
         if check.failures:
             return 1
         svg = open(os.path.join(tmp, "model.roofline.svg"), encoding="utf-8").read()
+        # The DRAM ceiling is the read probe's measured top (docs/ANALYSIS.md), printed to 3 digits.
+        dram_tb_s = json.load(open(os.path.join(tmp, "model.roofline.json")))["roofline"]["memory"]["DRAM"]["bytes_per_s"] / 1e12
         for text in ("triad [f32]", "sgemm [f32]", "dgemm [f64]", "(DRAM)", "f32 fma", "f64 fma",
-                     "DRAM 1.9", "L2 7.", "shared 2"):
+                     f"DRAM {dram_tb_s:.2f} TB/s", "L2 7.", "shared 2"):
             check(text in svg, f"the plot has no '{text}'")
         check(not re.search(r"L1 \d", svg), "an L1 ceiling drawn although bandwidth/l1 did not run")
 
@@ -84,6 +86,21 @@ def main():
             check(len(labels) <= 12 and labels[-1] == "39", f"labelled kernels: {labels}")
             check("kern00 [f32]" not in svg, "the kernel with the least time is labelled")
             check("28 more kernels in grey, unlabelled" in svg, "the unlabelled kernels are not counted")
+
+        # An integer precision's ceiling is labelled (int) in OP/s, never FLOP/s.
+        ints = json.loads(json.dumps(good))
+        ints["roofline"]["compute"]["s8"] = {
+            "flops_per_s": 1.0e15, "unit": "op/s", "path": "mma.sync", "op": "mma_m16n8k32_s8_s32",
+            "paths": {"mma.sync": {"op": "mma_m16n8k32_s8_s32", "flops_per_s": 1.0e15}}}
+        json.dump(ints, open(os.path.join(tmp, "ints.roofline.json"), "w"))
+        r = subprocess.run([sys.executable, script, os.path.join(tmp, "ints.roofline.json")], capture_output=True,
+                           text=True)
+        check(r.returncode == 0, f"an s8 ceiling: {r.stderr.strip()}")
+        if r.returncode == 0:
+            svg = open(os.path.join(tmp, "ints.roofline.svg"), encoding="utf-8").read()
+            check("s8 (int) mma.sync 1.00 POP/s" in svg, "the s8 ceiling is not labelled in OP/s (int)")
+            check("1.00 PFLOP/s" not in svg, "an integer ceiling labelled in FLOP/s")
+            check("OP/s for the dotted integer ceilings" in svg, "the axis does not say OP/s for integers")
 
         def variant(name, mutate):
             m = json.loads(json.dumps(good))

@@ -99,6 +99,16 @@ TEST_CASE("roofline: per precision the best native path is the ceiling, emulated
   CHECK(f32["ridge_points"]["L1"]["flop_per_byte"].get<double>() == Approx(2.0));
   CHECK(f32["ridge_points"]["shared"]["flop_per_byte"].get<double>() == Approx(2.5));
   CHECK(f16["ridge_points"]["DRAM"]["flop_per_byte"].get<double>() == Approx(200.0));
+
+  // An integer precision counts operations: its ceiling says op/s, a floating one flop/s.
+  json m = synthetic_model();
+  m["compute"]["ops"]["mma_m16n8k32_s8_s32"] = op("mma.sync", "s8", 800e12);
+  const json ri = analysis::roofline_section(m);
+  CHECK(ri["compute"]["s8"]["unit"] == "op/s");
+  CHECK(ri["compute"]["f32"]["unit"] == "flop/s");
+  CHECK(ri["compute"]["f16"]["unit"] == "flop/s");
+  CHECK(analysis::classify_kernel(ri, kernel("igemm", 1e12, 1, {{"DRAM", 1e9}}, "s8"), "f32")["unit"] == "op/s");
+  CHECK(analysis::classify_kernel(ri, kernel("sgemm", 1e12, 1, {{"DRAM", 1e9}}), "f32")["unit"] == "flop/s");
 }
 
 TEST_CASE("roofline: each kernel is bound by the ceiling that gives the least, with its % of attainable",

@@ -90,6 +90,28 @@ TEST_CASE("roofline command: ceilings, ridge points and every kernel input, into
   CHECK(p.out.find("note: ") != std::string::npos);
 }
 
+TEST_CASE("roofline command: an integer precision's ceiling, ridge points and kernels are in OP/s",
+          "[cli][roofline]") {
+  Scratch s;
+  json m = model_with(true, true);
+  m["compute"]["ops"]["mma_m16n8k32_s8_s32"] = {{"path", "mma.sync"}, {"precision", "s8"},
+                                                {"flops_per_s", 1e15}, {"implementation", "native"}};
+  const std::string model = write_model(s, m);
+  const Result r = run(s, "roofline --model " + model + " --no-plot --precision int8" +
+                              " --kernel 'igemm:flops=5e14,bytes_hbm=1e9,time_s=1'");
+  INFO(r.out << r.err);
+  REQUIRE(r.rc == 0);
+  CHECK(r.out.find("OP/byte for an integer precision") != std::string::npos);
+  CHECK(r.out.find("s8 (int)   1.00 POP/s  mma.sync (mma_m16n8k32_s8_s32)  ridge: DRAM 500") != std::string::npos);
+  CHECK(r.out.find("igemm [s8]: achieved 500 TOP/s, attainable 1.00 POP/s, bound by compute s8 mma.sync") !=
+        std::string::npos);
+  CHECK(r.out.find("igemm [s8]: achieved 500 TFLOP/s") == std::string::npos);
+  const json doc = json::parse(slurp(s / "m.roofline.json"));
+  CHECK(doc["roofline"]["compute"]["s8"]["unit"] == "op/s");
+  CHECK(doc["roofline"]["compute"]["f32"]["unit"] == "flop/s");
+  CHECK(doc["kernels"][0]["unit"] == "op/s");
+}
+
 TEST_CASE("roofline command: a model without compute or memory ceilings says which are missing",
           "[cli][roofline]") {
   Scratch s;
