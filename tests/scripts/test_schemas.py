@@ -159,6 +159,29 @@ def imported_models(gpuprobe, schemas):
                 expect_valid(load(out), schemas, f"the model of an imported {kind} curve")
 
 
+def mixed_model(gpuprobe, schemas):
+    """`analyze --allow-mixed` of records of two simulated GPUs: its `mixed_devices` is valid."""
+    with tempfile.TemporaryDirectory() as tmp:
+        runs = []
+        for preset in ("h100", "a100"):
+            out = os.path.join(tmp, f"{preset}.json")
+            r = subprocess.run([gpuprobe, "probe", "compute/alu", "--device", f"sim:{preset}", "--op",
+                                "fma_rn_f32", "--out", out], capture_output=True, text=True)
+            check(r.returncode == 0, f"compute/alu on sim:{preset}: {r.stderr[-300:]}")
+            runs.append(out)
+        model = os.path.join(tmp, "mixed.json")
+        r = subprocess.run([gpuprobe, "analyze", *runs, "--allow-mixed", "--out", model], capture_output=True,
+                           text=True)
+        check(r.returncode == 0, f"analyze --allow-mixed: {r.stderr[-300:]}")
+        if r.returncode == 0:
+            doc = load(model)
+            check(len(doc.get("mixed_devices", [])) == 2, "an --allow-mixed model without its two GPUs")
+            expect_valid(doc, schemas, "an --allow-mixed model of two GPUs")
+            bad = json.loads(json.dumps(doc))
+            bad["mixed_devices"] = {"gpus": bad["mixed_devices"]}
+            expect_refused(bad, schemas, "mixed_devices an object", "$.mixed_devices")
+
+
 def compared(gpuprobe, source_dir, build_dir, schemas):
     """`gpuprobe compare` of the fixture's model against two published profiles: its JSON is
     valid, and mutants of it are refused."""
@@ -445,6 +468,7 @@ def main():
     imported_models(args.gpuprobe, schemas)
     interrupted_record(args.gpuprobe, schemas)
     failed_record(args.gpuprobe, schemas)
+    mixed_model(args.gpuprobe, schemas)
     if docs:
         compared(args.gpuprobe, args.source_dir, args.build_dir, schemas)
         aggregated(args.gpuprobe, args.build_dir, schemas)
