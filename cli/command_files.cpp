@@ -106,7 +106,8 @@ void write_stream_atomically(const std::string& path, const std::function<void(s
     fs::create_directories(target.parent_path(), ec);
     if (ec) throw Error("cannot create directory " + target.parent_path().string() + ": " + ec.message());
   }
-  const std::string tmp = real + ".tmp-" + std::to_string(::getpid());
+  remove_stale_temporaries({real});  // a killed roofline's 50 MB temporary, say
+  const std::string tmp = temporary_path(real, ::getpid());  // FILE.tmp-<host>-<pid>, as every writer
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644);
   if (fd < 0) throw Error("cannot write " + tmp + ": " + std::strerror(errno));
   const auto fail = [&](const std::string& what, int err) {

@@ -147,6 +147,9 @@ void write_text_atomically(const std::string& path, const std::string& text) {
     if (ec) throw Error("cannot create directory " + target.parent_path().string() + ": " +
                         ec.message());
   }
+  // A killed gpuprobe of this host left its temporary of this file: every writer clears them, so
+  // analyze, roofline, compare and aggregate clean up after one as probe and run-all do.
+  remove_stale_temporaries({real});
   const std::string tmp = temporary_path(real, ::getpid());
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644);
   if (fd < 0) throw Error("cannot write " + tmp + ": " + std::strerror(errno));

@@ -27,7 +27,7 @@ std::string host_name();
 std::string temporary_path(const std::string& real_path, long pid);
 
 // Write to temporary_path(PATH, this pid), fsync, rename over PATH: readers see the old or the new file, never
-// half of one, and a hard link to the old file keeps the old content. Creates missing parent
+// half of one (the stale temporaries of PATH that killed runs of this host left are removed first), and a hard link to the old file keeps the old content. Creates missing parent
 // directories. A symbolic link is written through to its target (the link stays a link); a path
 // that is, or links to, anything but a regular file (folder, device, FIFO, socket) is refused.
 // Throws gpuprobe::Error on failure.

@@ -214,4 +214,19 @@ TEST_CASE("only this host's temporaries of the files named, of runs that are gon
   CHECK(remove_stale_temporaries({(dir.path / "missing" / "run.json").string()}) == 0);
 }
 
+TEST_CASE("an atomic write removes the temporaries of its file that killed runs of this host left",
+          "[results]") {
+  // analyze, roofline, compare and aggregate never called remove_stale_temporaries: a killed one's
+  // temporary stayed beside its output for good (second hostile pass, ND2).
+  ScratchDir dir("write-stale");
+  const std::string model = (dir.path / "model.json").string();
+  const fs::path stale = temporary_path(model, dead_pid());
+  const fs::path user = dir.path / "model.json.tmp-mine";
+  for (const auto& p : {stale, user}) std::ofstream(p) << "{";
+  write_json_atomically(model, {{"x", 1}});
+  CHECK_FALSE(fs::exists(stale));
+  CHECK(fs::exists(user));
+  CHECK(read_json_file(model)["x"] == 1);
+}
+
 }  // namespace GPUPROBE_TEST_FILE
