@@ -687,6 +687,7 @@ int cmd_probe(const std::string& id, const std::string& device_spec, const std::
   check_max_seconds(max_seconds);
   const ProbeSpec& probe = find_probe(id);
   const Params params = Params::parse(probe.params, parse_overrides(extras));
+  if (probe.check) probe.check(params, max_seconds);
   if (out_path.empty()) throw Error("probe needs --out FILE for its JSON record");
   check_output_path(out_path);
   const fs::path real(resolve_output_path(out_path));

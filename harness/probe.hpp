@@ -74,6 +74,9 @@ struct ProbeSpec {
   // The PTX capability the probe's kernels need beyond the generic sm_70 set (wgmma, tcgen05...);
   // a device or build without it gets the probe skipped with the reason, never launched.
   std::optional<ptx::Cap> needs;
+  // Rules that tie parameters to each other or to the run's --max-seconds-per-point, checked with
+  // the rest before any device opens (`probe`); throws a one-line gpuprobe::Error. Empty: none.
+  std::function<void(const Params&, double max_seconds_per_point)> check;
 };
 
 // Why `probe` cannot run on this device with this build, or nullopt if it can: the device lacks

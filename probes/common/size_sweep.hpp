@@ -21,9 +21,10 @@ inline std::vector<ParamSpec> size_sweep_params(const std::string& what, const s
   using K = ParamSpec::Kind;
   std::vector<ParamSpec> params;
   if (!min_default.empty())
-    params.push_back({"min-" + what + "-bytes", K::bytes, min_default, "smallest " + what, {}});
+    params.push_back({"min-" + what + "-bytes", K::bytes, min_default,
+                      "smallest " + what + " (one below the sweep's step, a slot or tile, starts at one step)", {}});
   params.push_back({"max-" + what + "-bytes", K::bytes, "0", "largest " + what + " (0: " + max_zero + ")", {}});
-  params.push_back({"points-per-octave", K::integer, per_octave, what + "s per doubling", {}, kMaxPointsPerOctave});
+  params.push_back({"points-per-octave", K::integer, per_octave, what + "s per doubling", {}, kMaxPointsPerOctave, 1});
   return params;
 }
 

@@ -51,12 +51,14 @@ ProbeSpec chase_probe() {
               "--sm all: per-SM L2 latency map";
   p.params = size_sweep_params("footprint", "1K", "4x the L2 size", "8");
   p.params.insert(p.params.end(), {
-      {"slot-bytes", K::bytes, "128", "distance between chain slots (one per cache line)", {}},
+      {"slot-bytes", K::bytes, "128", "distance between chain slots (one per cache line)", {}, kMaxSlotBytes,
+       8, 8},
       {"seed", K::integer, "1", "seed of the random cycle", {}},
       {"map-near-bytes", K::bytes, "0", "--sm all: the near-L2 footprint (0: L2 / 8)", {}},
       {"map-far-bytes", K::bytes, "0", "--sm all: the far-L2 footprint (0: 3/4 of the L2)", {}},
   });
   add_chase_params(p.params, MemorySpace::global, "default", "512", /*sm_all_allowed=*/true);
+  p.check = check_chase_params;
   p.run = [](ProbeContext& ctx) {
     const auto& prm = ctx.params();
     const auto& info = ctx.device().info();

@@ -48,8 +48,20 @@ void add_chase_params(std::vector<ParamSpec>& params, MemorySpace space, const c
                     {}});
 }
 
+void check_chase_params(const Params& prm, double max_seconds_per_point) {
+  const double region_us = prm.get_real("min-region-us");
+  if (!(region_us >= 0) || region_us > max_seconds_per_point * 1e6) {
+    char bound[96];
+    std::snprintf(bound, sizeof bound,
+                  " (%g s) is longer than a point may take (--max-seconds-per-point %g s)", region_us * 1e-6,
+                  max_seconds_per_point);
+    throw Error("--min-region-us " + prm.get_text("min-region-us") + bound);
+  }
+}
+
 ChaseSettings chase_settings(ProbeContext& ctx, MemorySpace space) {
   const auto& prm = ctx.params();
+  check_chase_params(prm, ctx.repeat().max_seconds);
   ChaseSettings s;
   s.space = space;
   if (space == MemorySpace::global) s.load = *ptx::parse_load_variant(prm.get_text("cache-op"));
@@ -58,13 +70,6 @@ ChaseSettings chase_settings(ProbeContext& ctx, MemorySpace space) {
     throw Error("--timed-hops must be a positive multiple of " +
                 std::to_string(kChaseHopsPerIteration));
   const double region_us = prm.get_real("min-region-us");
-  if (!(region_us >= 0) || region_us > ctx.repeat().max_seconds * 1e6) {
-    char bound[96];
-    std::snprintf(bound, sizeof bound,
-                  " (%g s) is longer than a point may take (--max-seconds-per-point %g s)", region_us * 1e-6,
-                  ctx.repeat().max_seconds);
-    throw Error("--min-region-us " + prm.get_text("min-region-us") + bound);
-  }
   s.min_region_ns = region_us > 0 ? static_cast<uint64_t>(region_us * 1000.0)
                                   : ctx.device().min_timed_region_ns();
   s.sampled_hops = static_cast<uint32_t>(prm.get_u64("sampled-hops"));

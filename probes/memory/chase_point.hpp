@@ -30,6 +30,8 @@ inline constexpr uint64_t kMaxTimedHops = uint64_t{1} << 24;
 // checked when the probe plans).
 inline constexpr uint64_t kMaxRegionUs = uint64_t{3600} * 1000 * 1000;
 inline constexpr uint64_t kMaxSampledHops = 16384;
+// The largest --slot-bytes and --offset-step-bytes: the chain holds them as 32-bit sizes.
+inline constexpr uint64_t kMaxSlotBytes = uint64_t{1} << 30;
 // The most strides memory/stride sweeps in one run.
 inline constexpr uint64_t kMaxStrides = 32;
 
@@ -37,6 +39,11 @@ inline constexpr uint64_t kMaxStrides = 32;
 // with its default), timed-hops, min-region-us, sampled-hops (with its default) and sm.
 void add_chase_params(std::vector<ParamSpec>& params, MemorySpace space, const char* default_op,
                       const char* default_sampled_hops, bool sm_all_allowed = false);
+
+// The rule among them that needs the run's --max-seconds-per-point: --min-region-us no longer
+// than a point may take. A chase probe's ProbeSpec::check, so `probe` refuses it before any device
+// opens; chase_settings checks it again for run-all's plans.
+void check_chase_params(const Params& params, double max_seconds_per_point);
 
 // The settings from those parameters (sm "all" is the caller's to expand).
 ChaseSettings chase_settings(ProbeContext& ctx, MemorySpace space);

@@ -14,10 +14,11 @@ ProbeSpec chase_shared_probe() {
   p.summary = "shared-memory latency (ld.shared chase) against footprint";
   p.params = size_sweep_params("footprint", "1K", "the block's opt-in shared memory less the sample buffer", "2");
   p.params.insert(p.params.end(), {
-      {"slot-bytes", K::bytes, "8", "distance between chain slots", {}},
+      {"slot-bytes", K::bytes, "8", "distance between chain slots", {}, kMaxSlotBytes, 8, 8},
       {"seed", K::integer, "1", "seed of the random cycle", {}},
   });
   add_chase_params(p.params, MemorySpace::shared, "", "512");
+  p.check = check_chase_params;
   p.run = [](ProbeContext& ctx) {
     const auto& prm = ctx.params();
     const uint64_t sampled = prm.get_u64("sampled-hops");

@@ -25,6 +25,7 @@ ProbeSpec stride_probe() {
       {"scatter-seed", K::integer, "1", "seed of the in-block slot offsets (0: slots at block starts)", {}},
   });
   add_chase_params(p.params, MemorySpace::global, "default", "0");
+  p.check = check_chase_params;
   p.run = [](ProbeContext& ctx) {
     const auto& prm = ctx.params();
     uint64_t max_bytes = prm.get_u64("max-footprint-bytes");

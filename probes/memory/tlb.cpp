@@ -22,11 +22,12 @@ ProbeSpec tlb_probe() {
   // No minimum: the sweep starts at one page.
   p.params = size_sweep_params("span", "", "85% of the free memory", "4");
   p.params.insert(p.params.end(), {
-      {"page-bytes", K::bytes, "2M", "distance between hops (the page size probed)", {}},
-      {"offset-step-bytes", K::bytes, "136", "extra in-page offset per hop (spreads cache sets)", {}},
+      {"page-bytes", K::bytes, "2M", "distance between hops (the page size probed)", {}, 0, 64, 8},
+      {"offset-step-bytes", K::bytes, "136", "extra in-page offset per hop (spreads cache sets)", {}, kMaxSlotBytes, 0, 8},
       {"seed", K::integer, "1", "seed of the random page order", {}},
   });
   add_chase_params(p.params, MemorySpace::global, "cg", "0");
+  p.check = check_chase_params;
   p.run = [](ProbeContext& ctx) {
     const auto& prm = ctx.params();
     const uint64_t page = prm.get_u64("page-bytes");

@@ -133,6 +133,14 @@ TEST_CASE("a parameter error never replaces a good --out, and writes nothing", "
     CHECK(r.err.find("footprint_bytes=") == std::string::npos);
     CHECK(slurp(out) == good);
   }
+  // Refused before the device opens: a device that does not exist is never reached.
+  for (const std::string& bad : {std::string("--min-region-us 3000000"), std::string("--slot-bytes 12")}) {
+    INFO(bad);
+    const auto r = run(s, "probe memory/chase --device sim:no-such-gpu " + bad + " --out " + out);
+    CHECK(r.rc == 1);
+    CHECK(r.err.find(bad.substr(0, bad.find(' '))) != std::string::npos);
+    CHECK(r.err.find("no-such-gpu") == std::string::npos);
+  }
   // Nothing at all is written where there was nothing.
   const auto r = run(s, "probe memory/stride --device sim:h100 --strides-bytes 12 --out " +
                             (s / "new.json"));

@@ -108,6 +108,33 @@ TEST_CASE("a --min-region-us past the per-point bound is refused in seconds", "[
                                   "(--max-seconds-per-point 2 s)"));
 }
 
+TEST_CASE("the chase probes' slot, page and region rules are refused before any device opens", "[chase]") {
+  // Second hostile pass: --slot-bytes 12, --page-bytes 1 and a --min-region-us past
+  // --max-seconds-per-point were refused only once the device was open, and `list` showed no rule.
+  const auto refused = [](const std::string& id, const std::string& name, const std::string& value,
+                          const std::string& why) {
+    const ProbeSpec& probe = find_probe(id);
+    INFO(id << " --" << name << " " << value);
+    CHECK_THROWS_WITH(Params::parse(probe.params, {{name, value}}),
+                      Catch::Contains("--" + name) && Catch::Contains(why));
+  };
+  for (const char* id : {"memory/chase", "memory/chase_shared"}) {
+    refused(id, "slot-bytes", "12", "multiple of 8");
+    refused(id, "slot-bytes", "0", "at least 8");
+    refused(id, "points-per-octave", "0", "at least 1");
+  }
+  refused("memory/tlb", "page-bytes", "1", "at least 64");
+  refused("memory/tlb", "offset-step-bytes", "12", "multiple of 8");
+  for (const char* id : {"memory/chase", "memory/chase_shared", "memory/stride", "memory/tlb"}) {
+    const ProbeSpec& probe = find_probe(id);
+    INFO(id);
+    REQUIRE(probe.check);
+    const Params p = Params::parse(probe.params, {{"min-region-us", "3000000"}});
+    CHECK_THROWS_WITH(probe.check(p, 2.0), Catch::Contains("--min-region-us 3000000 (3 s) is longer"));
+    CHECK_NOTHROW(probe.check(p, 4.0));
+  }
+}
+
 TEST_CASE("a point measured while the clock was off is measured again", "[chase]") {
   sim::Faults faults;
   faults.slow_clock_from_walk = 4;   // the second point (walks 4 to 6) runs at 90% clock
