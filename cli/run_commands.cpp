@@ -850,6 +850,17 @@ int cmd_run_all(const RunAllOptions& options, std::ostream& out, std::ostream& e
                 (existing.size() > 1 ? " and " + std::to_string(existing.size() - 1) + " more" : "") +
                 "): add --resume to keep the complete records and continue the others, or "
                 "--force to measure everything again");
+  // A record measured as the other profile plans it (--quick against --full): that is the usual
+  // cause of a mismatch, so it is named with the flag to add.
+  const auto other_profile_hint = [&](const Job& job, const nlohmann::json& record) -> std::string {
+    const RunProfile other = options.profile == RunProfile::quick ? RunProfile::full : RunProfile::quick;
+    const std::string flag = other == RunProfile::quick ? "--quick" : "--full";
+    for (const auto& planned : run_all_plan(other))
+      if (fs::path(job.path).filename() == planned.file &&
+          record.value("params", nlohmann::json()) == Params::parse(job.probe->params, planned.params).to_json())
+        return ": it is a run of run-all " + flag + ", so add " + flag;
+    return "";
+  };
   if (resume) {
     for (Job* job : jobs) {
       if (!fs::exists(job->path, ec)) continue;
@@ -862,17 +873,9 @@ int cmd_run_all(const RunAllOptions& options, std::ostream& out, std::ostream& e
                     "probe again)");
       }
       if (std::string why = resume_mismatch(earlier, job->path, *job->probe, job->params, info);
-          !why.empty()) {
-        // Measured by the other profile: say so, since that is the usual cause.
-        const RunProfile other = options.profile == RunProfile::quick ? RunProfile::full : RunProfile::quick;
-        const char* other_flag = other == RunProfile::quick ? "--quick" : "--full";
-        for (const auto& planned : run_all_plan(other))
-          if (fs::path(job->path).filename() == planned.file &&
-              earlier.value("params", nlohmann::json()) ==
-                  Params::parse(job->probe->params, planned.params).to_json())
-            why += ": it is a run of run-all " + std::string(other_flag) + ", so add " + other_flag;
-        throw Error("cannot resume: " + why + " (--force measures every probe again)");
-      }
+          !why.empty())
+        throw Error("cannot resume: " + why + other_profile_hint(*job, earlier) +
+                    " (--force measures every probe again)");
       job->earlier = std::move(earlier);
     }
   }
@@ -944,7 +947,7 @@ int cmd_run_all(const RunAllOptions& options, std::ostream& out, std::ostream& e
       } else {
         if (const std::string why = resume_mismatch(record, job.path, *job.probe, job.params, info);
             !why.empty()) {
-          in.left_out.push_back(why);
+          in.left_out.push_back(why + other_profile_hint(job, record));
           continue;
         }
         if (!complete(record)) {

@@ -562,6 +562,12 @@ TEST_CASE(
     CHECK(model()["metrics"].size() == metrics);
     CHECK(r.err.find("fitted from 4 record(s) in " + raw + ": " + origins) != std::string::npos);
   }
+  // --quick forgotten: each --quick record left out says to add it, as the resume refusal does.
+  r = run(s, "run-all --no-plot --device sim:v100 --out " + dir + " --force --only launch/overhead");
+  CHECK(r.rc == 0);
+  CHECK(r.err.find("left out of the model: ") != std::string::npos);
+  CHECK(r.err.find(": it is a run of run-all --quick, so add --quick") != std::string::npos);
+  REQUIRE(run(s, base + " --force --only launch/overhead").rc == 0);
   // A record of another device, and a file that is no run of the plan: left out, and named.
   REQUIRE(run(s, "probe launch/overhead --device sim:a100 --out " + raw + "/launch_overhead.json").rc == 0);
   std::ofstream(raw + "/notes.json") << "{}";
