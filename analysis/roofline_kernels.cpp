@@ -180,7 +180,9 @@ RooflineKernel kernel_from_fields(const std::string& name,
     if (key != "flops" && key != "time_s" && level.empty())
       throw Error(where + ": unknown field " + shown(key) + " (known: " + kKnownKeys + ")");
     const auto v = parse_number(value);
-    if (!v) throw Error(where + ": " + key + " = " + shown(value) + " is not a number >= 0");
+    if (!v)
+      throw Error(where + ": " + key + " = " + shown(value) +
+                  " is not a number >= 0 (a decimal such as 1e12: no hexadecimal, inf or nan)");
     if (key == "flops") {
       if (*v <= 0) throw Error(where + ": flops must be more than 0");
       k.flops = *v;

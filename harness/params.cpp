@@ -140,8 +140,9 @@ uint64_t parse_bytes(const std::string& text) {
   else if (unit == "G" || unit == "GIB" || unit == "GB") scale = 1024.0 * 1024 * 1024;
   else throw Error("bad size '" + text + "': unknown unit '" + text.substr(i) + "'");
   const double bytes = number * scale;
-  if (bytes > 1.8e19 || bytes != std::floor(bytes))
-    throw Error("bad size '" + text + "': not a whole number of bytes");
+  if (bytes >= 18446744073709551616.0)  // 2^64
+    throw Error("bad size '" + text + "': too large (a size is below 2^64 bytes, 16 EiB)");
+  if (bytes != std::floor(bytes)) throw Error("bad size '" + text + "': not a whole number of bytes");
   return static_cast<uint64_t>(bytes);
 }
 

@@ -79,6 +79,7 @@ TEST_CASE("kernel spec (--kernel): name, FLOPs, time, bytes per level, precision
   CHECK_THROWS_WITH(analysis::parse_kernel_spec("k:time_s=1"), Contains("flops is missing"));
   CHECK_THROWS_WITH(analysis::parse_kernel_spec("k:flops=1e12x,time_s=1"), Contains("flops = '1e12x' is not a number"));
   CHECK_THROWS_WITH(analysis::parse_kernel_spec("k:flops=-1,time_s=1"), Contains("is not a number >= 0"));
+  CHECK_THROWS_WITH(analysis::parse_kernel_spec("k:flops=0x10,time_s=1"), Contains("no hexadecimal"));
   CHECK_THROWS_WITH(analysis::parse_kernel_spec("k:flops=1,time_s=0"), Contains("time_s must be more than 0"));
   CHECK_THROWS_WITH(analysis::parse_kernel_spec("k:flops=inf,time_s=1"), Contains("is not a number"));
   CHECK_THROWS_WITH(analysis::parse_kernel_spec("k:flops=1,time_s=1,bytes_l3=1"), Contains("unknown field 'bytes_l3'"));

@@ -28,7 +28,10 @@ TEST_CASE("sizes take binary units", "[params]") {
   CHECK(parse_bytes("8B") == 8);
   CHECK_THROWS_WITH(parse_bytes("12Q"), Catch::Contains("unknown unit"));
   CHECK_THROWS_AS(parse_bytes("K"), Error);
-  CHECK_THROWS_AS(parse_bytes("0.3K"), Error);  // 307.2 bytes
+  CHECK_THROWS_WITH(parse_bytes("0.3K"), Catch::Contains("not a whole number"));  // 307.2 bytes
+  // Whole, but past what a size holds: said so, not "not a whole number".
+  CHECK_THROWS_WITH(parse_bytes("18446744073709551616"), Catch::Contains("too large"));
+  CHECK_THROWS_WITH(parse_bytes("17179869184G"), Catch::Contains("too large"));
 }
 
 TEST_CASE("defaults, overrides and one-line errors", "[params]") {
