@@ -199,13 +199,16 @@ std::string summary(const json& doc) {
   std::string text;
   for (std::size_t i = 1; i < inputs.size(); ++i) {
     const std::string other = inputs[i]["label"].get<std::string>();
-    std::vector<std::pair<double, std::size_t>> absolute, per_clock;
+    std::vector<std::pair<double, std::size_t>> absolute, per_clock, derived;
     std::size_t common = 0;
     for (std::size_t r = 0; r < rows.size(); ++r) {
       const json& ratio = rows[r]["ratios"][i];
       if (ratio.is_null()) continue;
       if (ratio["absolute"].is_number()) ++common;
-      if (!ranked(rows[r])) continue;
+      if (!ranked(rows[r])) {
+        if (ratio["absolute"].is_number()) derived.push_back({ratio["absolute"].get<double>(), r});
+        continue;
+      }
       if (ratio["absolute"].is_number()) absolute.push_back({ratio["absolute"].get<double>(), r});
       if (ratio["per_sm_per_clock"].is_number()) per_clock.push_back({ratio["per_sm_per_clock"].get<double>(), r});
     }
@@ -218,6 +221,7 @@ std::string summary(const json& doc) {
     };
     order(absolute);
     order(per_clock);
+    order(derived);
     if (!text.empty()) text += " ";
     text += describe_input(inputs[i]) + " against " + describe_input(inputs[0]) + ", " + std::to_string(common) +
             " metric" + (common == 1 ? "" : "s") + " compared";
@@ -226,7 +230,15 @@ std::string summary(const json& doc) {
       continue;
     }
     if (absolute.empty()) {
-      text += ": no difference in a ceiling, latency or capacity.";
+      if (derived.empty()) {
+        text += ": no difference in a ceiling, latency or capacity.";
+      } else {
+        // Only derived figures (--family roofline or goodput, say): not ranked, but not "no difference".
+        const json& row = rows[derived[0].second];
+        text += ": none of them is a ceiling, latency or capacity, which the summary ranks; of the derived "
+                "figures (ridge points, prediction errors: the table lists them) the largest difference is " +
+                row["id"].get<std::string>() + " " + ratio_text(derived[0].first) + ".";
+      }
       continue;
     }
     text += ": the largest differences in ceilings, latencies and capacities are ";

@@ -320,7 +320,12 @@ TEST_CASE("compare: the summary ranks ceilings, latencies and capacities, never 
   CHECK(doc["rows"][0]["ceiling"] == false);  // memory.L2.latency_cycles
   const json c = model(json::array({derived("goodput.triad.prediction_error_percent", 0.1, "percent")}));
   const json d = model(json::array({derived("goodput.triad.prediction_error_percent", 0.2, "percent")}));
+  // Only derived figures (--family roofline): not ranked, and not "no difference" either.
   CHECK(gpuprobe::compare_models({c, d}, {"c.json", "d.json"})["summary"] ==
+        "B (M, measured) against A (M, measured), 1 metric compared: none of them is a ceiling, latency or "
+        "capacity, which the summary ranks; of the derived figures (ridge points, prediction errors: the "
+        "table lists them) the largest difference is goodput.triad.prediction_error_percent 2.00x.");
+  CHECK(gpuprobe::compare_models({c, c}, {"c.json", "c2.json"})["summary"] ==
         "B (M, measured) against A (M, measured), 1 metric compared: no difference in a ceiling, latency or "
         "capacity.");
 }
