@@ -53,8 +53,9 @@ TlbFit fit_tlb(const Curve& latency_against_span, double page_bytes) {
     note << "no step within the sweep: reach > " << max_span_bytes / (1024.0 * 1024.0) << " MiB ("
          << max_span_bytes / page_bytes << " pages of " << page_bytes << " B)";
   } else {
-    note << out.levels.size() << " TLB level(s); reach in pages:";
-    for (const TlbLevel& l : out.levels) note << " " << l.name << " " << l.reach_bytes / page_bytes;
+    // The fitted reach is between two measured spans: printed to the nearest whole page.
+    note << out.levels.size() << " TLB level(s); reach in pages (fitted, to the nearest page):";
+    for (const TlbLevel& l : out.levels) note << " " << l.name << " " << std::llround(l.reach_bytes / page_bytes);
   }
   out.note = note.str();
   return out;
