@@ -109,11 +109,11 @@ void write_stream_atomically(const std::string& path, const std::function<void(s
   remove_stale_temporaries({real});  // a killed roofline's 50 MB temporary, say
   const std::string tmp = temporary_path(real, ::getpid());  // FILE.tmp-<host>-<pid>, as every writer
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644);
-  if (fd < 0) throw Error("cannot write " + tmp + ": " + std::strerror(errno));
+  if (fd < 0) throw Error("cannot write " + path + " (through " + tmp + "): " + std::strerror(errno));
   const auto fail = [&](const std::string& what, int err) {
     ::close(fd);
     ::unlink(tmp.c_str());
-    throw Error(what + tmp + ": " + std::strerror(err));
+    throw Error(what + path + " (through " + tmp + "): " + std::strerror(err));
   };
   FdBuffer buffer(fd);
   std::ostream out(&buffer);
@@ -130,7 +130,7 @@ void write_stream_atomically(const std::string& path, const std::function<void(s
   if (::close(fd) != 0) {
     const int err = errno;
     ::unlink(tmp.c_str());
-    throw Error("cannot flush " + tmp + ": " + std::strerror(err));
+    throw Error("cannot flush " + path + " (through " + tmp + "): " + std::strerror(err));
   }
   if (::rename(tmp.c_str(), real.c_str()) != 0) {
     const int err = errno;

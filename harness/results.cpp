@@ -152,7 +152,7 @@ void write_text_atomically(const std::string& path, const std::string& text) {
   remove_stale_temporaries({real});
   const std::string tmp = temporary_path(real, ::getpid());
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644);
-  if (fd < 0) throw Error("cannot write " + tmp + ": " + std::strerror(errno));
+  if (fd < 0) throw Error("cannot write " + path + " (through " + tmp + "): " + std::strerror(errno));
   std::size_t done = 0;
   while (done < text.size()) {
     const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
@@ -160,14 +160,14 @@ void write_text_atomically(const std::string& path, const std::string& text) {
       const int err = errno;
       ::close(fd);
       ::unlink(tmp.c_str());
-      throw Error("cannot write " + tmp + ": " + std::strerror(err));
+      throw Error("cannot write " + path + " (through " + tmp + "): " + std::strerror(err));
     }
     done += static_cast<std::size_t>(n);
   }
   if (::fsync(fd) != 0 || ::close(fd) != 0) {
     const int err = errno;
     ::unlink(tmp.c_str());
-    throw Error("cannot flush " + tmp + ": " + std::strerror(err));
+    throw Error("cannot flush " + path + " (through " + tmp + "): " + std::strerror(err));
   }
   if (::rename(tmp.c_str(), real.c_str()) != 0) {
     const int err = errno;

@@ -214,6 +214,13 @@ TEST_CASE("only this host's temporaries of the files named, of runs that are gon
   CHECK(remove_stale_temporaries({(dir.path / "missing" / "run.json").string()}) == 0);
 }
 
+TEST_CASE("a write that fails names the file asked for, then its temporary", "[results]") {
+  // analyze into a folder it cannot write said 'cannot write m.json.tmp-HOST-PID', a name the user
+  // never gave (second hostile pass). /proc takes no new file, even for root.
+  CHECK_THROWS_WITH(write_json_atomically("/proc/gpuprobe-model.json", {{"x", 1}}),
+                    Catch::StartsWith("cannot write /proc/gpuprobe-model.json (through /proc/gpuprobe-model.json.tmp-"));
+}
+
 TEST_CASE("an atomic write removes the temporaries of its file that killed runs of this host left",
           "[results]") {
   // analyze, roofline, compare and aggregate never called remove_stale_temporaries: a killed one's
