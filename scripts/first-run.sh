@@ -183,7 +183,11 @@ finish() {
   [ "$finished" = 1 ] && return; finished=1
   local pid
   for pid in "${telemetry_pids[@]}"; do kill "$pid" 2> /dev/null; done
-  [ -n "${sass_pid:-}" ] && kill "$sass_pid" 2> /dev/null
+  if [ -n "${sass_pid:-}" ]; then
+    # shellcheck disable=SC2046  # the pids of its pipeline, one word each
+    kill $(ps -o pid= --ppid "$sass_pid" 2> /dev/null) "$sass_pid" 2> /dev/null
+    wait "$sass_pid" 2> /dev/null
+  fi
   if [ "$have_nvsmi" = 1 ]; then
     timeout 20 "$nvsmi" -q > "$work/nvidia-smi-after.txt" 2>&1
     timeout 20 "$nvsmi" -q -d CLOCK,PERFORMANCE,POWER > "$work/nvidia-smi-clocks-after.txt" 2>&1
@@ -195,7 +199,7 @@ finish() {
   if [ -n "$python" ]; then
     "$python" "$here/first_run_summary.py" --work "$work" --device "$device" --budget "$total_budget" \
       --wall "$((SECONDS - t0))" --nvidia-smi "$have_nvsmi" --cuobjdump "$cuobjdump" \
-      --sanitizer "$sanitizer" >> "$log" 2>&1 || say "first-run: the summary failed (see first-run.log)"
+      --sanitizer "$sanitizer" 2>&1 | tee -a "$log" || say "first-run: the summary failed (see first-run.log)"
   fi
   [ -f "$work/summary.json" ] ||
     printf '{"schema": "gpuprobe.first_run", "schema_version": 1, "error": "no summary (python3 %s)"}\n' \
@@ -206,9 +210,9 @@ trap finish EXIT
 trap 'say "first-run: interrupted"; exit 130' INT TERM
 
 kernel_log() {  # the kernel's NVRM and Xid lines (Xid 13/31/43/79: bad instruction, MMU fault, hang, bus)
-  if dmesg -T > /dev/null 2>&1; then dmesg -T | grep -i -E 'NVRM|Xid'
+  if dmesg -T > /dev/null 2>&1; then dmesg -T | grep -i -E 'NVRM|Xid' || echo "dmesg: no NVRM or Xid line"
   elif command -v journalctl > /dev/null && journalctl -k -q --no-pager > /dev/null 2>&1; then
-    journalctl -k -q --no-pager | grep -i -E 'NVRM|Xid'
+    journalctl -k -q --no-pager | grep -i -E 'NVRM|Xid' || echo "journalctl -k: no NVRM or Xid line"
   else echo "kernel log: not readable here (dmesg and journalctl -k both refused)"; fi
   return 0
 }
@@ -227,6 +231,7 @@ pack() {
     fi
   done
   [ -s "$out/smoke-failures.log" ] || echo "no smoke test failed" > "$out/smoke-failures.log"
+  rm -f "$out"/*.tmp
   cp "$log" "$work/first-run.log" 2> /dev/null
   if tar -C "$out" -czf "$out/first-run.tar.gz.tmp" first-run && mv "$out/first-run.tar.gz.tmp" "$out/first-run.tar.gz"; then
     rm -rf "$work"
