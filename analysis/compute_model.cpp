@@ -41,6 +41,28 @@ std::string compute_sass_per_op(const std::string& op, int sm) {
 
 namespace {
 
+// The `peak` an op's percent_of_peak is of: the figure, the SMs and clock it is quoted at (null
+// where unpublished) and so its rate per SM per clock, which the percentage compares with.
+json peak_entry(const DatasheetPeak& sheet, double figure, SpecClock clock, const std::string& source) {
+  const double per_clock = figure_per_sm_per_clock(figure, sheet.sm_count, clock.mhz);
+  return {{"gpu", sheet.gpu},
+          {"flops_per_s", figure},
+          {"source", source},
+          {"sm_count", sheet.sm_count > 0 ? json(sheet.sm_count) : json(nullptr)},
+          {"clock_mhz", clock.mhz > 0 ? json(clock.mhz) : json(nullptr)},
+          {"clock", clock.mhz > 0 ? json(clock.name) : json(nullptr)},
+          {"clock_source", clock.mhz > 0 ? json(sheet.clock_source) : json(nullptr)},
+          {"flops_per_clk_per_sm", per_clock > 0 ? json(per_clock) : json(nullptr)}};
+}
+
+// % of a figure per SM per clock where its clock is known (percent_of_figure), from a point's
+// FLOP/s and FLOP per clock per SM.
+double op_percent(double flops, const json& per_clk_per_sm, const DatasheetPeak& sheet, double figure,
+                  SpecClock clock) {
+  const double per = per_clk_per_sm.is_number() ? per_clk_per_sm.get<double>() : 0;
+  return percent_of_figure(flops, per, figure, sheet.sm_count, clock.mhz);
+}
+
 // A tensor probe's record (tensor/mma, and the other tensor probes writing the same point fields):
 // per op, the random-operand latency and rate at the op's top level, the zero-operand run under
 // `zeros`, the self-check, and % of the published dense peak for the native forms only.
@@ -83,9 +105,10 @@ void add_tensor_points(const json& run, json& compute, const std::optional<Datas
                               ? tensor_peak_flops_per_s(*sheet, o["precision"].get<std::string>())
                               : 0;
       if (peak > 0) {
-        into["percent_of_peak"] = 100.0 * flops / peak;
-        if (!zeros)
-          o["peak"] = {{"gpu", sheet->gpu}, {"flops_per_s", peak}, {"source", sheet->tensor_source}};
+        // Per clock: the datasheet's tensor figures are at the tensor spec clock, not the run's.
+        const SpecClock clock = tensor_clock(*sheet, o["precision"].get<std::string>());
+        into["percent_of_peak"] = op_percent(flops, into["flops_per_clk_per_sm"], *sheet, peak, clock);
+        if (!zeros) o["peak"] = peak_entry(*sheet, peak, clock, sheet->tensor_source);
       }
     } else {
       throw Error(where + ".kind is '" + kind + "', not latency or throughput");
@@ -138,8 +161,10 @@ void add_compute_from_run(const json& run, json& compute) {
                             : precision == "f64"                          ? sheet->fp64_flops_per_s
                                                                           : 0;
         if (peak > 0) {
-          o["percent_of_peak"] = 100.0 * flops / peak;
-          o["peak"] = {{"gpu", sheet->gpu}, {"flops_per_s", peak}, {"source", sheet->compute_source}};
+          // Per clock, against the figure at its boost clock.
+          o["percent_of_peak"] =
+              op_percent(flops, o["flops_per_clk_per_sm"], *sheet, peak, compute_clock(*sheet));
+          o["peak"] = peak_entry(*sheet, peak, compute_clock(*sheet), sheet->compute_source);
         }
       }
     } else {
@@ -172,10 +197,15 @@ json op_datasheet(const json& o, const std::optional<DatasheetPeak>& sheet, bool
   const std::string precision = text(&o, "precision");
   if (tensor) {
     if (text(&o, "implementation", "native").rfind("native", 0) != 0) return nullptr;
-    return sheet_entry(tensor_peak_flops_per_s(*sheet, precision), rate_unit(true, precision), sheet->tensor_source);
+    return sheet_entry(tensor_peak_flops_per_s(*sheet, precision), rate_unit(true, precision),
+                       sheet->tensor_source, *sheet, tensor_clock(*sheet, precision));
   }
-  if (precision == "f32" || precision == "f32x2") return sheet_entry(sheet->fp32_flops_per_s, "flop/s", sheet->compute_source);
-  if (precision == "f64") return sheet_entry(sheet->fp64_flops_per_s, "flop/s", sheet->compute_source);
+  if (precision == "f32" || precision == "f32x2")
+    return sheet_entry(sheet->fp32_flops_per_s, "flop/s", sheet->compute_source, *sheet,
+                       compute_clock(*sheet));
+  if (precision == "f64")
+    return sheet_entry(sheet->fp64_flops_per_s, "flop/s", sheet->compute_source, *sheet,
+                       compute_clock(*sheet));
   return nullptr;
 }
 
@@ -240,8 +270,10 @@ void op_metrics(const json& model, const MetricSink& add, bool tensor_ops) {
            "higher", true,
            "the best native tensor op of " + precision + ": " + op + " (" + best_path + "), random operands",
            tensor_probe(best_path), o ? num(o, "throughput_repeats") : json(nullptr), nullptr,
-           o ? clock_of(o->value("clock_mhz", json())) : json(nullptr), sheet ? sheet_entry(tensor_peak_flops_per_s(*sheet, precision), rate_unit(true, precision), sheet->tensor_source)
-               : json(nullptr)});
+           o ? clock_of(o->value("clock_mhz", json())) : json(nullptr),
+           sheet ? sheet_entry(tensor_peak_flops_per_s(*sheet, precision), rate_unit(true, precision),
+                               sheet->tensor_source, *sheet, tensor_clock(*sheet, precision))
+                 : json(nullptr)});
   }
 }
 

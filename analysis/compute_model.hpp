@@ -1,7 +1,8 @@
 // The machine model's `compute` section from compute/alu run records: per op (instruction path
 // and precision) its latency (cycles per dependent op), issue rate (thread-ops per clock per SM,
 // ops/s and FLOP/s at the run's SM clock), the % of the published FP32 or FP64 peak where
-// analysis/datasheet has one, and whether the target runs the op natively or emulates it.
+// analysis/datasheet has one (per SM per clock, against the figure at its boost clock), and
+// whether the target runs the op natively or emulates it.
 // Schema: docs/SCHEMA.md "compute".
 #pragma once
 #include <string>
@@ -15,7 +16,8 @@ namespace gpuprobe::analysis {
 // Adds what the run measured to `compute` (an object: {"ops": {op: ...}, "skipped": {op: why}}).
 // A tensor probe's record (tensor/mma: the mma.sync forms) adds its forms the same way, with
 // path, precision, accumulate, implementation, FLOP rates, the zero-operand run under `zeros` and
-// % of the datasheet's dense tensor peak (tensor_peak_flops_per_s) for native forms only.
+// % of the datasheet's dense tensor peak (tensor_peak_flops_per_s) for native forms only, per SM
+// per clock against the peak at its tensor spec clock (analysis/datasheet.hpp tensor_clock).
 // Throws gpuprobe::Error (one line) when a point lacks what the section needs.
 void add_compute_from_run(const nlohmann::json& run, nlohmann::json& compute);
 

@@ -8,7 +8,7 @@ namespace {
 
 struct Entry {
   const char* pattern;   // lower case, matched against the lower-cased device name
-  DatasheetPeak peak;
+  DatasheetFigures peak;
 };
 
 // docs/FIGURES.md section 1 ("Mem BW", "FP32", "FP64"); most specific patterns first.
@@ -78,6 +78,42 @@ const Entry kTable[] = {
                    "FIGURES §1 D [LXF-5090], [SPHERON] (sparse halved)"}},
 };
 
+// The SMs and clocks each part's figures are quoted at (docs/FIGURES.md §1: its SMs and boost
+// clock columns), by the table's `gpu`. Each figure / (SMs x clock) is a whole per-SM-per-clock
+// rate (256 FP32 FLOP/clk/SM, 4096 dense f16 on GH100: tests/analysis/test_datasheet.cpp checks
+// every one), which is how a clock is known to be the one the figure assumes. A part missing here
+// (H100 NVL, L40S, GB200: SMs or clock unpublished) keeps its percentages as rate over rate.
+struct Clocks {
+  const char* gpu;
+  int sm_count;
+  double compute_mhz, tensor_mhz;  // 0: not published
+  const char* source;
+};
+const Clocks kClocks[] = {
+    // NVIDIA's H100 whitepaper (Table 3) quotes the H100 PCIe tensor figures at a 1620 MHz boost
+    // clock, below the card's 1755 MHz: 756 TFLOPS = 114 SMs x 4096 FLOP/clk x 1620 MHz.
+    {"H100 PCIe", 114, 1755, 1620,
+     "FIGURES §1 (114 SMs, 1755 MHz boost; tensor spec clock 1620 MHz [H100-WP])"},
+    {"H100 SXM5", 132, 1980, 1830,
+     "FIGURES §1 (132 SMs, 1980 MHz boost, 1830 MHz tensor spec clock [MLE]; §9 note 6)"},
+    {"GH200", 132, 1980, 1830, "FIGURES §1 (= H100 SXM: 1980 MHz boost, 1830 MHz tensor spec clock)"},
+    {"H200 SXM", 132, 1980, 1830,
+     "FIGURES §1 (the H100 SXM's figures: 1980 MHz boost, 1830 MHz tensor spec clock)"},
+    {"A100 80GB PCIe", 108, 1410, 1410, "FIGURES §1 (108 SMs, 1410 MHz boost)"},
+    {"A100 80GB SXM", 108, 1410, 1410, "FIGURES §1 (108 SMs, 1410 MHz boost)"},
+    {"A100 40GB", 108, 1410, 1410, "FIGURES §1 (108 SMs, 1410 MHz boost)"},
+    {"V100 PCIe", 80, 1380, 1380, "FIGURES §1 (80 SMs, 1380 MHz PCIe boost)"},
+    {"V100", 80, 1530, 1530, "FIGURES §1 (80 SMs, 1530 MHz SXM2 boost)"},
+    {"T4", 40, 1590, 1590, "FIGURES §1 (40 SMs, 1590 MHz boost)"},
+    {"RTX 4090", 128, 2520, 0, "FIGURES §1 (128 SMs, 2520 MHz boost)"},
+    {"A40", 84, 1740, 1740,
+     "FIGURES §1 (84 SMs, 1740 MHz: its figures are 84 SMs x per-clock rates x 1740 MHz)"},
+    // The B200's FP32 80 TFLOPS would need 2.11 GHz at 256 FLOP/clk/SM: no CUDA-core clock.
+    {"B200", 148, 0, 1850,
+     "FIGURES §1 (148 SMs; tensor clock 1.85 GHz as FIGURES §1 derives the 2250 TF figure)"},
+    {"RTX 5090", 170, 2407, 2407, "FIGURES §1 (170 SMs, 2407 MHz boost)"},
+};
+
 }  // namespace
 
 std::optional<DatasheetPeak> datasheet_for(const std::string& device_name) {
@@ -85,8 +121,32 @@ std::optional<DatasheetPeak> datasheet_for(const std::string& device_name) {
   std::transform(name.begin(), name.end(), name.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   for (const auto& e : kTable)
-    if (name.find(e.pattern) != std::string::npos) return e.peak;
+    if (name.find(e.pattern) != std::string::npos) {
+      DatasheetPeak peak;
+      static_cast<DatasheetFigures&>(peak) = e.peak;
+      for (const auto& c : kClocks)
+        if (peak.gpu == c.gpu) {
+          peak.sm_count = c.sm_count;
+          peak.compute_clock_mhz = c.compute_mhz;
+          peak.tensor_clock_mhz = c.tensor_mhz;
+          peak.clock_source = c.source;
+        }
+      return peak;
+    }
   return std::nullopt;
+}
+
+double figure_per_sm_per_clock(double figure_per_s, int sm_count, double clock_mhz) {
+  return figure_per_s > 0 && sm_count > 0 && clock_mhz > 0 ? figure_per_s / (sm_count * clock_mhz * 1e6) : 0;
+}
+
+double percent_of_figure(double measured_per_s, double measured_per_sm_per_clock, double figure_per_s,
+                         int sm_count, double clock_mhz) {
+  if (!(figure_per_s > 0)) return 0;
+  const double figure_per_clock = figure_per_sm_per_clock(figure_per_s, sm_count, clock_mhz);
+  if (figure_per_clock > 0 && measured_per_sm_per_clock > 0)
+    return 100.0 * measured_per_sm_per_clock / figure_per_clock;
+  return 100.0 * measured_per_s / figure_per_s;
 }
 
 double tensor_peak_flops_per_s(const DatasheetPeak& peak, const std::string& precision) {

@@ -67,6 +67,19 @@ inline nlohmann::json sheet_entry(double value, const char* unit, const std::str
   return {{"value", value}, {"unit", unit}, {"source", figures(source)}};
 }
 
+// A rate figure quoted at a clock (analysis/datasheet.hpp): also the SMs and the clock it is for,
+// which clock that is and where it is given, so that metrics[] takes its % per SM per clock.
+inline nlohmann::json sheet_entry(double value, const char* unit, const std::string& source,
+                                  const DatasheetPeak& sheet, SpecClock clock) {
+  nlohmann::json e = sheet_entry(value, unit, source);
+  if (e.is_null() || !(clock.mhz > 0) || sheet.sm_count <= 0) return e;
+  e["sm_count"] = sheet.sm_count;
+  e["clock_mhz"] = clock.mhz;
+  e["clock"] = clock.name;
+  e["clock_source"] = figures(sheet.clock_source);
+  return e;
+}
+
 // The samples behind a fitted number: a concurrency fit's distinct points, a level's points.
 inline nlohmann::json fit_samples(const nlohmann::json* o) {
   if (!o) return nullptr;

@@ -46,10 +46,22 @@ class Table {
       per = {{"value", m.value.get<double>() / (m.clock_mhz.get<double>() * 1e6) / sm_count_}, {"unit", per_unit}};
     json datasheet = nullptr;
     if (m.datasheet.is_object() && m.datasheet["value"].is_number() && m.datasheet["value"].get<double>() > 0) {
+      // A figure quoted at a clock (its sm_count and clock_mhz) is compared per SM per clock: the
+      // row's per_sm_per_clock against the figure / (SMs x its clock). The row's value stays at
+      // the run's clock. Other figures (DRAM bytes/s) are compared as they are.
       datasheet = m.datasheet;
-      datasheet["percent"] = m.value.is_number()
-                                 ? json(100.0 * m.value.get<double>() / m.datasheet["value"].get<double>())
-                                 : json(nullptr);
+      const double figure = m.datasheet["value"].get<double>();
+      const bool per_clock = per.is_object() && m.datasheet.value("clock_mhz", json()).is_number() &&
+                             m.datasheet.value("sm_count", json()).is_number();
+      if (per_clock) {
+        const double figure_per_clock = figure_per_sm_per_clock(
+            figure, m.datasheet["sm_count"].get<int>(), m.datasheet["clock_mhz"].get<double>());
+        datasheet["per_sm_per_clock"] = {{"value", figure_per_clock}, {"unit", per["unit"]}};
+        datasheet["percent"] = 100.0 * per["value"].get<double>() / figure_per_clock;
+      } else {
+        datasheet["percent"] = m.value.is_number() ? json(100.0 * m.value.get<double>() / figure) : json(nullptr);
+      }
+      datasheet["percent_basis"] = per_clock ? "per clock" : "rate";
     }
     json checks = json::array();
     const bool measured = !simulated_;

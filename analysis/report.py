@@ -687,9 +687,12 @@ def derived_section(doc, model, metrics, roof):
         d = m.get("datasheet")
         if not d or d.get("value") is None:
             continue
-        rows.append((m.get("label") or m["id"], fmt(m["value"], m["unit"]),
-                     fmt(d["value"], d.get("unit") or m["unit"]), fmt(d.get("percent"), "percent"),
-                     d.get("source") or "-", provenance(m)))
+        # A figure quoted at a clock is compared per SM per clock: the column names the clock.
+        sheet = fmt(d["value"], d.get("unit") or m["unit"])
+        if isinstance(d.get("clock_mhz"), (int, float)):
+            sheet += f" at {d['clock_mhz']:.0f} MHz" + (f" ({d['clock']})" if d.get("clock") else "")
+        rows.append((m.get("label") or m["id"], fmt(m["value"], m["unit"]), sheet,
+                     fmt(d.get("percent"), "percent"), d.get("source") or "-", provenance(m)))
     if rows:
         doc.table(("metric", "this GPU", "datasheet", "% of datasheet", "datasheet source",
                    "provenance"), rows)

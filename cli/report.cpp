@@ -184,6 +184,10 @@ void print_metrics(std::ostream& out, const std::vector<const nlohmann::json*>& 
       const auto& d = (*m)["datasheet"];
       line += "  " + format_value(d["percent"].get<double>(), "percent") + " of the datasheet's " +
               format_value(d.value("value", nlohmann::json()), d.value("unit", m->value("unit", "")));
+      // A figure quoted at a clock was compared per SM per clock: say which clock it assumes.
+      if (d.value("clock_mhz", nlohmann::json()).is_number())
+        line += " at " + format_value(d["clock_mhz"], "MHz") +
+                (d.value("clock", nlohmann::json()).is_string() ? " (its " + d["clock"].get<std::string>() + ")" : "");
     }
     out << line << "\n";
   }

@@ -146,8 +146,9 @@ GPUS = {
              "FIGURES.md §1 H100 SXM5 FP32 [HPCTECH]"),
             ("compute.fma_rn_f64.flops_per_s", 34e12, 1980, "datasheet FP64 (CUDA cores)",
              "FIGURES.md §1 H100 SXM5 FP64 [HPCTECH]"),
-            # FIGURES §9.6: the tensor peaks are stated at the 1830 MHz tensor spec clock.
-            ("tensor.f64.flops_per_s", 67e12, 1830, "datasheet FP64 tensor core",
+            # FIGURES §9.6: the tensor peaks are stated at the 1830 MHz tensor spec clock, FP64's
+            # at the 1980 MHz boost (67 TF = 132 SMs x 256 FLOP/clk x 1980 MHz).
+            ("tensor.f64.flops_per_s", 67e12, 1980, "datasheet FP64 tensor core (boost clock)",
              "FIGURES.md §1 H100 SXM5 FP64-TC [HPCTECH]"),
             ("tensor.tf32.flops_per_s", 494.5e12, 1830, "datasheet dense TF32 (sparse halved)",
              "FIGURES.md §1 H100 SXM5 TF32 [HPCTECH]"),
@@ -162,7 +163,7 @@ GPUS = {
         ],
     },
     "h100-pcie": {
-        "about": "H100 PCIe datasheet peaks; gpu-benches latencies and bandwidths at 1755 MHz.",
+        "about": "H100 PCIe datasheet peaks (tensor peaks at the 1620 MHz tensor clock); gpu-benches latencies and bandwidths at 1755 MHz.",
         "device": {"name": "NVIDIA H100 PCIe", "sm_count": 114, "rated_sm_clock_mhz": 1755.0,
                    "compute_capability": "9.0"},
         "metrics": [
@@ -198,17 +199,19 @@ GPUS = {
              "FIGURES.md §1 H100 PCIe FP32 [HPCTECH]"),
             ("compute.fma_rn_f64.flops_per_s", 26e12, 1755, "datasheet FP64 (CUDA cores)",
              "FIGURES.md §1 H100 PCIe FP64 [HPCTECH]"),
-            ("tensor.f64.flops_per_s", 51e12, 1755, "datasheet FP64 tensor core",
+            # FIGURES §1: the tensor peaks are stated at the 1620 MHz tensor spec clock [H100-WP]
+            # (756 TF = 114 SMs x 4096 FLOP/clk x 1620 MHz), FP64's at the 1755 MHz boost.
+            ("tensor.f64.flops_per_s", 51e12, 1755, "datasheet FP64 tensor core (boost clock)",
              "FIGURES.md §1 H100 PCIe FP64-TC [HPCTECH]"),
-            ("tensor.tf32.flops_per_s", 378e12, 1755, "datasheet dense TF32",
+            ("tensor.tf32.flops_per_s", 378e12, 1620, "datasheet dense TF32 (tensor clock)",
              "FIGURES.md §1 H100 PCIe TF32 [HPCTECH]"),
-            ("tensor.f16.flops_per_s", 756e12, 1755, "datasheet dense FP16",
+            ("tensor.f16.flops_per_s", 756e12, 1620, "datasheet dense FP16 (tensor clock)",
              "FIGURES.md §1 H100 PCIe FP16/BF16 TC [HPCTECH]"),
-            ("tensor.bf16.flops_per_s", 756e12, 1755, "datasheet dense BF16",
+            ("tensor.bf16.flops_per_s", 756e12, 1620, "datasheet dense BF16 (tensor clock)",
              "FIGURES.md §1 H100 PCIe FP16/BF16 TC [HPCTECH]"),
-            ("tensor.e4m3.flops_per_s", 1513e12, 1755, "datasheet dense FP8",
+            ("tensor.e4m3.flops_per_s", 1513e12, 1620, "datasheet dense FP8 (tensor clock)",
              "FIGURES.md §1 H100 PCIe FP8 TC [HPCTECH]"),
-            ("tensor.s8.ops_per_s", 1513e12, 1755, "datasheet dense INT8 (TOPS)",
+            ("tensor.s8.ops_per_s", 1513e12, 1620, "datasheet dense INT8 (TOPS; tensor clock)",
              "FIGURES.md §1 H100 PCIe INT8 TC [HPCTECH]"),
         ],
     },
@@ -231,7 +234,7 @@ GPUS = {
              "FIGURES.md §1 H200 SXM FP32 [MLE]"),
             ("compute.fma_rn_f64.flops_per_s", 34e12, 1980, "datasheet FP64 (CUDA cores)",
              "FIGURES.md §1 H200 SXM FP64 [MLE]"),
-            ("tensor.f64.flops_per_s", 67e12, 1830, "datasheet FP64 tensor core (H100 tensor clock)",
+            ("tensor.f64.flops_per_s", 67e12, 1980, "datasheet FP64 tensor core (H100 boost clock)",
              "FIGURES.md §1 H200 SXM FP64-TC [MLE]"),
             ("tensor.tf32.flops_per_s", 494.5e12, 1830, "datasheet dense TF32 (H100 tensor clock)",
              "FIGURES.md §1 H200 SXM TF32 [MLE]"),

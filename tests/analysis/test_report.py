@@ -212,6 +212,19 @@ def main():
               "bandwidth | measured: sim-closed-loop |" in md, "the ridge metric is not in the report")
         check("| f32 | DRAM | 24.1 FLOP/byte |" not in md, "ridge points from the section as well")
 
+        # A figure quoted at a clock (compared per SM per clock): its column names the clock.
+        clocked = json.loads(json.dumps(model))
+        for m in clocked["metrics"]:
+            if m["id"] == "compute.fma_rn_f32.flops_per_s":
+                m["datasheet"].update(clock_mhz=1980.0, clock="boost clock", sm_count=132,
+                                      percent_basis="per clock")
+        path = os.path.join(tmp, "clocked.json")
+        json.dump(clocked, open(path, "w"))
+        r = run(script, path, "--references", refs, "--out-prefix", os.path.join(tmp, "clocked"))
+        md = open(os.path.join(tmp, "clocked.report.md"), encoding="utf-8").read()
+        check("| 67.0 TFLOP/s at 1980 MHz (boost clock) | 97.0% |" in md,
+              "the datasheet column does not name the clock its figure is quoted at")
+
         # Bad input: one line, exit 1.
         def variant(name, mutate, raw=None):
             p = os.path.join(tmp, name + ".json")
