@@ -727,6 +727,40 @@ TEST_CASE("probe: a sync op whose self-check fails keeps the others, and its sid
   CHECK(sidecar["wrong"][0]["chains"][0]["matches"] == "chain 0 after one op fewer");
 }
 
+TEST_CASE("probe: a tensor form whose tile is transposed fails alone, and the sidecar names the transpose",
+          "[cli][hooks][self_check]") {
+  Scratch s;
+  const std::string out = s / "mma.json";
+  auto r = gpuprobe::test::run_gpuprobe(
+      s, "probe tensor/mma --device sim:h100 --kind latency --operands random --out " + out,
+      kFailSelfCheck + "tensor/mma:mma_m16n8k16_f16_f32:transpose");
+  INFO(r.err);
+  CHECK(r.rc == 1);
+  CHECK(error_lines(r.err).find("self-check failed at 1 of ") != std::string::npos);
+  CHECK(error_lines(r.err).find("mma_m16n8k16_f16_f32 latency random") != std::string::npos);
+  const auto sidecar = check_failed_op(out, "mma_m16n8k16_f16_f32", 1);
+  CHECK(sidecar["matches"] == "transpose");
+  CHECK(sidecar["raw_words"].size() % 32 == 0);  // every lane's D words
+  CHECK_FALSE(sidecar["raw_words"].empty());
+  const auto record = nlohmann::json::parse(slurp(out));
+  for (const auto& p : record["series"])
+    if (p["op"] == "mma_m16n8k16_f16_f32") CHECK(p["self_check"]["evidence"]["matches"] == "transpose");
+  // wgmma's operands come through shared-memory descriptors: a swapped LBO and SBO is named too.
+  const std::string wgmma = s / "wgmma.json";
+  r = gpuprobe::test::run_gpuprobe(s,
+                                   "probe tensor/wgmma --device sim:h100 --op wgmma_m64n64k16_f16_f32_ss --kind "
+                                   "latency --operands random --out " +
+                                       wgmma,
+                                   kFailSelfCheck + "tensor/wgmma:wgmma_m64n64k16_f16_f32_ss:lbo_sbo_b");
+  CHECK(r.rc == 1);
+  const auto w = nlohmann::json::parse(slurp(wgmma));
+  REQUIRE(w["series"].size() == 1);
+  const auto& point = w["series"][0];
+  CHECK(point["self_check"]["evidence"]["matches"] == "lbo_sbo_b");
+  CHECK(nlohmann::json::parse(slurp(s / point["self_check"]["sidecar"].get<std::string>()))["matches"] ==
+        "lbo_sbo_b");
+}
+
 TEST_CASE(
     "run-all: a probe with a failed self-check is failed, keeps its points, and the model leaves them out",
     "[cli][hooks][self_check]") {
