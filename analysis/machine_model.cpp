@@ -16,6 +16,7 @@
 #include "harness/error.hpp"
 #include "harness/family.hpp"
 #include "harness/results.hpp"
+#include "harness/self_check.hpp"
 #include "harness/stats.hpp"
 #include "ptx/load_variants.hpp"
 
@@ -202,9 +203,20 @@ nlohmann::json build_machine_model(const std::vector<nlohmann::json>& runs,
   // The GPUs the records come from, in order of first appearance, with their files.
   std::vector<std::pair<DeviceIdentity, std::vector<std::string>>> gpus;
   for (std::size_t i = 0; i < runs.size(); ++i) {
-    const auto& run = runs[i];
     const std::string path = i < run_paths.size() ? run_paths[i] : "run " + std::to_string(i);
-    check_run_record(run, path);
+    check_run_record(runs[i], path);
+    // A point that failed its self-check (harness/self_check.hpp) holds evidence, no measurement:
+    // the families fit the record without it.
+    std::size_t failed_points = 0;
+    for (const auto& p : runs[i]["series"]) failed_points += self_check_failed(p);
+    nlohmann::json without_failed;
+    if (failed_points > 0) {
+      without_failed = runs[i];
+      without_failed["series"] = nlohmann::json::array();
+      for (const auto& p : runs[i]["series"])
+        if (!self_check_failed(p)) without_failed["series"].push_back(p);
+    }
+    const nlohmann::json& run = failed_points > 0 ? without_failed : runs[i];
     RecordHead head;
     DeviceIdentity gpu;
     try {
@@ -229,7 +241,14 @@ nlohmann::json build_machine_model(const std::vector<nlohmann::json>& runs,
     sources.push_back({{"file", path}, {"probe", head.probe}, {"status", head.status},
                        {"params", head.params}});
     auto& source = sources.back();
-    if (const char* checked = self_check_of(run)) source["self_check"] = checked;
+    if (const char* checked = self_check_of(runs[i])) source["self_check"] = checked;
+    if (failed_points > 0) {
+      source["self_check_failed_points"] = failed_points;
+      model["warnings"].push_back(path + ": " + std::to_string(failed_points) + " point(s) of this " +
+                                  printable(head.probe) +
+                                  " record failed their self-check: left out of the fit (their evidence "
+                                  "is in the record)");
+    }
     if (head.status == "skipped") {  // nothing measured; listed in sources
       if (run.contains("skip_reason") && run["skip_reason"].is_string())
         source["skip_reason"] = run["skip_reason"];
@@ -248,7 +267,8 @@ nlohmann::json build_machine_model(const std::vector<nlohmann::json>& runs,
     const FamilySpec* family = family_of_probe(head.probe);
     const std::size_t measured = measured_points(run);
     if (family && family->add_run && run["series"].empty()) {
-      failed = "the record holds no measured point (its series is empty)";
+      failed = failed_points > 0 ? "every point of the record failed its self-check"
+                                 : "the record holds no measured point (its series is empty)";
     } else if (family && family->add_run) {
       const std::string& section = family->section_name();
       const bool had_section = model.contains(section);

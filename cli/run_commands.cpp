@@ -37,6 +37,7 @@
 #include "harness/lock.hpp"
 #include "harness/probe.hpp"
 #include "harness/results.hpp"
+#include "harness/sim/sim_device.hpp"
 
 namespace gpuprobe {
 namespace {
@@ -297,6 +298,9 @@ constexpr TestHook kTestHooks[] = {
     {"GPUPROBE_TEST_FAIL_PROBE", "fail once its points are measured"},
     {"GPUPROBE_TEST_HANG_PROBE", "hang once its points are measured, until a signal or run-all's watchdog"},
     {"GPUPROBE_TEST_STICKY_PROBE", "end as after a sticky CUDA error unless it resumes"},
+    {"GPUPROBE_TEST_FAIL_SELF_CHECK",
+     "get a wrong simulated result of the op named after the probe (PROBE:OP[:HOW]), which its "
+     "self-check fails"},
 };
 
 bool test_hooks_enabled() {
@@ -304,10 +308,25 @@ bool test_hooks_enabled() {
   return on != nullptr && std::string(on) == "1";
 }
 
+// The probe a hook's value names: all of it, or what comes before a ':' (PROBE:OP[:HOW]).
+std::string hook_probe(const std::string& value) { return value.substr(0, value.find(':')); }
+
 // Whether the hook `variable` acts on probe `id`.
 bool test_hook(const char* variable, const std::string& id) {
   const char* value = std::getenv(variable);
-  return test_hooks_enabled() && value != nullptr && id == value;
+  return test_hooks_enabled() && value != nullptr && id == hook_probe(value);
+}
+
+// GPUPROBE_TEST_FAIL_SELF_CHECK=PROBE:OP[:HOW] on a simulated device: OP's result is made wrong
+// (sim::SimDevice::plant_wrong_result), so that its self-check fails; a real GPU is left alone.
+void plant_wrong_result(Device& device, const std::string& id) {
+  if (!test_hook("GPUPROBE_TEST_FAIL_SELF_CHECK", id)) return;
+  auto* sim = dynamic_cast<sim::SimDevice*>(&device);
+  if (sim == nullptr) return;
+  const std::string value = std::getenv("GPUPROBE_TEST_FAIL_SELF_CHECK");
+  const std::string rest = value.size() > id.size() ? value.substr(id.size() + 1) : "";
+  const auto colon = rest.find(':');
+  sim->plant_wrong_result({rest.substr(0, colon), colon == std::string::npos ? "" : rest.substr(colon + 1)});
 }
 
 // One warning line per hook variable that is set and names probe `id` (any probe when `id` is
@@ -316,7 +335,7 @@ std::vector<std::string> test_hook_warnings(const std::string& id) {
   std::vector<std::string> lines;
   for (const TestHook& hook : kTestHooks) {
     const char* value = std::getenv(hook.variable);
-    if (value == nullptr || *value == '\0' || (!id.empty() && id != value)) continue;
+    if (value == nullptr || *value == '\0' || (!id.empty() && id != hook_probe(value))) continue;
     const std::string set = std::string(hook.variable) + "=" + value;
     lines.push_back(test_hooks_enabled() ? "gpuprobe: warning: the test hook " + set +
                                                " is on (GPUPROBE_TEST_HOOKS=1): " + value + " will " +
@@ -695,6 +714,7 @@ int cmd_probe(const std::string& id, const std::string& device_spec, const std::
   refuse_run_all_folder(folder, out_path);
   for (const auto& line : test_hook_warnings(probe.id)) err << line << "\n";
   auto dev = open_for_run(device_spec, err);
+  plant_wrong_result(*dev, probe.id);
   require_writable_dir(folder.string(), out_path);
   const OutputLock lock(lock_path_for_file(out_path), out_path);
   remove_stale_temporaries({out_path});

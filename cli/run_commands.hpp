@@ -29,8 +29,11 @@ inline constexpr int kExitDeviceLost = 75;
 // fail once its points are measured, GPUPROBE_TEST_HANG_PROBE=<id> makes it hang there (until a
 // signal stops it, as an interrupt, or run-all's watchdog kills it), and
 // GPUPROBE_TEST_STICKY_PROBE=<id> makes a run of it that does not --resume end there as after a
-// sticky CUDA error. They act only when GPUPROBE_TEST_HOOKS=1 is set too, so that one left set in
-// a shell changes no measurement; either way a hook naming the probe is told in a warning line.
+// sticky CUDA error, and GPUPROBE_TEST_FAIL_SELF_CHECK=<id>:<op>[:<how>] makes the simulator give
+// op <op> of probe <id> a wrong result (sim::SimDevice::plant_wrong_result), which its self-check
+// fails: that point fails, the others are measured, the probe exits 1. They act only when
+// GPUPROBE_TEST_HOOKS=1 is set too, so that one left set in a shell changes no measurement; either
+// way a hook naming the probe is told in a warning line.
 // A probe into a folder that a run-all holds (its DIR/.gpuprobe.lock, for DIR or DIR/raw) is
 // refused, unless that run-all started it.
 int cmd_probe(const std::string& id, const std::string& device_spec, const std::string& out_path,

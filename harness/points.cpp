@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "harness/error.hpp"
+#include "harness/self_check.hpp"
 #include "harness/stats.hpp"
 
 namespace gpuprobe {
@@ -10,8 +11,19 @@ namespace gpuprobe {
 void measure_points(ProbeContext& ctx, const std::vector<PlannedPoint>& points) {
   ctx.start_measuring();
   measure_clock(ctx, "before");
+  // A failed self-check fails its point only: the point holds the evidence instead of timing.
+  std::string label;  // of the point just measured: its axes' values if its self-check failed
   auto measure = [&](const PlannedPoint& planned) {
-    nlohmann::json point = planned.measure();
+    nlohmann::json point;
+    label.clear();
+    try {
+      point = planned.measure();
+    } catch (const SelfCheckFailed& failed) {
+      point = nlohmann::json::object();
+      point["self_check"] = ctx.failed_self_check(planned.axes, failed);
+      label = point_label(planned.axes, " ");
+      if (label.empty()) label = "point " + std::to_string(ctx.series().size());
+    }
     for (const auto& [k, v] : planned.axes.items()) point[k] = v;
     return point;
   };
@@ -22,7 +34,9 @@ void measure_points(ProbeContext& ctx, const std::vector<PlannedPoint>& points) 
       kept[i] = true;
       ctx.add_point(*earlier);
     } else {
-      ctx.add_point(measure(points[i]));
+      nlohmann::json point = measure(points[i]);
+      ctx.note_self_check(i, label);  // before add_point: an interrupt there keeps the point
+      ctx.add_point(std::move(point));
     }
   }
 
@@ -43,6 +57,7 @@ void measure_points(ProbeContext& ctx, const std::vector<PlannedPoint>& points) 
       nlohmann::json again = measure(points[i]);
       again["remeasured_for_clock"] = true;
       again["clock_outlier"] = off(again);
+      ctx.note_self_check(i, label);
       ctx.replace_point(i, std::move(again));
       ++remeasured;
     }

@@ -3,7 +3,9 @@
 // probes/<family>/*.cu behind the family's operations (device.ops<FamilyOps>()).
 // The driver's only channel is ProbeContext: parameters and the device in, points out.
 #pragma once
+#include <cstddef>
 #include <functional>
+#include <map>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -17,6 +19,12 @@
 #include "ptx/capability.hpp"
 
 namespace gpuprobe {
+
+class SelfCheckFailed;  // harness/self_check.hpp
+
+// A point's axes' values, its op first ("fma_rn_f32 latency" with separator " "): how a failed
+// point is named, and its sidecar's file.
+std::string point_label(const nlohmann::json& axes, const std::string& separator);
 
 class ProbeContext {
  public:
@@ -40,7 +48,8 @@ class ProbeContext {
   void start_measuring();
   bool measuring() const { return measuring_; }
   void set_start_hook(std::function<void()> hook) { start_hook_ = std::move(hook); }
-  // Points of an interrupted earlier run, to be kept rather than measured again (--resume).
+  // Points of an interrupted earlier run, to be kept rather than measured again (--resume); one
+  // that failed its self-check is measured again.
   void set_resumed_points(nlohmann::json points) { resumed_ = std::move(points); }
   // The kept point whose axes are all equal to `axes`, or nullptr.
   const nlohmann::json* resumed_point(const nlohmann::json& axes) const;
@@ -53,6 +62,23 @@ class ProbeContext {
   nlohmann::json& extra() { return extra_; }
   const nlohmann::json& series() const { return series_; }
 
+  // Failed self-checks (harness/self_check.hpp). Where the sidecars go: the record's path (its
+  // folder and stem; empty: none is written) and the probe's id, which each sidecar names.
+  void set_record_path(std::string path, std::string probe) {
+    record_path_ = std::move(path);
+    probe_ = std::move(probe);
+  }
+  // The `self_check` of a point placed by `axes` whose check threw `failed`: passed false, the
+  // reason, the evidence and, when it has a detail and the record a path, the sidecar it writes
+  // (atomically) at <record stem>.selfcheck/<the axes' values>.json, named relative to the
+  // record's folder.
+  nlohmann::json failed_self_check(const nlohmann::json& axes, const SelfCheckFailed& failed);
+  // Point `index` of the series failed its self-check (`label`: its axes' values), or passed
+  // (an empty label: a re-measurement that passed).
+  void note_self_check(std::size_t index, std::string label);
+  // The labels of the points whose self-check failed, in the series' order.
+  std::vector<std::string> failed_self_checks() const;
+
  private:
   Device& device_;
   Params params_;
@@ -64,6 +90,8 @@ class ProbeContext {
   nlohmann::json resumed_ = nlohmann::json::array();
   std::function<void()> start_hook_;
   bool measuring_ = false;
+  std::string record_path_, probe_;
+  std::map<std::size_t, std::string> failed_;  // series index -> label
 };
 
 struct ProbeSpec {
@@ -100,13 +128,21 @@ const ProbeSpec& find_probe(const std::string& id);
 nlohmann::json new_run_record(const DeviceInfo& info, const ProbeSpec& probe, const Params& params,
                               const RepeatPolicy& repeat);
 
+// The error of a probe that measured every point but some failed their self-check.
+class SelfCheckFailures : public Error {
+ public:
+  using Error::Error;
+};
+
 // Runs one probe and returns its run record (schema gpuprobe.run). If out_path is not empty the
-// record is written there after every point and at the end. A failing probe (including a failed
-// self-check) gives status "failed" with the error and keeps its points; the error is rethrown
-// after the record is saved. A SIGINT or SIGTERM gives status "interrupted" and rethrows
-// Interrupted. A probe the device cannot run gives status "skipped" with skip_reason, and nothing
-// is launched. An error while the driver plans (a parameter) writes nothing, and a file already at
-// out_path is replaced only by a record with at least one point: until then it stays as it was.
+// record is written there after every point and at the end. A failing probe gives status
+// "failed" with the error and keeps its points; the error is rethrown after the record is saved.
+// A failed self-check fails only its point (harness/self_check.hpp): the probe measures the
+// others, then ends as failed with SelfCheckFailures, whose one line names the failed points. A
+// SIGINT or SIGTERM gives status "interrupted" and rethrows Interrupted. A probe the device cannot
+// run gives status "skipped" with skip_reason, and nothing is launched. An error while the driver
+// plans (a parameter) writes nothing, and a file already at out_path is replaced only by a record
+// with at least one point: until then it stays as it was.
 // `resume_from` (an earlier record of the same probe and parameters, or null): its points are kept
 // and only the missing ones measured.
 nlohmann::json run_probe(Device& device, const ProbeSpec& probe, const Params& params,

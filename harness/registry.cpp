@@ -1,3 +1,4 @@
+#include <cctype>
 #include <exception>
 #include <filesystem>
 #include <string>
@@ -8,12 +9,15 @@
 #include "harness/probe.hpp"
 #include "harness/ops.hpp"
 #include "harness/results.hpp"
+#include "harness/self_check.hpp"
 #include <algorithm>
 
 namespace gpuprobe {
 
 // How long run_probe may busy the GPU before the first point, waiting for a steady SM clock.
 constexpr double kWarmUpMaxSeconds = 2.0;
+// The failed points a failed probe's one line names (then "and N more").
+constexpr std::size_t kNamedFailures = 8;
 
 namespace {
 // Filled by ProbeRegistration constructors during static initialisation; a function-local static
@@ -74,7 +78,7 @@ void ProbeContext::start_measuring() {
 
 const nlohmann::json* ProbeContext::resumed_point(const nlohmann::json& axes) const {
   for (const auto& p : resumed_) {
-    bool same = p.is_object();
+    bool same = p.is_object() && !self_check_failed(p);
     for (const auto& [k, v] : axes.items()) same = same && p.contains(k) && p[k] == v;
     if (same) return &p;
   }
@@ -94,6 +98,8 @@ void ProbeContext::add_point(nlohmann::json point) {
   const auto number = [&](const char* key) { return point.contains(key) && point[key].is_number(); };
   if (point.contains("skipped"))
     log_ << "skipped: " << (point["skipped"].is_string() ? point["skipped"].get<std::string>() : "");
+  else if (self_check_failed(point))
+    log_ << "self-check FAILED: " << point["self_check"].value("reason", std::string());
   else if (number("latency_cycles"))
     log_ << point["latency_cycles"].get<double>() << " cycles";
   else if (number("ns"))  // the launch and goodput probes' times
@@ -117,6 +123,69 @@ void ProbeContext::replace_point(std::size_t index, nlohmann::json point) {
   nlohmann::json partial = {{"series", series_}, {"extra", extra_}};
   if (checkpoint_) checkpoint_(partial);
   throw_if_interrupted();
+}
+
+namespace {
+
+// A sidecar's file name from a point's axes: point_label's with '.', every character but
+// letters, digits, '_' and '-' made '_' ("fma_rn_f32.latency").
+std::string sidecar_name(const nlohmann::json& axes) {
+  std::string name = point_label(axes, ".");
+  for (char& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.') c = '_';
+  return name.empty() ? "point" : name;
+}
+
+}  // namespace
+
+std::string point_label(const nlohmann::json& axes, const std::string& separator) {
+  std::string label;
+  const auto add = [&](const nlohmann::json& v) {
+    label += (label.empty() ? "" : separator) + (v.is_string() ? v.get<std::string>() : v.dump());
+  };
+  if (axes.is_object() && axes.contains("op")) add(axes["op"]);
+  if (axes.is_object())
+    for (const auto& [k, v] : axes.items())
+      if (k != "op") add(v);
+  return label;
+}
+
+nlohmann::json ProbeContext::failed_self_check(const nlohmann::json& axes, const SelfCheckFailed& failed) {
+  nlohmann::json check = {{"passed", false}, {"reason", failed.reason()}};
+  if (!failed.evidence().is_null()) check["evidence"] = failed.evidence();
+  if (failed.detail().is_null() || record_path_.empty()) return check;
+  namespace fs = std::filesystem;
+  const fs::path record(record_path_);
+  const std::string folder = record.stem().string() + ".selfcheck";
+  const std::string relative = folder + "/" + sidecar_name(axes) + ".json";
+  nlohmann::json sidecar = {{"schema", "gpuprobe.selfcheck"},
+                            {"schema_version", 1},
+                            {"probe", probe_},
+                            {"point", axes},
+                            {"reason", failed.reason()}};
+  for (const auto& [k, v] : failed.detail().items()) sidecar[k] = v;
+  const fs::path dir = record.parent_path() / folder;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  try {
+    write_json_atomically((dir / (sidecar_name(axes) + ".json")).string(), sidecar);
+    check["sidecar"] = relative;
+  } catch (const Error& e) {
+    // The point still fails with its evidence; the record says why the sidecar is missing.
+    check["sidecar_error"] = e.what();
+  }
+  return check;
+}
+
+void ProbeContext::note_self_check(std::size_t index, std::string label) {
+  if (label.empty()) failed_.erase(index);
+  else failed_[index] = std::move(label);
+}
+
+std::vector<std::string> ProbeContext::failed_self_checks() const {
+  std::vector<std::string> out;
+  for (const auto& [index, label] : failed_) out.push_back(label);
+  return out;
 }
 
 nlohmann::json new_run_record(const DeviceInfo& info, const ProbeSpec& probe, const Params& params,
@@ -168,6 +237,7 @@ nlohmann::json run_probe(Device& device, const ProbeSpec& probe, const Params& p
   }
   ProbeContext ctx(device, params, repeat, log, save);
   ctx.set_resumed_points(kept);
+  ctx.set_record_path(out_path, probe.id);
   // Once the driver has planned its points: the driver's view before anything runs, then a
   // warm-up so that no point is measured while an idle GPU is still ramping its clock up.
   ctx.set_start_hook([&] {
@@ -180,8 +250,25 @@ nlohmann::json run_probe(Device& device, const ProbeSpec& probe, const Params& p
     probe.run(ctx);
     record["telemetry"]["after"] = device.telemetry();
     save({{"series", ctx.series()}, {"extra", ctx.extra()}});
+    if (const std::vector<std::string> failed = ctx.failed_self_checks(); !failed.empty()) {
+      // Every point is measured; those whose self-check failed hold their evidence instead.
+      std::string named;
+      for (std::size_t i = 0; i < failed.size() && i < kNamedFailures; ++i)
+        named += (i ? ", " : "") + failed[i];
+      if (failed.size() > kNamedFailures)
+        named += " and " + std::to_string(failed.size() - kNamedFailures) + " more";
+      const std::string error = "self-check failed at " + std::to_string(failed.size()) + " of " +
+                                std::to_string(ctx.series().size()) + " points: " + named +
+                                " (each point holds its evidence; the others are measured)";
+      record["status"] = "failed";
+      record["error"] = error;
+      write();
+      throw SelfCheckFailures(error);
+    }
     record["status"] = "ok";
     write();
+  } catch (const SelfCheckFailures&) {
+    throw;  // the record is complete and says so
   } catch (const OpsUnavailable& e) {
     // The backend lacks this family: nothing was launched, like a missing capability.
     record["status"] = "skipped";

@@ -75,10 +75,27 @@ class SimDevice final : public Device {
   // ...): a family's launch seeds its noise with it, so repeats differ and runs repeat.
   uint64_t next_launch(const std::string& family) { return ++launches_[family]; }
 
+  // A planted wrong result, to prove that a self-check fails its point and the probe goes on
+  // (a test's, or the CLI's test hook GPUPROBE_TEST_FAIL_SELF_CHECK=<op>[:<how>]): the simulated
+  // result of the op named `op` (the name its records give it) is made wrong where the family
+  // computes it, so that the family's own check finds the mismatch. `how`, for the tensor ops, is
+  // the layout error planted in the tile (probes/tensor/tile_diagnosis.hpp); empty: one value off.
+  struct WrongResult {
+    std::string op, how;
+  };
+  void plant_wrong_result(WrongResult w) { wrong_.push_back(std::move(w)); }
+  // The planted wrong result of `op`, or nullptr.
+  const WrongResult* wrong_result(const std::string& op) const {
+    for (const WrongResult& w : wrong_)
+      if (w.op == op) return &w;
+    return nullptr;
+  }
+
  private:
   class Impl;
   std::unique_ptr<Impl> impl_;
   std::map<std::string, uint64_t> launches_;
+  std::vector<WrongResult> wrong_;
 };
 
 std::unique_ptr<Device> make_sim_device(const Preset& preset, uint64_t seed = 1,

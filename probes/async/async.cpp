@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/self_check.hpp"
 #include "harness/axes.hpp"
 #include "harness/kernel_runner.hpp"
 #include "harness/points.hpp"
@@ -214,9 +215,10 @@ ChainResult summarize_async_launch(const AsyncSetup& s, const AsyncRun& run,
     const uint32_t got = ctas[b].result;
     const uint32_t want = chase ? chase_reference : async_reference_fingerprint(s, run, b);
     if (got != want)
-      throw Error("self-check failed: " + kernel + " CTA " + std::to_string(b) +
-                  (chase ? " ended the chase on word 0x" : " holds data with fingerprint 0x") + hex_of(got) +
-                  ", expected 0x" + hex_of(want) + " (the copies did not bring the source intact)");
+      throw SelfCheckFailed(kernel + " CTA " + std::to_string(b) +
+                            (chase ? " ended the chase on word 0x" : " holds data with fingerprint 0x") +
+                            hex_of(got) + ", expected 0x" + hex_of(want) +
+                            " (the copies did not bring the source intact)");
   }
   return r;
 }

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "analysis/atomics_model.hpp"
+#include "harness/self_check.hpp"
 #include "harness/axes.hpp"
 #include "harness/points.hpp"
 #include "harness/sim/sim_device.hpp"
@@ -160,14 +161,14 @@ ChainResult summarize_atomics_launch(const AtomicsSetup& s, const AtomicsRun& ru
     for (uint32_t k = 0; k < chains; ++k) {
       const uint64_t h = warps[w].hits[k];
       if (!(alone ? h == 32 * ops : (h >= least && h <= 32 * ops)))
-        throw Error("self-check failed: " + where + " warp " + std::to_string(w) + " chain " +
-                    std::to_string(k) + " reported " + std::to_string(h) + " hits of " +
-                    std::to_string(32 * ops) + " ops");
+        throw SelfCheckFailed(where + " warp " + std::to_string(w) + " chain " + std::to_string(k) +
+                              " reported " + std::to_string(h) + " hits of " + std::to_string(32 * ops) +
+                              " ops");
     }
   const uint64_t n = word_count(s);
   if (words.size() != n)
-    throw Error("self-check failed: " + kernel + " returned " + std::to_string(words.size()) +
-                " words, expected " + std::to_string(n));
+    throw SelfCheckFailed(kernel + " returned " + std::to_string(words.size()) + " words, expected " +
+                          std::to_string(n));
   if (info.operation == AtomicsOperation::exch) {
     // The last op on a word wrote the last token of a chain that works on the word. 32-bit
     // tokens wrap past 2^32: those launches check nothing beyond the hits.
@@ -180,20 +181,20 @@ ChainResult summarize_atomics_launch(const AtomicsSetup& s, const AtomicsRun& ru
                         atomics::atomics_word(s.pattern, info.shared, chains, tc / chains / 32, wpb,
                                               (tc / chains) % 32, tc % chains) == i;
         if (!ok)
-          throw Error("self-check failed: " + where + " word " + std::to_string(i) + " holds 0x" + hex_of(t) +
-                      ", not the last token of a chain on it");
+          throw SelfCheckFailed(where + " word " + std::to_string(i) + " holds 0x" + hex_of(t) +
+                                ", not the last token of a chain on it");
       }
     return r;
   }
   const std::vector<uint64_t> expected = atomics_expected_words(s, run, warps);
   for (uint64_t i = 0; i < n; ++i) {
     if (info.operation == AtomicsOperation::cas && expected[i] == init_word(s.op))
-      throw Error("self-check failed: " + where + " word " + std::to_string(i) +
-                  ": no CAS on it succeeded in " + std::to_string(ops) + " ops per chain");
+      throw SelfCheckFailed(where + " word " + std::to_string(i) + ": no CAS on it succeeded in " +
+                            std::to_string(ops) + " ops per chain");
     if ((words[i] & mask_of(s.op)) != expected[i])
-      throw Error("self-check failed: " + where + " word " + std::to_string(i) + " holds 0x" +
-                  hex_of(words[i]) + ", expected 0x" + hex_of(expected[i]) + " after " + std::to_string(ops) +
-                  " ops per chain");
+      throw SelfCheckFailed(where + " word " + std::to_string(i) + " holds 0x" + hex_of(words[i]) +
+                            ", expected 0x" + hex_of(expected[i]) + " after " + std::to_string(ops) +
+                            " ops per chain");
   }
   return r;
 }

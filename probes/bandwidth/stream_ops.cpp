@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/self_check.hpp"
 #include "harness/error.hpp"
 
 namespace gpuprobe::probes {
@@ -126,12 +127,12 @@ void check_stream_result(const StreamSetup& s, const StreamResult& r) {
   const std::string kernel = stream_kernel_name(s.shape);
   const bool reads = s.shape.kind != StreamKind::write;
   if (reads && r.checksum != r.expected_checksum)
-    throw Error("self-check failed: " + kernel + " read checksum " + std::to_string(r.checksum) +
-                ", expected " + std::to_string(r.expected_checksum) +
-                " (a load was lost, repeated or read the wrong data)");
+    throw SelfCheckFailed(kernel + " read checksum " + std::to_string(r.checksum) + ", expected " +
+                          std::to_string(r.expected_checksum) +
+                          " (a load was lost, repeated or read the wrong data)");
   if (r.mismatched_words != 0)
-    throw Error("self-check failed: " + kernel + " left " + std::to_string(r.mismatched_words) +
-                " destination words without the pattern");
+    throw SelfCheckFailed(kernel + " left " + std::to_string(r.mismatched_words) +
+                          " destination words without the pattern");
 }
 
 uint32_t loaded_grid_blocks(const LoadedSetup& s, const DeviceInfo& info) {
@@ -194,17 +195,17 @@ void check_loaded_result(const LoadedSetup& s, const LoadedRun& run, const Loade
   const Chain& chain = *s.chain;
   const uint32_t end = walk(chain, run.start_slot, run.warmup_hops + run.timed_hops);
   if (r.final_offset_bytes != chain.offset_bytes[end])
-    throw Error("self-check failed: the loaded-latency chase ended at offset " +
-                std::to_string(r.final_offset_bytes) + ", expected " +
-                std::to_string(chain.offset_bytes[end]) + " (a hop was lost or repeated)");
+    throw SelfCheckFailed("the loaded-latency chase ended at offset " + std::to_string(r.final_offset_bytes) +
+                          ", expected " + std::to_string(chain.offset_bytes[end]) +
+                          " (a hop was lost or repeated)");
   if (r.timed_iterations != run.timed_hops / bw::kLoadedHopsPerIteration)
-    throw Error("self-check failed: the loaded-latency chase ran " +
-                std::to_string(r.timed_iterations) + " timed iterations, expected " +
-                std::to_string(run.timed_hops / bw::kLoadedHopsPerIteration));
+    throw SelfCheckFailed("the loaded-latency chase ran " + std::to_string(r.timed_iterations) +
+                          " timed iterations, expected " +
+                          std::to_string(run.timed_hops / bw::kLoadedHopsPerIteration));
   if (r.checksum != r.expected_checksum)
-    throw Error("self-check failed: the streamers' checksum " + std::to_string(r.checksum) +
-                ", expected " + std::to_string(r.expected_checksum) +
-                " from their group counts (a load was lost, repeated or read the wrong data)");
+    throw SelfCheckFailed("the streamers' checksum " + std::to_string(r.checksum) + ", expected " +
+                          std::to_string(r.expected_checksum) +
+                          " from their group counts (a load was lost, repeated or read the wrong data)");
   if (r.overran_warps != 0)
     throw Error("loaded latency: " + std::to_string(r.overran_warps) +
                 " streaming warps stopped at their time bound before the chase ended (fewer "

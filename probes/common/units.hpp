@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/self_check.hpp"
 #include "harness/error.hpp"
 #include "harness/kernel_runner.hpp"
 #include "harness/launch_config.hpp"
@@ -40,14 +41,14 @@ template <class Out>
 std::map<uint32_t, SmSpan> check_units(const std::vector<Out>& units, uint64_t expected,
                                        const std::string& kernel, const char* unit) {
   if (units.size() != expected)
-    throw Error("self-check failed: " + kernel + " reported " + std::to_string(units.size()) + " " +
-                unit + "s, expected " + std::to_string(expected));
+    throw SelfCheckFailed(kernel + " reported " + std::to_string(units.size()) + " " + unit + "s, expected " +
+                          std::to_string(expected));
   std::map<uint32_t, SmSpan> per_sm;
   for (std::size_t i = 0; i < units.size(); ++i) {
     const Out& o = units[i];
     if (o.ran != 1 || !(o.end_cycles > o.start_cycles))
-      throw Error("self-check failed: " + kernel + " " + unit + " " + std::to_string(i) +
-                  (o.ran != 1 ? " did not run" : " ended before it started"));
+      throw SelfCheckFailed(kernel + " " + unit + " " + std::to_string(i) +
+                            (o.ran != 1 ? " did not run" : " ended before it started"));
     SmSpan& s = per_sm[o.smid];
     s.first = std::min(s.first, o.start_cycles);
     s.last = std::max(s.last, o.end_cycles);

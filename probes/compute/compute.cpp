@@ -20,6 +20,7 @@
 #include "probes/common/op_probe.hpp"
 #include "probes/common/plan.hpp"
 #include "probes/common/self_check.hpp"
+#include "harness/self_check.hpp"
 #include "probes/common/value_chain.cuh"
 #include "ptx/capability.hpp"
 
@@ -187,6 +188,44 @@ void check_fits(const Setup& s, const DeviceInfo& info) {
   check_blocks(s.kernel, s.block_threads, s.blocks);
 }
 
+// The SelfCheckFailed of a launch whose warp `w` chain `k` ended wrong (`why`): the point gets
+// that chain's got and want; the sidecar every wrong chain (got, want, the bits that differ) of
+// the first kMaxWrongListed warps that have one, and how many warps were wrong.
+[[noreturn]] void throw_wrong_chains(const Setup& s, const std::vector<ValueChainOut>& warps, uint64_t ops,
+                                     std::size_t w, uint32_t k, const std::string& why) {
+  constexpr std::size_t kMaxWrongListed = 64;
+  const std::string& op = kOps[s.op].name;
+  nlohmann::json wrong = nlohmann::json::array();
+  std::size_t wrong_warps = 0;
+  for (std::size_t i = 0; i < warps.size(); ++i) {
+    nlohmann::json chains = nlohmann::json::array();
+    for (uint32_t c = 0; c < s.chains(); ++c) {
+      const uint64_t got = warps[i].result[c];
+      if (result_error(op, c, ops, got).empty()) continue;
+      const uint64_t want = reference_bits(op, c, ops);
+      chains.push_back({{"chain", c},
+                        {"got", "0x" + hex_of(got)},
+                        {"want", "0x" + hex_of(want)},
+                        {"xor", "0x" + hex_of(got ^ want)}});
+    }
+    if (chains.empty()) continue;
+    if (++wrong_warps <= kMaxWrongListed) wrong.push_back({{"warp", i}, {"chains", chains}});
+  }
+  const nlohmann::json evidence = {{"kernel", s.kernel},
+                                   {"warp", w},
+                                   {"chain", k},
+                                   {"got", "0x" + hex_of(warps[w].result[k])},
+                                   {"want", "0x" + hex_of(reference_bits(op, k, ops))},
+                                   {"wrong_warps", wrong_warps},
+                                   {"warps", warps.size()}};
+  throw SelfCheckFailed(s.kernel + " warp " + std::to_string(w) + ": " + why, evidence,
+                        {{"kernel", s.kernel},
+                         {"ops_per_chain", ops},
+                         {"warps", warps.size()},
+                         {"wrong_warps", wrong_warps},
+                         {"wrong", wrong}});
+}
+
 // The numbers and the self-check of a launch's warps: every warp ran, and every chain's result is
 // acceptable ("self-check failed: <kernel> warp <w>: <why>"). Rate: per SM, the thread-ops of its
 // warps over its span.
@@ -201,8 +240,7 @@ ChainResult summarize(const Setup& s, const std::vector<ValueChainOut>& warps) {
       if (accepted[k] == warps[w].result[k]) continue;
       accepted[k] = warps[w].result[k];
       const std::string why = result_error(kOps[s.op].name, k, ops, warps[w].result[k]);
-      if (!why.empty())
-        throw Error("self-check failed: " + s.kernel + " warp " + std::to_string(w) + ": " + why);
+      if (!why.empty()) throw_wrong_chains(s, warps, ops, w, k, why);
     }
   return r;
 }
@@ -242,6 +280,8 @@ ChainResult simulate(sim::SimDevice& device, const Setup& s) {
   auto warps = simulate_units<ValueChainOut>(p, s.blocks, s.block_threads / 32, seed, cycles);
   for (auto& w : warps)
     for (uint32_t k = 0; k < s.chains(); ++k) w.result[k] = reference_bits(kOps[s.op].name, k, ops);
+  // A planted wrong result (a test's): the sign of the last warp's first chain flipped.
+  if (device.wrong_result(kOps[s.op].name) && !warps.empty()) warps.back().result[0] ^= uint64_t{1} << 31;
   return with_launch(summarize(s, warps), {s.kernel, s.config()});
 }
 

@@ -1,4 +1,5 @@
 #include "probes/goodput/goodput_ops.hpp"
+#include "harness/self_check.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -115,27 +116,28 @@ std::vector<double> goodput_tile_reference(uint32_t pair, uint32_t repeats) {
 }
 
 GoodputMeasurement summarize_goodput_sample(const GoodputRequest& r, const GoodputSample& s) {
-  const std::string failed = "self-check failed: " + s.kernel + ": ";
+  const std::string failed = s.kernel + ": ";
   GoodputMeasurement m;
   m.work = s.work;
   m.launch = s.launch;
   switch (r.kernel) {
     case GoodputKernel::triad:
       if (s.mismatches != 0)
-        throw Error(failed + std::to_string(s.mismatches) + " of " + std::to_string(s.work.elements) +
-                    " elements are not b + " + std::to_string(gp::kTriadScalar) + " c");
+        throw SelfCheckFailed(failed + std::to_string(s.mismatches) + " of " +
+                              std::to_string(s.work.elements) + " elements are not b + " +
+                              std::to_string(gp::kTriadScalar) + " c");
       m.check = "every a[i] == b[i] + s c[i] (" + std::to_string(s.work.elements) + " elements, exact)";
       break;
     case GoodputKernel::l2_reduction: {
       const uint32_t want = gp::reduce_expected_sum(s.work.elements, r.repeats);
       if (s.sum != want)
-        throw Error(failed + "the sum is " + std::to_string(s.sum) + ", the closed form " + std::to_string(want) +
-                    " (mod 2^32)");
+        throw SelfCheckFailed(failed + "the sum is " + std::to_string(s.sum) + ", the closed form " +
+                              std::to_string(want) + " (mod 2^32)");
       m.check = "sum of " + std::to_string(r.repeats) + " passes == closed form n(n-1)/2 x passes mod 2^32";
       break;
     }
     case GoodputKernel::tensor_tile_loop: {
-      if (s.tiles.empty()) throw Error(failed + "no tile came back");
+      if (s.tiles.empty()) throw SelfCheckFailed(failed + "no tile came back");
       const TileInputs& in = goodput_tile_inputs();
       const tensor::TileShape shape{gp::kTileM, gp::kTileN, gp::kTileK};
       double max_error = 0;
@@ -146,7 +148,7 @@ GoodputMeasurement summarize_goodput_sample(const GoodputRequest& r, const Goodp
         const tensor::TileCheck c =
             tensor::check_tile(shape, in.a.at(p % gp::kTilePairs), b, std::vector<double>(gp::kTileM * gp::kTileN, 0.0),
                                s.tiles[p], tensor::TileElem::f16, tensor::TileElem::f32);
-        if (!c.passed) throw Error(failed + "block " + std::to_string(p) + ": " + c.why);
+        if (!c.passed) throw SelfCheckFailed(failed + "block " + std::to_string(p) + ": " + c.why);
         max_error = std::max(max_error, c.max_abs_error);
       }
       m.check = std::to_string(s.tiles.size()) + " tiles of D == repeats x A B (float64 reference, max |error| " +
@@ -155,14 +157,14 @@ GoodputMeasurement summarize_goodput_sample(const GoodputRequest& r, const Goodp
     }
     case GoodputKernel::graph_chain:
       if (s.counted != s.expected_count)
-        throw Error(failed + "the nodes counted " + std::to_string(s.counted) + " runs, expected " +
-                    std::to_string(s.expected_count) +
-                    (s.counted < s.expected_count ? " (a graph node did not run)" : ""));
+        throw SelfCheckFailed(failed + "the nodes counted " + std::to_string(s.counted) + " runs, expected " +
+                              std::to_string(s.expected_count) +
+                              (s.counted < s.expected_count ? " (a graph node did not run)" : ""));
       m.check = "chain counter == nodes x graphs run (" + std::to_string(s.expected_count) + ")";
       break;
   }
   if (!(s.elapsed_ns > 0) || !std::isfinite(s.elapsed_ns))
-    throw Error(failed + "the timer measured " + std::to_string(s.elapsed_ns) + " ns");
+    throw SelfCheckFailed(failed + "the timer measured " + std::to_string(s.elapsed_ns) + " ns");
   m.ns = s.elapsed_ns;
   return m;
 }

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/self_check.hpp"
 #include "harness/stats.hpp"
 #include "ptx/griddep.cuh"
 
@@ -28,19 +29,21 @@ void check_overhead_fits(OverheadMeasure m, const DeviceInfo& info) {
 }
 
 LaunchMeasurement summarize_launch_sample(const LaunchSample& s) {
-  const std::string failed = "self-check failed: " + s.kernel + ": ";
-  if (s.units == 0) throw Error(failed + "no units timed");
+  const std::string failed = s.kernel + ": ";
+  if (s.units == 0) throw SelfCheckFailed(failed + "no units timed");
   if (s.launches_counted != s.launches_expected)
-    throw Error(failed + "its kernels counted " + std::to_string(s.launches_counted) + " runs, expected " +
-                std::to_string(s.launches_expected) +
-                (s.launches_counted < s.launches_expected ? " (a kernel or graph node did not run)" : ""));
+    throw SelfCheckFailed(
+        failed + "its kernels counted " + std::to_string(s.launches_counted) + " runs, expected " +
+        std::to_string(s.launches_expected) +
+        (s.launches_counted < s.launches_expected ? " (a kernel or graph node did not run)" : ""));
   if (s.iterations_counted != s.iterations_expected)
-    throw Error(failed + "counted " + std::to_string(s.iterations_counted) + " SCALE passes, expected " +
-                std::to_string(s.iterations_expected));
+    throw SelfCheckFailed(failed + "counted " + std::to_string(s.iterations_counted) +
+                          " SCALE passes, expected " + std::to_string(s.iterations_expected));
   for (std::size_t i = 0; i < s.scale_out.size(); ++i)
     if (s.scale_out[i] != kScaleFactor * kScaleInput)
-      throw Error(failed + "SCALE output sample " + std::to_string(i) + " is " + std::to_string(s.scale_out[i]) +
-                  ", expected " + std::to_string(kScaleFactor * kScaleInput));
+      throw SelfCheckFailed(failed + "SCALE output sample " + std::to_string(i) + " is " +
+                            std::to_string(s.scale_out[i]) + ", expected " +
+                            std::to_string(kScaleFactor * kScaleInput));
   for (std::size_t i = 0; i < s.stamps.size(); ++i) {
     const auto& st = s.stamps[i];
     const std::string stamp = failed + "stamp " + std::to_string(i);
@@ -54,7 +57,7 @@ LaunchMeasurement summarize_launch_sample(const LaunchSample& s) {
   m.launch = s.launch;
   if (s.rule == SampleRule::per_unit) {
     if (!(s.elapsed_ns > 0) || !std::isfinite(s.elapsed_ns))
-      throw Error(failed + "the timer measured " + std::to_string(s.elapsed_ns) + " ns");
+      throw SelfCheckFailed(failed + "the timer measured " + std::to_string(s.elapsed_ns) + " ns");
     m.ns = s.elapsed_ns / double(s.units);
     return m;
   }
@@ -64,16 +67,17 @@ LaunchMeasurement summarize_launch_sample(const LaunchSample& s) {
   // gap: each kernel and the next; pair_gap and pair_start: stamps 2k and 2k + 1.
   const bool gap = s.rule == SampleRule::gap;
   if (gap ? (s.stamps.size() != s.units || s.units < 2) : s.stamps.size() != 2 * s.units)
-    throw Error(failed + std::to_string(s.stamps.size()) + " stamps for " + std::to_string(s.units) +
-                (gap ? " kernels (a gap needs two at least)" : " pairs"));
+    throw SelfCheckFailed(failed + std::to_string(s.stamps.size()) + " stamps for " +
+                          std::to_string(s.units) + (gap ? " kernels (a gap needs two at least)" : " pairs"));
   for (std::size_t k = 0; k < (gap ? s.units - 1 : s.units); ++k) {
     const auto& first = s.stamps[gap ? k : 2 * k];
     const auto& second = s.stamps[gap ? k + 1 : 2 * k + 1];
     // Kernels of one stream run in order: the next one cannot start before this one started.
     if (gap && second.start_ns < first.start_ns)
-      throw Error(failed + "kernel " + std::to_string(k + 1) + " started before kernel " + std::to_string(k));
+      throw SelfCheckFailed(failed + "kernel " + std::to_string(k + 1) + " started before kernel " +
+                            std::to_string(k));
     if (s.rule == SampleRule::pair_start && second.start_ns < first.start_ns)
-      throw Error(failed + "pair " + std::to_string(k) + ": the child started before its launcher");
+      throw SelfCheckFailed(failed + "pair " + std::to_string(k) + ": the child started before its launcher");
     m.per_unit_ns.push_back(s.rule == SampleRule::pair_start ? signed_diff(second.start_ns, first.start_ns)
                                                              : signed_diff(second.start_ns, first.end_ns));
   }

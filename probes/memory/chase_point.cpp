@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "harness/self_check.hpp"
 #include "harness/error.hpp"
 #include "harness/repeat.hpp"
 #include "harness/stats.hpp"
@@ -95,15 +96,14 @@ nlohmann::json measure_chase(ProbeContext& ctx, const Chain& chain, const ChaseS
     if (added) it->second = chain.offset_bytes[walk(chain, chain.start, hops)];
     const uint64_t expected = it->second;
     if (r.final_offset_bytes != expected)
-      throw Error("self-check failed: the chase over " + std::to_string(chain.span_bytes) +
-                  " bytes ended at offset " + std::to_string(r.final_offset_bytes) +
-                  ", the host predicted " + std::to_string(expected) +
-                  " (loads were skipped, reordered or corrupted)");
+      throw SelfCheckFailed("the chase over " + std::to_string(chain.span_bytes) + " bytes ended at offset " +
+                            std::to_string(r.final_offset_bytes) + ", the host predicted " +
+                            std::to_string(expected) + " (loads were skipped, reordered or corrupted)");
     const uint64_t iterations = run.timed_hops / kChaseHopsPerIteration;
     if (r.timed_iterations != iterations)
-      throw Error("self-check failed: the timed loop ran " + std::to_string(r.timed_iterations) +
-                  " iterations, " + std::to_string(iterations) + " were asked for (" +
-                  std::to_string(run.timed_hops) + " hops)");
+      throw SelfCheckFailed("the timed loop ran " + std::to_string(r.timed_iterations) + " iterations, " +
+                            std::to_string(iterations) + " were asked for (" +
+                            std::to_string(run.timed_hops) + " hops)");
   };
 
   auto run_once = [&](uint64_t timed_hops) {

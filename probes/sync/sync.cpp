@@ -14,6 +14,7 @@
 #include <string>
 
 #include "analysis/sync_model.hpp"
+#include "harness/self_check.hpp"
 #include "harness/axes.hpp"
 #include "harness/points.hpp"
 #include "harness/sim/sim_device.hpp"
@@ -236,6 +237,60 @@ void check_sync_fits(const SyncSetup& s, const DeviceInfo& info) {
   }
 }
 
+// The sidecar of a launch whose chains ended wrong: per chain, what it must hold (a warp op's:
+// each lane's start and aux words and its value after the chain, which the result fingerprints);
+// the wrong results (the first 64 warps with one); and which near miss the wrong result is, if
+// any (the same chain after one op fewer or more, another chain's result).
+static nlohmann::json sync_mismatch_detail(const SyncSetup& s, uint64_t ops,
+                                           const std::vector<SyncWarpOut>& warps, uint32_t checked) {
+  const auto words = sync_lane_words(s.op);
+  const bool warp_op = sync_info(s.op).shape == SyncShape::warp;
+  nlohmann::json chains = nlohmann::json::array();
+  std::map<uint32_t, std::string> near_misses;  // result -> what gives it
+  for (uint32_t k = 0; k < checked; ++k) {
+    nlohmann::json c = {{"chain", k}, {"want", "0x" + hex_of(sync_reference(s.op, s, k, ops))}};
+    if (warp_op) {
+      Lanes start{}, aux{};
+      for (uint32_t l = 0; l < 32; ++l) start[l] = words[(l + k) & 31], aux[l] = words[32 + l];
+      const Lanes after = warp_after(s.op, start, aux, ops);
+      nlohmann::json lanes = nlohmann::json::array();
+      for (uint32_t l = 0; l < 32; ++l)
+        lanes.push_back({{"lane", l},
+                         {"start", "0x" + hex_of(start[l])},
+                         {"aux", "0x" + hex_of(aux[l])},
+                         {"want", "0x" + hex_of(after[l])}});
+      c["lanes"] = lanes;
+      c["fingerprint"] = "sum over lanes of value x (2 lane + 1), mod 2^32";
+    }
+    chains.push_back(c);
+    if (ops > 0)
+      near_misses.emplace(sync_reference(s.op, s, k, ops - 1),
+                          "chain " + std::to_string(k) + " after one op fewer");
+    near_misses.emplace(sync_reference(s.op, s, k, ops + 1),
+                        "chain " + std::to_string(k) + " after one op more");
+  }
+  nlohmann::json wrong = nlohmann::json::array();
+  std::size_t wrong_warps = 0;
+  for (std::size_t w = 0; w < warps.size(); ++w) {
+    nlohmann::json bad = nlohmann::json::array();
+    for (uint32_t k = 0; k < checked; ++k) {
+      const uint32_t want = sync_reference(s.op, s, k, ops), got = warps[w].result[k];
+      if (got == want) continue;
+      nlohmann::json b = {{"chain", k}, {"got", "0x" + hex_of(got)}, {"want", "0x" + hex_of(want)}};
+      for (uint32_t j = 0; j < checked; ++j)
+        if (j != k && got == sync_reference(s.op, s, j, ops))
+          b["matches"] = "chain " + std::to_string(j) + "'s result";
+      if (!b.contains("matches"))
+        if (const auto it = near_misses.find(got); it != near_misses.end()) b["matches"] = it->second;
+      bad.push_back(b);
+    }
+    if (bad.empty()) continue;
+    if (++wrong_warps <= 64) wrong.push_back({{"warp", w}, {"smid", warps[w].smid}, {"chains", bad}});
+  }
+  return {{"op", sync_info(s.op).name}, {"ops_per_chain", ops}, {"warps", warps.size()},
+          {"wrong_warps", wrong_warps}, {"chains", chains},     {"wrong", wrong}};
+}
+
 ChainResult summarize_sync_launch(const SyncSetup& s, const SyncRun& run, const std::vector<SyncWarpOut>& warps) {
   const std::string kernel = sync_kernel_name(s.op, s.kind);
   const sync::SyncOpInfo& info = sync_info(s.op);
@@ -253,9 +308,14 @@ ChainResult summarize_sync_launch(const SyncSetup& s, const SyncRun& run, const 
   for (std::size_t w = 0; w < warps.size(); ++w)
     for (uint32_t k = 0; k < checked; ++k)
       if (warps[w].result[k] != reference[k])
-        throw Error("self-check failed: " + kernel + " warp " + std::to_string(w) + " chain " +
-                    std::to_string(k) + " ended with 0x" + hex_of(warps[w].result[k]) + ", expected 0x" +
-                    hex_of(reference[k]) + " after " + std::to_string(ops) + " ops");
+        throw SelfCheckFailed(kernel + " warp " + std::to_string(w) + " chain " + std::to_string(k) +
+                                  " ended with 0x" + hex_of(warps[w].result[k]) + ", expected 0x" +
+                                  hex_of(reference[k]) + " after " + std::to_string(ops) + " ops",
+                              {{"warp", w},
+                               {"chain", k},
+                               {"got", "0x" + hex_of(warps[w].result[k])},
+                               {"want", "0x" + hex_of(reference[k])}},
+                              sync_mismatch_detail(s, ops, warps, checked));
   return r;
 }
 
@@ -326,6 +386,13 @@ ChainResult simulate(sim::SimDevice& device, const SyncSetup& s, const SyncRun& 
   for (uint32_t k = 0; run.store && k < checked_chains(s); ++k) {
     const uint32_t reference = sync_reference(s.op, s, k, ops);
     for (auto& o : warps) o.result[k] = reference;
+  }
+  // A planted wrong result (a test's): the last warp's first chain one op short (its top bit
+  // flipped where that is the same result).
+  if (run.store && checked_chains(s) > 0 && device.wrong_result(info.name) && !warps.empty()) {
+    uint32_t& result = warps.back().result[0];
+    const uint32_t short_one = ops > 0 ? sync_reference(s.op, s, 0, ops - 1) : result;
+    result = short_one != result ? short_one : result ^ 0x80000000u;
   }
   return with_launch(summarize_sync_launch(s, run, warps), {kernel, config_of(s)});
 }

@@ -15,12 +15,14 @@
 #include <map>
 #include <random>
 
+#include "harness/self_check.hpp"
 #include "harness/error.hpp"
 #include "harness/kernel_runner.hpp"
 #include "harness/points.hpp"
 #include "harness/sim/sim_device.hpp"
 #include "probes/common/op_probe.hpp"
 #include "probes/common/units.hpp"
+#include "probes/tensor/tile_diagnosis.hpp"
 
 // Per form the tile, latency and throughput kernels (mma.cu; the sm_120a forms' in mma.sm120a.cu),
 // weak: null where the build lacks them.
@@ -402,6 +404,34 @@ const char* mma_scale_format(MmaOp op) {
   return s.vec == 0 ? "" : s.ue4m3 ? "ue4m3" : "ue8m0";
 }
 
+// The D words of the warp's lanes holding `d` (its products' tiles stacked by rows), in the
+// accumulator format.
+static std::vector<uint32_t> pack_d(MmaOp op, const std::vector<double>& d) {
+  const auto& info = mma_info(op);
+  const TileElem acc = mma_accumulator_elem(op);
+  std::vector<uint32_t> words(32 * kMmaMaxCWords, 0);
+  for (uint32_t lane = 0; lane < 32; ++lane)
+    for (uint32_t i = 0; i < mma_elements_per_lane(op, MmaOperand::c); ++i) {
+      uint32_t r, c;
+      mma_fragment_coords(op, MmaOperand::c, lane, i, r, c);
+      tensor::tile_set(words.data() + lane * kMmaMaxCWords, i, tensor::tile_elem_bits(acc),
+                       tensor::tile_encode(acc, d[size_t(r) * info.n + c]));
+    }
+  return words;
+}
+
+std::vector<uint32_t> mma_wrong_tile(MmaOp op, const MmaTile& tile, const std::string& error) {
+  const uint32_t m = tile.shape.m, n = tile.shape.n, k = tile.shape.k;
+  std::vector<double> d;
+  for (uint32_t q = 0; q < mma_products_per_warp(op); ++q) {
+    const std::vector<double> dq = tensor::tile_with_error(
+        error, tile.shape, rows_of(tile.a, k, q * m, m), rows_of(tile.b, n, q * k, k),
+        rows_of(tile.c, n, q * m, m), mma_input_elem(op), mma_accumulator_elem(op), {});
+    d.insert(d.end(), dq.begin(), dq.end());
+  }
+  return pack_d(op, d);
+}
+
 std::vector<uint32_t> mma_emulate_tile(MmaOp op, const std::vector<MmaLane>& lanes) {
   return mma_emulate_tile(op, lanes, tensor::mma_block_scale_of(op));
 }
@@ -430,16 +460,7 @@ std::vector<uint32_t> mma_emulate_tile(MmaOp op, const std::vector<MmaLane>& lan
         rows_of(b, info.n, q * info.k, info.k), rows_of(c, info.n, q * info.m, info.m));
     d.insert(d.end(), dq.begin(), dq.end());
   }
-  const TileElem acc = mma_accumulator_elem(op);
-  std::vector<uint32_t> words(32 * kMmaMaxCWords, 0);
-  for (uint32_t lane = 0; lane < 32; ++lane)
-    for (uint32_t i = 0; i < mma_elements_per_lane(op, MmaOperand::c); ++i) {
-      uint32_t r, c;
-      mma_fragment_coords(op, MmaOperand::c, lane, i, r, c);
-      tensor::tile_set(words.data() + lane * kMmaMaxCWords, i, tensor::tile_elem_bits(acc),
-                       tensor::tile_encode(acc, d[size_t(r) * info.n + c]));
-    }
-  return words;
+  return pack_d(op, d);
 }
 
 tensor::TileCheck mma_check_tile(MmaOp op, const MmaTile& tile, const std::vector<uint32_t>& d_words) {
@@ -452,9 +473,10 @@ tensor::TileCheck mma_check_tile(MmaOp op, const MmaTile& tile, const std::vecto
         tile.shape, rows_of(tile.a, k, q * m, m), rows_of(tile.b, n, q * k, k), rows_of(tile.c, n, q * m, m),
         rows_of(got, n, q * m, m), mma_input_elem(op), mma_accumulator_elem(op));
     if (!check.passed)
-      throw Error(std::string("self-check failed: ") + mma_info(op).name + " tile" +
-                  (products > 1 ? " (quad-pair " + std::to_string(q) + ")" : std::string()) + ": " +
-                  check.why);
+      tensor::throw_tile_mismatch(
+          std::string(mma_info(op).name) + " tile" +
+              (products > 1 ? " (quad-pair " + std::to_string(q) + ")" : std::string()) + ": " + check.why,
+          check, d_words);
     all.elements += check.elements;
     all.tolerance_rel = check.tolerance_rel;
     all.max_abs_error = std::max(all.max_abs_error, check.max_abs_error);
@@ -621,8 +643,12 @@ TileCheck self_check(Device& device, MmaOp op) {
   const MmaTile tile = mma_tile(op, Operands::random);
   auto* sim = dynamic_cast<sim::SimDevice*>(&device);
   if (sim) cost_of(*sim, s);
-  return mma_check_tile(
-      op, tile, sim ? mma_emulate_tile(op, tile.lanes) : run_tile(kernel_runner(device), op, tile.lanes));
+  if (sim == nullptr) return mma_check_tile(op, tile, run_tile(kernel_runner(device), op, tile.lanes));
+  // A planted wrong result (SimDevice::plant_wrong_result): the tile with that layout error.
+  const sim::SimDevice::WrongResult* wrong = sim->wrong_result(mma_info(op).name);
+  return mma_check_tile(op, tile,
+                        wrong ? mma_wrong_tile(op, tile, wrong->how.empty() ? "one_element" : wrong->how)
+                              : mma_emulate_tile(op, tile.lanes));
 }
 
 nlohmann::json self_check_json(const TileCheck& c) {

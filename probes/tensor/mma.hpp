@@ -65,6 +65,9 @@ std::vector<double> mma_unpack_d(MmaOp op, const std::vector<uint32_t>& d_words)
 // format (the simulator's tile). Block-scaled forms: each element of A and B times the scale
 // factor the form's selectors pick from the lanes' scale words (mma_scale_factor).
 std::vector<uint32_t> mma_emulate_tile(MmaOp op, const std::vector<tensor::MmaLane>& lanes);
+// The D words a warp whose mma has the layout error `error` (tile_diagnosis.hpp) stores for
+// `tile`: what the simulator returns for a planted wrong result.
+std::vector<uint32_t> mma_wrong_tile(MmaOp op, const MmaTile& tile, const std::string& error);
 // The same, reading the scale words with other selectors (`read` instead of the form's): what a
 // GPU that took SF_A / SF_B from the wrong thread or byte would compute. Unscaled forms ignore it.
 std::vector<uint32_t> mma_emulate_tile(MmaOp op, const std::vector<tensor::MmaLane>& lanes,

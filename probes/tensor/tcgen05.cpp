@@ -18,6 +18,7 @@
 #include <random>
 #include <set>
 
+#include "harness/self_check.hpp"
 #include "harness/error.hpp"
 #include "harness/kernel_runner.hpp"
 #include "harness/points.hpp"
@@ -166,13 +167,18 @@ std::vector<uint32_t> tcgen05_tile_words(const Tcgen05OpInfo& info,
   return words;
 }
 
+// A (SS) and B through descriptors, no swizzle, K-major: the LBO and SBO the kernels use.
+static tensor::TileLayout tcgen05_layout(const Tcgen05OpInfo& info) {
+  return {!info.ts, true, tensor::kTcgen05LboBytes, tensor::kTcgen05SboBytes};
+}
+
 tensor::TileCheck check_tcgen05_tile(const Tcgen05OpInfo& info, const Tcgen05OperandData& data,
                                      const std::vector<uint32_t>& words) {
   const tensor::TileShape shape{tensor::tcgen05_m(info), info.n, info.k};
   const size_t expected = size_t(shape.m) * tensor::tcgen05_tile_row_words(info);
   if (words.size() != expected)
-    throw Error("self-check failed: " + std::string(info.name) + " stored " +
-                std::to_string(words.size()) + " words of D, expected " + std::to_string(expected));
+    throw SelfCheckFailed(std::string(info.name) + " stored " + std::to_string(words.size()) +
+                          " words of D, expected " + std::to_string(expected));
   const TileElem acc = tcgen05_tile_elem(info.acc);
   const uint32_t bits = tensor::tile_elem_bits(acc);
   std::vector<double> got(size_t(shape.m) * shape.n);
@@ -180,7 +186,7 @@ tensor::TileCheck check_tcgen05_tile(const Tcgen05OpInfo& info, const Tcgen05Ope
     got[i] = tensor::tile_decode(acc,
                                  tensor::tile_get(words.data(), static_cast<uint32_t>(i), bits));
   return tensor::check_tile(shape, data.a, data.b, std::vector<double>(got.size(), 0.0), got,
-                            tcgen05_tile_elem(info.input), acc);
+                            tcgen05_tile_elem(info.input), acc, tcgen05_layout(info));
 }
 
 namespace {
@@ -244,6 +250,13 @@ struct Tcgen05 {
   }
   static std::vector<uint32_t> reference_tile(const Info& i, const Data& d) {
     return tcgen05_tile_words(i, tcgen05_reference(i, d));
+  }
+  static std::vector<uint32_t> wrong_tile(const Info& i, const Data& d, const std::string& error) {
+    const tensor::TileShape shape{tensor::tcgen05_m(i), i.n, i.k};
+    return tcgen05_tile_words(
+        i,
+        tensor::tile_with_error(error, shape, d.a, d.b, std::vector<double>(size_t(shape.m) * shape.n, 0.0),
+                                tcgen05_tile_elem(i.input), tcgen05_tile_elem(i.acc), tcgen05_layout(i)));
   }
   static uint64_t tile_words(const Info& i) {
     return uint64_t(tensor::tcgen05_m(i)) * tensor::tcgen05_tile_row_words(i);

@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/self_check.hpp"
 #include "harness/axes.hpp"
 #include "harness/error.hpp"
 #include "harness/kernel_runner.hpp"
@@ -28,6 +29,7 @@
 #include "harness/sim/sim_device.hpp"
 #include "probes/common/op_table.hpp"
 #include "probes/common/units.hpp"
+#include "probes/tensor/tile_diagnosis.hpp"
 #include "probes/tensor/tile_reference.hpp"
 
 namespace gpuprobe::probes::tensor {
@@ -108,8 +110,10 @@ auto repeat_point(ProbeContext& ctx, bool latency, Run&& run) {
 //   kind), baseline_kernel(info), kernel(launch) (null where the build lacks it), fits(setup,
 //   device info) (Skip or Error before any launch), operands(info, Operands, seed),
 //   check_tile(info, data, tile), reference_tile(info, data) (what a correct GPU stores),
-//   tile_words(info), args(data, upload) (all but tile, iterations, zero and store; upload(words)
-//   gives a device copy of the words), self_check_json(TileCheck) (the record's self_check).
+//   wrong_tile(info, data, error) (the tile with a tile_diagnosis.hpp layout error, for the
+//   simulator's planted wrong results), tile_words(info), args(data, upload) (all but tile,
+//   iterations, zero and store; upload(words) gives a device copy of the words),
+//   self_check_json(TileCheck) (the record's self_check).
 
 template <class Op>
 struct BaselinedSetup {
@@ -151,8 +155,8 @@ template <class Unit>
 std::map<uint32_t, SmSpan> group_spans(const std::vector<Unit>& units, uint64_t expected, uint32_t group,
                                        const std::string& kernel, const char* unit, uint32_t* sms = nullptr) {
   if (units.size() != expected)
-    throw Error("self-check failed: " + kernel + " reported " + std::to_string(units.size()) + " " + unit +
-                "s, expected " + std::to_string(expected));
+    throw SelfCheckFailed(kernel + " reported " + std::to_string(units.size()) + " " + unit + "s, expected " +
+                          std::to_string(expected));
   std::map<uint32_t, SmSpan> per_sm;
   std::set<uint32_t> seen;
   for (size_t u = 0; u < units.size(); ++u) {
@@ -162,12 +166,10 @@ std::map<uint32_t, SmSpan> group_spans(const std::vector<Unit>& units, uint64_t 
     if constexpr (requires { o.leader; }) role = o.leader == (issues ? 1u : 0u);
     const std::string which = kernel + " " + unit + " " + std::to_string(u);
     if (o.ran != 1 || !role)
-      throw Error("self-check failed: " + which +
-                  (o.ran != 1 ? " did not run" : " has the wrong issuing role"));
+      throw SelfCheckFailed(which + (o.ran != 1 ? " did not run" : " has the wrong issuing role"));
     seen.insert(o.smid);
     if (!issues) continue;
-    if (!(o.end_cycles > o.start_cycles))
-      throw Error("self-check failed: " + which + " ended before it started");
+    if (!(o.end_cycles > o.start_cycles)) throw SelfCheckFailed(which + " ended before it started");
     SmSpan& s = per_sm[o.smid];
     s.first = std::min(s.first, o.start_cycles);
     s.last = std::max(s.last, o.end_cycles);
@@ -203,7 +205,7 @@ TensorResult run_baselined(const BaselinedSetup<typename P::Op>& setup, const Ba
   group_spans(checked.units, group, group, P::kernel_name(setup.op, Kind::latency), P::kUnit);
   r.self_check = P::check_tile(info, check_data, checked.tile);
   if (!r.self_check.passed)
-    throw Error("self-check failed: " + std::string(info.name) + ": " + r.self_check.why);
+    throw_tile_mismatch(std::string(info.name) + ": " + r.self_check.why, r.self_check, checked.tile);
 
   // 2. The timed launch.
   const auto timed_data = setup.operands == Operands::random ? check_data
@@ -282,7 +284,8 @@ LaunchOutOf<P> launch_baselined(KernelRunner& gpu, const LaunchOf<P>& l) {
 // takes, on the SM of every issuing unit, the FLOP its instructions do there over the preset's
 // rate. Unit u runs on SM u mod SMs (a group's units on neighbouring SMs), the preset's noise per
 // SM; a unit that does not issue reports only its SM. A stored tile is the host's float64
-// reference in the accumulator format, so the self-check passes.
+// reference in the accumulator format, so the self-check passes (unless a wrong result of the op
+// is planted: P::wrong_tile).
 template <class P>
 LaunchOutOf<P> simulate_baselined(sim::SimDevice& device, const TensorCost& cost, const LaunchOf<P>& l) {
   const auto& info = P::info(l.op);
@@ -306,7 +309,12 @@ LaunchOutOf<P> simulate_baselined(sim::SimDevice& device, const TensorCost& cost
       w.leader = u % group == 0 ? 1 : 0;
       if (!w.leader) w.start_cycles = w.end_cycles = 0;
     }
-  if (l.store) o.tile = P::reference_tile(info, *l.operands);
+  if (l.store) {
+    // A planted wrong result (SimDevice::plant_wrong_result): the tile with that layout error.
+    const sim::SimDevice::WrongResult* wrong = device.wrong_result(info.name);
+    o.tile = wrong ? P::wrong_tile(info, *l.operands, wrong->how.empty() ? "one_element" : wrong->how)
+                   : P::reference_tile(info, *l.operands);
+  }
   o.launch.kernel = launch_kernel_name<P>(l);
   o.launch.config = baselined_config<P>(l);
   return o;

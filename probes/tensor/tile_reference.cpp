@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "harness/error.hpp"
+#include "probes/tensor/tile_diagnosis.hpp"
 
 namespace gpuprobe::probes::tensor {
 namespace {
@@ -277,7 +278,7 @@ double tile_tolerance_rel(TileElem input, TileElem accumulator) {
 
 TileCheck check_tile(const TileShape& s, const std::vector<double>& a, const std::vector<double>& b,
                      const std::vector<double>& c, const std::vector<double>& got, TileElem input,
-                     TileElem accumulator) {
+                     TileElem accumulator, const TileLayout& layout) {
   const std::vector<double> want = tile_reference(s, a, b, c);
   if (got.size() != want.size()) throw Error("tile check: the result has the wrong size");
   TileCheck r;
@@ -300,6 +301,7 @@ TileCheck check_tile(const TileShape& s, const std::vector<double>& a, const std
                 " = " + num(r.tolerance_rel) + " x sum of |terms| " + num(scale) + ")";
       }
     }
+  if (!r.passed) r.diagnosis = diagnose_tile(s, a, b, c, got, input, accumulator, layout);
   return r;
 }
 

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace gpuprobe::probes::tensor {
 
 // Element formats of tensor-core operands and accumulators. tf32 travels as f32 bits whose low 13
@@ -70,11 +72,21 @@ struct TileCheck {
   double max_abs_error = 0;    // largest |got - reference| over the tile
   double tolerance_rel = 0;    // tile_tolerance_rel of the pair
   std::string why;             // the first element out of tolerance, when !passed
+  nlohmann::json diagnosis;    // when !passed: diagnose_tile's (tile_diagnosis.hpp)
 };
 
-// Compares `got` (m x n, row-major) with the float64 reference element by element.
-TileCheck check_tile(const TileShape& s, const std::vector<double>& a,
-                     const std::vector<double>& b, const std::vector<double>& c,
-                     const std::vector<double>& got, TileElem input, TileElem accumulator);
+// How the operands reach the MMA, for the diagnosis of a failed tile (tile_diagnosis.hpp): by a
+// shared-memory descriptor (no swizzle, K-major: core matrices of 8 rows x 16 bytes, row blocks
+// sbo_bytes apart, a row block's K core matrices lbo_bytes apart), or in registers.
+struct TileLayout {
+  bool a_by_descriptor = false, b_by_descriptor = false;
+  uint32_t lbo_bytes = 0, sbo_bytes = 0;
+};
+
+// Compares `got` (m x n, row-major) with the float64 reference element by element; on a mismatch
+// the diagnosis (diagnose_tile) searches the likely layout errors, `layout` saying which apply.
+TileCheck check_tile(const TileShape& s, const std::vector<double>& a, const std::vector<double>& b,
+                     const std::vector<double>& c, const std::vector<double>& got, TileElem input,
+                     TileElem accumulator, const TileLayout& layout = {});
 
 }  // namespace gpuprobe::probes::tensor

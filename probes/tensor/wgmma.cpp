@@ -11,6 +11,7 @@
 
 #include <random>
 
+#include "harness/self_check.hpp"
 #include "harness/error.hpp"
 #include "harness/points.hpp"
 #include "probes/common/op_probe.hpp"
@@ -151,13 +152,18 @@ std::vector<uint32_t> wgmma_tile_words(const WgmmaOpInfo& info, const std::vecto
   return words;
 }
 
+// A (SS) and B through descriptors, no swizzle, K-major: the LBO and SBO the kernels use.
+static tensor::TileLayout wgmma_layout(const WgmmaOpInfo& info) {
+  return {!info.rs, true, tensor::kWgmmaLboBytes, tensor::kWgmmaSboBytes};
+}
+
 tensor::TileCheck check_wgmma_tile(const WgmmaOpInfo& info, const WgmmaOperandData& data,
                                    const std::vector<uint32_t>& words) {
   const TileElem acc = elem(info.acc_name);
   const uint32_t regs = tensor::wgmma_acc_regs(info), bits = tensor::tile_elem_bits(acc);
   if (words.size() != size_t(kWgmmaThreads) * regs)
-    throw Error("self-check failed: the stored tile holds " + std::to_string(words.size()) +
-                " words, expected " + std::to_string(size_t(kWgmmaThreads) * regs));
+    throw SelfCheckFailed("the stored tile holds " + std::to_string(words.size()) + " words, expected " +
+                          std::to_string(size_t(kWgmmaThreads) * regs));
   std::vector<double> got(size_t(kWgmmaM) * info.n, 0.0);
   for (uint32_t t = 0; t < kWgmmaThreads; ++t)
     for (uint32_t v = 0; v < info.n / 2; ++v) {
@@ -166,7 +172,7 @@ tensor::TileCheck check_wgmma_tile(const WgmmaOpInfo& info, const WgmmaOperandDa
           acc, tensor::tile_get(&words[size_t(t) * regs], v, bits));
     }
   return tensor::check_tile(shape_of(info), data.a, data.b, std::vector<double>(got.size(), 0.0), got,
-                            elem(info.input_name), acc);
+                            elem(info.input_name), acc, wgmma_layout(info));
 }
 
 namespace {
@@ -216,6 +222,12 @@ struct Wgmma {
   }
   static std::vector<uint32_t> reference_tile(const Info& i, const Data& d) {
     return wgmma_tile_words(i, wgmma_reference(i, d));
+  }
+  static std::vector<uint32_t> wrong_tile(const Info& i, const Data& d, const std::string& error) {
+    return wgmma_tile_words(
+        i,
+        tensor::tile_with_error(error, shape_of(i), d.a, d.b, std::vector<double>(size_t(kWgmmaM) * i.n, 0.0),
+                                elem(i.input_name), elem(i.acc_name), wgmma_layout(i)));
   }
   static uint64_t tile_words(const Info& i) { return uint64_t(kWgmmaThreads) * tensor::wgmma_acc_regs(i); }
   // The shape tensor/mma records; the wgmma check is one wgmma with C = 0 on random operands.

@@ -668,6 +668,143 @@ TEST_CASE("a test hook left set changes no plain probe and says so, and a hung h
   CHECK(err.find("gpuprobe: interrupted by SIGTERM") != std::string::npos);
 }
 
+// Issue 20: one op's failed self-check fails that op's points only. The simulator, asked by the
+// test hook, gives the op a wrong result; the probe measures every other op and exits 1, in one
+// line naming the failed points; each holds its evidence and names its sidecar.
+namespace {
+const std::string kFailSelfCheck = "GPUPROBE_TEST_HOOKS=1 GPUPROBE_TEST_FAIL_SELF_CHECK=";
+
+// The record at `path` after a run whose points `failed_op` failed: every other point measured
+// (or skipped for what the device lacks), every failed one with its evidence and its sidecar,
+// which this returns (the first).
+nlohmann::json check_failed_op(const std::string& path, const std::string& failed_op, std::size_t failures) {
+  const auto record = nlohmann::json::parse(slurp(path));
+  CHECK(record["status"] == "failed");
+  nlohmann::json sidecar;
+  std::size_t failed = 0, measured = 0;
+  for (const auto& p : record["series"]) {
+    INFO(p.dump());
+    if (p["op"] != failed_op) {
+      CHECK((p.contains("skipped") || p["self_check"] == "passed" || p["self_check"].value("passed", false)));
+      measured += !p.contains("skipped");
+      continue;
+    }
+    ++failed;
+    CHECK(p["self_check"]["passed"] == false);
+    CHECK_FALSE(p.contains("repeats"));  // no timing
+    CHECK_FALSE(p["self_check"]["reason"].get<std::string>().empty());
+    const fs::path file = fs::path(path).parent_path() / p["self_check"]["sidecar"].get<std::string>();
+    REQUIRE(fs::exists(file));
+    if (sidecar.is_null()) sidecar = nlohmann::json::parse(slurp(file));
+  }
+  CHECK(failed == failures);
+  CHECK(measured > 4);
+  return sidecar;
+}
+}  // namespace
+
+TEST_CASE("probe: an op-table op whose self-check fails is recorded as failed and the others measured",
+          "[cli][hooks][self_check]") {
+  Scratch s;
+  const std::string out = s / "alu.json";
+  auto r = gpuprobe::test::run_gpuprobe(s, "probe compute/alu --device sim:h100 --out " + out,
+                                        kFailSelfCheck + "compute/alu:fma_rn_f32");
+  INFO(r.err);
+  CHECK(r.rc == 1);
+  CHECK(lines(error_lines(r.err)) == 1);
+  CHECK(error_lines(r.err).find("self-check failed at 2 of ") != std::string::npos);
+  CHECK(error_lines(r.err).find("fma_rn_f32 latency, fma_rn_f32 throughput") != std::string::npos);
+  CHECK(r.err.find("GPUPROBE_TEST_FAIL_SELF_CHECK=compute/alu:fma_rn_f32 is on") != std::string::npos);
+  const auto sidecar = check_failed_op(out, "fma_rn_f32", 2);
+  CHECK(sidecar["schema"] == "gpuprobe.selfcheck");
+  CHECK(sidecar["wrong"][0]["chains"][0]["xor"] == "0x80000000");
+  // The same run without GPUPROBE_TEST_HOOKS=1: nothing planted, every point passes.
+  r = gpuprobe::test::run_gpuprobe(s, "probe compute/alu --device sim:h100 --out " + (s / "plain.json"),
+                                   "GPUPROBE_TEST_FAIL_SELF_CHECK=compute/alu:fma_rn_f32");
+  CHECK(r.rc == 0);
+  CHECK_FALSE(fs::exists(s / "plain.selfcheck"));
+}
+
+TEST_CASE("probe: a sync op whose self-check fails keeps the others, and its sidecar holds the lanes",
+          "[cli][hooks][self_check]") {
+  Scratch s;
+  const std::string out = s / "sync.json";
+  auto r = gpuprobe::test::run_gpuprobe(s,
+                                        "probe sync/primitives --device sim:h100 --kind latency --out " + out,
+                                        kFailSelfCheck + "sync/primitives:shfl_idx");
+  INFO(r.err);
+  CHECK(r.rc == 1);
+  CHECK(error_lines(r.err).find("shfl_idx latency") != std::string::npos);
+  const auto sidecar = check_failed_op(out, "shfl_idx", 1);
+  REQUIRE(sidecar["chains"].size() >= 1);
+  CHECK(sidecar["chains"][0]["lanes"].size() == 32);
+  CHECK(sidecar["wrong"][0]["chains"][0]["matches"] == "chain 0 after one op fewer");
+}
+
+TEST_CASE("probe: a tensor form whose tile is transposed fails alone, and the sidecar names the transpose",
+          "[cli][hooks][self_check]") {
+  Scratch s;
+  const std::string out = s / "mma.json";
+  auto r = gpuprobe::test::run_gpuprobe(
+      s, "probe tensor/mma --device sim:h100 --kind latency --operands random --out " + out,
+      kFailSelfCheck + "tensor/mma:mma_m16n8k16_f16_f32:transpose");
+  INFO(r.err);
+  CHECK(r.rc == 1);
+  CHECK(error_lines(r.err).find("self-check failed at 1 of ") != std::string::npos);
+  CHECK(error_lines(r.err).find("mma_m16n8k16_f16_f32 latency random") != std::string::npos);
+  const auto sidecar = check_failed_op(out, "mma_m16n8k16_f16_f32", 1);
+  CHECK(sidecar["matches"] == "transpose");
+  CHECK(sidecar["raw_words"].size() % 32 == 0);  // every lane's D words
+  CHECK_FALSE(sidecar["raw_words"].empty());
+  const auto record = nlohmann::json::parse(slurp(out));
+  for (const auto& p : record["series"])
+    if (p["op"] == "mma_m16n8k16_f16_f32") CHECK(p["self_check"]["evidence"]["matches"] == "transpose");
+  // wgmma's operands come through shared-memory descriptors: a swapped LBO and SBO is named too.
+  const std::string wgmma = s / "wgmma.json";
+  r = gpuprobe::test::run_gpuprobe(s,
+                                   "probe tensor/wgmma --device sim:h100 --op wgmma_m64n64k16_f16_f32_ss --kind "
+                                   "latency --operands random --out " +
+                                       wgmma,
+                                   kFailSelfCheck + "tensor/wgmma:wgmma_m64n64k16_f16_f32_ss:lbo_sbo_b");
+  CHECK(r.rc == 1);
+  const auto w = nlohmann::json::parse(slurp(wgmma));
+  REQUIRE(w["series"].size() == 1);
+  const auto& point = w["series"][0];
+  CHECK(point["self_check"]["evidence"]["matches"] == "lbo_sbo_b");
+  CHECK(nlohmann::json::parse(slurp(s / point["self_check"]["sidecar"].get<std::string>()))["matches"] ==
+        "lbo_sbo_b");
+}
+
+TEST_CASE(
+    "run-all: a probe with a failed self-check is failed, keeps its points, and the model leaves them out",
+    "[cli][hooks][self_check]") {
+  Scratch s;
+  const std::string dir = s / "r";
+  auto r = gpuprobe::test::run_gpuprobe(
+      s, "run-all --no-plot --quick --device sim:v100 --only compute/alu --out " + dir,
+      kFailSelfCheck + "compute/alu:fma_rn_f32");
+  INFO(r.err);
+  CHECK(r.rc == 1);
+  CHECK(r.err.find("failed compute/alu") != std::string::npos);
+  CHECK(r.err.find("self-check failed at 2 of ") != std::string::npos);
+  const auto record = nlohmann::json::parse(slurp(fs::path(dir) / "raw" / "compute_alu.json"));
+  CHECK(record["status"] == "failed");
+  const auto model = nlohmann::json::parse(slurp(fs::path(dir) / "machine_model.json"));
+  bool listed = false;
+  for (const auto& src : model["sources"])
+    if (src["probe"] == "compute/alu") {
+      listed = true;
+      CHECK(src["self_check"] == "failed");
+      CHECK(src["self_check_failed_points"] == 2);
+      CHECK_FALSE(src.contains("error"));  // the other ops are fitted
+    }
+  CHECK(listed);
+  CHECK_FALSE(model["compute"]["ops"].contains("fma_rn_f32"));  // its points are left out
+  CHECK(model["compute"]["ops"].contains("fma_rn_f64"));         // the others are fitted
+  CHECK(model["warnings"].dump().find("2 point(s) of this compute/alu record failed their self-check") !=
+        std::string::npos);
+}
+
 TEST_CASE("run-all checks --out '' and a device before it makes a folder", "[cli][outputs]") {
   Scratch s;
   // --out '' is no folder (it used to mean results/<device> in the current folder).

@@ -14,6 +14,7 @@
 #include "harness/points.hpp"
 #include "harness/probe.hpp"
 #include "harness/results.hpp"
+#include "harness/self_check.hpp"
 #include "harness/sim/preset.hpp"
 #include "harness/sim/sim_device.hpp"
 
@@ -250,6 +251,96 @@ TEST_CASE("run_probe: resuming keeps the earlier points and measures only the mi
   for (int i = 0; i < 5; ++i) CHECK(resumed["series"][i]["x"] == i);
   CHECK(resumed["created_utc"] == cut["created_utc"]);
   CHECK(resumed.contains("resumed_utc"));
+}
+
+// Issue 20: a failed self-check fails its point, with the evidence; the probe measures the others
+// and fails at the end, in one line naming the failed points.
+ProbeSpec self_checking_probe(int* measured) {
+  ProbeSpec p;
+  p.id = "test/self_checking";
+  p.summary = "a probe of four points, two of which fail their self-check";
+  p.run = [=](ProbeContext& ctx) {
+    std::vector<PlannedPoint> points;
+    for (const char* op : {"good", "tiled", "bare", "last"})
+      points.push_back({{{"op", op}, {"kind", "latency"}}, [=, op = std::string(op)] {
+                          if (op == "tiled")
+                            throw SelfCheckFailed("D[0][1] = 2, the float64 reference is 3",
+                                                  {{"matches", "transpose"}},
+                                                  {{"got", {1, 2}}, {"want", {1, 3}}});
+                          if (op == "bare") throw SelfCheckFailed("warp 3 did not run");
+                          ++*measured;
+                          return nlohmann::json{{"latency_cycles", 10.0}};
+                        }});
+    measure_points(ctx, points);
+    ctx.extra()["after_points"] = true;  // the probe's own work after its points still runs
+  };
+  return p;
+}
+
+TEST_CASE("run_probe: a failed self-check fails its point with its evidence, and the probe goes on",
+          "[registry][self_check]") {
+  ScratchFile f;
+  auto dev = sim::make_sim_device(sim::find_preset("v100"));
+  std::ostringstream log;
+  int measured = 0;
+  std::string error;
+  try {
+    run_probe(*dev, self_checking_probe(&measured), Params::parse({}, {}), RepeatPolicy{}, f.path.string(),
+              log);
+  } catch (const SelfCheckFailures& e) {
+    error = e.what();
+  }
+  CHECK(measured == 2);  // every other point is measured
+  CHECK(error ==
+        "self-check failed at 2 of 4 points: tiled latency, bare latency (each point holds its evidence; the "
+        "others are measured)");
+  CHECK(error.find('\n') == std::string::npos);
+  const auto j = read_json_file(f.path.string());
+  CHECK(j["status"] == "failed");
+  CHECK(j["error"] == error);
+  CHECK(j["after_points"] == true);
+  REQUIRE(j["series"].size() == 4);
+  CHECK_FALSE(j["series"][0].contains("self_check"));  // this probe writes no self_check of its own
+  CHECK(j["series"][0]["latency_cycles"] == 10.0);
+  const auto& tiled = j["series"][1];
+  CHECK(tiled["op"] == "tiled");
+  CHECK_FALSE(tiled.contains("latency_cycles"));  // no timing for a failed op
+  CHECK(tiled["self_check"]["passed"] == false);
+  CHECK(tiled["self_check"]["reason"] == "D[0][1] = 2, the float64 reference is 3");
+  CHECK(tiled["self_check"]["evidence"]["matches"] == "transpose");
+  // The detail is in a sidecar next to the record, which the point names (relative to the record).
+  REQUIRE(tiled["self_check"]["sidecar"] == "run.selfcheck/tiled.latency.json");
+  const auto sidecar = read_json_file((f.dir / "run.selfcheck/tiled.latency.json").string());
+  CHECK(sidecar["schema"] == "gpuprobe.selfcheck");
+  CHECK(sidecar["probe"] == "test/self_checking");
+  CHECK(sidecar["point"] == nlohmann::json{{"kind", "latency"}, {"op", "tiled"}});
+  CHECK(sidecar["reason"] == tiled["self_check"]["reason"]);
+  CHECK(sidecar["want"] == nlohmann::json{1, 3});
+  // No detail, no sidecar; a passing point has none either: the folder holds the one.
+  const auto& bare = j["series"][2];
+  CHECK(bare["self_check"] == nlohmann::json{{"passed", false}, {"reason", "warp 3 did not run"}});
+  std::size_t sidecars = 0;
+  for (const auto& e : fs::directory_iterator(f.dir / "run.selfcheck")) sidecars += e.is_regular_file();
+  CHECK(sidecars == 1);
+  CHECK(log.str().find("self-check FAILED: warp 3 did not run") != std::string::npos);
+
+  // Resumed, the failed points are measured again, the good ones kept.
+  measured = 0;
+  CHECK_THROWS_AS(run_probe(*dev, self_checking_probe(&measured), Params::parse({}, {}), RepeatPolicy{},
+                            f.path.string(), log, j),
+                  SelfCheckFailures);
+  CHECK(measured == 0);
+  CHECK(read_json_file(f.path.string())["series"] == j["series"]);
+}
+
+TEST_CASE("run_probe: a probe whose every self-check passes writes no sidecar", "[registry][self_check]") {
+  ScratchFile f;
+  auto dev = sim::make_sim_device(sim::find_preset("v100"));
+  std::ostringstream log;
+  int measured = 0;
+  run_probe(*dev, counting_probe(3, &measured), Params::parse({}, {}), RepeatPolicy{}, f.path.string(), log);
+  CHECK(read_json_file(f.path.string())["status"] == "ok");
+  CHECK_FALSE(fs::exists(f.dir / "run.selfcheck"));
 }
 
 // Issue 7: no value makes a run spin for minutes with no output. Every count (an integer that is

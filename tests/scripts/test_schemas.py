@@ -130,6 +130,39 @@ def failed_record(gpuprobe, schemas):
                          f"run-all with a failing probe: {os.path.relpath(p, out)}")
 
 
+def self_check_failed_records(gpuprobe, schemas):
+    """Records whose points failed their self-check (the test hook GPUPROBE_TEST_FAIL_SELF_CHECK,
+    cli/run_commands.hpp): a failed op-table point and a failed tensor point, each with its
+    evidence and sidecar, the failed record, and the model fitted without them."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "run")
+        hooks = dict(os.environ, GPUPROBE_TEST_HOOKS="1")
+        r = subprocess.run([gpuprobe, "run-all", "--no-plot", "--device", "sim:h100", "--quick", "--only",
+                            "compute/alu", "--out", out],
+                           env=dict(hooks, GPUPROBE_TEST_FAIL_SELF_CHECK="compute/alu:fma_rn_f32"),
+                           capture_output=True, text=True)
+        check(r.returncode == 1, f"run-all with a failed self-check exits 1: rc {r.returncode}")
+        mma = os.path.join(tmp, "mma.json")
+        r = subprocess.run([gpuprobe, "probe", "tensor/mma", "--device", "sim:h100", "--kind", "latency",
+                            "--operands", "random", "--out", mma],
+                           env=dict(hooks, GPUPROBE_TEST_FAIL_SELF_CHECK="tensor/mma:mma_m16n8k16_f16_f32:transpose"),
+                           capture_output=True, text=True)
+        check(r.returncode == 1, f"a tensor probe with a failed self-check exits 1: rc {r.returncode}")
+        for path in (os.path.join(out, "raw", "compute_alu.json"), mma):
+            if not check(os.path.isfile(path), f"no record at {path}"):
+                continue
+            doc = load(path)
+            failed = [p for p in doc["series"] if isinstance(p.get("self_check"), dict)
+                      and p["self_check"].get("passed") is False]
+            check(doc.get("status") == "failed" and failed, f"{path}: status {doc.get('status')}, "
+                  f"{len(failed)} failed point(s)")
+        sidecars = 0
+        for p in list(vo.json_files([out])) + list(vo.json_files([tmp + "/mma.selfcheck"])) + [mma]:
+            sidecars += ".selfcheck" in p
+            expect_valid(load(p), schemas, f"a failed self-check: {os.path.relpath(p, tmp)}")
+        check(sidecars == 3, f"{sidecars} sidecars, expected 3 (fma_rn_f32's two points, the mma form's one)")
+
+
 def imported_models(gpuprobe, schemas):
     """`analyze --import-csv` models, one per curve kind, from small synthetic curves."""
     curves = {
@@ -326,8 +359,9 @@ def run_mutants(docs, schemas):
         j = point_with(mma["series"], "self_check")
         doc = copy.deepcopy(mma)
         doc["series"][j]["self_check"]["passed"] = False
-        expect_refused(doc, schemas, "a tile check that did not pass",
-                       f"$.series[{j}].self_check.passed")
+        # passed false with a tile check's fields and no reason: neither a passing check nor a failed one
+        expect_refused(doc, schemas, "a tile check that did not pass, with no reason",
+                       f"$.series[{j}].self_check")
         doc = copy.deepcopy(mma)
         doc["series"][j]["operands"] = "ones"
         expect_refused(doc, schemas, "unknown operands", f"$.series[{j}].operands")
@@ -462,13 +496,14 @@ def main():
     args = test_args(__doc__.splitlines()[0])
     schemas = vo.Schemas(os.path.join(args.source_dir, "docs", "schema"))
     for key in (("gpuprobe.run", 1), ("gpuprobe.machine_model", 2), ("gpuprobe.roofline", 1),
-                ("gpuprobe.compare", 1), ("gpuprobe.aggregate", 1)):
+                ("gpuprobe.compare", 1), ("gpuprobe.aggregate", 1), ("gpuprobe.selfcheck", 1)):
         check(key in schemas.by_key, f"docs/schema has no schema for {key[0]} version {key[1]}")
     docs = fixture_outputs(args.build_dir, schemas)
     imported_models(args.gpuprobe, schemas)
     interrupted_record(args.gpuprobe, schemas)
     failed_record(args.gpuprobe, schemas)
     mixed_model(args.gpuprobe, schemas)
+    self_check_failed_records(args.gpuprobe, schemas)
     if docs:
         compared(args.gpuprobe, args.source_dir, args.build_dir, schemas)
         aggregated(args.gpuprobe, args.build_dir, schemas)

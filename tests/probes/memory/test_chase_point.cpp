@@ -32,13 +32,18 @@ TEST_CASE("a chase that ends on the wrong slot fails its self-check loudly", "[c
   sim::Faults faults;
   faults.extra_final_hops = 1;
   auto device = sim::make_sim_device(sim::find_preset("v100"), 1, faults);
+  // Every point fails its own self-check (harness/self_check.hpp), saying why, and the probe fails.
+  const ProbeSpec& probe = find_probe("memory/chase");
+  std::ostringstream log;
   try {
-    run(*device, "memory/chase", {{"max-footprint-bytes", "8K"}});
+    run_probe(*device, probe, Params::parse(probe.params, {{"max-footprint-bytes", "8K"}}), RepeatPolicy{}, "",
+              log);
     FAIL("a chase that ended one hop too far passed");
-  } catch (const Error& e) {
-    CHECK_THAT(e.what(), Catch::Contains("self-check failed"));
-    CHECK_THAT(e.what(), Catch::Contains("host predicted"));
+  } catch (const SelfCheckFailures& e) {
+    CHECK_THAT(e.what(), Catch::Contains("self-check failed at 24 of 24 points"));
   }
+  CHECK_THAT(log.str(), Catch::Contains("self-check FAILED: the chase over"));
+  CHECK_THAT(log.str(), Catch::Contains("host predicted"));
 }
 
 TEST_CASE("an extra timed iteration fails the self-check even where the final slot cannot see it",
