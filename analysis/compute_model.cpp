@@ -281,8 +281,10 @@ void op_metrics(const json& model, const MetricSink& add, bool tensor_ops) {
 }  // namespace
 
 bool integer_precision(const std::string& precision) {
-  return precision == "s8" || precision == "u8" || precision == "s4" || precision == "u4" ||
-         precision == "b1";
+  // The tensor ones, and the wider integers a roofline kernel may name (s32 math on CUDA cores).
+  for (const char* p : {"s8", "u8", "s4", "u4", "b1", "s16", "u16", "s32", "u32", "s64", "u64"})
+    if (precision == p) return true;
+  return false;
 }
 
 void compute_metrics(const json& model, const MetricSink& add) { op_metrics(model, add, false); }

@@ -30,9 +30,9 @@ const char* compute_implementation(const std::string& op, int sm);
 // asserts per target), so a rate per op reads as a rate per instruction.
 std::string compute_sass_per_op(const std::string& op, int sm);
 
-// Integer tensor precisions (s8, u8, s4, u4, b1): their rates count operations, 2 per
-// multiply-accumulate, not FLOP: metric ids `.ops_per_s`, unit op/s (printed OP/s), ridge points
-// in op/byte.
+// Integer precisions: the tensor ones (s8, u8, s4, u4, b1), whose rates count operations, 2 per
+// multiply-accumulate, not FLOP (metric ids `.ops_per_s`, unit op/s, printed OP/s, ridge points in
+// op/byte), and the wider s16...u64 that a roofline kernel may name (its rate in OP/s too).
 bool integer_precision(const std::string& precision);
 
 // metrics[] of the compute section's CUDA-core ops (compute.<op>.*) and of its tensor-core forms

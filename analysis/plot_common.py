@@ -127,12 +127,51 @@ def output_folder_or_fail(prefix):
         fail(f"the output folder {folder} does not exist")
 
 
+def host_name():
+    """This machine's name as gpuprobe writes it into temporaries' names (harness/results.cpp)."""
+    return socket.gethostname().replace("/", "_") or "unknown-host"
+
+
+def remove_stale_temporaries(path):
+    """Removes PATH.tmp-<this host>-<pid> files whose pid no process of this host has (a killed
+    plot or report left them), as gpuprobe's writers do (harness/results.cpp
+    remove_stale_temporaries): never a user's file, a live process's, or another host's."""
+    folder, name = os.path.split(os.path.abspath(path))
+    head = f"{name}.tmp-{host_name()}-"
+    try:
+        entries = os.listdir(folder)
+    except OSError:
+        return
+    for entry in entries:
+        digits = entry[len(head):]
+        if not entry.startswith(head) or not digits.isdigit() or len(digits) > 9:
+            continue
+        pid = int(digits)
+        if pid <= 0 or pid == os.getpid():
+            continue
+        try:
+            os.kill(pid, 0)
+            continue  # alive
+        except ProcessLookupError:
+            pass
+        except OSError:
+            continue  # another user's process: not ours to judge
+        stale = os.path.join(folder, entry)
+        if os.path.isfile(stale) and not os.path.islink(stale):
+            try:
+                os.remove(stale)
+            except OSError:
+                pass
+
+
 def replace_atomically(path, write):
     """Calls write(tmp) on a temporary name next to `path`, then renames it to `path` (a reader
     never sees half a file); a failure is one line and exit 1, the temporary removed. The
     temporary is named as gpuprobe names its own (harness/results.cpp temporary_path):
-    PATH.tmp-<host>-<pid>."""
-    tmp = f"{path}.tmp-{socket.gethostname().replace('/', '_') or 'unknown-host'}-{os.getpid()}"
+    PATH.tmp-<host>-<pid>; the ones a killed writer of this host left for `path` are removed
+    first."""
+    remove_stale_temporaries(path)
+    tmp = f"{path}.tmp-{host_name()}-{os.getpid()}"
     try:
         write(tmp)
         os.replace(tmp, path)

@@ -169,7 +169,8 @@ def draw(ax, doc, ceilings_of=None):
     ax.set_xlim(x_lo, x_hi)
     y_min = min([bw * x_lo for _, bw in mem] + [k[2] for k in kernels] + [peak / 1e4])
     ax.set_ylim(y_min / 2, peak * 3)
-    ax.set_xlabel("arithmetic intensity (FLOP/byte; markers: " +
+    ax.set_xlabel("arithmetic intensity (FLOP/byte" +
+                  (", OP/byte for integer ceilings" if any(c[4] == "op/s" for c in comp) else "") + "; markers: " +
                   ", ".join(f"{LEVEL_MARKERS[lvl]} {lvl}" for lvl in LEVELS) + ")")
     ax.set_ylabel("FLOP/s" + ("; OP/s for the dotted integer ceilings" if any(c[4] == "op/s" for c in comp) else ""))
     device = doc.get("device", {}).get("name", "?") if isinstance(doc.get("device"), dict) else "?"

@@ -311,7 +311,10 @@ json classify_kernel(const json& roofline, const RooflineKernel& k, const std::s
     consider({{"kind", "compute"}, {"precision", precision}, {"path", path}, {"op", (*chosen)["op"]},
               {"flops_per_s", (*chosen)["flops_per_s"]}, {"name", precision + " " + path}});
   }
-  // Memory: every level the kernel gave bytes for.
+  // Memory: every level the kernel gave bytes for (none: its intensities and headroom are empty,
+  // never absent, as docs/SCHEMA.md and the roofline schema hold them).
+  out["intensity_flop_per_byte"] = json::object();
+  out["headroom"] = json::object();
   for (const auto& [level, bytes] : k.bytes) {
     out["bytes"][level] = bytes;
     const json* m = at(roofline, {"memory", level.c_str()});

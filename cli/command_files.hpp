@@ -2,8 +2,6 @@
 // run-all result folder, read with its name in every error, and the output PREFIX (`--out`, which
 // may name a folder, or the command's default).
 #pragma once
-#include <functional>
-#include <ostream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -25,11 +23,6 @@ std::string without_json(const std::string& path);
 // names an existing folder means DIR/`stem` (so `--out DIR/` never writes hidden files such as
 // DIR/.roofline.json); an empty `out` gives `fallback`.
 std::string output_prefix(const std::string& out, const std::string& stem, const std::string& fallback);
-
-// Writes `path` atomically, as write_text_atomically (harness/results.hpp) does, from `write`
-// called on a stream of the temporary file: a large document is written as it is made, never
-// held whole. Throws gpuprobe::Error on failure (the temporary removed).
-void write_stream_atomically(const std::string& path, const std::function<void(std::ostream&)>& write);
 
 // Whether a machine model holds published figures (results/reference/): its top-level `source`,
 // else every metric's, is "published".

@@ -86,7 +86,7 @@ void print_section(std::ostream& out, const json& r) {
     }
     if (c.contains("emulated"))
       for (auto e = c["emulated"].begin(); e != c["emulated"].end(); ++e)
-        out << "  " << it.key() << " " << e.key() << ": "
+        out << "  " << it.key() << (analysis::integer_precision(it.key()) ? " (int)" : "") << " " << e.key() << ": "
             << format_rate(e.value()["flops_per_s"].get<double>(),
                            analysis::integer_precision(it.key()) ? "op/s" : "flop/s")
             << ", "

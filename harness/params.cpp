@@ -97,13 +97,21 @@ void validate(const ParamSpec& spec, const std::string& value) {
         throw Error(bad + "expected one of " + list);
       }
       break;
-    case ParamSpec::Kind::sm:
-      if (value != "any" && value != "all" && !parse_u64(value, u))
-        throw Error(bad + "expected an SM number, any or all");
-      if (value != "any" && value != "all" && u > kMaxSmNumber)
+    case ParamSpec::Kind::sm: {
+      const std::vector<std::string> words =
+          spec.choices.empty() ? std::vector<std::string>{"any", "all"} : spec.choices;
+      std::string or_words;
+      for (std::size_t i = 0; i < words.size(); ++i)
+        or_words += (i == 0 ? ", " : i + 1 == words.size() ? " or " : ", ") + words[i];
+      if (std::find(words.begin(), words.end(), value) != words.end()) break;
+      if (value == "any" || value == "all")
+        throw Error(bad + "this probe takes an SM number" + or_words + ", not " + value);
+      if (!parse_u64(value, u)) throw Error(bad + "expected an SM number" + or_words);
+      if (u > kMaxSmNumber)
         throw Error(bad + "expected an SM number (0 to the device's SM count - 1, at most " +
-                    std::to_string(kMaxSmNumber) + "), any or all");
+                    std::to_string(kMaxSmNumber) + ")" + or_words);
       break;
+    }
     case ParamSpec::Kind::list: {
       const auto parts = split_commas(value);
       if (spec.max > 0 && parts.size() > spec.max) throw Error(bad + most + " entries");

@@ -15,7 +15,9 @@ struct ParamSpec {
   Kind kind = Kind::integer;
   std::string default_value;  // text, parsed like user input; "0" often means "derive from device"
   std::string help;
-  std::vector<std::string> choices;  // for Kind::choice
+  // Kind::choice: the values; Kind::sm: the words it takes besides an SM number ("any", "all"; empty:
+  // both), so a probe that cannot map every SM refuses "all".
+  std::vector<std::string> choices;
   // The largest value (integer, bytes, real) or the most entries (list) accepted; 0: no maximum.
   // Every count has one (docs: README "Limits"), so no value makes a run spin for hours.
   uint64_t max = 0;

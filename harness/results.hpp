@@ -1,6 +1,8 @@
 // Versioned JSON results (docs/SCHEMA.md) and atomic writes. A run record is rewritten after
 // every measured point, so an interrupted or failing run keeps everything measured so far.
 #pragma once
+#include <functional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -35,6 +37,11 @@ void write_json_atomically(const std::string& path, const nlohmann::json& doc);
 
 // The same for any text (a Markdown table, a CSV): `text` as it is.
 void write_text_atomically(const std::string& path, const std::string& text);
+
+// The same from `write` called on a stream of the temporary file: a large document (the roofline
+// of 10^5 kernels) is written as it is made, never held whole. Throws gpuprobe::Error on failure
+// (the temporary removed).
+void write_stream_atomically(const std::string& path, const std::function<void(std::ostream&)>& write);
 
 // Refuses, in one line, an output path that exists (through symbolic links) and is not a regular
 // file: the check write_json_atomically makes, for a command to make before it starts.

@@ -46,7 +46,7 @@ void add_chase_params(std::vector<ParamSpec>& params, MemorySpace space, const c
                     std::string("the SM that walks: a number, or any (wherever the scheduler "
                                 "puts it)") +
                         (sm_all_allowed ? ", or all (an L2 latency map of every SM)" : ""),
-                    {}});
+                    sm_all_allowed ? std::vector<std::string>{"any", "all"} : std::vector<std::string>{"any"}});
 }
 
 void check_chase_params(const Params& prm, double max_seconds_per_point) {

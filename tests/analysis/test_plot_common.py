@@ -7,6 +7,7 @@ user's file is taken for it."""
 import math
 import os
 import socket
+import subprocess
 import sys
 import tempfile
 
@@ -49,6 +50,22 @@ def main():
         want = f"m.png.tmp-{socket.gethostname().replace('/', '_')}-{os.getpid()}"
         check(seen == [want], f"replace_atomically wrote {seen}, not [{want!r}]")
         check(sorted(os.listdir(d)) == ["m.png"], f"replace_atomically left {sorted(os.listdir(d))}")
+
+        # A killed plot's temporary is removed by the next write of that file; a user's file, a
+        # live process's and another host's temporary are not (third hostile pass, ND2b).
+        child = subprocess.Popen([sys.executable, "-c", "pass"])
+        child.wait()
+        host = socket.gethostname().replace("/", "_")
+        stale = f"m.png.tmp-{host}-{child.pid}"
+        kept = [f"m.png.tmp-{host}-{os.getppid()}", f"m.png.tmp-another-host-{child.pid}",
+                f"m.png.tmp-{child.pid}", "notes.tmp-1", f"other.png.tmp-{host}-{child.pid}"]
+        for name in [stale] + kept:
+            with open(os.path.join(d, name), "w") as f:
+                f.write("{")
+        plot_common.replace_atomically(path, write)
+        left = sorted(os.listdir(d))
+        check(stale not in left, f"the dead writer's {stale} was not removed: {left}")
+        check(all(k in left for k in kept), f"a file not ours was removed: {left}")
     return check.finish()
 
 

@@ -111,6 +111,19 @@ TEST_CASE("roofline: per precision the best native path is the ceiling, emulated
   CHECK(analysis::classify_kernel(ri, kernel("sgemm", 1e12, 1, {{"DRAM", 1e9}}), "f32")["unit"] == "flop/s");
 }
 
+TEST_CASE("roofline: a kernel without bytes has empty intensities and headroom, never absent ones",
+          "[roofline]") {
+  // The roofline schema requires both; a kernel without bytes (or bounded by nothing) lacked them.
+  const json r = analysis::roofline_section(synthetic_model());
+  for (const auto& k : {kernel("nobytes", 1e12, 1, {}), kernel("zero", 1e12, 1, {{"DRAM", 0}}),
+                        kernel("unbounded", 1e12, 1, {}, "e2m1")}) {
+    const json c = analysis::classify_kernel(r, k, "f32");
+    INFO(c.dump());
+    CHECK(c["intensity_flop_per_byte"] == json::object());
+    CHECK(c["headroom"] == json::object());
+  }
+}
+
 TEST_CASE("roofline: each kernel is bound by the ceiling that gives the least, with its % of attainable",
           "[roofline]") {
   const json r = analysis::roofline_section(synthetic_model());

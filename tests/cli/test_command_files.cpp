@@ -3,9 +3,6 @@
 // and `--out` of an existing folder mean DIR/NAME, and which models are published.
 #include <catch2/catch.hpp>
 
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -16,7 +13,6 @@
 
 #include "cli/command_files.hpp"
 #include "harness/error.hpp"
-#include "harness/results.hpp"
 
 namespace GPUPROBE_TEST_FILE {
 
@@ -67,28 +63,6 @@ TEST_CASE("command files: a published model by its source, else by every metric'
   CHECK_FALSE(gpuprobe::published_model({{"metrics", {published_metric, {{"source", "simulated"}}}}}));
   CHECK_FALSE(gpuprobe::published_model({{"metrics", json::array()}}));
   CHECK_FALSE(gpuprobe::published_model(json::array()));
-}
-
-TEST_CASE("command files: a streamed write goes through FILE.tmp-<host>-<pid> and clears a dead one's",
-          "[cli][command_files]") {
-  // The roofline's streamed JSON was written through FILE.tmp-<pid>, a name no cleanup knows, and a
-  // killed roofline left its temporary (50 MB for 2e5 kernels) for good (second hostile pass, ND2).
-  gpuprobe::test::Scratch s("command-files-stream");
-  const std::string out = s / "r.roofline.json";
-  const pid_t child = ::fork();
-  if (child == 0) ::_exit(0);
-  ::waitpid(child, nullptr, 0);
-  const std::string stale = gpuprobe::temporary_path(out, child);
-  std::ofstream(stale) << "{\"kernels\": [";
-  std::string seen;
-  gpuprobe::write_stream_atomically(out, [&](std::ostream& o) {
-    for (const auto& e : fs::directory_iterator(s.dir))
-      if (e.path().filename().string().find(".tmp-") != std::string::npos) seen += e.path().string() + ";";
-    o << "{}";
-  });
-  CHECK_FALSE(fs::exists(stale));
-  CHECK(seen == gpuprobe::temporary_path(out, ::getpid()) + ";");  // only its own, host-named
-  CHECK(gpuprobe::test::slurp(out) == "{}");
 }
 
 }  // namespace GPUPROBE_TEST_FILE

@@ -110,6 +110,11 @@ TEST_CASE("roofline command: an integer precision's ceiling, ridge points and ke
   CHECK(doc["roofline"]["compute"]["s8"]["unit"] == "op/s");
   CHECK(doc["roofline"]["compute"]["f32"]["unit"] == "flop/s");
   CHECK(doc["kernels"][0]["unit"] == "op/s");
+  // A CUDA-core integer kernel (no ceiling of its own) is in OP/s too.
+  const Result w = run(s, "roofline --model " + model + " --no-plot --out " + (s / "w") +
+                              " --kernel 'imad:flops=1e12,bytes_hbm=1e9,time_s=1,precision=s32'");
+  INFO(w.out << w.err);
+  CHECK(w.out.find("imad [s32]: achieved 1.00 TOP/s") != std::string::npos);
 }
 
 TEST_CASE("roofline command: a model without compute or memory ceilings says which are missing",

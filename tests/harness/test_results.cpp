@@ -236,4 +236,22 @@ TEST_CASE("an atomic write removes the temporaries of its file that killed runs 
   CHECK(read_json_file(model)["x"] == 1);
 }
 
+TEST_CASE("a streamed write goes through FILE.tmp-<host>-<pid> and clears a dead one's", "[results]") {
+  // The roofline's streamed JSON was written through FILE.tmp-<pid>, a name no cleanup knows, and a
+  // killed roofline left its temporary (50 MB for 2e5 kernels) for good (second hostile pass, ND2).
+  ScratchDir dir("stream");
+  const std::string out = (dir.path / "r.roofline.json").string();
+  const std::string stale = temporary_path(out, dead_pid());
+  std::ofstream(stale) << "{\"kernels\": [";
+  std::string seen;
+  write_stream_atomically(out, [&](std::ostream& o) {
+    for (const auto& e : fs::directory_iterator(dir.path))
+      if (e.path().filename().string().find(".tmp-") != std::string::npos) seen += e.path().string() + ";";
+    o << "{}";
+  });
+  CHECK_FALSE(fs::exists(stale));
+  CHECK(seen == temporary_path(out, ::getpid()) + ";");  // only its own, host-named
+  CHECK(slurp(out) == "{}");
+}
+
 }  // namespace GPUPROBE_TEST_FILE

@@ -215,6 +215,21 @@ def mixed_model(gpuprobe, schemas):
             expect_refused(bad, schemas, "mixed_devices an object", "$.mixed_devices")
 
 
+def roofline_without_bytes(gpuprobe, build_dir, schemas):
+    """Kernels that give no bytes, or bytes only where no ceiling is: still a valid roofline
+    (their intensities and headroom empty, never absent)."""
+    model = os.path.join(fixture_dir(build_dir), "machine_model.json")
+    with tempfile.TemporaryDirectory() as tmp:
+        r = subprocess.run([gpuprobe, "roofline", "--model", model, "--no-plot", "--out", os.path.join(tmp, "r"),
+                            "--kernel", "nobytes:flops=1e9,time_s=1e-3",
+                            "--kernel", "zero:flops=1e9,time_s=1e-3,bytes_hbm=0",
+                            "--kernel", "nothing:flops=1e9,time_s=1e-3,precision=e2m1"],
+                           capture_output=True, text=True)
+        check(r.returncode == 0, f"roofline of kernels without bytes: {r.stderr[-300:]}")
+        if r.returncode == 0:
+            expect_valid(load(os.path.join(tmp, "r.roofline.json")), schemas, "a roofline of kernels without bytes")
+
+
 def compared(gpuprobe, source_dir, build_dir, schemas):
     """`gpuprobe compare` of the fixture's model against two published profiles: its JSON is
     valid, and mutants of it are refused."""
@@ -505,6 +520,7 @@ def main():
     mixed_model(args.gpuprobe, schemas)
     self_check_failed_records(args.gpuprobe, schemas)
     if docs:
+        roofline_without_bytes(args.gpuprobe, args.build_dir, schemas)
         compared(args.gpuprobe, args.source_dir, args.build_dir, schemas)
         aggregated(args.gpuprobe, args.build_dir, schemas)
     committed_outputs(args.source_dir, schemas)
