@@ -4,6 +4,7 @@ as one line "plot_X: error: ..." and exit status 1, never a traceback."""
 import json
 import math
 import os
+import re
 import socket
 import sys
 
@@ -144,7 +145,8 @@ def remove_stale_temporaries(path):
         return
     for entry in entries:
         digits = entry[len(head):]
-        if not entry.startswith(head) or not digits.isdigit() or len(digits) > 9:
+        # ASCII digits only, as the C++ rule: str.isdigit() also takes '١٢٣' and '²'.
+        if not entry.startswith(head) or not re.fullmatch(r"[0-9]{1,9}", digits):
             continue
         pid = int(digits)
         if pid <= 0 or pid == os.getpid():
@@ -170,11 +172,21 @@ def replace_atomically(path, write):
     temporary is named as gpuprobe names its own (harness/results.cpp temporary_path):
     PATH.tmp-<host>-<pid>; the ones a killed writer of this host left for `path` are removed
     first."""
-    remove_stale_temporaries(path)
-    tmp = f"{path}.tmp-{host_name()}-{os.getpid()}"
+    # A symbolic link is written through to its target (the link stays a link), and anything but a
+    # regular file (a folder, FIFO, device or socket) is refused, as gpuprobe's writers do.
+    real = os.path.realpath(path)
+    if os.path.lexists(real) and not os.path.isfile(real):
+        fail(f"cannot write {path}: it is not a regular file")
+    remove_stale_temporaries(real)
+    tmp = f"{real}.tmp-{host_name()}-{os.getpid()}"
     try:
         write(tmp)
-        os.replace(tmp, path)
+        fd = os.open(tmp, os.O_RDONLY)
+        try:
+            os.fsync(fd)  # on disk before the rename makes it the file
+        finally:
+            os.close(fd)
+        os.replace(tmp, real)
     except OSError as e:
         if os.path.exists(tmp):
             os.remove(tmp)

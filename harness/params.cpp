@@ -100,12 +100,14 @@ void validate(const ParamSpec& spec, const std::string& value) {
     case ParamSpec::Kind::sm: {
       const std::vector<std::string> words =
           spec.choices.empty() ? std::vector<std::string>{"any", "all"} : spec.choices;
-      std::string or_words;
+      // ", any or all"; " or any" when it is the only word.
+      std::string or_words = words.size() == 1 ? " or " : ", ";
       for (std::size_t i = 0; i < words.size(); ++i)
-        or_words += (i == 0 ? ", " : i + 1 == words.size() ? " or " : ", ") + words[i];
+        or_words += (i == 0 ? "" : i + 1 == words.size() ? " or " : ", ") + words[i];
       if (std::find(words.begin(), words.end(), value) != words.end()) break;
       if (value == "any" || value == "all")
-        throw Error(bad + "this probe takes an SM number" + or_words + ", not " + value);
+        throw Error(bad + "this probe takes an SM number" + or_words + ", not " + value +
+                    (value == "all" ? " (only memory/chase maps every SM)" : ""));
       if (!parse_u64(value, u)) throw Error(bad + "expected an SM number" + or_words);
       if (u > kMaxSmNumber)
         throw Error(bad + "expected an SM number (0 to the device's SM count - 1, at most " +

@@ -58,7 +58,8 @@ def main():
         host = socket.gethostname().replace("/", "_")
         stale = f"m.png.tmp-{host}-{child.pid}"
         kept = [f"m.png.tmp-{host}-{os.getppid()}", f"m.png.tmp-another-host-{child.pid}",
-                f"m.png.tmp-{child.pid}", "notes.tmp-1", f"other.png.tmp-{host}-{child.pid}"]
+                f"m.png.tmp-{child.pid}", "notes.tmp-1", f"other.png.tmp-{host}-{child.pid}",
+                f"m.png.tmp-{host}-\u0661\u0662\u0663", f"m.png.tmp-{host}-\u00b2"]  # not ASCII digits: a user's
         for name in [stale] + kept:
             with open(os.path.join(d, name), "w") as f:
                 f.write("{")
@@ -66,6 +67,26 @@ def main():
         left = sorted(os.listdir(d))
         check(stale not in left, f"the dead writer's {stale} was not removed: {left}")
         check(all(k in left for k in kept), f"a file not ours was removed: {left}")
+
+    # A symbolic link is written through (the link stays, its target gets the new content), and a
+    # FIFO or folder is refused in one line, as gpuprobe's own writers do (fourth hostile pass, ND6).
+    with tempfile.TemporaryDirectory() as d:
+        target, link = os.path.join(d, "target.png"), os.path.join(d, "r.png")
+        with open(target, "w") as f:
+            f.write("old")
+        os.symlink("target.png", link)
+        plot_common.write_bytes_atomically(link, b"new")
+        check(os.path.islink(link), "the link was replaced by a plain file")
+        check(open(target).read() == "new", "the link's target was not rewritten")
+        fifo = os.path.join(d, "fifo.png")
+        os.mkfifo(fifo)
+        for bad in (fifo, d):
+            r = subprocess.run([sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv[1]); import plot_common; "
+                                "plot_common.write_bytes_atomically(sys.argv[2], b'x')",
+                                os.path.join(args.source_dir, "analysis"), bad], capture_output=True, text=True)
+            check(r.returncode == 1 and r.stderr.count("\n") == 1 and "not a regular file" in r.stderr,
+                  f"{bad}: not refused in one line: rc {r.returncode} {r.stderr!r}")
+        check(os.path.exists(fifo) and not os.path.isfile(fifo), "the FIFO was replaced")
     return check.finish()
 
 

@@ -131,7 +131,7 @@ TEST_CASE("the chase probes' slot, page and region rules are refused before any 
   refused("memory/tlb", "page-bytes", "1", "at least 64");
   // Only memory/chase maps every SM: the others took --sm all, measured SM 0 and said "all".
   for (const char* id : {"memory/chase_shared", "memory/stride", "memory/tlb"})
-    refused(id, "sm", "all", "takes an SM number, any");
+    refused(id, "sm", "all", "takes an SM number or any, not all");
   CHECK_NOTHROW(Params::parse(find_probe("memory/chase").params, {{"sm", "all"}}));
   refused("memory/tlb", "offset-step-bytes", "12", "multiple of 8");
   for (const char* id : {"memory/chase", "memory/chase_shared", "memory/stride", "memory/tlb"}) {
