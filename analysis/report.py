@@ -202,22 +202,77 @@ def verdict(value, lo, hi, better):
     return side
 
 
+# Launch figures are timed on one of two sides (docs/ANALYSIS.md "Is my number normal?"):
+# GPU-side, the GPU's time per kernel with the launches queued ahead of it (behind a spin kernel,
+# in one graph, or inside one kernel), or host-bound, each launch enqueued by the host while the
+# GPU drains them, so that the host's launch rate can set the time. A figure is judged only
+# against references timed on its side. gpuprobe's sides, by metric id (probes/launch/
+# launch_ops.hpp): host_enqueue and round_trip are host time, graph instantiate and update host
+# API time; back_to_back, gap, the PDL offsets, graph launches and launch/small_kernels (queued
+# behind a spin) are GPU-side; a small-kernel curve imported from gpu-benches (no probe) was
+# enqueued from the host as gpu-benches does (its stream method host-bound).
+HOST_BOUND = "host-bound"
+GPU_SIDE = "GPU-side"
+HOST_SIDE_IDS = ("launch.overhead.host_enqueue_ns", "launch.overhead.round_trip_ns")
+# A GPU-side figure and the published host-bound one people compare it with (the same kernels back
+# to back on a stream): listed so that the report says there is no GPU-side reference for it.
+NEAREST_PUBLISHED = {"launch.overhead.back_to_back_ns": "launch.small_kernels.stream.overhead_ns"}
+# Families whose metrics the report lists even where no profile has them ("no published figure":
+# new data, no verdict). The reference profiles give no sync figure (FIGURES.md §6: none for
+# shfl, vote, __syncwarp and barrier.cluster; the rest are other GPUs or other methods).
+UNPUBLISHED_LISTED = ("sync",)
+
+
+def timing_side(m):
+    """HOST_BOUND, GPU_SIDE, "host" (host API time) or None (not a launch figure)."""
+    if m.get("family") != "launch":
+        return None
+    if m.get("source") == "published":
+        # make_references.py writes the side first: "published: host-bound: ..." or "GPU-side: ".
+        method = m.get("method") or ""
+        for side in (HOST_BOUND, GPU_SIDE):
+            if method.startswith(f"published: {side}: "):
+                return side
+        return None
+    mid = m["id"]
+    if mid in HOST_SIDE_IDS or mid.startswith(("launch.graph.instantiate.", "launch.graph.update.")):
+        return "host"
+    if mid.startswith("launch.small_kernels.") and not m.get("probe"):
+        return HOST_BOUND if mid.startswith("launch.small_kernels.stream.") else GPU_SIDE
+    return GPU_SIDE
+
+
 def normal_rows(metrics, refs, same):
-    """One row per metric of the run that some reference has: (metric, same-GPU text, range
-    text, verdict, citation)."""
+    """One row per metric of the run that some reference has, or that has no published figure
+    of its timing side, or of a family listed without one: (metric, same-GPU text, range text,
+    verdict, citation)."""
     rows = []
     for m in metrics:
         if m["value"] is None or m["source"] == "published":
             continue
-        published = [(key, r[m["id"]]) for key, _, r in refs if m["id"] in r]
+        counterpart = NEAREST_PUBLISHED.get(m["id"], m["id"])
+        published = [(key, r[counterpart]) for key, _, r in refs if counterpart in r]
+        side = timing_side(m)
+        if side is not None:
+            other = [(k, p) for k, p in published if timing_side(p) not in (None, side)]
+            published = [(k, p) for k, p in published if timing_side(p) in (None, side)]
+            if other and not published:
+                shown = "; ".join(f"{k} {fmt(p['value'], p['unit'])} {timing_side(p)}" for k, p in other)
+                rows.append((m, "-", f"- ({shown})",
+                             f"not judged: no {side} reference (the published figures are "
+                             f"{' and '.join(sorted({timing_side(p) for _, p in other}))})",
+                             "; ".join(f"{k}: {p.get('citation') or '-'}" for k, p in other)))
+                continue
         if not published:
+            if m.get("family") in UNPUBLISHED_LISTED:
+                rows.append((m, "-", "-", "no published figure: new data, not judged", "-"))
             continue
         values = [p["value"] for _, p in published]
         lo, hi = min(values), max(values)
         range_text = (f"{fmt(lo, m['unit'])} to {fmt(hi, m['unit'])} ({len(values)} "
                       f"GPU{'s' if len(values) > 1 else ''}: "
                       f"{', '.join(k for k, _ in published)})")
-        own = same[2].get(m["id"]) if same else None
+        own = dict(published).get(same[0]) if same else None
         if own is not None:
             ref = own["value"]
             rel = (m["value"] / ref - 1) * 100 if ref else math.inf
@@ -446,7 +501,10 @@ def is_it_normal(doc, metrics, refs, ref_folder, device_name):
           + (f"{same[0]}: {same[1]}" if same else "none matches this device's name")
           + f"; within means within {SAME_GPU_TOLERANCE * 100:.0f}% of it) and against the range "
           f"of all {len(refs)} published profiles (within means inside [min, max] when no "
-          "profile is of this GPU). Published figures are cited, never measured here.")
+          "profile is of this GPU). Published figures are cited, never measured here. A launch "
+          "figure is judged only against references timed on its side (GPU-side: the launches "
+          "queued ahead of the GPU; host-bound: enqueued by the host as the GPU drains them), or "
+          "says it has none; a sync figure no profile has is listed as new data, not judged.")
     rows = normal_rows(metrics, refs, same)
     if not rows:
         doc.p("not measured: no metric of this run has a published counterpart")

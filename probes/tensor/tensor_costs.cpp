@@ -3,12 +3,25 @@
 // tensor/tcgen05 (registered as "tensor"; goodput's tile model reads mma_m16n8k16_f16_f32 from it).
 // Every number cites docs/FIGURES.md (source key, confidence tag M/P/S/D/DER) or says that it is
 // an assumption. slowdown=F divides every rate by F and multiplies every latency by it.
+#include <algorithm>
+#include <cmath>
+#include <sstream>
 #include <string>
 
 #include "harness/sim/preset.hpp"
 #include "probes/tensor/tensor_point.hpp"
 
 namespace gpuprobe::probes::tensor {
+
+SharedBound ss_shared_bound(double shared_bytes_per_clk, double rows_a, double rows_b, double flops,
+                            double peak_flops_per_clk) {
+  constexpr double kRowBytes = 32;  // one row of A or B per instruction (the comment of shared_bound)
+  SharedBound b{.needed_bytes_per_clk = (rows_a + rows_b) * kRowBytes / (flops / peak_flops_per_clk),
+                .shared_bytes_per_clk = shared_bytes_per_clk};
+  if (shared_bytes_per_clk > 0) b.fraction = std::min(1.0, shared_bytes_per_clk / b.needed_bytes_per_clk);
+  return b;
+}
+
 namespace {
 
 // The mma.sync forms of tensor/mma (ptx/mma_forms.def) a preset's GPU runs: f16/bf16 (f16 and f32
@@ -117,12 +130,52 @@ TensorCosts mma_sync_costs(const MmaSyncRates& r) {
   return ops;
 }
 
+// The fraction of its tensor peak an SS form reaches when shared memory cannot feed it faster.
+// An SS instruction reads A and B from shared memory through its descriptors (PTX ISA,
+// "Asynchronous Warpgroup Level Matrix Multiply-Accumulate" and "TensorCore 5th Generation Family
+// Instructions": SS takes both matrix descriptors); RS/TS read A from registers or tensor memory
+// and B alone. The ISA sizes K so that one row of A or B is 32 bytes per instruction for every kind
+// here (k16 for 16-bit, k8 for tf32, k32 for 8-bit and the one-byte containers of fp6/fp4 under
+// kind::f8f6f4, k64 for packed e2m1), and an SM reads each row of its operands once (B reaches the
+// warpgroup's 4 sub-partitions, and a cta_group::2 pair, by one read: assumption, as N 256 runs at
+// peak, M [SA umma_throughput], S [LUO25 §6.2]). At the peak an M x N x K instruction takes
+// 2 M N K / peak cycles, so it needs (rows_a + rows_b) x 32 B over those cycles, against the SM's
+// shared-memory bandwidth (the preset's "shared" level: 32 banks of 4 B per clock, CUDA C++
+// Programming Guide, "Shared Memory" of compute capability 5.x and later; 128 B/clk/SM):
+//   wgmma m64nNk (A 64 rows, B N):                 4096/N + 64 B/clk: N 64 128, N 128 96, N 256 80
+//   tcgen05 cta_group::1 (A 128 rows, B N):        8192/N + 64 B/clk: N 64 192 (128/192 = 2/3)
+//   tcgen05 cta_group::2, per SM (A 128, B N/2):   8192/N + 32 B/clk: N 64 160 (128/160 = 0.8)
+//   RS, TS: B only, 64 (cta_group::2: 32) B/clk: never bound.
+// wgmma SS N 64 needs exactly the 128 B/clk there is: at the bound, with no slack, not above it
+// (no measured figure says how close to the bound it runs; the model takes it at the bound).
+SharedBound shared_bound(const sim::Preset& p, double rows_a, double rows_b, double flops,
+                         double peak_flops_per_clk) {
+  double shared = 0;
+  for (const sim::LevelBandwidthModel& l : p.bandwidth)
+    if (l.level == "shared") shared = l.peak_bytes_per_clk_per_sm;
+  return ss_shared_bound(shared, rows_a, rows_b, flops, peak_flops_per_clk);
+}
+
+// What a cost's source adds for the bound: nothing below it, else the derivation.
+std::string shared_bound_source(const SharedBound& b) {
+  if (b.shared_bytes_per_clk <= 0 || b.needed_bytes_per_clk < b.shared_bytes_per_clk) return "";
+  const auto num = [](double v) {
+    std::ostringstream o;
+    o << v;
+    return o.str();
+  };
+  return "; SS bound by shared memory: DER " + num(b.needed_bytes_per_clk) + " B/clk needed at the peak of " +
+         num(b.shared_bytes_per_clk) + " B/clk/SM, x" + num(std::round(b.fraction * 1e4) / 1e4) +
+         " (probes/tensor/tensor_costs.cpp, shared_bound)";
+}
+
 // The wgmma forms of tensor/wgmma (probes/tensor/wgmma.cuh: f16, bf16, tf32, e4m3, e5m2 and s8
 // at N = 64, 128, 256, SS and RS) on the GH100 SM: f16/bf16 4096, tf32 2048, fp8/s8 8192 dense
 // FLOP/clk/SM (`rate_source` cites them for the preset); latencies are assumptions.
-TensorCosts hopper_wgmma_costs(const std::string& rate_source) {
+TensorCosts hopper_wgmma_costs(const sim::Preset& p, const std::string& rate_source) {
   // Dense FLOP per clock per SM of the GH100 SM's tensor cores per input format; every N and
-  // both forms (SS, RS) at that rate (assumption: FIGURES has no per-N or per-form figure).
+  // both forms (SS, RS) at that rate (assumption: FIGURES has no per-N or per-form figure), SS
+  // no faster than shared memory feeds it (shared_bound: at the bound, not above it, at N 64).
   struct Input {
     const char* input;
     const char* acc;
@@ -139,12 +192,15 @@ TensorCosts hopper_wgmma_costs(const std::string& rate_source) {
     for (uint32_t n : {64u, 128u, 256u}) {
       for (const Input& in : inputs) {
         // One wgmma's own time at the peak rate (2 x 64 x N x K FLOP) plus 40 cycles.
-        const double issue = 2.0 * 64 * n * in.k / in.flops_per_clk_per_sm;
+        const double flops = 2.0 * 64 * n * in.k;
+        const double issue = flops / in.flops_per_clk_per_sm;
+        const bool ss = std::string(form) == "ss";
+        const SharedBound bound = shared_bound(p, ss ? 64 : 0, n, flops, in.flops_per_clk_per_sm);
         ops.push_back({.op = "wgmma_m64n" + std::to_string(n) + "k" + std::to_string(in.k) + "_" +
                              in.input + "_" + in.acc + "_" + form,
-                       .flops_per_clk_per_sm = in.flops_per_clk_per_sm,
+                       .flops_per_clk_per_sm = in.flops_per_clk_per_sm * bound.fraction,
                        .latency_cycles = issue + 40,
-                       .source = rate_source +
+                       .source = rate_source + shared_bound_source(bound) +
                                  "; latency: assumption (the wgmma's issue time at that rate + 40 "
                                  "cycles; not in FIGURES)"});
       }
@@ -156,7 +212,7 @@ TensorCosts hopper_wgmma_costs(const std::string& rate_source) {
 // tcgen05.mma on the B200: dense FLOP per clock per SM (a cta_group::2 MMA counts half on each
 // SM of its pair) and single-MMA latency (commit/wait baseline subtracted), per input at N = 64
 // and 256, SS and TS (fp6/fp4: SS only), cta_group::1 (M 128) and ::2 (M 256).
-TensorCosts tcgen05_costs_b200() {
+TensorCosts tcgen05_costs_b200(const sim::Preset& p) {
   TensorCosts t;
   struct TcInput {
     const char* input;
@@ -208,15 +264,20 @@ TensorCosts tcgen05_costs_b200() {
           // SS latency: M [SA umma_latency] BF16 M128 N64 168, N256 264 cycles; TS: DER 24 lower,
           // the middle of "TS 16-32 cyc lower" (FIGURES §5b).
           const double latency = (n == 64 ? 168 : 264) - (ts ? 24 : 0);
+          // Per SM: A's 128 rows (SS) and B's N / cta_group, 2 x 128 x N x K FLOP (shared_bound).
+          const SharedBound bound = shared_bound(p, ts ? 0 : 128, double(n) / cg, 2.0 * 128 * n * in.k,
+                                                 in.flops_per_clk_per_sm);
           t.push_back(
               {.op = std::string("tcgen05_m") + (cg == 1 ? "128" : "256") + "n" + std::to_string(n) +
                      "k" + std::to_string(in.k) + "_" + in.input + "_" + in.acc + (ts ? "_ts" : "_ss") +
                      "_cg" + std::to_string(cg),
-               .flops_per_clk_per_sm = in.flops_per_clk_per_sm,
+               .flops_per_clk_per_sm = in.flops_per_clk_per_sm * bound.fraction,
                .latency_cycles = latency,
                .source = std::string(in.rate_source) +
-                         (n == 64 ? "; N 64 at the N 256 rate: assumption (FIGURES has M128 N256 only)"
+                         (n == 64 ? "; N 64 at the N 256 rate where shared memory allows: assumption "
+                                    "(FIGURES has M128 N256 only)"
                                   : "") +
+                         shared_bound_source(bound) +
                          (cg == 2 ? "; cta_group::2 per SM as ::1: M [SA] 'doubles per SM pair'" : "") +
                          "; latency " + in.latency_source + (ts ? ", TS DER 24 lower (16-32)" : "") +
                          (cg == 2 ? ", cta_group::2 as ::1: assumption" : "")});
@@ -228,6 +289,7 @@ TensorCosts tcgen05_costs_b200() {
     double flops_per_clk_per_sm;
     const char* rate_source;
   };
+  // K per MMA: 32 (mxf8) or 64 (packed e2m1); SS N 64 bound by shared memory as above.
   const BsInput bs_inputs[] = {
       {"k32_mxf8_e4m3", 16384,
        "M [SA umma_throughput] MXF8 ~16,345 of 16,384 FLOP/clk/SM, FIGURES §5a"},
@@ -237,15 +299,19 @@ TensorCosts tcgen05_costs_b200() {
        "(FIGURES §5a names no NVFP4 figure; §1 D [MLE] gives one dense FP4 9000 TFLOPS)"},
   };
   for (const BsInput& in : bs_inputs)
-    for (int n : {64, 256})
+    for (int n : {64, 256}) {
+      const double k = std::string(in.name).rfind("k64", 0) == 0 ? 64 : 32;
+      const SharedBound bound = shared_bound(p, 128, n, 2.0 * 128 * n * k, in.flops_per_clk_per_sm);
       t.push_back(
           {.op = "tcgen05_m128n" + std::to_string(n) + in.name + "_f32_ss_cg1",
-           .flops_per_clk_per_sm = in.flops_per_clk_per_sm,
+           .flops_per_clk_per_sm = in.flops_per_clk_per_sm * bound.fraction,
            .latency_cycles = n == 64 ? 168.0 : 264.0,
            .source = std::string(in.rate_source) +
-                     (n == 64 ? "; N 64 at the N 256 rate: assumption" : "") +
+                     (n == 64 ? "; N 64 at the N 256 rate where shared memory allows: assumption" : "") +
+                     shared_bound_source(bound) +
                      "; latency as M [SA umma_latency] BF16/FP8/FP4 SS M128 (FIGURES §5b): "
                      "assumption"});
+    }
   return t;
 }
 
@@ -289,7 +355,7 @@ TensorCosts preset_costs(const sim::Preset& p) {
     // wgmma: the GH100 SM's per-clock rates, DER from the SXM's dense peaks (989 TF FP16 / (132
     // SMs x 1830 MHz) = 4094, FIGURES §1); the PCIe part's 756 TF over 114 SMs is the same 4096
     // FLOP/clk/SM at a 1620 MHz tensor clock (DER).
-    return joined(hopper_wgmma_costs("DER D [HPCTECH] H100 SXM 989/494.5/1979 TFLOPS / (132 SMs x "
+    return joined(hopper_wgmma_costs(p, "DER D [HPCTECH] H100 SXM 989/494.5/1979 TFLOPS / (132 SMs x "
                                      "1830 MHz); PCIe 756 TF = 114 x 4096 x 1620 MHz"),
                   hopper_mma_sync_costs("D [HPCTECH] 756 TF = 114 SMs x 4096 x 1620 MHz",
                                         "D [HPCTECH] TF32 378, INT8 1513 to FP16 756",
@@ -299,7 +365,7 @@ TensorCosts preset_costs(const sim::Preset& p) {
     // SMs: FP16/BF16 989 TF -> 4094, TF32 494.5 -> 2047, FP8/INT8 1979 -> 8193 FLOP/clk/SM
     // (4096/2048/8192 = 512 FP16 FMA/clk per tensor core x 4, FIGURES §1). S [LUO25 §6.2] (H800)
     // measures wgmma above 95% of this peak with zeros, lower with random data.
-    return joined(hopper_wgmma_costs("DER D [HPCTECH] 989/494.5/1979 TFLOPS / (132 SMs x 1830 MHz)"),
+    return joined(hopper_wgmma_costs(p, "DER D [HPCTECH] 989/494.5/1979 TFLOPS / (132 SMs x 1830 MHz)"),
                   hopper_mma_sync_costs("D [HPCTECH] 989 TF / (132 SMs x 1830 MHz) = 4094",
                                         "D [HPCTECH] TF32 494.5, INT8 1979 to FP16 989",
                                         "DER D [HPCTECH] FP64-TC 67 TF / (132 x 1980 MHz) = 256"));
@@ -320,7 +386,7 @@ TensorCosts preset_costs(const sim::Preset& p) {
     return joined(hopper_mma_sync_costs("D [MLE] H200 989 TF / (132 SMs x 1830 MHz) = 4094",
                                         "D [MLE] H200 TF32 494.5, INT8 1979 to FP16 989",
                                         "DER D [MLE] H200 FP64-TC 67 TF / (132 x 1980 MHz) = 256"),
-                  hopper_wgmma_costs("DER D [MLE] H200 989/494.5/1979 TFLOPS / (132 SMs x 1830 MHz, "
+                  hopper_wgmma_costs(p, "DER D [MLE] H200 989/494.5/1979 TFLOPS / (132 SMs x 1830 MHz, "
                                      "the H100 SXM's tensor clock: assumption)"));
   if (p.name == "b200")
     // mma.sync: FIGURES has no mma.sync figure for datacenter Blackwell (tcgen05 is its tensor
@@ -331,7 +397,7 @@ TensorCosts preset_costs(const sim::Preset& p) {
                                   .rate_source = "assumption: Hopper's mma.sync rate, DER 0.629 S [LUO25] x 4096",
                                   .ratio_source = "D [MLE] B200 TF32 1125, INT8 4500 to FP16 2250",
                                   .latency_source = "assumption"}),
-                  tcgen05_costs_b200());
+                  tcgen05_costs_b200(p));
   if (p.name != "rtx5090") return {};
   // mma.sync, the only tensor path on sm_120: the RTX 6000D's measured mma.sync rates on GB202
   // (P [R6000D], FIGURES §5a: 156 SMs at 2.30 GHz), per SM per clock; no FP64 tensor model

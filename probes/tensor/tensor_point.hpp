@@ -49,6 +49,19 @@ struct TensorCost {
 using TensorCosts = std::vector<TensorCost>;
 inline constexpr const char* kCostTable = "tensor";
 
+// How fast shared memory lets an instruction form run (probes/tensor/tensor_costs.cpp, where the
+// simulator's SS costs use it; the derivation is there): an instruction of `flops` that reads
+// rows_a rows of A and rows_b of B from shared memory, 32 bytes each, needs needed_bytes_per_clk
+// at peak_flops_per_clk, and reaches `fraction` of that peak, min(1, shared / needed), on an SM
+// with shared_bytes_per_clk (0: no bound, fraction 1).
+struct SharedBound {
+  double fraction = 1;
+  double needed_bytes_per_clk = 0;
+  double shared_bytes_per_clk = 0;
+};
+SharedBound ss_shared_bound(double shared_bytes_per_clk, double rows_a, double rows_b, double flops,
+                            double peak_flops_per_clk);
+
 // The preset's entry of `op`: no tensor table at all makes the probe unavailable
 // (OpsUnavailable: "the simulated <preset> has no tensor model"), no entry skips the point.
 const TensorCost& tensor_cost(const sim::Preset& p, const std::string& op);

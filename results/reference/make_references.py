@@ -110,13 +110,13 @@ GPUS = {
             ("tensor.s8.ops_per_s", 624e12, 1410, "datasheet dense INT8 (TOPS)",
              "FIGURES.md §1 A100 40GB INT8 TC [GLK]"),
             ("launch.small_kernels.stream.overhead_ns", 2620, None,
-             "A100-80: back-to-back stream launches of a 64 KiB SCALE kernel, per kernel incl. its work",
+             "host-bound: A100-80: back-to-back stream launches of a 64 KiB SCALE kernel, per kernel incl. its work",
              "FIGURES.md §7 A100-80 [GB24]"),
             ("launch.small_kernels.graph.overhead_ns", 1340, None,
-             "A100-80: the same kernels in one CUDA graph, per kernel incl. its work",
+             "GPU-side: A100-80: the same kernels in one CUDA graph, per kernel incl. its work",
              "FIGURES.md §7 A100-80 [GB24]"),
             ("launch.small_kernels.gsync.overhead_ns", 1340, None,
-             "A100-80: grid.sync + tiny SCALE on 64 KiB per iteration (an upper bound)",
+             "GPU-side: A100-80: grid.sync + tiny SCALE on 64 KiB per iteration (an upper bound)",
              "FIGURES.md §6 grid.sync [GB24]"),
         ],
     },
@@ -247,14 +247,14 @@ GPUS = {
             ("tensor.s8.ops_per_s", 1979e12, 1830, "datasheet dense INT8 (TOPS; H100 tensor clock)",
              "FIGURES.md §1 H200 SXM INT8 TC [MLE]"),
             ("launch.small_kernels.stream.overhead_ns", 2430, None,
-             "back-to-back stream launches of a 64 KiB SCALE kernel, per kernel incl. its work",
+             "host-bound: back-to-back stream launches of a 64 KiB SCALE kernel, per kernel incl. its work",
              "FIGURES.md §7 H200 [GB24]"),
             ("launch.small_kernels.graph.overhead_ns", 1260, None,
-             "the same kernels in one CUDA graph, per kernel incl. its work", "FIGURES.md §7 H200 [GB24]"),
+             "GPU-side: the same kernels in one CUDA graph, per kernel incl. its work", "FIGURES.md §7 H200 [GB24]"),
             ("launch.small_kernels.gsync.overhead_ns", 1130, None,
-             "grid.sync + tiny SCALE on 64 KiB per iteration (an upper bound)", "FIGURES.md §6 grid.sync [GB24]"),
+             "GPU-side: grid.sync + tiny SCALE on 64 KiB per iteration (an upper bound)", "FIGURES.md §6 grid.sync [GB24]"),
             ("launch.small_kernels.pt.overhead_ns", 1040, None,
-             "persistent threads, atomic-flag barrier, per iteration (an upper bound)",
+             "GPU-side: persistent threads, atomic-flag barrier, per iteration (an upper bound)",
              "FIGURES.md §6 persistent threads [GB24]"),
         ],
     },
@@ -309,14 +309,14 @@ GPUS = {
             ("bandwidth.DRAM.write_bytes_per_s", 846e9, 2490, "gpu-stream init (write only)",
              "FIGURES.md §4 L40 DRAM measured [GB24]"),
             ("launch.small_kernels.stream.overhead_ns", 1640, None,
-             "back-to-back stream launches of a 64 KiB SCALE kernel, per kernel incl. its work",
+             "host-bound: back-to-back stream launches of a 64 KiB SCALE kernel, per kernel incl. its work",
              "FIGURES.md §7 L40 [GB24]"),
             ("launch.small_kernels.graph.overhead_ns", 940, None,
-             "the same kernels in one CUDA graph, per kernel incl. its work", "FIGURES.md §7 L40 [GB24]"),
+             "GPU-side: the same kernels in one CUDA graph, per kernel incl. its work", "FIGURES.md §7 L40 [GB24]"),
             ("launch.small_kernels.gsync.overhead_ns", 820, None,
-             "grid.sync + tiny SCALE on 64 KiB per iteration (an upper bound)", "FIGURES.md §6 grid.sync [GB24]"),
+             "GPU-side: grid.sync + tiny SCALE on 64 KiB per iteration (an upper bound)", "FIGURES.md §6 grid.sync [GB24]"),
             ("launch.small_kernels.pt.overhead_ns", 660, None,
-             "persistent threads, atomic-flag barrier, per iteration (an upper bound)",
+             "GPU-side: persistent threads, atomic-flag barrier, per iteration (an upper bound)",
              "FIGURES.md §6 persistent threads [GB24]"),
         ],
     },
@@ -395,9 +395,19 @@ def describe(metric_id):
     raise ValueError(f"no description for metric id {metric_id}")
 
 
+# A launch figure says first which side it was timed on, for analysis/report.py's like-with-like
+# rule: "host-bound" (each launch enqueued by the host as the GPU drains them: [GB24]'s
+# stream of 10,000 host-launched SCALE kernels, so the host's launch rate can set the time) or
+# "GPU-side" (the kernels reach the GPU together: one CUDA graph, or one kernel's grid.sync or
+# persistent-thread loop).
+LAUNCH_SIDES = ("host-bound: ", "GPU-side: ")
+
+
 def metric(device, row):
     metric_id, value, clock_mhz, method, citation = row
     family, label, unit, better, ceiling, per_clk_unit = describe(metric_id)
+    if family == "launch" and not method.startswith(LAUNCH_SIDES):
+        raise ValueError(f"launch metric {metric_id}: the method must start with one of {LAUNCH_SIDES}")
     per_sm_per_clock = None
     if per_clk_unit and clock_mhz:
         per_sm_per_clock = {"value": round(value / (device["sm_count"] * clock_mhz * 1e6), 4),

@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -649,6 +650,84 @@ TEST_CASE("tensor/tcgen05 recovers a preset's tcgen05 table within 2%, with both
     if (preset.name == "tcgen05-test") CHECK(measured == 4 * probes::tensor::kTcgen05OpCount);
   }
   CHECK(covered.count("b200") == 1);
+}
+
+TEST_CASE("shared-memory bound of SS forms: the bytes each instruction reads per clock at its peak",
+          "[tensor][tcgen05][wgmma]") {
+  using probes::tensor::ss_shared_bound;
+  // wgmma m64nNk16 f16 at 4096 FLOP/clk: A 64 rows + B N rows of 32 B over 2 x 64 x N x 16 / 4096.
+  const auto wgmma = [](double shared, double n, bool ss) {
+    return ss_shared_bound(shared, ss ? 64 : 0, n, 2.0 * 64 * n * 16, 4096);
+  };
+  CHECK(wgmma(128, 64, true).needed_bytes_per_clk == Approx(128));  // 4096/N + 64: at the bound
+  CHECK(wgmma(128, 64, true).fraction == 1);
+  CHECK(wgmma(128, 128, true).needed_bytes_per_clk == Approx(96));
+  CHECK(wgmma(128, 256, true).needed_bytes_per_clk == Approx(80));
+  CHECK(wgmma(128, 64, false).needed_bytes_per_clk == Approx(64));  // RS: B alone
+  CHECK(wgmma(96, 64, true).fraction == Approx(0.75));              // a narrower SM would bind
+  CHECK(wgmma(96, 128, true).fraction == 1);
+  CHECK(wgmma(0, 64, true).fraction == 1);  // no shared level: no bound
+  // tcgen05 bf16 K 16 at 8192 FLOP/clk/SM, per SM: A 128 rows + B N / cta_group.
+  const auto tc = [](double n, int cg, bool ts) {
+    return ss_shared_bound(128, ts ? 0 : 128, n / cg, 2.0 * 128 * n * 16, 8192);
+  };
+  CHECK(tc(64, 1, false).needed_bytes_per_clk == Approx(192));  // 8192/N + 64
+  CHECK(tc(64, 1, false).fraction == Approx(2.0 / 3));
+  CHECK(tc(64, 2, false).needed_bytes_per_clk == Approx(160));  // 8192/N + 32
+  CHECK(tc(64, 2, false).fraction == Approx(0.8));
+  CHECK(tc(256, 1, false).fraction == 1);  // 96 B/clk
+  CHECK(tc(64, 1, true).fraction == 1);    // TS: 64 B/clk
+  CHECK(tc(64, 2, true).fraction == 1);    // 32 B/clk
+  // The same 32 B per row for 8-bit (K 32 at 16384) and packed fp4 (K 64 at 32768).
+  CHECK(ss_shared_bound(128, 128, 64, 2.0 * 128 * 64 * 32, 16384).fraction == Approx(2.0 / 3));
+  CHECK(ss_shared_bound(128, 128, 64, 2.0 * 128 * 64 * 64, 32768).fraction == Approx(2.0 / 3));
+}
+
+TEST_CASE(
+    "tensor/tcgen05 on sim:b200: SS at N 64 runs at the shared-memory bound, 2/3 of TS and of N 256 "
+    "with cta_group::1, 0.8 with ::2",
+    "[tensor][tcgen05]") {
+  const sim::Preset& preset = sim::find_preset("b200");
+  auto device = sim::make_sim_device(preset);
+  std::map<std::string, double> rate;
+  for (const char* n : {"64", "256"}) {
+    const auto record = run(*device, {{"n", n}, {"iterations", "32"}});
+    REQUIRE(record["status"] == "ok");
+    for (const auto& p : record["series"])
+      if (p["kind"] == "throughput" && p["operands"] == "random")
+        rate[p["op"].get<std::string>()] = p["flops_per_clk_per_sm"].get<double>();
+  }
+  INFO(nlohmann::json(rate).dump(1));
+  const auto r = [&](const std::string& op) {
+    REQUIRE(rate.count(op) == 1);
+    return rate.at(op);
+  };
+  for (const char* in : {"k16_bf16_f32", "k16_f16_f32", "k8_tf32_f32", "k32_e4m3_f32", "k32_s8_s32"}) {
+    INFO(in);
+    const std::string i = in;
+    // cta_group::1: SS N 64 at 2/3 of TS N 64 and of SS N 256 (which run at the preset's peak).
+    CHECK(r("tcgen05_m128n64" + i + "_ss_cg1") / r("tcgen05_m128n64" + i + "_ts_cg1") ==
+          Approx(2.0 / 3).epsilon(0.02));
+    CHECK(r("tcgen05_m128n64" + i + "_ss_cg1") / r("tcgen05_m128n256" + i + "_ss_cg1") ==
+          Approx(2.0 / 3).epsilon(0.02));
+    CHECK(r("tcgen05_m128n256" + i + "_ts_cg1") / r("tcgen05_m128n256" + i + "_ss_cg1") ==
+          Approx(1).epsilon(0.02));
+    // cta_group::2: 0.8.
+    CHECK(r("tcgen05_m256n64" + i + "_ss_cg2") / r("tcgen05_m256n64" + i + "_ts_cg2") ==
+          Approx(0.8).epsilon(0.02));
+    CHECK(r("tcgen05_m256n64" + i + "_ss_cg2") / r("tcgen05_m256n256" + i + "_ss_cg2") ==
+          Approx(0.8).epsilon(0.02));
+  }
+  // BF16 at N 256 is still the M [SA] 8192 FLOP/clk/SM; SS N 64 at 2/3 of it.
+  CHECK(r("tcgen05_m128n256k16_bf16_f32_ss_cg1") == Approx(8192).epsilon(0.02));
+  CHECK(r("tcgen05_m128n64k16_bf16_f32_ss_cg1") == Approx(8192.0 * 2 / 3).epsilon(0.02));
+  // SS-only fp4 and block-scaled forms alike against their N 256.
+  for (const char* in : {"k32_e2m1_f32", "k32_mxf8_e4m3_f32", "k64_mxf4_f32", "k64_nvf4_f32"}) {
+    INFO(in);
+    CHECK(r(std::string("tcgen05_m128n64") + in + "_ss_cg1") /
+              r(std::string("tcgen05_m128n256") + in + "_ss_cg1") ==
+          Approx(2.0 / 3).epsilon(0.02));
+  }
 }
 
 TEST_CASE("tensor/tcgen05 is skipped with the reason on devices other than sm_100", "[tensor][tcgen05]") {

@@ -5,6 +5,8 @@
 // tensor/wgmma recovering the Hopper presets' tensor tables within 2%.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -241,6 +243,43 @@ TEST_CASE("tensor/wgmma on the Hopper presets recovers their wgmma tables within
   }
   CHECK(covered.count("h100") == 1);
   CHECK(covered.count("h100-sxm") == 1);
+}
+
+TEST_CASE(
+    "tensor/wgmma on the Hopper presets: SS N 64 at the shared-memory bound, exactly the peak "
+    "(128 B/clk of 128), as RS and N 256",
+    "[tensor][wgmma]") {
+  for (const char* name : {"h100", "h100-sxm", "h200"}) {
+    const sim::Preset& preset = sim::find_preset(name);
+    INFO(name);
+    // The bound the costs derive from: the preset's shared level, 32 banks x 4 B per clock.
+    const auto shared = std::find_if(preset.bandwidth.begin(), preset.bandwidth.end(),
+                                     [](const auto& l) { return l.level == "shared"; });
+    REQUIRE(shared != preset.bandwidth.end());
+    CHECK(shared->peak_bytes_per_clk_per_sm == 128);
+    CHECK(probes::tensor::ss_shared_bound(128, 64, 64, 2.0 * 64 * 64 * 16, 4096).fraction == 1);
+    auto device = sim::make_sim_device(preset);
+    std::map<std::string, double> rate;
+    for (const char* n : {"64", "256"}) {
+      const auto record = run(*device, {{"n", n}, {"iterations", "32"}, {"operands", "random"}});
+      REQUIRE(record["status"] == "ok");
+      for (const auto& p : record["series"])
+        if (p["kind"] == "throughput")
+          rate[p["op"].get<std::string>()] = p["flops_per_clk_per_sm"].get<double>();
+    }
+    INFO(nlohmann::json(rate).dump(1));
+    for (const auto& [op, flops] : rate) {
+      if (op.find("n64k") == std::string::npos || op.substr(op.size() - 3) != "_ss") continue;
+      INFO(op);
+      const std::string stem = op.substr(0, op.size() - 3);
+      REQUIRE(rate.count(stem + "_rs") == 1);
+      CHECK(flops / rate.at(stem + "_rs") == Approx(1).epsilon(0.02));
+      std::string n256 = op;
+      n256.replace(n256.find("n64k"), 4, "n256k");
+      REQUIRE(rate.count(n256) == 1);
+      CHECK(flops / rate.at(n256) == Approx(1).epsilon(0.02));
+    }
+  }
 }
 
 TEST_CASE("tensor/wgmma is skipped with the reason on devices without sm_90a", "[tensor][wgmma]") {
