@@ -1,8 +1,7 @@
 #!/usr/bin/env python3
 """Code and docs cite files in the repository or public primary sources, never the project's
-private notes that a reader of the repository does not have (PTX_NOTES.md, PROBES.md,
-DEVELOPERS.md, the review and hostile-test reports, the shared folder beside the checkout). Every
-file git tracks is scanned; the one allowed mention is a copied file's provenance line ("Copied
+private notes that a reader of the repository does not have (the names PRIVATE matches: notes,
+reviews and reports kept beside the checkout, not in it). Every file git tracks is scanned; the one allowed mention is a copied file's provenance line ("Copied
 unchanged from ..."). A planted citation proves the scan can fail."""
 import os
 import re
@@ -46,7 +45,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         subprocess.run(["git", "init", "-q", tmp], check=True)
         with open(os.path.join(tmp, "a.cpp"), "w") as f:
-            f.write("// see PTX_NOTES.md section 2.2\n")
+            f.write("// see " + "PTX" + "_NOTES.md section 2.2\n")  # split: this file cites nothing
         with open(os.path.join(tmp, "b.md"), "w") as f:
             f.write("<!-- Copied unchanged from shared/docs/B.md -->\n")
         planted = private_citations(tmp)
