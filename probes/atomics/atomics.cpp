@@ -15,7 +15,6 @@
 #include "analysis/atomics_model.hpp"
 #include "harness/self_check.hpp"
 #include "harness/axes.hpp"
-#include "harness/points.hpp"
 #include "harness/sim/sim_device.hpp"
 #include "probes/common/family_spec.hpp"
 #include "probes/common/op_costs.hpp"
@@ -65,16 +64,13 @@ std::string kernel_name(AtomicsOp op, Kind kind) {  // gpuprobe_atomics_<op>_lat
 }
 
 // Elements of the op's size the launch works on (global: the buffer; shared: copied out).
+// Every block has its own share of the words but global contended and uniform ones: one per chain.
 uint64_t word_count(const AtomicsSetup& s) {
   const uint32_t chains = atomics_chains(s.kind);
-  const uint32_t wpb = s.block_threads / 32;
-  if (atomics_info(s.op).shared) return uint64_t{s.blocks} * atomics::atomics_block_words(s.pattern, chains, wpb);
-  const uint64_t warps = uint64_t{s.blocks} * wpb;
-  switch (s.pattern) {
-    case AtomicsPattern::same: return warps * chains;
-    case AtomicsPattern::distinct: return warps * chains * 32;
-    default: return chains;
-  }
+  const bool one_set = !atomics_info(s.op).shared &&
+                       (s.pattern == AtomicsPattern::contended || s.pattern == AtomicsPattern::uniform);
+  return one_set ? chains
+                 : uint64_t{s.blocks} * atomics::atomics_block_words(s.pattern, chains, s.block_threads / 32);
 }
 
 // The word's start value (as the kernel's element bits: f32 0.0 is 0).
@@ -106,22 +102,15 @@ std::vector<uint64_t> atomics_expected_words(const AtomicsSetup& s, const Atomic
         count.at(atomics::atomics_word(s.pattern, info.shared, chains, w, wpb, lane, k)) += ops;
     }
   std::vector<uint64_t> words(count.size(), 0);
-  const uint64_t init = init_word(s.op);
+  const uint64_t init = init_word(s.op), addend = info.bytes == 8 ? atomics::kAtomicsAddend64 : 1;
   for (std::size_t i = 0; i < count.size(); ++i) {
-    switch (info.operation) {
-      case AtomicsOperation::add:
-      case AtomicsOperation::red_add:
-        words[i] = (init + count[i] * (info.bytes == 8 ? atomics::kAtomicsAddend64 : 1)) & mask_of(s.op);
-        break;
-      case AtomicsOperation::cas: words[i] = (init + count[i]) & mask_of(s.op); break;
-      case AtomicsOperation::add_f32: {
-        const float f = static_cast<float>(count[i]);
-        uint32_t bits;
-        std::memcpy(&bits, &f, 4);
-        words[i] = bits;
-        break;
-      }
-      case AtomicsOperation::exch: break;
+    if (info.operation == AtomicsOperation::add_f32) {
+      const float f = static_cast<float>(count[i]);
+      uint32_t bits;
+      std::memcpy(&bits, &f, 4);
+      words[i] = bits;
+    } else if (info.operation != AtomicsOperation::exch) {  // add, red: the addend per op; cas: 1
+      words[i] = (init + count[i] * (info.operation != AtomicsOperation::cas ? addend : 1)) & mask_of(s.op);
     }
   }
   return words;

@@ -1,8 +1,6 @@
-// atomics: the atomic kernels (probes/atomics/atomics.cuh: the contract). Per op of atomics.def
-// two extern "C" kernels, gpuprobe_atomics_<op>_lat and _thr. Each chain's op
-// takes an operand that depends on the previous op's returned value (v + (old & zero), zero a
-// runtime 0), so a chain is a dependent chain of round trips; red returns nothing and its chains
-// are independent (throughput only; a fence closes the timed region). The opening %clock64 read
+// atomics: the atomic kernels gpuprobe_atomics_<op>_lat and _thr (probes/atomics/atomics.cuh: the
+// contract). A chain's operand is v + (old & zero), zero a runtime 0: a dependent chain of round
+// trips; red's chains are independent (a fence closes its timed region). The opening %clock64 read
 // follows the start values, the closing one waits for every chain's result. Device code only
 // (NVRTC-safe); the host side is atomics.cpp.
 #include "probes/atomics/atomics.cuh"
@@ -30,23 +28,20 @@ namespace gpuprobe::probes::atomics::device {
   __device__ __forceinline__ void fn(A p, T v) {                                                 \
     asm volatile(form " [%0], %1;" ::ac(p), c(v) : "memory");                                    \
   }
-GPUPROBE_ATOM2(atom_add, "atom.global.add.u32", uint32_t, "r", uint64_t, "l")
-GPUPROBE_ATOM2(atom_add, "atom.global.add.u64", uint64_t, "l", uint64_t, "l")
-GPUPROBE_ATOM2(atom_exch, "atom.global.exch.b32", uint32_t, "r", uint64_t, "l")
-GPUPROBE_ATOM2(atom_exch, "atom.global.exch.b64", uint64_t, "l", uint64_t, "l")
-GPUPROBE_CAS(atom_cas, "atom.global.cas.b32", uint32_t, "r", uint64_t, "l")
-GPUPROBE_CAS(atom_cas, "atom.global.cas.b64", uint64_t, "l", uint64_t, "l")
-GPUPROBE_RED(red_add, "red.global.add.u32", uint32_t, "r", uint64_t, "l")
-GPUPROBE_RED(red_add, "red.global.add.u64", uint64_t, "l", uint64_t, "l")
-GPUPROBE_ATOM2(atom_add, "atom.shared.add.u32", uint32_t, "r", uint32_t, "r")
-GPUPROBE_ATOM2(atom_add, "atom.shared.add.u64", uint64_t, "l", uint32_t, "r")
-GPUPROBE_ATOM2(atom_exch, "atom.shared.exch.b32", uint32_t, "r", uint32_t, "r")
-GPUPROBE_ATOM2(atom_exch, "atom.shared.exch.b64", uint64_t, "l", uint32_t, "r")
-GPUPROBE_CAS(atom_cas, "atom.shared.cas.b32", uint32_t, "r", uint32_t, "r")
-GPUPROBE_CAS(atom_cas, "atom.shared.cas.b64", uint64_t, "l", uint32_t, "r")
-GPUPROBE_RED(red_add, "red.shared.add.u32", uint32_t, "r", uint32_t, "r")
-GPUPROBE_RED(red_add, "red.shared.add.u64", uint64_t, "l", uint32_t, "r")
+// Each form at 32 and 64 bits, overloaded on the value's type and the address's (space).
+#define GPUPROBE_ATOMICS_FORMS(space, A, ac)                                 \
+  GPUPROBE_ATOM2(atom_add, "atom." space ".add.u32", uint32_t, "r", A, ac)   \
+  GPUPROBE_ATOM2(atom_add, "atom." space ".add.u64", uint64_t, "l", A, ac)   \
+  GPUPROBE_ATOM2(atom_exch, "atom." space ".exch.b32", uint32_t, "r", A, ac) \
+  GPUPROBE_ATOM2(atom_exch, "atom." space ".exch.b64", uint64_t, "l", A, ac) \
+  GPUPROBE_CAS(atom_cas, "atom." space ".cas.b32", uint32_t, "r", A, ac)     \
+  GPUPROBE_CAS(atom_cas, "atom." space ".cas.b64", uint64_t, "l", A, ac)     \
+  GPUPROBE_RED(red_add, "red." space ".add.u32", uint32_t, "r", A, ac)       \
+  GPUPROBE_RED(red_add, "red." space ".add.u64", uint64_t, "l", A, ac)
+GPUPROBE_ATOMICS_FORMS("global", uint64_t, "l")
+GPUPROBE_ATOMICS_FORMS("shared", uint32_t, "r")
 GPUPROBE_ATOM2(atom_add_f32, "atom.shared.add.f32", float, "f", uint32_t, "r")
+#undef GPUPROBE_ATOMICS_FORMS
 #undef GPUPROBE_ATOM2
 #undef GPUPROBE_CAS
 #undef GPUPROBE_RED

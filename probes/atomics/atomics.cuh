@@ -44,7 +44,6 @@ enum class AtomicsLowering { native, warp_aggregated, cas_loop, popc_inc };
 
 constexpr uint32_t kAtomicsOpsPerIteration = 16;
 constexpr uint32_t kAtomicsThroughputChains = 4;
-constexpr uint32_t kAtomicsMaxChains = kAtomicsThroughputChains;
 // The start value of every word: 32-bit words 0x10, 64-bit ones just below 2^32 (the adds carry
 // into the high half), f32 0.0.
 constexpr uint32_t kAtomicsInit32 = 0x10;
@@ -128,7 +127,7 @@ struct AtomicsWarpOut {
   uint64_t end_cycles;
   uint32_t smid;
   uint32_t ran;
-  uint32_t hits[kAtomicsMaxChains];  // per chain, over the 32 lanes: ops done (cas: successes)
+  uint32_t hits[kAtomicsThroughputChains];  // per chain, over the 32 lanes: ops done (cas: successes)
 };
 
 // exch's token: the op's place among all chains' ops, so the host can tell whose op wrote last.
