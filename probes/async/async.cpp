@@ -32,20 +32,19 @@
 #include "probes/sync/sync.hpp"
 #include "ptx/capability.hpp"
 
-// The kernels: per op of async.def one per depth, the chase (async.cu) and the multicast
-// (multicast.sm90a.cu, built only for sm_90a). Weak, so that a build without one links; a launch
-// of a missing kernel is refused in one line.
+// The kernels (async.cuh), weak as probes/common/op_table.hpp's KernelPair are; the multicast is
+// built only for sm_90a.
 #define GPUPROBE_ASYNC_KERNEL_(name)                                                  \
   extern "C" __attribute__((weak)) void name(gpuprobe::probes::async::AsyncArgs,      \
                                              gpuprobe::probes::async::AsyncTensorMap, \
                                              gpuprobe::probes::async::AsyncCtaOut*);
-#define GPUPROBE_ASYNC_OP(op, ...)                                                                  \
-  GPUPROBE_ASYNC_KERNEL_(gpuprobe_async_##op##_d1) GPUPROBE_ASYNC_KERNEL_(gpuprobe_async_##op##_d2) \
-  GPUPROBE_ASYNC_KERNEL_(gpuprobe_async_##op##_d4) GPUPROBE_ASYNC_KERNEL_(gpuprobe_async_##op##_d8)
+#define GPUPROBE_ASYNC_DEPTH_KERNEL_(op, depth) GPUPROBE_ASYNC_KERNEL_(gpuprobe_async_##op##_d##depth)
+#define GPUPROBE_ASYNC_OP(op, ...) GPUPROBE_ASYNC_DEPTHS(GPUPROBE_ASYNC_DEPTH_KERNEL_, op)
 #include "probes/async/async.def"
 #undef GPUPROBE_ASYNC_OP
 GPUPROBE_ASYNC_KERNEL_(gpuprobe_async_tma_chase)
 GPUPROBE_ASYNC_KERNEL_(gpuprobe_async_tma_multicast)
+#undef GPUPROBE_ASYNC_DEPTH_KERNEL_
 #undef GPUPROBE_ASYNC_KERNEL_
 
 namespace gpuprobe::probes {
@@ -59,17 +58,12 @@ using async::AsyncTensorMap;
 constexpr const char* kFamily = "async";
 
 // Per op (table order) its kernels at depth 1, 2, 4 and 8 (async::kAsyncDepths).
-struct DepthKernels {
-  const void* at[4];
-};
-const DepthKernels kKernels[] = {
-#define GPUPROBE_ASYNC_OP(op, ...)                            \
-  {{reinterpret_cast<const void*>(&gpuprobe_async_##op##_d1), \
-    reinterpret_cast<const void*>(&gpuprobe_async_##op##_d2), \
-    reinterpret_cast<const void*>(&gpuprobe_async_##op##_d4), \
-    reinterpret_cast<const void*>(&gpuprobe_async_##op##_d8)}},
+const void* const kKernels[][std::size(async::kAsyncDepths)] = {
+#define GPUPROBE_ASYNC_DEPTH_ENTRY_(op, depth) reinterpret_cast<const void*>(&gpuprobe_async_##op##_d##depth),
+#define GPUPROBE_ASYNC_OP(op, ...) {GPUPROBE_ASYNC_DEPTHS(GPUPROBE_ASYNC_DEPTH_ENTRY_, op)},
 #include "probes/async/async.def"
 #undef GPUPROBE_ASYNC_OP
+#undef GPUPROBE_ASYNC_DEPTH_ENTRY_
 };
 
 bool power_of_two(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
@@ -98,7 +92,6 @@ uint32_t async_copy_bytes(const AsyncSetup& s) {
 
 uint64_t async_dynamic_smem_bytes(const AsyncSetup& s) {
   if (s.kind == AsyncKind::chase) return 128 + 8;  // the 16-byte slot, its mbarrier at 128
-  if (s.kind == AsyncKind::multicast) return (uint64_t{s.copy_bytes} + 127) / 128 * 128 + 8;
   const uint64_t slot = (uint64_t{async_copy_bytes(s)} + 127) / 128 * 128;
   return s.depth * slot + (single_issuer(async_info(s.op).engine) ? 8ull * s.depth : 0);
 }
@@ -143,13 +136,13 @@ void check_async_fits(const AsyncSetup& s, const DeviceInfo& info) {
   const uint32_t bytes = async_copy_bytes(s);
   switch (op.engine) {
     case AsyncEngine::bulk:
-      if (bytes < 16 || bytes % 16 != 0)
-        throw Error(kernel + ": a bulk copy is a positive multiple of 16 bytes, not " +
-                    std::to_string(bytes));
-      break;
     case AsyncEngine::tma_1d:
-      if (bytes < 16 || bytes % 16 != 0 || bytes > 4 * async::kAsyncTma1dMaxBoxWords)
-        throw Error(kernel + ": a TMA 1D box is 16 to 1024 bytes in steps of 16, not " +
+      if (bytes < 16 || bytes % 16 != 0 ||
+          (op.engine == AsyncEngine::tma_1d && bytes > 4 * async::kAsyncTma1dMaxBoxWords))
+        throw Error(kernel +
+                    (op.engine == AsyncEngine::bulk
+                         ? ": a bulk copy is a positive multiple of 16 bytes, not "
+                         : ": a TMA 1D box is 16 to 1024 bytes in steps of 16, not ") +
                     std::to_string(bytes));
       break;
     case AsyncEngine::tma_2d: {
@@ -228,9 +221,9 @@ namespace {
 constexpr uint64_t kMaxIterations = uint64_t{1} << 20;
 constexpr uint64_t kLatencyFootprintBytes = 1ull << 20;  // L2-resident everywhere
 // Bulk and TMA latency sweeps (bytes per copy) and their throughput copy.
-constexpr uint32_t kBulkSizes[] = {16, 64, 256, 1024, 4096, 16384, 65536};
-constexpr uint32_t kTma1dSizes[] = {16, 64, 256, 1024};
-constexpr uint32_t kTma2dSizes[] = {256, 1024, 4096, 16384, 65536};  // 64 words x 1..256 rows
+const std::vector<uint32_t> kBulkSizes = {16, 64, 256, 1024, 4096, 16384, 65536};
+const std::vector<uint32_t> kTma1dSizes = {16, 64, 256, 1024};
+const std::vector<uint32_t> kTma2dSizes = {256, 1024, 4096, 16384, 65536};  // 64 words x 1..256 rows
 constexpr uint32_t kBulkThroughputBytes = 4096;
 constexpr uint32_t kTma1dThroughputBytes = 1024;
 // The chase: up to this many warm-up hops (the ring once, for the L2's plateau).
@@ -281,7 +274,7 @@ const void* kernel_of(const AsyncSetup& s) {
   if (s.kind == AsyncKind::chase) return reinterpret_cast<const void*>(&gpuprobe_async_tma_chase);
   if (s.kind == AsyncKind::multicast) return reinterpret_cast<const void*>(&gpuprobe_async_tma_multicast);
   const auto depth = std::find(std::begin(async::kAsyncDepths), std::end(async::kAsyncDepths), s.depth);
-  return kKernels[static_cast<unsigned>(s.op)].at[depth - std::begin(async::kAsyncDepths)];
+  return kKernels[static_cast<unsigned>(s.op)][depth - std::begin(async::kAsyncDepths)];
 }
 
 // Timed in the kernel by %clock64 (each CTA's own bracket; only compared within one SM).
@@ -350,14 +343,14 @@ double level_bytes_per_clk(const sim::Preset& p, const char* level) {
   return 0;
 }
 
-// A copy's latency and its op's rate come from the preset's table "async" (async_costs.cpp): a
-// latency launch takes copies x latency; on every SM a throughput launch moves its CTAs' bytes at
-// the least of the op's rate, the SM's share of the source level's bandwidth (the preset's L2 or
-// DRAM) and the bytes in flight over the copy's latency (Little's law). A multicast round is one
-// cluster barrier (the sync family's table, at the cluster size) and one copy, on every CTA. The
-// TMA chase walks the simulator's caches from the L2 (SimDevice::walk, as memory/chase .cg does)
-// and adds the TMA's extra cycles per hop. The CTAs' fingerprints are the host's reference; the
-// timing carries the preset's relative noise (simulate_units).
+// A copy's latency and its op's rate are the preset's AsyncCost (async.hpp): a latency launch takes
+// copies x latency; on every SM a throughput launch moves its CTAs' bytes at the least of the op's
+// rate, the SM's share of the source level's bandwidth (the preset's L2 or DRAM) and the bytes in
+// flight over the copy's latency (Little's law). A multicast round is one cluster barrier (the sync
+// family's table, at the cluster size) and one copy, on every CTA. The TMA chase walks the
+// simulator's caches from the L2 (SimDevice::walk, as memory/chase .cg does) and adds the TMA's
+// extra cycles per hop. The CTAs' fingerprints are the host's reference; the timing carries the
+// preset's relative noise (simulate_units).
 ChainResult simulate(sim::SimDevice& device, const AsyncSetup& s, const AsyncRun& run) {
   const sim::Preset& p = device.preset();
   const AsyncCosts& costs = op_costs<AsyncCost>(p, kFamily);
@@ -475,11 +468,11 @@ std::vector<Launch> launches(const Plan& plan, AsyncOp op, AsyncKind kind) {
   switch (kind) {
     case AsyncKind::latency: {
       s.footprint_bytes = kLatencyFootprintBytes;
-      const std::vector<uint32_t> sizes =
-          e == AsyncEngine::bulk     ? std::vector<uint32_t>(std::begin(kBulkSizes), std::end(kBulkSizes))
-          : e == AsyncEngine::tma_1d ? std::vector<uint32_t>(std::begin(kTma1dSizes), std::end(kTma1dSizes))
-          : e == AsyncEngine::tma_2d ? std::vector<uint32_t>(std::begin(kTma2dSizes), std::end(kTma2dSizes))
-                                     : std::vector<uint32_t>{0};  // thread ops: from the block
+      // The thread ops' one copy size comes from the block.
+      const std::vector<uint32_t> sizes = e == AsyncEngine::bulk     ? kBulkSizes
+                                          : e == AsyncEngine::tma_1d ? kTma1dSizes
+                                          : e == AsyncEngine::tma_2d ? kTma2dSizes
+                                                                     : std::vector<uint32_t>{0};
       for (uint32_t b : sizes) {
         s.copy_bytes = b;
         out.push_back({s, plan.run, {{"copy_bytes", async_copy_bytes(s)}}});
@@ -572,15 +565,13 @@ ProbeSpec async_probe() {
        {"all", "latency", "throughput", "chase", "multicast"}},
       iterations_param("64", "copies per slot per launch", kMaxIterations),
       threads,
-      {"chase-hops", ParamSpec::Kind::integer, "2048", "timed hops per chase launch", {}, kMaxIterations}};
+      {"chase-hops", ParamSpec::Kind::integer, "2048", "timed hops per chase launch", {}, kMaxIterations, 1}};
   p.run = [](ProbeContext& ctx) {
     const auto& prm = ctx.params();
     const uint32_t threads = read_block_threads(prm, async::kAsyncMaxBlockThreads);
     AsyncRun run;
     run.iterations = read_iterations(prm, kMaxIterations);
     const uint64_t hops = prm.get_u64("chase-hops");
-    if (hops == 0 || hops > kMaxIterations)
-      throw Error("--chase-hops must be 1 to " + std::to_string(kMaxIterations));
     uint64_t footprint = 1;
     while (footprint < std::max<uint64_t>(4 * ctx.device().info().l2_bytes, 64ull << 20)) footprint <<= 1;
     const Plan plan{ctx.device().info(), threads, run, hops, footprint};

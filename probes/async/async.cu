@@ -1,11 +1,8 @@
-// async: the async-copy kernels (probes/async/async.cuh: the op table and the contract). Per op
-// of async.def four extern "C" kernels, gpuprobe_async_<op>_d<D> (D copies in flight),
-// and the TMA chase gpuprobe_async_tma_chase. Thread 0 brackets the loop with %clock64: the
-// opening read after the CTA's barrier, the closing one after the last copy landed (the CTA's
-// barrier, then a word of the slots read back). Dynamic shared memory: D slots of copy_bytes
-// rounded up to 128 B, then D mbarriers (bulk, TMA). An op this compile pass lacks (cp.async
-// before sm_80, bulk and TMA before sm_90) traps; the host refuses it before that. Device code
-// only (NVRTC-safe); the host side is async.cpp.
+// async: the async-copy kernels, gpuprobe_async_<op>_d<D> and gpuprobe_async_tma_chase
+// (probes/async/async.cuh: the op table, the kernels and the contract; async_device.cuh: the slots
+// and the closing clock). An op this compile pass lacks (cp.async before sm_80, bulk and TMA before
+// sm_90) traps; the host refuses it before that. Device code only (NVRTC-safe); the host side is
+// async.cpp.
 #include "probes/async/async_device.cuh"
 #include "ptx/async_copy.cuh"
 #include "ptx/barrier.cuh"
@@ -199,8 +196,7 @@ __device__ __forceinline__ void run(const AsyncArgs& a, const AsyncTensorMap& ma
       AsyncArgs a, const __grid_constant__ AsyncTensorMap map, AsyncCtaOut* out) {  \
     run<AsyncOp::op, depth>(a, map, out);                                           \
   }
-#define GPUPROBE_ASYNC_OP(op, ...) \
-  GPUPROBE_ASYNC_KERNEL(op, 1) GPUPROBE_ASYNC_KERNEL(op, 2) GPUPROBE_ASYNC_KERNEL(op, 4) GPUPROBE_ASYNC_KERNEL(op, 8)
+#define GPUPROBE_ASYNC_OP(op, ...) GPUPROBE_ASYNC_DEPTHS(GPUPROBE_ASYNC_KERNEL, op)
 #include "probes/async/async.def"
 #undef GPUPROBE_ASYNC_OP
 #undef GPUPROBE_ASYNC_KERNEL

@@ -39,8 +39,10 @@ enum class AsyncEngine {
   tma_2d,        // one thread: cp.async.bulk.tensor.2d
 };
 
-// Copies in flight per thread (thread ops) or per CTA (bulk, TMA): one kernel each.
+// Copies in flight per thread (thread ops) or per CTA (bulk, TMA): one kernel each, X(op, depth)
+// per depth in the X-macros that name them (async.cu, async.cpp).
 constexpr uint32_t kAsyncDepths[] = {1, 2, 4, 8};
+#define GPUPROBE_ASYNC_DEPTHS(X, op) X(op, 1) X(op, 2) X(op, 4) X(op, 8)
 constexpr uint32_t kAsyncMaxDepth = 8;
 // The kernels' __launch_bounds__: 128 registers per thread hold depth 8 of 16-byte loads.
 constexpr uint32_t kAsyncMaxBlockThreads = 512;
@@ -115,18 +117,17 @@ GPUPROBE_HD constexpr uint64_t async_copy_index(uint64_t iteration, uint32_t cta
   return (iteration * ctas + cta) * depth + slot;
 }
 
-// TMA 2D: the box origin {x, y} (elements) of copy c.
+// TMA 2D: the box origin {x, y} (elements) of copy c, box c mod the source's boxes, row-major.
+constexpr uint32_t kAsyncTma2dBoxesPerRow = kAsyncTma2dRowWords / kAsyncTma2dBoxWords;
+GPUPROBE_HD constexpr uint64_t async_tma2d_box(uint64_t c, uint64_t src_words, uint32_t box_rows) {
+  return c % (src_words / kAsyncTma2dRowWords / box_rows * kAsyncTma2dBoxesPerRow);
+}
 GPUPROBE_HD constexpr uint32_t async_tma2d_x(uint64_t c, uint64_t src_words, uint32_t box_rows) {
-  return static_cast<uint32_t>(c % ((src_words / kAsyncTma2dRowWords / box_rows) *
-                                    (kAsyncTma2dRowWords / kAsyncTma2dBoxWords)) %
-                               (kAsyncTma2dRowWords / kAsyncTma2dBoxWords)) *
+  return static_cast<uint32_t>(async_tma2d_box(c, src_words, box_rows) % kAsyncTma2dBoxesPerRow) *
          kAsyncTma2dBoxWords;
 }
 GPUPROBE_HD constexpr uint32_t async_tma2d_y(uint64_t c, uint64_t src_words, uint32_t box_rows) {
-  return static_cast<uint32_t>(c % ((src_words / kAsyncTma2dRowWords / box_rows) *
-                                    (kAsyncTma2dRowWords / kAsyncTma2dBoxWords)) /
-                               (kAsyncTma2dRowWords / kAsyncTma2dBoxWords)) *
-         box_rows;
+  return static_cast<uint32_t>(async_tma2d_box(c, src_words, box_rows) / kAsyncTma2dBoxesPerRow) * box_rows;
 }
 
 // The first source word of copy c for the contiguous engines (thread ops, bulk, TMA 1D).

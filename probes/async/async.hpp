@@ -21,11 +21,7 @@ namespace gpuprobe::probes {
 using async::AsyncEngine;
 using async::AsyncOp;
 
-// latency: the depth-1 kernel in one CTA (one warp for the thread ops, one issuing thread for bulk
-// and TMA): each copy waits for the one before. throughput: `depth` copies in flight per thread
-// (thread ops) or per CTA (bulk, TMA), many CTAs on every SM. chase: the TMA pointer chase.
-// multicast: TMA 2D loads multicast to every CTA of a cluster (rounds of arm, cluster barrier,
-// one load by rank 0, wait; the sm_90a unit multicast.sm90a.cu).
+// The probe's kinds of point (async.cpp's header; the kernels: async.cuh).
 enum class AsyncKind { latency, throughput, chase, multicast };
 
 inline const async::AsyncOpInfo& async_info(AsyncOp op) { return async::async_op_info(op); }
@@ -86,13 +82,11 @@ uint32_t async_chase_reference(const Chain& chain, const AsyncRun& run);
 ChainResult summarize_async_launch(const AsyncSetup& setup, const AsyncRun& run,
                                    const std::vector<async::AsyncCtaOut>& ctas, uint32_t chase_reference = 0);
 
-// An op's simulator cost (async_costs.cpp, the preset table "async"): its rate is the copy
-// engine's (or load path's) limit in bytes per clock per SM; its latency (issue to data in shared
-// memory) is latency_cycles for the latency launch's copy from an L2-resident source, plus
-// cycles_per_kib per KiB past the first (bulk, TMA: latency against box size), plus the preset's
-// DRAM-over-L2 latency when the source is larger than the L2. The rate with `bytes in flight` per
-// SM is the least of the op's rate, the level's bandwidth share (Preset::bandwidth) and bytes in
-// flight over that latency (Little's law).
+// An op's simulator cost (async_costs.cpp, the preset table "async"; how async.cpp's simulate uses
+// it): its rate is the copy engine's (or load path's) limit in bytes per clock per SM; its latency
+// (issue to data in shared memory) is latency_cycles for the latency launch's copy from an
+// L2-resident source, plus cycles_per_kib per KiB past the first (bulk, TMA: latency against box
+// size), plus the preset's DRAM-over-L2 latency when the source is larger than the L2.
 struct AsyncCost : OpCost {
   double cycles_per_kib = 0;
   double chase_extra_cycles = 0;  // tma_1d: a TMA chase hop over a plain load's hop

@@ -39,20 +39,18 @@ AsyncCost op(const char* name, double latency, double per_kib, double peak, std:
 AsyncCosts thread_paths(const Preset& p, bool cp_async) {
   const double l2 = cache_hit_cycles(p, "L2");
   const std::string l2_text = std::to_string(static_cast<int>(l2 + 0.5));
-  AsyncCosts t;
   const std::string ld = "the preset's L2 hit latency (" + l2_text +
                          ", FIGURES §2) + 20 for the shared store: assumption; rate: assumption";
-  t.push_back(op("ld_st_4", l2 + 20, 0, 32, ld));
-  t.push_back(op("ld_st_8", l2 + 20, 0, 64, ld));
-  t.push_back(op("ld_st_16", l2 + 20, 0, 64, ld));
-  if (!cp_async) return t;
   const std::string cp = "the preset's L2 hit latency (" + l2_text +
                          ", FIGURES §2) + 40 for LDGSTS and DEPBAR: assumption (FIGURES §6 has "
                          "only B200's loaded figure); rate: assumption";
-  t.push_back(op("cp_async_ca_4", l2 + 40, 0, 32, cp));
-  t.push_back(op("cp_async_ca_8", l2 + 40, 0, 64, cp));
-  t.push_back(op("cp_async_ca_16", l2 + 40, 0, 64, cp));
-  t.push_back(op("cp_async_cg_16", l2 + 40, 0, 64, cp));
+  AsyncCosts t;
+  for (const async::AsyncOpInfo& info : async::kAsyncOps) {  // 4-byte copies at half the rate
+    const double rate = info.thread_bytes == 4 ? 32 : 64;
+    if (info.engine == AsyncEngine::thread_sync) t.push_back(op(info.name, l2 + 20, 0, rate, ld));
+    if (info.engine == AsyncEngine::thread_async && cp_async)
+      t.push_back(op(info.name, l2 + 40, 0, rate, cp));
+  }
   return t;
 }
 
