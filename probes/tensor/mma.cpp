@@ -195,8 +195,13 @@ std::string mma_kernel_name(MmaOp op, Kind kind) {
 
 TileElem mma_accumulator_elem(MmaOp op) { return tensor::tile_elem_named(mma_info(op).accumulator); }
 
-// The words of one lane's operand.
-const uint32_t* words_of(const MmaLane& l, MmaOperand which) {
+TileElem operand_elem(MmaOp op, MmaOperand which) {
+  return which == MmaOperand::c ? mma_accumulator_elem(op) : mma_input_elem(op);
+}
+
+// The words of one lane's operand (const or not, as the lane).
+template <class Lane>
+auto* words_of(Lane& l, MmaOperand which) {
   return which == MmaOperand::a ? l.a : which == MmaOperand::b ? l.b : l.c;
 }
 
@@ -211,26 +216,47 @@ uint32_t operand_cols(MmaOp op, MmaOperand which) {
   return which == MmaOperand::a ? i.k : i.n;
 }
 
+// Each element of an operand matrix `m` times its scale factor under `sel` (mma_scale_factor).
+void apply_scales(MmaOp op, MmaOperand which, const std::vector<MmaLane>& lanes, const tensor::MmaBlockScale& sel,
+                  std::vector<double>& m) {
+  const uint32_t cols = operand_cols(op, which);
+  for (size_t at = 0; at < m.size(); ++at)
+    m[at] *= mma_scale_factor(op, which, lanes, uint32_t(at / cols), uint32_t(at % cols), sel);
+}
+
 // Rows [first, first + count) of a row-major matrix of `cols` columns.
 std::vector<double> rows_of(const std::vector<double>& m, uint32_t cols, uint32_t first, uint32_t count) {
   return std::vector<double>(m.begin() + ptrdiff_t(first) * cols,
                              m.begin() + ptrdiff_t(first + count) * cols);
 }
 
-// Gathers an operand matrix (operand_rows x operand_cols) from the lanes' fragments.
-std::vector<double> gather(MmaOp op, MmaOperand which, const std::vector<const uint32_t*>& lane_words) {
-  const uint32_t rows = operand_rows(op, which), cols = operand_cols(op, which);
-  const TileElem e = which == MmaOperand::c ? mma_accumulator_elem(op) : mma_input_elem(op);
-  const uint32_t bits = operand_bits(op, e, which);
-  std::vector<double> m(size_t(rows) * cols, 0.0);
-  const uint32_t shift = container_shift(op, e);
+// Gathers an operand matrix (operand_rows x operand_cols) from the fragments words(lane) of the lanes.
+template <class Words>
+std::vector<double> gather(MmaOp op, MmaOperand which, Words&& words) {
+  const uint32_t cols = operand_cols(op, which);
+  const TileElem e = operand_elem(op, which);
+  const uint32_t bits = operand_bits(op, e, which), shift = container_shift(op, e);
+  std::vector<double> m(size_t(operand_rows(op, which)) * cols, 0.0);
   for (uint32_t lane = 0; lane < 32; ++lane)
     for (uint32_t i = 0; i < mma_elements_per_lane(op, which); ++i) {
-      uint32_t r, c;
+      uint32_t r = 0, c = 0;
       mma_fragment_coords(op, which, lane, i, r, c);
-      m[size_t(r) * cols + c] = tensor::tile_decode(e, tensor::tile_get(lane_words[lane], i, bits) >> shift);
+      m[size_t(r) * cols + c] = tensor::tile_decode(e, tensor::tile_get(words(lane), i, bits) >> shift);
     }
   return m;
+}
+
+// The inverse: sets the lanes' fragments words(lane) to the operand's element codes code(row, col).
+template <class Words, class Code>
+void scatter(MmaOp op, MmaOperand which, Words&& words, Code&& code) {
+  const TileElem e = operand_elem(op, which);
+  const uint32_t bits = operand_bits(op, e, which), shift = container_shift(op, e);
+  for (uint32_t lane = 0; lane < 32; ++lane)
+    for (uint32_t i = 0; i < mma_elements_per_lane(op, which); ++i) {
+      uint32_t r = 0, c = 0;
+      mma_fragment_coords(op, which, lane, i, r, c);
+      tensor::tile_set(words(lane), i, bits, code(r, c) << shift);
+    }
 }
 
 }  // namespace
@@ -258,11 +284,7 @@ std::string mma_implementation(MmaOp op, int sm) {
 std::string mma_sass_per_op(MmaOp op, int sm) { return form_sass(op, sm).sass; }
 
 uint32_t mma_elements_per_lane(MmaOp op, MmaOperand which) {
-  const auto& i = mma_info(op);
-  const uint32_t elements = which == MmaOperand::a   ? i.m * i.k
-                            : which == MmaOperand::b ? i.k * i.n
-                                                     : i.m * i.n;
-  return elements * mma_products_per_warp(op) / 32;
+  return operand_rows(op, which) * operand_cols(op, which) / 32;
 }
 
 void mma_fragment_coords(MmaOp op, MmaOperand which, uint32_t lane, uint32_t index, uint32_t& row,
@@ -311,18 +333,8 @@ MmaTile mma_tile(MmaOp op, tensor::Operands operands) {
   const auto& info = mma_info(op);
   MmaTile tile;
   tile.shape = {info.m, info.n, info.k};
-  const TileElem in = mma_input_elem(op), acc = mma_accumulator_elem(op);
+  const bool zeros = operands == tensor::Operands::zeros;
   std::mt19937_64 rng(0x6d6d612e73796e63ull + static_cast<unsigned>(op));
-  auto draw = [&](TileElem e) {
-    return operands == tensor::Operands::zeros ? uint64_t{0} : tensor::tile_random(e, rng);
-  };
-  // Several products per warp (m8n8k4 f16): their matrices stacked by rows (operand_rows).
-  const size_t products = mma_products_per_warp(op);
-  std::vector<uint64_t> a(products * info.m * info.k), b(products * info.k * info.n),
-      c(products * info.m * info.n);
-  for (auto& x : a) x = draw(in);
-  for (auto& x : b) x = draw(in);
-  for (auto& x : c) x = draw(acc);
   tile.lanes.assign(32, MmaLane{});
   // Block-scaled forms: every lane's scale words all decoys, then each row of A's and column of
   // B's scale per K block written where the form's selectors read it.
@@ -341,37 +353,23 @@ MmaTile mma_tile(MmaOp op, tensor::Operands operands) {
           w = (w & ~(0xffu << 8 * byte)) | scale_code(sel, which, index, kb) << 8 * byte;
         }
   }
-  // The reference operands carry the block-scaled forms' scales (exact: few significant bits).
-  for (size_t at = 0; at < a.size(); ++at)
-    tile.a.push_back(tensor::tile_decode(in, a[at]) * mma_scale_factor(op, MmaOperand::a, tile.lanes,
-                                                                       uint32_t(at / info.k),
-                                                                       uint32_t(at % info.k), sel));
-  for (size_t at = 0; at < b.size(); ++at)
-    tile.b.push_back(tensor::tile_decode(in, b[at]) * mma_scale_factor(op, MmaOperand::b, tile.lanes,
-                                                                       uint32_t(at / info.n),
-                                                                       uint32_t(at % info.n), sel));
-  for (auto x : c) tile.c.push_back(tensor::tile_decode(acc, x));
-  const uint32_t in_bits = operand_bits(op, in, MmaOperand::a), acc_bits = tensor::tile_elem_bits(acc);
-  const uint32_t shift = container_shift(op, in);  // fp6/fp4 in 8-bit containers (see above)
-  for (uint32_t lane = 0; lane < 32; ++lane) {
-    MmaLane& l = tile.lanes[lane];
-    uint32_t r, col;
-    for (uint32_t i = 0; i < mma_elements_per_lane(op, MmaOperand::a); ++i) {
-      mma_fragment_coords(op, MmaOperand::a, lane, i, r, col);
-      tensor::tile_set(l.a, i, in_bits, a[size_t(r) * info.k + col] << shift);
-    }
-    for (uint32_t i = 0; i < mma_elements_per_lane(op, MmaOperand::b); ++i) {
-      mma_fragment_coords(op, MmaOperand::b, lane, i, r, col);
-      const uint64_t code = b[size_t(r) * info.n + col];
-      tensor::tile_set(l.b, i, in_bits, code << shift);
-      // Zeros stay all-zero bits (no -0.0): the zero-operand runs feed the tensor cores zeros only.
-      tensor::tile_set(l.b_neg, i, in_bits,
-                       operands == tensor::Operands::zeros ? 0 : tensor::tile_negate(in, code) << shift);
-    }
-    for (uint32_t i = 0; i < mma_elements_per_lane(op, MmaOperand::c); ++i) {
-      mma_fragment_coords(op, MmaOperand::c, lane, i, r, col);
-      tensor::tile_set(l.c, i, acc_bits, c[size_t(r) * info.n + col]);
-    }
+  // A, B and C in turn: random codes (or zeros; several products per warp, m8n8k4 f16: their
+  // matrices stacked by rows, operand_rows), the reference values (carrying the block-scaled forms'
+  // scales, exact: few significant bits) and the lanes' fragments (fp6/fp4 in 8-bit containers).
+  for (MmaOperand which : {MmaOperand::a, MmaOperand::b, MmaOperand::c}) {
+    const TileElem e = operand_elem(op, which);
+    const uint32_t cols = operand_cols(op, which);
+    std::vector<uint64_t> codes(size_t(operand_rows(op, which)) * cols);
+    for (auto& x : codes) x = zeros ? uint64_t{0} : tensor::tile_random(e, rng);
+    std::vector<double>& values = which == MmaOperand::a ? tile.a : which == MmaOperand::b ? tile.b : tile.c;
+    for (uint64_t x : codes) values.push_back(tensor::tile_decode(e, x));
+    apply_scales(op, which, tile.lanes, sel, values);
+    const auto code = [&](uint32_t r, uint32_t c) { return codes[size_t(r) * cols + c]; };
+    scatter(op, which, [&](uint32_t lane) { return words_of(tile.lanes[lane], which); }, code);
+    // Zeros stay all-zero bits (no -0.0): the zero-operand runs feed the tensor cores zeros only.
+    if (which == MmaOperand::b)
+      scatter(op, which, [&](uint32_t lane) { return tile.lanes[lane].b_neg; },
+              [&](uint32_t r, uint32_t c) { return zeros ? uint64_t{0} : tensor::tile_negate(e, code(r, c)); });
   }
   return tile;
 }
@@ -380,9 +378,7 @@ std::vector<double> mma_unpack_d(MmaOp op, const std::vector<uint32_t>& d_words)
   if (d_words.size() != 32 * kMmaMaxCWords)
     throw Error("tensor/mma: a tile's D holds " + std::to_string(d_words.size()) + " words, expected " +
                 std::to_string(32 * kMmaMaxCWords));
-  std::vector<const uint32_t*> lanes(32);
-  for (uint32_t l = 0; l < 32; ++l) lanes[l] = d_words.data() + l * kMmaMaxCWords;
-  return gather(op, MmaOperand::c, lanes);
+  return gather(op, MmaOperand::c, [&](uint32_t lane) { return d_words.data() + lane * kMmaMaxCWords; });
 }
 
 bool mma_block_scaled(MmaOp op) { return tensor::mma_block_scale_of(op).vec != 0; }
@@ -407,20 +403,16 @@ const char* mma_scale_format(MmaOp op) {
 // The D words of the warp's lanes holding `d` (its products' tiles stacked by rows), in the
 // accumulator format.
 static std::vector<uint32_t> pack_d(MmaOp op, const std::vector<double>& d) {
-  const auto& info = mma_info(op);
   const TileElem acc = mma_accumulator_elem(op);
   std::vector<uint32_t> words(32 * kMmaMaxCWords, 0);
-  for (uint32_t lane = 0; lane < 32; ++lane)
-    for (uint32_t i = 0; i < mma_elements_per_lane(op, MmaOperand::c); ++i) {
-      uint32_t r, c;
-      mma_fragment_coords(op, MmaOperand::c, lane, i, r, c);
-      tensor::tile_set(words.data() + lane * kMmaMaxCWords, i, tensor::tile_elem_bits(acc),
-                       tensor::tile_encode(acc, d[size_t(r) * info.n + c]));
-    }
+  scatter(op, MmaOperand::c, [&](uint32_t lane) { return words.data() + lane * kMmaMaxCWords; },
+          [&](uint32_t r, uint32_t c) { return tensor::tile_encode(acc, d[size_t(r) * mma_info(op).n + c]); });
   return words;
 }
 
-std::vector<uint32_t> mma_wrong_tile(MmaOp op, const MmaTile& tile, const std::string& error) {
+// The D words a warp whose mma has the layout error `error` (tile_diagnosis.hpp) stores for
+// `tile`: what the simulator returns for a planted wrong result.
+static std::vector<uint32_t> mma_wrong_tile(MmaOp op, const MmaTile& tile, const std::string& error) {
   const uint32_t m = tile.shape.m, n = tile.shape.n, k = tile.shape.k;
   std::vector<double> d;
   for (uint32_t q = 0; q < mma_products_per_warp(op); ++q) {
@@ -432,23 +424,13 @@ std::vector<uint32_t> mma_wrong_tile(MmaOp op, const MmaTile& tile, const std::s
   return pack_d(op, d);
 }
 
-std::vector<uint32_t> mma_emulate_tile(MmaOp op, const std::vector<MmaLane>& lanes) {
-  return mma_emulate_tile(op, lanes, tensor::mma_block_scale_of(op));
-}
-
 std::vector<uint32_t> mma_emulate_tile(MmaOp op, const std::vector<MmaLane>& lanes,
-                                       const tensor::MmaBlockScale& read) {
+                                       const std::optional<tensor::MmaBlockScale>& read) {
   if (lanes.size() != 32) throw Error("tensor/mma: a tile needs 32 lanes");
   const auto& info = mma_info(op);
   auto operand = [&](MmaOperand which) {
-    std::vector<const uint32_t*> w(32);
-    for (uint32_t l = 0; l < 32; ++l) w[l] = words_of(lanes[l], which);
-    std::vector<double> m = gather(op, which, w);
-    if (which != MmaOperand::c && mma_block_scaled(op)) {  // one product: A m x k, B k x n
-      const uint32_t cols = which == MmaOperand::a ? info.k : info.n;
-      for (size_t at = 0; at < m.size(); ++at)
-        m[at] *= mma_scale_factor(op, which, lanes, uint32_t(at / cols), uint32_t(at % cols), read);
-    }
+    std::vector<double> m = gather(op, which, [&](uint32_t lane) { return words_of(lanes[lane], which); });
+    apply_scales(op, which, lanes, read.value_or(tensor::mma_block_scale_of(op)), m);
     return m;
   };
   const std::vector<double> a = operand(MmaOperand::a), b = operand(MmaOperand::b),
@@ -496,18 +478,12 @@ void check_mma_fits(const MmaSetup& s, const DeviceInfo& info) {
                std::to_string(sm));
   if (s.kind == Kind::latency && (s.block_threads != 32 || s.blocks != 1))
     throw Error("a latency launch is one warp (one block of 32 threads)");
-  if (s.block_threads == 0 || s.block_threads % 32 != 0 || s.block_threads > tensor::kMmaMaxBlockThreads)
-    throw Error("block size " + std::to_string(s.block_threads) + " is not a multiple of 32 between 32 and " +
-                std::to_string(tensor::kMmaMaxBlockThreads));
-  if (s.blocks == 0) throw Error(mma_kernel_name(s.op, s.kind) + ": a launch needs a block");
+  check_blocks(mma_kernel_name(s.op, s.kind), s.block_threads, s.blocks, tensor::kMmaMaxBlockThreads);
 }
 
 namespace {
 
-using tensor::kMmaMaxCWords;
 using tensor::MmaArgs;
-using tensor::MmaLane;
-using tensor::MmaWarpOut;
 using tensor::Operands;
 using tensor::TensorResult;
 using tensor::TileCheck;
@@ -527,13 +503,6 @@ const MmaKernels kKernels[] = {
 };
 
 uint32_t chains(Kind kind) { return kind == Kind::latency ? 1 : tensor::kMmaThroughputChains; }
-
-LaunchConfig config_of(const MmaSetup& s) {
-  LaunchConfig c;
-  c.grid = Dim3{s.blocks, 1, 1};
-  c.block = Dim3{s.block_threads, 1, 1};
-  return c;
-}
 
 // A kernel of the form; null where the build has no code for its target (the sm_120a forms'
 // mma.sm120a.cu): the form is skipped, naming the form's `named` kernel.
@@ -578,7 +547,7 @@ std::vector<uint32_t> run_tile(KernelRunner& gpu, MmaOp op, const std::vector<Mm
   const MmaArgs args{static_cast<const MmaLane*>(in.get()), 1, 0, 1};
   LaunchRecord record;
   return run_units<uint32_t>(gpu, kernel, std::string("gpuprobe_") + mma_info(op).name + "_tile",
-                             config_of(MmaSetup{op}), args, 32 * kMmaMaxCWords, record);
+                             launch_config(1, 32), args, 32 * kMmaMaxCWords, record);
 }
 
 TensorResult run_on_gpu(KernelRunner& gpu, const MmaSetup& s, uint64_t iterations, Operands operands) {
@@ -588,7 +557,7 @@ TensorResult run_on_gpu(KernelRunner& gpu, const MmaSetup& s, uint64_t iteration
   const DeviceBuffer in = gpu.upload(tile.lanes);
   const MmaArgs args{static_cast<const MmaLane*>(in.get()), iterations, 0, 1};
   LaunchRecord record;
-  const auto warps = run_units<MmaWarpOut>(gpu, kernel, mma_kernel_name(s.op, s.kind), config_of(s), args,
+  const auto warps = run_units<MmaWarpOut>(gpu, kernel, mma_kernel_name(s.op, s.kind), launch_config(s.blocks, s.block_threads), args,
                                            uint64_t(s.blocks) * s.block_threads / 32, record);
   TensorResult r = summarize(s, iterations, warps);
   r.launch = record;
@@ -628,7 +597,7 @@ TensorResult simulate(sim::SimDevice& device, const MmaSetup& s, uint64_t iterat
       });
   TensorResult r = summarize(s, iterations, warps);
   r.launch.kernel = name;
-  r.launch.config = config_of(s);
+  r.launch.config = launch_config(s.blocks, s.block_threads);
   return r;
 }
 

@@ -1,13 +1,7 @@
-// tensor/mma: the mma.sync kernels (probes/tensor/mma.cuh: the form table and the contract).
-// Per form of ptx/mma_forms.def three extern "C" kernels:
-//   gpuprobe_mma_<form>_tile  one mma from the lanes' fragments, D stored (the self-check)
-//   gpuprobe_mma_<form>_lat   one accumulator, kMmaPerIteration dependent mmas per iteration
-//   gpuprobe_mma_<form>_thr   kMmaThroughputChains accumulators, interleaved, 4 mmas each per
-//                             iteration (32 in all)
-// A form whose instruction this compile pass lacks traps; the host refuses it before that.
-// The arch-specific forms (GPUPROBE_MMA_FORM_SM120A) get kernels only in probes/tensor/mma.sm120a.cu,
-// which includes this file with GPUPROBE_MMA_SM120A_UNIT defined (and the generic forms' kernels
-// left out); here they get none.
+// tensor/mma: the mma.sync kernels, three per form of ptx/mma_forms.def (probes/tensor/mma.cuh:
+// what each does, the form table and the contract). A form whose instruction this compile pass
+// lacks traps; the host refuses it before that. The arch-specific forms (GPUPROBE_MMA_FORM_SM120A)
+// get kernels only in probes/tensor/mma.sm120a.cu (this file with GPUPROBE_MMA_SM120A_UNIT).
 // Device code only (NVRTC-safe); the host side is mma.cpp.
 #include "probes/common/unit_record.cuh"
 #include "probes/tensor/mma.cuh"
@@ -20,18 +14,6 @@
 namespace gpuprobe::probes::tensor::device {
 
 // Register <-> words.
-template <class T>
-__device__ __forceinline__ T reg_from(const uint32_t* w, int i);
-template <>
-__device__ __forceinline__ uint32_t reg_from<uint32_t>(const uint32_t* w, int i) { return w[i]; }
-template <>
-__device__ __forceinline__ float reg_from<float>(const uint32_t* w, int i) {
-  return __uint_as_float(w[i]);
-}
-template <>
-__device__ __forceinline__ double reg_from<double>(const uint32_t* w, int i) {
-  return __longlong_as_double(static_cast<long long>(uint64_t(w[2 * i]) | uint64_t(w[2 * i + 1]) << 32));
-}
 __device__ __forceinline__ uint64_t reg_bits(uint32_t x) { return x; }
 __device__ __forceinline__ uint64_t reg_bits(float x) { return __float_as_uint(x); }
 __device__ __forceinline__ uint64_t reg_bits(double x) {
@@ -45,6 +27,11 @@ __device__ __forceinline__ double reg_with_bits(double, uint64_t v) {
   return __longlong_as_double(static_cast<long long>(v));
 }
 template <class T>
+__device__ __forceinline__ T reg_from(const uint32_t* w, int i) {
+  if constexpr (sizeof(T) == 8) return reg_with_bits(T{}, uint64_t(w[2 * i]) | uint64_t(w[2 * i + 1]) << 32);
+  else return reg_with_bits(T{}, w[i]);
+}
+template <class T>
 __device__ __forceinline__ void reg_store(uint32_t* w, int i, T x) {
   const uint64_t b = reg_bits(x);
   if constexpr (sizeof(T) == 8) {
@@ -55,125 +42,89 @@ __device__ __forceinline__ void reg_store(uint32_t* w, int i, T x) {
   }
 }
 
-// One struct per form: register types and counts, whether this pass has it (kOnThisPass; mma
-// exists only where it is true) and whether ptxas emulates it here (kEmulated: the kernels feed the
-// accumulator back into A). mma takes the lane's two scale words too; only the block-scaled forms
-// use them.
-#define GPUPROBE_MMA_STRUCT(id, has, emulated, AT, CT, na, nb, nc, wrapper)                   \
-  struct id {                                                                                \
-    using AReg = AT;                                                                         \
-    using CReg = CT;                                                                         \
-    static constexpr int kA = na, kB = nb, kC = nc;                                          \
-    static constexpr bool kOnThisPass = has;                                                 \
-    static constexpr bool kEmulated = emulated;                                              \
-    static __device__ __forceinline__ void mma(CReg (&d)[nc], const AReg (&a)[na],           \
-                                               const AReg (&b)[nb], uint32_t, uint32_t) {    \
-      if constexpr (has) ptx::wrapper(d, a, b);                                              \
-    }                                                                                        \
+// One Form per form: register types and counts (Regs, from the ptx/ wrapper's signature), whether
+// this pass has it (kOnThisPass; a form the pass lacks keeps the primary template, whose kernels
+// trap) and whether ptxas emulates it here (kEmulated: the kernels feed the accumulator back into
+// A). mma takes the lane's two scale words too; only the block-scaled forms use them.
+template <MmaOp>
+struct Form {
+  static constexpr bool kOnThisPass = false;
+};
+
+template <class Wrapper>
+struct Regs;
+template <class CT, class AT, int nc, int na, int nb>
+struct Regs<void(CT (&)[nc], const AT (&)[na], const AT (&)[nb])> {
+  using AReg = AT;
+  using CReg = CT;
+  static constexpr int kA = na, kB = nb, kC = nc;
+  static constexpr bool kOnThisPass = true;
+};
+
+#define GPUPROBE_MMA_STRUCT(id, emulated, wrapper)                                               \
+  template <>                                                                                    \
+  struct Form<MmaOp::id> : Regs<decltype(ptx::wrapper)> {                                        \
+    static constexpr bool kEmulated = emulated;                                                  \
+    static __device__ __forceinline__ void mma(CReg (&d)[kC], const AReg (&a)[kA],               \
+                                               const AReg (&b)[kB], uint32_t, uint32_t) {        \
+      ptx::wrapper(d, a, b);                                                                     \
+    }                                                                                            \
   };
 
 // A block-scaled form (sm_120a unit only): its wrapper with the lane's scale words and the form's
 // selectors (mma.cuh mma_block_scale_of), native, 4 A, 2 B and 4 f32 C registers.
-#define GPUPROBE_MMA_SCALED_STRUCT(id, wrapper)                                                \
-  struct id {                                                                                \
-    using AReg = uint32_t;                                                                   \
-    using CReg = float;                                                                      \
-    static constexpr int kA = 4, kB = 2, kC = 4;                                             \
-    static constexpr bool kOnThisPass = true;                                                \
-    static constexpr bool kEmulated = false;                                                 \
-    static __device__ __forceinline__ void mma(float (&d)[4], const uint32_t (&a)[4],        \
-                                               const uint32_t (&b)[2], uint32_t scale_a,     \
-                                               uint32_t scale_b) {                           \
-      constexpr MmaBlockScale s = mma_block_scale_of(MmaOp::id);                             \
-      static_assert(s.vec != 0, "a block-scaled form needs its selectors in mma.cuh");       \
-      ptx::wrapper<s.byte_a, s.thread_a, s.byte_b, s.thread_b>(d, a, b, scale_a, scale_b);   \
-    }                                                                                        \
+#define GPUPROBE_MMA_SCALED_STRUCT(id, wrapper)                                                  \
+  template <>                                                                                    \
+  struct Form<MmaOp::id> : Regs<void(float (&)[4], const uint32_t (&)[4], const uint32_t (&)[2])> { \
+    static constexpr bool kEmulated = false;                                                     \
+    static __device__ __forceinline__ void mma(float (&d)[4], const uint32_t (&a)[4],            \
+                                               const uint32_t (&b)[2], uint32_t scale_a,         \
+                                               uint32_t scale_b) {                               \
+      constexpr MmaBlockScale s = mma_block_scale_of(MmaOp::id);                                 \
+      static_assert(s.vec != 0, "a block-scaled form needs its selectors in mma.cuh");           \
+      ptx::wrapper<s.byte_a, s.thread_a, s.byte_b, s.thread_b>(d, a, b, scale_a, scale_b);       \
+    }                                                                                            \
   };
 
 #if GPUPROBE_PTX_HAS_MMA_SM70
-#define GPUPROBE_MMA_W70(w) w
-#else
-#define GPUPROBE_MMA_W70(w) none
+GPUPROBE_MMA_STRUCT(m8n8k4_f16_f16, GPUPROBE_PTX_MMA_M8N8K4_F16_EMULATED,
+                    mma_sync_aligned_m8n8k4_row_col_f16_f16_f16_f16)
+GPUPROBE_MMA_STRUCT(m8n8k4_f16_f32, GPUPROBE_PTX_MMA_M8N8K4_F16_EMULATED,
+                    mma_sync_aligned_m8n8k4_row_col_f32_f16_f16_f32)
 #endif
 #if GPUPROBE_PTX_HAS_MMA_SM75
-#define GPUPROBE_MMA_W75(w) w
-#else
-#define GPUPROBE_MMA_W75(w) none
+GPUPROBE_MMA_STRUCT(m16n8k8_f16_f16, false, mma_sync_aligned_m16n8k8_row_col_f16_f16_f16_f16)
+GPUPROBE_MMA_STRUCT(m16n8k8_f16_f32, false, mma_sync_aligned_m16n8k8_row_col_f32_f16_f16_f32)
+GPUPROBE_MMA_STRUCT(m8n8k16_s8_s32, GPUPROBE_PTX_MMA_M8N8K16_S8_EMULATED,
+                    mma_sync_aligned_m8n8k16_row_col_s32_s8_s8_s32)
+GPUPROBE_MMA_STRUCT(m8n8k32_s4_s32, GPUPROBE_PTX_MMA_S4_EMULATED,
+                    mma_sync_aligned_m8n8k32_row_col_s32_s4_s4_s32)
 #endif
 #if GPUPROBE_PTX_HAS_MMA_SM80
-#define GPUPROBE_MMA_W80(w) w
-#else
-#define GPUPROBE_MMA_W80(w) none
+GPUPROBE_MMA_STRUCT(m16n8k16_f16_f16, false, mma_sync_aligned_m16n8k16_row_col_f16_f16_f16_f16)
+GPUPROBE_MMA_STRUCT(m16n8k16_f16_f32, false, mma_sync_aligned_m16n8k16_row_col_f32_f16_f16_f32)
+GPUPROBE_MMA_STRUCT(m16n8k16_bf16_f32, false, mma_sync_aligned_m16n8k16_row_col_f32_bf16_bf16_f32)
+GPUPROBE_MMA_STRUCT(m16n8k8_tf32_f32, false, mma_sync_aligned_m16n8k8_row_col_f32_tf32_tf32_f32)
+GPUPROBE_MMA_STRUCT(m8n8k4_f64_f64, false, mma_sync_aligned_m8n8k4_row_col_f64_f64_f64_f64)
+GPUPROBE_MMA_STRUCT(m16n8k32_s8_s32, false, mma_sync_aligned_m16n8k32_row_col_s32_s8_s8_s32)
+GPUPROBE_MMA_STRUCT(m16n8k64_s4_s32, GPUPROBE_PTX_MMA_S4_EMULATED,
+                    mma_sync_aligned_m16n8k64_row_col_s32_s4_s4_s32)
 #endif
 #if GPUPROBE_PTX_HAS_MMA_F64_M16N8K16
-#define GPUPROBE_MMA_W90(w) w
-#else
-#define GPUPROBE_MMA_W90(w) none
+GPUPROBE_MMA_STRUCT(m16n8k16_f64_f64, false, mma_sync_aligned_m16n8k16_row_col_f64_f64_f64_f64)
 #endif
 #if GPUPROBE_PTX_HAS_MMA_FP8
-#define GPUPROBE_MMA_W89(w) w
-#else
-#define GPUPROBE_MMA_W89(w) none
+GPUPROBE_MMA_STRUCT(m16n8k32_e4m3_f32, GPUPROBE_PTX_MMA_FP8_EMULATED,
+                    mma_sync_aligned_m16n8k32_row_col_f32_e4m3_e4m3_f32)
+GPUPROBE_MMA_STRUCT(m16n8k32_e5m2_f32, GPUPROBE_PTX_MMA_FP8_EMULATED,
+                    mma_sync_aligned_m16n8k32_row_col_f32_e5m2_e5m2_f32)
 #endif
-
-}  // namespace gpuprobe::probes::tensor::device
-
-namespace gpuprobe::ptx {
-// Stand-in where a pass lacks the form (never called: kOnThisPass is false there).
-template <class D, class A, class B>
-__device__ __forceinline__ void none(D&, const A&, const B&) {}
-}  // namespace gpuprobe::ptx
-
-namespace gpuprobe::probes::tensor::device {
-
-GPUPROBE_MMA_STRUCT(m8n8k4_f16_f16, GPUPROBE_PTX_HAS_MMA_SM70, GPUPROBE_PTX_MMA_M8N8K4_F16_EMULATED,
-                    uint32_t, uint32_t, 2, 2, 4,
-                    GPUPROBE_MMA_W70(mma_sync_aligned_m8n8k4_row_col_f16_f16_f16_f16))
-GPUPROBE_MMA_STRUCT(m8n8k4_f16_f32, GPUPROBE_PTX_HAS_MMA_SM70, GPUPROBE_PTX_MMA_M8N8K4_F16_EMULATED,
-                    uint32_t, float, 2, 2, 8,
-                    GPUPROBE_MMA_W70(mma_sync_aligned_m8n8k4_row_col_f32_f16_f16_f32))
-GPUPROBE_MMA_STRUCT(m16n8k8_f16_f16, GPUPROBE_PTX_HAS_MMA_SM75, false, uint32_t, uint32_t, 2, 1, 2,
-                    GPUPROBE_MMA_W75(mma_sync_aligned_m16n8k8_row_col_f16_f16_f16_f16))
-GPUPROBE_MMA_STRUCT(m16n8k8_f16_f32, GPUPROBE_PTX_HAS_MMA_SM75, false, uint32_t, float, 2, 1, 4,
-                    GPUPROBE_MMA_W75(mma_sync_aligned_m16n8k8_row_col_f32_f16_f16_f32))
-GPUPROBE_MMA_STRUCT(m8n8k16_s8_s32, GPUPROBE_PTX_HAS_MMA_SM75, GPUPROBE_PTX_MMA_M8N8K16_S8_EMULATED,
-                    uint32_t, uint32_t, 1, 1, 2,
-                    GPUPROBE_MMA_W75(mma_sync_aligned_m8n8k16_row_col_s32_s8_s8_s32))
-GPUPROBE_MMA_STRUCT(m8n8k32_s4_s32, GPUPROBE_PTX_HAS_MMA_SM75, GPUPROBE_PTX_MMA_S4_EMULATED,
-                    uint32_t, uint32_t, 1, 1, 2,
-                    GPUPROBE_MMA_W75(mma_sync_aligned_m8n8k32_row_col_s32_s4_s4_s32))
-GPUPROBE_MMA_STRUCT(m16n8k16_f16_f16, GPUPROBE_PTX_HAS_MMA_SM80, false, uint32_t, uint32_t, 4, 2, 2,
-                    GPUPROBE_MMA_W80(mma_sync_aligned_m16n8k16_row_col_f16_f16_f16_f16))
-GPUPROBE_MMA_STRUCT(m16n8k16_f16_f32, GPUPROBE_PTX_HAS_MMA_SM80, false, uint32_t, float, 4, 2, 4,
-                    GPUPROBE_MMA_W80(mma_sync_aligned_m16n8k16_row_col_f32_f16_f16_f32))
-GPUPROBE_MMA_STRUCT(m16n8k16_bf16_f32, GPUPROBE_PTX_HAS_MMA_SM80, false, uint32_t, float, 4, 2, 4,
-                    GPUPROBE_MMA_W80(mma_sync_aligned_m16n8k16_row_col_f32_bf16_bf16_f32))
-GPUPROBE_MMA_STRUCT(m16n8k8_tf32_f32, GPUPROBE_PTX_HAS_MMA_SM80, false, uint32_t, float, 4, 2, 4,
-                    GPUPROBE_MMA_W80(mma_sync_aligned_m16n8k8_row_col_f32_tf32_tf32_f32))
-GPUPROBE_MMA_STRUCT(m8n8k4_f64_f64, GPUPROBE_PTX_HAS_MMA_SM80, false, double, double, 1, 1, 2,
-                    GPUPROBE_MMA_W80(mma_sync_aligned_m8n8k4_row_col_f64_f64_f64_f64))
-GPUPROBE_MMA_STRUCT(m16n8k16_f64_f64, GPUPROBE_PTX_HAS_MMA_F64_M16N8K16, false, double, double, 8,
-                    4, 4, GPUPROBE_MMA_W90(mma_sync_aligned_m16n8k16_row_col_f64_f64_f64_f64))
-GPUPROBE_MMA_STRUCT(m16n8k32_s8_s32, GPUPROBE_PTX_HAS_MMA_SM80, false, uint32_t, uint32_t, 4, 2, 4,
-                    GPUPROBE_MMA_W80(mma_sync_aligned_m16n8k32_row_col_s32_s8_s8_s32))
-GPUPROBE_MMA_STRUCT(m16n8k64_s4_s32, GPUPROBE_PTX_HAS_MMA_SM80, GPUPROBE_PTX_MMA_S4_EMULATED,
-                    uint32_t, uint32_t, 4, 2, 4,
-                    GPUPROBE_MMA_W80(mma_sync_aligned_m16n8k64_row_col_s32_s4_s4_s32))
-GPUPROBE_MMA_STRUCT(m16n8k32_e4m3_f32, GPUPROBE_PTX_HAS_MMA_FP8, GPUPROBE_PTX_MMA_FP8_EMULATED,
-                    uint32_t, float, 4, 2, 4,
-                    GPUPROBE_MMA_W89(mma_sync_aligned_m16n8k32_row_col_f32_e4m3_e4m3_f32))
-GPUPROBE_MMA_STRUCT(m16n8k32_e5m2_f32, GPUPROBE_PTX_HAS_MMA_FP8, GPUPROBE_PTX_MMA_FP8_EMULATED,
-                    uint32_t, float, 4, 2, 4,
-                    GPUPROBE_MMA_W89(mma_sync_aligned_m16n8k32_row_col_f32_e5m2_e5m2_f32))
 
 #if defined(GPUPROBE_MMA_SM120A_UNIT)
 // kind::f8f6f4 (ptx/mma_sm120a.cuh): native on sm_120a, never emulated.
-GPUPROBE_MMA_STRUCT(m16n8k32_e2m1_f32, true, false, uint32_t, float, 4, 2, 4,
-                    mma_sync_aligned_m16n8k32_row_col_kind_f8f6f4_f32_e2m1_e2m1_f32)
-GPUPROBE_MMA_STRUCT(m16n8k32_e3m2_f32, true, false, uint32_t, float, 4, 2, 4,
-                    mma_sync_aligned_m16n8k32_row_col_kind_f8f6f4_f32_e3m2_e3m2_f32)
-GPUPROBE_MMA_STRUCT(m16n8k32_e2m3_f32, true, false, uint32_t, float, 4, 2, 4,
-                    mma_sync_aligned_m16n8k32_row_col_kind_f8f6f4_f32_e2m3_e2m3_f32)
+GPUPROBE_MMA_STRUCT(m16n8k32_e2m1_f32, false, mma_sync_aligned_m16n8k32_row_col_kind_f8f6f4_f32_e2m1_e2m1_f32)
+GPUPROBE_MMA_STRUCT(m16n8k32_e3m2_f32, false, mma_sync_aligned_m16n8k32_row_col_kind_f8f6f4_f32_e3m2_e3m2_f32)
+GPUPROBE_MMA_STRUCT(m16n8k32_e2m3_f32, false, mma_sync_aligned_m16n8k32_row_col_kind_f8f6f4_f32_e2m3_e2m3_f32)
 // Block-scaled kinds: the lane's scale words, the form's selectors.
 GPUPROBE_MMA_SCALED_STRUCT(
     m16n8k32_mxf8f6f4_e4m3_f32,
@@ -197,11 +148,11 @@ GPUPROBE_MMA_SCALED_STRUCT(
 
 #undef GPUPROBE_MMA_STRUCT
 #undef GPUPROBE_MMA_SCALED_STRUCT
-#undef GPUPROBE_MMA_W70
-#undef GPUPROBE_MMA_W75
-#undef GPUPROBE_MMA_W80
-#undef GPUPROBE_MMA_W89
-#undef GPUPROBE_MMA_W90
+
+// Each form's Form by its name (the kernels' and tests/probes/tensor/test_sass_mma.py's mutants').
+#define GPUPROBE_MMA_FORM(id, ...) using id = Form<MmaOp::id>;
+#include "ptx/mma_forms.def"
+#undef GPUPROBE_MMA_FORM
 
 template <class F>
 struct Operands {

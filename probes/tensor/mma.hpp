@@ -4,6 +4,7 @@
 // launch makes first.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -64,14 +65,10 @@ std::vector<double> mma_unpack_d(MmaOp op, const std::vector<uint32_t>& d_words)
 // What a correct mma leaves in the D fragments: the float64 product rounded to the accumulator
 // format (the simulator's tile). Block-scaled forms: each element of A and B times the scale
 // factor the form's selectors pick from the lanes' scale words (mma_scale_factor).
-std::vector<uint32_t> mma_emulate_tile(MmaOp op, const std::vector<tensor::MmaLane>& lanes);
-// The D words a warp whose mma has the layout error `error` (tile_diagnosis.hpp) stores for
-// `tile`: what the simulator returns for a planted wrong result.
-std::vector<uint32_t> mma_wrong_tile(MmaOp op, const MmaTile& tile, const std::string& error);
-// The same, reading the scale words with other selectors (`read` instead of the form's): what a
-// GPU that took SF_A / SF_B from the wrong thread or byte would compute. Unscaled forms ignore it.
+// With `read`, the scale words are read with those selectors instead of the form's: what a GPU that
+// took SF_A / SF_B from the wrong thread or byte would compute. Unscaled forms ignore it.
 std::vector<uint32_t> mma_emulate_tile(MmaOp op, const std::vector<tensor::MmaLane>& lanes,
-                                       const tensor::MmaBlockScale& read);
+                                       const std::optional<tensor::MmaBlockScale>& read = std::nullopt);
 // Block-scaled kinds (kind::mxf8f6f4, kind::mxf4, kind::mxf4nvf4): D = (A SF_A)(B SF_B) + C.
 bool mma_block_scaled(MmaOp op);
 // The records' precision: the input format ("e4m3"), or for the block-scaled forms their kind:

@@ -174,9 +174,9 @@ std::string tile_error_not_applicable(const std::string& error, const TileShape&
   if (error == "peer_rows_zero") return s.m % 2 == 0 ? "" : "M is odd";
   if (error == "peer_b_half_zero") return s.n % 2 == 0 ? "" : "N is odd";
   if (error == "one_element") return "";
-  throw Error("unknown tile error '" + error +
-              "' (known: transpose, rows_r_r8, k_half, half16_d, half16_in, lbo_sbo_a, "
-              "lbo_sbo_b, peer_rows_zero, peer_b_half_zero, one_element)");
+  std::string known;
+  for (const std::string& e : kErrors) known += (known.empty() ? "" : ", ") + e;
+  throw Error("unknown tile error '" + error + "' (known: " + known + ")");
 }
 
 std::vector<double> tile_with_error(const std::string& error, const TileShape& s,

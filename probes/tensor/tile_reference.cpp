@@ -1,9 +1,9 @@
 #include "probes/tensor/tile_reference.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <limits>
 
 #include "harness/error.hpp"
@@ -134,16 +134,10 @@ bool tile_elem_is_integer(TileElem e) {
 }
 
 double tile_decode(TileElem e, uint64_t code) {
+  if (tile_elem_is_integer(e)) return double(sign_extend(code, tile_elem_bits(e)));
   switch (e) {
-    case TileElem::f64: {
-      double d;
-      std::memcpy(&d, &code, sizeof d);
-      return d;
-    }
+    case TileElem::f64: return std::bit_cast<double>(code);
     case TileElem::tf32: return decode_float(float_format(e), (code & 0xffffffffu) >> kTf32Shift);
-    case TileElem::s8:
-    case TileElem::s4:
-    case TileElem::s32: return double(sign_extend(code, tile_elem_bits(e)));
     default: {  // the format's own bits (fp6 and fp4: the low bits of their 8-bit container)
       const FloatFormat& f = float_format(e);
       return decode_float(f, code & mask(1 + f.exp_bits + f.mant_bits));
@@ -152,18 +146,11 @@ double tile_decode(TileElem e, uint64_t code) {
 }
 
 uint64_t tile_encode(TileElem e, double value) {
+  if (tile_elem_is_integer(e))
+    return static_cast<uint64_t>(static_cast<int64_t>(std::llround(value))) & mask(tile_elem_bits(e));
   switch (e) {
-    case TileElem::f64: {
-      uint64_t u;
-      std::memcpy(&u, &value, sizeof u);
-      return u;
-    }
+    case TileElem::f64: return std::bit_cast<uint64_t>(value);
     case TileElem::tf32: return encode_float(float_format(e), value) << kTf32Shift;
-    case TileElem::s8:
-    case TileElem::s4:
-    case TileElem::s32:
-      return static_cast<uint64_t>(static_cast<int64_t>(std::llround(value))) &
-             mask(tile_elem_bits(e));
     default: return encode_float(float_format(e), value);
   }
 }
