@@ -68,10 +68,8 @@ constexpr uint32_t kTileM = 128, kTileN = 128, kTileK = 32;
 constexpr uint32_t kWarpTileM = 64, kWarpTileN = 64;
 constexpr uint32_t kMmaM = 16, kMmaN = 8, kMmaK = 16;
 constexpr uint32_t kTileRowHalves = 40;
-constexpr uint32_t kTileSharedBytes = (kTileM + kTileN) * kTileRowHalves * 2;
-// mmas per warp per k-step, and the shared-memory bytes one warp loads per k-step (A: 4
-// fragments of 4 words, B: 8 of 2 words, 32 lanes, 4 bytes each).
-constexpr uint32_t kTileMmasPerKStep = (kWarpTileM / kMmaM) * (kWarpTileN / kMmaN);
+// The shared-memory bytes one warp loads per k-step (A: 4 fragments of 4 words, B: 8 of 2 words,
+// 32 lanes, 4 bytes each).
 constexpr uint32_t kTileSharedBytesPerKStep =
     ((kWarpTileM / kMmaM) * 4 + (kWarpTileN / kMmaN) * 2) * 32 * 4;
 // Per block and repeat: FLOP (2 per multiply-add) and shared bytes loaded into registers.

@@ -2,8 +2,7 @@
 // repeats of a point; every launch goes through the harness's launch path (cuda::launch, or a
 // cuda::PreparedLaunch for the graph chain's captured nodes) and every sample is one event-timed
 // launch (one graph launch for the chain) behind a spin (cuda::time_with_events_ms), after an
-// untimed warm-up that loads the module. What the kernels left goes to summarize_goodput_sample.
-// cuBLAS is loaded at run time (dlopen libcublas.so.13, .12, then .so, as harness/telemetry.cpp
+// untimed warm-up that loads the module. cuBLAS is loaded at run time (dlopen libcublas.so.13, .12, then .so, as harness/telemetry.cpp
 // loads NVML): no link-time dependency; where none loads, the GEMM point is skipped with the
 // reason. Plain C++ (g++); the kernels are goodput.cu.
 #include <cuda_runtime.h>
@@ -20,6 +19,7 @@
 #include "harness/cuda/launch.hpp"
 #include "harness/cuda/timing.hpp"
 #include "harness/ops.hpp"
+#include "probes/common/units.hpp"
 #include "probes/goodput/goodput_ops.hpp"
 #include "probes/tensor/tile_reference.hpp"
 
@@ -52,16 +52,9 @@ const void* kernel_ptr(F* f) {
   return reinterpret_cast<const void*>(f);
 }
 
-LaunchConfig config_of(const GoodputGrid& g) {
-  LaunchConfig c;
-  c.grid = Dim3{g.blocks, 1, 1};
-  c.block = Dim3{g.threads, 1, 1};
-  return c;
-}
-
 // A helper kernel (fill, verify) over n elements: 256 threads, at most 8192 blocks, grid-stride.
 LaunchConfig helper_grid(uint64_t n) {
-  return config_of({256, static_cast<uint32_t>(std::clamp<uint64_t>((n + 255) / 256, 1, 8192))});
+  return launch_config(static_cast<uint32_t>(std::clamp<uint64_t>((n + 255) / 256, 1, 8192)), 256);
 }
 
 // cuBLAS, loaded once per process (never unloaded, as NVML). Types and enum values are
@@ -134,7 +127,7 @@ T first_of(const DeviceArray<T>& a) {
 template <class T>
 void launch_timed(GoodputSample& s, const void* kernel, const GoodputGrid& grid, void** args,
                   const DeviceArray<T>& out, int byte) {
-  const LaunchConfig config = config_of(grid);
+  const LaunchConfig config = launch_config(grid.blocks, grid.threads);
   s.launch = cuda::launch(kernel, s.kernel.c_str(), config, args);
   fill(out, byte);
   const auto enqueue = [&](cudaStream_t st) {
@@ -304,7 +297,8 @@ class CudaGoodputOps final : public GoodputOps {
     s.kernel = "a graph of " + std::to_string(r.nodes) + " gpuprobe_goodput_chain nodes";
     DeviceArray<uint32_t> counter(1);
     fill(counter, 0);
-    const cuda::PreparedLaunch node(kernel_ptr(&gpuprobe_goodput_chain), "gpuprobe_goodput_chain", config_of(grid));
+    const cuda::PreparedLaunch node(kernel_ptr(&gpuprobe_goodput_chain), "gpuprobe_goodput_chain",
+                                    launch_config(grid.blocks, grid.threads));
     s.launch = node.record();
     const cuda::Stream stream;
     uint32_t* c = counter.get();
@@ -319,13 +313,11 @@ class CudaGoodputOps final : public GoodputOps {
     GPUPROBE_CUDA_CHECK(cudaGraphLaunch(exec.get(), stream.get()));  // warm-up
     stream.sync();
     fill(counter, 0);
-    cuda::EventTimingOptions options;
-    options.spin_ns = uint64_t(r.graphs) * kSpinPerGraphNs;
     const double ms = cuda::time_with_events_ms(
         [&](cudaStream_t st) {
           for (uint32_t k = 0; k < r.graphs; ++k) GPUPROBE_CUDA_CHECK(cudaGraphLaunch(exec.get(), st));
         },
-        options);
+        {.spin_ns = uint64_t(r.graphs) * kSpinPerGraphNs});
     s.elapsed_ns = ms * 1e6 / r.graphs;
     s.counted = first_of(counter);
     s.expected_count = uint64_t(r.nodes) * r.graphs;

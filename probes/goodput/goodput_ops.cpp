@@ -13,12 +13,6 @@ namespace gpuprobe::probes {
 
 namespace gp = goodput;
 
-const char* goodput_kernel_name(GoodputKernel k) {
-  static constexpr const char* kNames[] = {"gpuprobe_goodput_triad", "gpuprobe_goodput_reduce",
-                                           "gpuprobe_goodput_tile", "gpuprobe_goodput_chain"};
-  return kNames[static_cast<int>(k)];
-}
-
 GoodputGrid goodput_grid(const GoodputRequest& r, int sm_count, uint32_t resident_tile_blocks) {
   const auto sms = static_cast<uint32_t>(sm_count > 0 ? sm_count : 1);
   switch (r.kernel) {
@@ -85,18 +79,15 @@ const TileInputs& goodput_tile_inputs() {
     TileInputs t;
     std::mt19937_64 rng(0x6009d);
     std::uniform_int_distribution<int> value(-2, 2);
-    t.a.resize(gp::kTilePairs);
-    t.b.resize(gp::kTilePairs);
+    t.a.assign(gp::kTilePairs, std::vector<double>(gp::kTileM * gp::kTileK));
+    t.b.assign(gp::kTilePairs, std::vector<double>(gp::kTileK * gp::kTileN));
     for (uint32_t p = 0; p < gp::kTilePairs; ++p) {
       auto& a = t.a[p];
       auto& b = t.b[p];
-      a.resize(gp::kTileM * gp::kTileK);
-      b.resize(gp::kTileK * gp::kTileN);
       for (auto& x : a) x = value(rng);
       for (auto& x : b) x = value(rng);
-      for (uint32_t m = 0; m < gp::kTileM; ++m)
-        for (uint32_t k = 0; k < gp::kTileK; ++k)
-          t.a_codes.push_back(static_cast<uint16_t>(tensor::tile_encode(tensor::TileElem::f16, a[m * gp::kTileK + k])));
+      for (double x : a)
+        t.a_codes.push_back(static_cast<uint16_t>(tensor::tile_encode(tensor::TileElem::f16, x)));
       for (uint32_t n = 0; n < gp::kTileN; ++n)
         for (uint32_t k = 0; k < gp::kTileK; ++k)
           t.bt_codes.push_back(static_cast<uint16_t>(tensor::tile_encode(tensor::TileElem::f16, b[k * gp::kTileN + n])));

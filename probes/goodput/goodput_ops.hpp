@@ -1,10 +1,10 @@
 // The goodput family's operations (probes/goodput/goodput.cuh: the kernels): one timed sample of
 // a reference kernel whose time the machine model predicts (analysis/goodput_model.hpp), and a
-// cuBLAS GEMM where the library is there. Each backend implements GoodputOps (goodput_cuda.cpp,
-// goodput_sim.cpp); a probe gets it with ctx.ops<GoodputOps>(). Both backends hand what they
-// timed and what the kernels left (a GoodputSample) to summarize_goodput_sample, which makes the
-// self-check (triad values, the reduction's sum against its closed form, the tile against the
-// float64 reference, the chain's counter), so the arithmetic and the check exist once.
+// cuBLAS GEMM where the library is there. Each backend (goodput_cuda.cpp, goodput_sim.cpp)
+// implements GoodputOps (ctx.ops<GoodputOps>()); what it timed and what the kernels left (a
+// GoodputSample) go to summarize_goodput_sample, so the self-check (triad values, the reduction's
+// sum against its closed form, the tile against the float64 reference, the chain's counter) and
+// the arithmetic exist once.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -23,8 +23,12 @@ inline constexpr GoodputKernel kGoodputKernels[] = {GoodputKernel::triad, Goodpu
 inline constexpr const char* kGoodputKernelNames[] = {"triad", "l2_reduction", "tensor_tile_loop",
                                                       "graph_chain"};
 inline const char* to_string(GoodputKernel k) { return kGoodputKernelNames[static_cast<int>(k)]; }
-// Its kernel's name: gpuprobe_goodput_triad, _reduce, _tile, _chain.
-const char* goodput_kernel_name(GoodputKernel k);
+// Its kernel's name.
+inline const char* goodput_kernel_name(GoodputKernel k) {
+  static constexpr const char* kNames[] = {"gpuprobe_goodput_triad", "gpuprobe_goodput_reduce",
+                                           "gpuprobe_goodput_tile", "gpuprobe_goodput_chain"};
+  return kNames[static_cast<int>(k)];
+}
 
 // What to run. The backend sizes the grid (GoodputGrid) from the device.
 struct GoodputRequest {
@@ -92,8 +96,7 @@ struct GoodputMeasurement {
   std::string check;             // what the self-check compared, for the record
   LaunchRecord launch;
 };
-// The self-check and the arithmetic every backend shares; throws gpuprobe::Error
-// "self-check failed: ..." naming the kernel.
+// Throws gpuprobe::Error "self-check failed: ..." naming the kernel.
 GoodputMeasurement summarize_goodput_sample(const GoodputRequest& r, const GoodputSample& s);
 
 // cuBLAS GEMM C = A B (m = n = k = size; f16 A and B, f32 C, f32 compute).

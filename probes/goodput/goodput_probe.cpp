@@ -1,11 +1,9 @@
-// goodput/reference: the reference kernels whose time the machine model predicts from the other
-// probes' numbers (analysis/goodput_model.hpp, docs/ANALYSIS.md "Goodput"): a STREAM triad over
-// DRAM-sized arrays, a reduction of an L2-resident buffer, a tensor-core tile loop (mma.sync
-// m16n8k16 f16 -> f32 over tiles staged in shared memory) and a chain of small kernels launched
-// as one CUDA graph; then, where libcublas loads, a cuBLAS GEMM (f16 in, f32 compute) whose rate
-// the model sets against the measured tensor peak. Each point repeats its sample until stable
-// (harness/repeat.hpp), and every sample passes the shared self-check (goodput_ops.hpp). A kernel
-// the device cannot run is recorded as skipped with the reason.
+// goodput/reference: the reference kernels (goodput.cuh) whose time the machine model predicts from
+// the other probes' numbers (analysis/goodput_model.hpp, docs/ANALYSIS.md "Goodput"), then, where
+// libcublas loads, a cuBLAS GEMM (f16 in, f32 compute) whose rate the model sets against the
+// measured tensor peak. Each point repeats its sample until stable (harness/repeat.hpp), and every
+// sample passes the shared self-check (goodput_ops.hpp). A kernel the device cannot run is
+// recorded as skipped with the reason.
 // The family's registration (harness/family.hpp) is here too; its section, predictions and
 // metrics are analysis/goodput_model.cpp's.
 #include <algorithm>
@@ -13,7 +11,6 @@
 #include <vector>
 
 #include "analysis/goodput_model.hpp"
-#include "harness/error.hpp"
 #include "harness/points.hpp"
 #include "harness/probe.hpp"
 #include "harness/repeat.hpp"
@@ -29,13 +26,6 @@ constexpr uint64_t kMaxNodes = 4096;
 constexpr uint64_t kMaxGraphs = 10'000;
 constexpr uint64_t kMinGemm = 256, kMaxGemm = 16384;
 constexpr uint64_t kMaxTriadBytes = 64ull << 30, kMaxReduceBytes = 4ull << 30;
-
-// A count the spec bounds above (ParamSpec::max) that must also reach `lo`.
-uint32_t at_least(const Params& prm, const char* name, uint64_t lo) {
-  const uint64_t v = prm.get_u64(name);
-  if (v < lo) throw Error(std::string("--") + name + " must be at least " + std::to_string(lo) + ", got " + std::to_string(v));
-  return static_cast<uint32_t>(v);
-}
 
 // A point's time: the median over repeats, its 95% interval, the repeats, whether it settled.
 template <class Result>
@@ -105,12 +95,13 @@ ProbeSpec reference_probe() {
       {"triad-bytes", K::bytes, "0", "bytes per triad array (0: four times the L2, at least 64 MiB)", {}, kMaxTriadBytes},
       {"reduce-bytes", K::bytes, "0", "the L2-resident buffer (0: a quarter of the L2), whole sweeps of the grid", {},
        kMaxReduceBytes},
-      {"reduce-passes", K::integer, "100", "passes over the buffer per launch", {}, kMaxPasses},
+      {"reduce-passes", K::integer, "100", "passes over the buffer per launch", {}, kMaxPasses, 1},
       {"tile-repeats", K::integer, "2048", "tile-loop repeats per launch (D stays exact in f32)", {},
-       goodput::kTileMaxRepeats},
-      {"chain-nodes", K::integer, "32", "kernels in the graph chain", {}, kMaxNodes},
-      {"chain-graphs", K::integer, "20", "graphs launched per sample", {}, kMaxGraphs},
-      {"gemm-size", K::integer, "8192", "cuBLAS GEMM m = n = k, from 256, a multiple of 8", {}, kMaxGemm},
+       goodput::kTileMaxRepeats, 1},
+      {"chain-nodes", K::integer, "32", "kernels in the graph chain", {}, kMaxNodes, 1},
+      {"chain-graphs", K::integer, "20", "graphs launched per sample", {}, kMaxGraphs, 1},
+      {"gemm-size", K::integer, "8192", "cuBLAS GEMM m = n = k, from 256, a multiple of 8", {}, kMaxGemm,
+       kMinGemm, 8},
   };
   p.run = [](ProbeContext& ctx) {
     const auto& prm = ctx.params();
@@ -120,12 +111,13 @@ ProbeSpec reference_probe() {
     if (triad == 0) triad = std::max<uint64_t>(4 * info.l2_bytes, 64ull << 20);
     uint64_t reduce = prm.get_u64("reduce-bytes");
     if (reduce == 0) reduce = info.l2_bytes / 4;
-    const uint32_t passes = at_least(prm, "reduce-passes", 1);
-    const uint32_t repeats = at_least(prm, "tile-repeats", 1);
-    const uint32_t nodes = at_least(prm, "chain-nodes", 1);
-    const uint32_t graphs = at_least(prm, "chain-graphs", 1);
-    const uint32_t gemm = at_least(prm, "gemm-size", kMinGemm);
-    if (gemm % 8 != 0) throw Error("--gemm-size must be a multiple of 8, got " + std::to_string(gemm));
+    // Counts their specs bound (min and max, within uint32_t).
+    const auto count = [&](const char* name) { return static_cast<uint32_t>(prm.get_u64(name)); };
+    const uint32_t passes = count("reduce-passes");
+    const uint32_t repeats = count("tile-repeats");
+    const uint32_t nodes = count("chain-nodes");
+    const uint32_t graphs = count("chain-graphs");
+    const uint32_t gemm = count("gemm-size");
     std::vector<PlannedPoint> points;
     for (GoodputKernel k : kGoodputKernels) {
       if (which != "all" && which != to_string(k)) continue;

@@ -20,6 +20,7 @@
 
 #include "harness/ops.hpp"
 #include "harness/sim/sim_device.hpp"
+#include "probes/common/units.hpp"
 #include "probes/goodput/goodput_ops.hpp"
 #include "probes/tensor/tensor_point.hpp"
 
@@ -40,8 +41,7 @@ class SimGoodputOps final : public GoodputOps {
     s.kernel = goodput_kernel_name(r.kernel);
     s.work = goodput_work(r, grid);
     s.launch.kernel = s.kernel;
-    s.launch.config.grid = Dim3{grid.blocks, 1, 1};
-    s.launch.config.block = Dim3{grid.threads, 1, 1};
+    s.launch.config = launch_config(grid.blocks, grid.threads);
     if (!(p.launch.back_to_back_ns > 0))
       throw Skip("the simulated " + p.name + " has no launch cost model");
     const double launch_s = p.launch.back_to_back_ns * 1e-9;
@@ -59,14 +59,9 @@ class SimGoodputOps final : public GoodputOps {
         s.sum = goodput::reduce_expected_sum(s.work.elements, r.repeats);
         break;
       case GoodputKernel::tensor_tile_loop: {
-        // The tensor family's cost table (probes/tensor/tensor_costs.cpp), which every preset has.
-        const tensor::TensorCosts& costs = *p.table<tensor::TensorCosts>(tensor::kCostTable);
-        const auto it = std::find_if(costs.begin(), costs.end(), [](const tensor::TensorCost& t) {
-          return t.op == "mma_m16n8k16_f16_f32" && !t.emulated;
-        });
-        if (it == costs.end())
-          throw Skip("the simulated " + p.name + " has no model of mma_m16n8k16_f16_f32");
-        const double tensor = it->flops_per_clk_per_sm * p.info.sm_count * clock_hz(p);
+        // The tensor family's cost (probes/tensor/tensor_costs.cpp: sm_80+, never emulated; none skips).
+        const tensor::TensorCost& mma = tensor::tensor_cost(p, "mma_m16n8k16_f16_f32");
+        const double tensor = mma.flops_per_clk_per_sm * p.info.sm_count * clock_hz(p);
         const double shared = peak_bytes_per_s(p, level(p, "shared"));
         seconds = std::max(s.work.flops / tensor, s.work.shared_bytes / shared) + launch_s;
         for (uint32_t b = 0; b < std::min<uint32_t>(grid.blocks, goodput::kTilePairs); ++b)

@@ -43,7 +43,7 @@ __device__ __forceinline__ void write_stamp(LaunchStamp* stamps, uint32_t index,
   s.end_ns = ptx::get_sreg_globaltimer();
 }
 
-// One SCALE pass over the grid (grid-stride), then block 0 counts it.
+// One SCALE pass over the grid (grid-stride); the callers count it.
 __device__ __forceinline__ void scale_pass(const ScaleArgs& a) {
   const uint64_t stride = uint64_t(gridDim.x) * blockDim.x;
   for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < a.n; i += stride)
@@ -86,8 +86,6 @@ extern "C" __global__ void gpuprobe_launch_stamp(LaunchStamp* stamps, uint32_t i
   write_stamp(stamps, index, start, 1);
 }
 
-// Primary of a programmatic dependent launch: lets the secondary start, then keeps running for
-// spin_ns so that an overlap shows.
 extern "C" __global__ void gpuprobe_launch_pdl_primary(LaunchStamp* stamps, uint32_t index,
                                                        uint64_t spin_ns, uint32_t* counters) {
 #if GPUPROBE_PTX_HAS_GRIDDEPCONTROL
@@ -103,7 +101,6 @@ extern "C" __global__ void gpuprobe_launch_pdl_primary(LaunchStamp* stamps, uint
 #endif
 }
 
-// Secondary: its start stamp is taken before griddepcontrol.wait, its end after.
 extern "C" __global__ void gpuprobe_launch_pdl_secondary(LaunchStamp* stamps, uint32_t index,
                                                          uint32_t* counters) {
 #if GPUPROBE_PTX_HAS_GRIDDEPCONTROL
@@ -117,9 +114,7 @@ extern "C" __global__ void gpuprobe_launch_pdl_secondary(LaunchStamp* stamps, ui
 #endif
 }
 
-// Launches `graph_exec` (instantiated with cudaGraphInstantiateFlagDeviceLaunch and uploaded)
-// from the device; this kernel must run inside a graph launched from the host. stamps[index]:
-// around the call, ran = 1 + its cudaError_t.
+// graph_exec: instantiated with cudaGraphInstantiateFlagDeviceLaunch and uploaded.
 extern "C" __global__ void gpuprobe_launch_device_graph(uint64_t graph_exec, LaunchStamp* stamps,
                                                         uint32_t index, uint32_t* counters) {
 #if !defined(__CUDACC_RTC__)

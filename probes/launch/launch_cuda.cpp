@@ -1,10 +1,8 @@
 // LaunchOps on a CUDA GPU. Every kernel goes through the harness's launch path (a
-// cuda::PreparedLaunch: checked once, then enqueued, also into stream captures that become the
+// cuda::PreparedLaunch: checked once, then enqueued, also into the stream captures that become the
 // graphs); GPU-side times come from the timing layer (cuda::time_with_events_ms: events behind a
 // spin kernel, so the host's enqueueing is hidden), host-side times from steady_clock around the
-// calls. The graph API calls (capture, instantiate, update, upload, launch, device launch) live
-// here, each checked. What the kernels recorded goes to summarize_launch_sample. Plain C++ (g++);
-// the kernels are launch.cu.
+// calls; every graph API call here is checked. Plain C++ (g++); the kernels are launch.cu.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -18,6 +16,7 @@
 #include "harness/cuda/launch.hpp"
 #include "harness/cuda/timing.hpp"
 #include "harness/ops.hpp"
+#include "probes/common/units.hpp"
 #include "probes/launch/launch_ops.hpp"
 
 using gpuprobe::probes::launch::LaunchStamp;
@@ -80,13 +79,11 @@ double ns_since(Clock::time_point start) {
 // GPU ns of `count` calls of enqueue(stream) queued behind a spin of spin_ns (events).
 template <class F>
 double events_ns(uint64_t spin_ns, uint32_t count, F&& enqueue) {
-  cuda::EventTimingOptions options;
-  options.spin_ns = spin_ns;
   return 1e6 * cuda::time_with_events_ms(
                    [&](cudaStream_t st) {
                      for (uint32_t k = 0; k < count; ++k) enqueue(st);
                    },
-                   options);
+                   {.spin_ns = spin_ns});
 }
 
 // Enqueues one launch of `exec` on a stream.
@@ -96,9 +93,7 @@ auto graph_launch(const GraphExec& exec) {
 
 // A one-warp launch (the empty, stamping, PDL and device-graph kernels).
 PreparedLaunch one_warp(const void* kernel, const char* name, bool pdl = false) {
-  LaunchConfig c;
-  c.grid = Dim3{1, 1, 1};
-  c.block = Dim3{32, 1, 1};
+  LaunchConfig c = launch_config(1, 32);
   c.programmatic_dependent_launch = pdl;
   return PreparedLaunch(kernel, name, c);
 }
@@ -169,20 +164,16 @@ class CudaLaunchOps final : public LaunchOps {
     b.warm_up(enqueue);
     s.kernel = "gpuprobe_launch_empty";
     s.launch = empty.record();
-    if (m == OverheadMeasure::host_enqueue) {
-      const auto start = Clock::now();
-      for (uint32_t k = 0; k < count; ++k) enqueue(b.stream.get());
-      s.elapsed_ns = ns_since(start);
-      b.stream.sync();
-    } else if (m == OverheadMeasure::round_trip) {
+    if (m == OverheadMeasure::back_to_back) {
+      s.elapsed_ns = events_ns(uint64_t(count) * kSpinPerLaunchNs, count, enqueue);
+    } else {  // host_enqueue, round_trip: host time, the wait in the loop only for round_trip
       const auto start = Clock::now();
       for (uint32_t k = 0; k < count; ++k) {
         enqueue(b.stream.get());
-        b.stream.sync();
+        if (m == OverheadMeasure::round_trip) b.stream.sync();
       }
       s.elapsed_ns = ns_since(start);
-    } else {  // back_to_back
-      s.elapsed_ns = events_ns(uint64_t(count) * kSpinPerLaunchNs, count, enqueue);
+      b.stream.sync();
     }
     return b.finish(s);
   }

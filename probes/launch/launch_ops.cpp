@@ -1,6 +1,5 @@
 #include "probes/launch/launch_ops.hpp"
 
-#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -10,16 +9,6 @@
 #include "ptx/griddep.cuh"
 
 namespace gpuprobe::probes {
-
-const char* scale_kernel(SmallKernelMethod m) {
-  return m == SmallKernelMethod::gsync ? "gpuprobe_launch_scale_gsync"
-         : m == SmallKernelMethod::pt  ? "gpuprobe_launch_scale_pt"
-                                       : "gpuprobe_launch_scale";
-}
-
-uint64_t scale_elements(uint64_t bytes) {
-  return std::max<uint64_t>(1, bytes / launch::kScaleBytesPerElement);
-}
 
 void check_overhead_fits(OverheadMeasure m, const DeviceInfo& info) {
   const int sm = info.cc.sm();

@@ -1,10 +1,10 @@
 // The launch family's operations (probes/launch/launch.cuh: the kernels): what one launch, one
-// CUDA graph and the ways of running many small kernels cost. Each backend implements LaunchOps
-// (launch_cuda.cpp, launch_sim.cpp); a probe gets it with ctx.ops<LaunchOps>(). Both backends hand
-// what they timed and what the kernels recorded (a LaunchSample) to summarize_launch_sample, which
-// turns it into the number and makes the self-check (every kernel and every graph node counted,
-// every stamp written, SCALE's output right), so the arithmetic and the check exist once.
+// CUDA graph and the ways of running many small kernels cost. Each backend (launch_cuda.cpp,
+// launch_sim.cpp) implements LaunchOps (ctx.ops<LaunchOps>()) and hands what it timed and what the
+// kernels recorded (a LaunchSample) to summarize_launch_sample: the arithmetic and the self-check
+// (every kernel and graph node counted, every stamp written, SCALE's output right) exist once.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -43,8 +43,12 @@ inline constexpr const char* kSmallKernelMethodNames[] = {"stream", "graph", "gs
 inline const char* to_string(OverheadMeasure m) { return kOverheadMeasureNames[static_cast<int>(m)]; }
 inline const char* to_string(GraphMeasure m) { return kGraphMeasureNames[static_cast<int>(m)]; }
 inline const char* to_string(SmallKernelMethod m) { return kSmallKernelMethodNames[static_cast<int>(m)]; }
-// The SCALE kernel a method launches: gpuprobe_launch_scale (stream, graph), _scale_gsync, _scale_pt.
-const char* scale_kernel(SmallKernelMethod m);
+// The SCALE kernel a method launches.
+inline const char* scale_kernel(SmallKernelMethod m) {
+  return m == SmallKernelMethod::gsync ? "gpuprobe_launch_scale_gsync"
+         : m == SmallKernelMethod::pt  ? "gpuprobe_launch_scale_pt"
+                                       : "gpuprobe_launch_scale";
+}
 
 // How the number comes out of a sample.
 enum class SampleRule {
@@ -77,15 +81,16 @@ struct LaunchMeasurement {
   LaunchRecord launch;
 };
 
-// The checks and the arithmetic every backend shares; throws gpuprobe::Error "self-check failed:
-// ..." naming the kernel when a counter, a stamp or SCALE's output is wrong.
+// A wrong counter, stamp or SCALE output throws gpuprobe::Error "self-check failed: ..." naming the kernel.
 LaunchMeasurement summarize_launch_sample(const LaunchSample& sample);
 
 // Refuses what the device cannot run: PDL below sm_90 (Skip).
 void check_overhead_fits(OverheadMeasure m, const DeviceInfo& info);
 
 // The SCALE problem of a small-kernel point: doubles per pass (V / 16, at least 1).
-uint64_t scale_elements(uint64_t bytes);
+inline uint64_t scale_elements(uint64_t bytes) {
+  return std::max<uint64_t>(1, bytes / launch::kScaleBytesPerElement);
+}
 // SCALE's input (element i) and factor: the output is scale x input, exact in binary64.
 constexpr double kScaleInput = 1.5;
 constexpr double kScaleFactor = 3.0;

@@ -1,14 +1,9 @@
-// launch/*: what launching costs (probes/launch/launch_ops.hpp names each measure):
-//   launch/overhead        empty-kernel launches: host enqueue, round trip, back to back, the
-//                          kernel-to-kernel gap (%globaltimer), PDL's gap without and with the
-//                          attribute (sm_90+)
-//   launch/graph           graphs of n nodes: instantiate, update and launch against n (the model
-//                          fits t = a + b*n), and a device-side graph launch
-//   launch/small_kernels   SCALE passes of V bytes as stream launches, one graph, a persistent
-//                          grid.sync kernel and persistent threads (the model fits T = a + V/b)
-// Each point repeats its sample until stable (harness/repeat.hpp) and every sample passes the
-// shared self-check (every kernel and graph node counted, stamps written, SCALE's output right).
-// A measure the device cannot make is recorded as skipped with the reason.
+// launch/*: what launching costs (probes/launch/launch_ops.hpp names each measure): launch/overhead
+// (empty kernels), launch/graph (graphs of n nodes, against n: the model fits t = a + b*n; and a
+// device-side graph launch) and launch/small_kernels (SCALE passes of V bytes four ways: the model
+// fits T = a + V/b). Each point repeats its sample until stable (harness/repeat.hpp) and every
+// sample passes the shared self-check (launch_ops.hpp). A measure the device cannot make is recorded
+// as skipped with the reason.
 // The family's registration (harness/family.hpp) is here too; its model section and metrics are
 // analysis/launch_model.cpp's.
 #include <string>
@@ -52,33 +47,30 @@ PlannedPoint point(ProbeContext& ctx, nlohmann::json axes, F sample) {
           }};
 }
 
+// A list's entries, each at most `hi` (its spec checks the count, the least value and the multiple).
 std::vector<uint64_t> bounded_list(const Params& prm, const char* name, uint64_t lo, uint64_t hi) {
   const auto values = prm.get_u64_list(name);
   for (uint64_t v : values)
-    if (v < lo || v > hi)
+    if (v > hi)
       throw Error(std::string("--") + name + " entries must be " + std::to_string(lo) + " to " +
                   std::to_string(hi) + ", got " + std::to_string(v));
-  if (values.empty()) throw Error(std::string("--") + name + " needs at least one entry");
   return values;
 }
 
-uint32_t bounded_count(const Params& prm, const char* name, uint64_t lo) {
-  const uint64_t v = prm.get_u64(name);
-  if (v < lo || v > kMaxCount)
-    throw Error(std::string("--") + name + " must be " + std::to_string(lo) + " to " + std::to_string(kMaxCount));
-  return static_cast<uint32_t>(v);
-}
+// A count its spec bounds (min and max, both within uint32_t).
+uint32_t count_param(const Params& prm, const char* name) { return static_cast<uint32_t>(prm.get_u64(name)); }
+
+using K = ParamSpec::Kind;
 
 ProbeSpec overhead_probe() {
-  using K = ParamSpec::Kind;
   ProbeSpec p;
   p.id = "launch/overhead";
   p.summary = "empty-kernel launch: host enqueue, round trip, back to back, kernel gap, PDL (ns)";
   p.params = {
-      {"launches", K::integer, "200", "launches (PDL: pairs) per sample", {}, kMaxCount},
+      {"launches", K::integer, "200", "launches (PDL: pairs) per sample", {}, kMaxCount, 2},
   };
   p.run = [](ProbeContext& ctx) {
-    const uint32_t count = bounded_count(ctx.params(), "launches", 2);
+    const uint32_t count = count_param(ctx.params(), "launches");
     std::vector<PlannedPoint> points;
     for (OverheadMeasure m : {OverheadMeasure::host_enqueue, OverheadMeasure::round_trip,
                               OverheadMeasure::back_to_back, OverheadMeasure::gap,
@@ -91,18 +83,17 @@ ProbeSpec overhead_probe() {
 }
 
 ProbeSpec graph_probe() {
-  using K = ParamSpec::Kind;
   ProbeSpec p;
   p.id = "launch/graph";
   p.summary = "CUDA graphs: instantiate, update and launch against node count; device-side launch (ns)";
   p.params = {
       {"nodes", K::list, "1,2,4,8,16,32,64,128", "graph sizes (kernel nodes in a chain), 1 to 4096 each",
        {}, kMaxListEntries, 1},
-      {"graphs", K::integer, "20", "graphs instantiated, updated or launched per sample", {}, kMaxCount},
+      {"graphs", K::integer, "20", "graphs instantiated, updated or launched per sample", {}, kMaxCount, 1},
   };
   p.run = [](ProbeContext& ctx) {
     const auto nodes = bounded_list(ctx.params(), "nodes", 1, kMaxNodes);
-    const uint32_t count = bounded_count(ctx.params(), "graphs", 1);
+    const uint32_t count = count_param(ctx.params(), "graphs");
     std::vector<PlannedPoint> points;
     for (GraphMeasure m : {GraphMeasure::instantiate, GraphMeasure::update, GraphMeasure::launch})
       for (uint64_t n : nodes)
@@ -117,7 +108,6 @@ ProbeSpec graph_probe() {
 }
 
 ProbeSpec small_kernels_probe() {
-  using K = ParamSpec::Kind;
   ProbeSpec p;
   p.id = "launch/small_kernels";
   p.summary = "SCALE passes as stream launches, one graph, grid.sync and persistent threads (ns per pass)";
@@ -125,12 +115,12 @@ ProbeSpec small_kernels_probe() {
       {"bytes", K::list, "64K,80K,96K,112K,128K,160K,192K,224K,256K",
        "bytes moved per pass (16 per element; the fit uses up to 4x the smallest), 16 to 1 GiB each", {},
        kMaxListEntries, launch::kScaleBytesPerElement, launch::kScaleBytesPerElement},
-      {"iterations", K::integer, "1000", "passes per sample", {}, kMaxCount},
+      {"iterations", K::integer, "1000", "passes per sample", {}, kMaxCount, 1},
       {"method", K::choice, "all", "stream, graph, gsync, pt or all", {"all", "stream", "graph", "gsync", "pt"}},
   };
   p.run = [](ProbeContext& ctx) {
     const auto sizes = bounded_list(ctx.params(), "bytes", launch::kScaleBytesPerElement, kMaxSmallKernelBytes);
-    const uint32_t iterations = bounded_count(ctx.params(), "iterations", 1);
+    const uint32_t iterations = count_param(ctx.params(), "iterations");
     const std::string which = ctx.params().get_text("method");
     std::vector<PlannedPoint> points;
     for (SmallKernelMethod m : {SmallKernelMethod::stream, SmallKernelMethod::graph, SmallKernelMethod::gsync,

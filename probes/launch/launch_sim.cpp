@@ -1,8 +1,7 @@
 // LaunchOps on the simulated device: every cost comes from the preset's launch table
 // (harness/sim/preset.hpp, LaunchCostModel; presets/launch_costs.cpp cites each number), with the
-// preset's relative noise. The simulator builds what a GPU would have recorded (elapsed times,
-// %globaltimer stamps, the kernels' counters, SCALE's output) and hands it to the same
-// summarize_launch_sample as the CUDA backend: the self-check and the arithmetic are shared.
+// preset's relative noise, as what a GPU would have recorded (elapsed times, %globaltimer stamps,
+// the kernels' counters, SCALE's output) for the shared summarize_launch_sample.
 #include <algorithm>
 #include <cmath>
 #include <random>

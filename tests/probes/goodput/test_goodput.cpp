@@ -166,7 +166,7 @@ TEST_CASE("goodput/reference: bad parameters are one-line errors", "[goodput]") 
   auto device = sim::make_sim_device(sim::find_preset("h100"));
   CHECK_THROWS_WITH(run(*device, {{"tile-repeats", "200000"}}), Catch::Contains("at most 131071"));
   CHECK_THROWS_WITH(run(*device, {{"gemm-size", "1001"}}), Catch::Contains("multiple of 8"));
-  CHECK_THROWS_WITH(run(*device, {{"chain-nodes", "0"}}), Catch::Contains("--chain-nodes must be at least 1"));
+  CHECK_THROWS_WITH(run(*device, {{"chain-nodes", "0"}}), Catch::Contains("--chain-nodes: must be at least 1"));
   CHECK_THROWS_WITH(run(*device, {{"reduce-bytes", "4K"}}), Catch::Contains("less than one sweep"));
 }
 

@@ -163,7 +163,7 @@ TEST_CASE("launch closed loop: every preset's launch table comes back through th
 TEST_CASE("launch probes: counts and sizes beyond their bounds are refused in one line", "[launch]") {
   auto device = sim::make_sim_device(sim::find_preset("h100"));
   CHECK_THROWS_WITH(run(*device, "launch/graph", {{"nodes", "1,5000"}}), Catch::Contains("--nodes entries must be 1 to 4096"));
-  CHECK_THROWS_WITH(run(*device, "launch/overhead", {{"launches", "1"}}), Catch::Contains("--launches must be 2"));
+  CHECK_THROWS_WITH(run(*device, "launch/overhead", {{"launches", "1"}}), Catch::Contains("--launches: must be at least 2"));
   CHECK_THROWS_WITH(run(*device, "launch/small_kernels", {{"bytes", "8"}}), Catch::Contains("--bytes: entry '8' must be at least 16"));
 }
 
