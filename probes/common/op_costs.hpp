@@ -21,14 +21,7 @@ struct OpCost {
 };
 using OpCosts = std::vector<OpCost>;
 
-inline void slow_op_costs(OpCosts& costs, double factor) {
-  for (OpCost& c : costs) {
-    c.rate /= factor;
-    c.latency_cycles *= factor;
-  }
-}
-
-// The same for a table of a Cost with more latency terms (an OpCost with more fields: probes/async
+// slowdown=F on a table of a Cost (an OpCost, or one with more latency terms: probes/async
 // AsyncCost): each member of `terms` (&AsyncCost::cycles_per_kib...) is multiplied too.
 template <class Cost, class... Terms>
 void slow_op_costs_with(std::vector<Cost>& costs, double factor, Terms... terms) {
@@ -38,6 +31,7 @@ void slow_op_costs_with(std::vector<Cost>& costs, double factor, Terms... terms)
     ((c.*terms *= factor), ...);
   }
 }
+inline void slow_op_costs(OpCosts& costs, double factor) { slow_op_costs_with(costs, factor); }
 
 // The preset's hit latency of its cache level `level` ("L2"; cited there), 0 if it has none.
 inline double cache_hit_cycles(const sim::Preset& p, const std::string& level) {

@@ -1,8 +1,5 @@
 // What every op-table probe (compute, atomics, sync, tensor, async) shares when it declares its
-// parameters and axes and measures a point, written once: the --op/--kind/--iterations/
-// --block-threads/--blocks-per-sm parameters and their checks, the op and kind axes, and the
-// point of a chain family (repeats until the latency or rate settles, the launch's counts, the
-// timing fields of harness/points.hpp). A family adds only its own fields.
+// parameters and axes and measures a point, written once; a family adds only its own fields.
 #pragma once
 #include <cstdint>
 #include <functional>

@@ -57,12 +57,12 @@ inline double chase_point_seconds(double slots, double cycles, double timed_hops
   return kRunsPerPoint * run + slots * kChainBuildSecondsPerSlot + kPointOverheadSeconds;
 }
 
-// A chase sweep's points from the run's footprint parameters.
-inline double chase_sweep_seconds(const Params& p, uint64_t max_bytes, uint64_t slot_bytes, bool from_l1,
-                                  double cycles_override = 0) {
+// A chase sweep's points from min_bytes to max_bytes, at the run's --points-per-octave, timed and
+// sampled hops.
+inline double chase_sweep_seconds(const Params& p, uint64_t min_bytes, uint64_t max_bytes,
+                                  uint64_t slot_bytes, bool from_l1, double cycles_override = 0) {
   double s = 0;
-  for (uint64_t f :
-       geometric_sweep(p.get_u64("min-footprint-bytes"), max_bytes, p.get_u64("points-per-octave"), slot_bytes)) {
+  for (uint64_t f : geometric_sweep(min_bytes, max_bytes, p.get_u64("points-per-octave"), slot_bytes)) {
     const double bytes = static_cast<double>(f);
     s += chase_point_seconds(bytes / static_cast<double>(slot_bytes),
                              cycles_override > 0 ? cycles_override : chase_cycles(bytes, from_l1),

@@ -2,15 +2,6 @@
 // them, written once. A unit is what one stamp covers (a warp, a warpgroup, a CTA): its kernel
 // writes {start_cycles, end_cycles, smid, ran} (%clock64 around its loop, its SM, 1 once done)
 // followed by the family's own results. Clocks are compared only within one SM.
-//
-//   check_units    every unit reported, ran, and ended after it started (else "self-check
-//                  failed: ..."), grouped by SM: per SM its first start, last end and unit count
-//   sm_rates       the median, slowest and fastest SM's rate, rate(span) per SM
-//   summarize_units  check_units, then the launch's ChainResult: per-unit latencies, per-SM rates
-//   run_units      a GPU launch of kernel(args[, more...], out) through the KernelRunner, out
-//                  copied back
-//   simulate_units the simulator's units: blocks to SMs round robin, each SM's cycles from the
-//                  family's cost formula with the preset's seeded noise, stamps filled
 #pragma once
 #include <algorithm>
 #include <cmath>
@@ -36,7 +27,8 @@ struct SmSpan {
   double cycles() const { return double(last - first); }
 };
 
-// Units of one launch, checked, by SM. `unit` names them in messages ("warp", "CTA").
+// Units of one launch by SM (per SM its first start, last end and unit count), checked: every unit
+// reported, ran, and ended after it started, else SelfCheckFailed. `unit` names them ("warp", "CTA").
 template <class Out>
 std::map<uint32_t, SmSpan> check_units(const std::vector<Out>& units, uint64_t expected,
                                        const std::string& kernel, const char* unit) {
@@ -68,6 +60,7 @@ struct SmRates {
   double median = 0, min = 0, max = 0;
 };
 
+// The median, slowest and fastest SM's rate(span).
 template <class Rate>
 SmRates sm_rates(const std::map<uint32_t, SmSpan>& per_sm, Rate rate) {
   std::vector<double> rates;

@@ -13,21 +13,8 @@
 // Device code only (NVRTC-safe); the host side is chase_cuda.cpp.
 #include "harness/cuda/pin.cuh"
 #include "probes/memory/chase.cuh"
-#include "ptx/ld.cuh"
-#include "ptx/sreg.cuh"
 
 namespace gpuprobe::probes::chase_device {
-
-__device__ __forceinline__ uint32_t saturate_u32(uint64_t cycles) {
-  // The full 64-bit delta is used (saturated, never wrapped): were only its low half used, ptxas
-  // would read the opening clock with a variable-latency S2UR instead of CS2R.
-  return cycles > 0xffffffffull ? 0xffffffffu : static_cast<uint32_t>(cycles);
-}
-
-__device__ __forceinline__ unsigned char* dynamic_smem() {
-  extern __shared__ __align__(16) unsigned char gpuprobe_chase_smem[];
-  return gpuprobe_chase_smem;
-}
 
 template <class Load>
 __device__ __forceinline__ void chase_global(uint64_t base, uint64_t start_offset_bytes,
@@ -36,46 +23,12 @@ __device__ __forceinline__ void chase_global(uint64_t base, uint64_t start_offse
                                              cuda::SmPin pin, ChaseOut* out,
                                              uint32_t* samples_out) {
   if (!cuda::claim_pinned_sm(pin)) return;
-  unsigned char* smem = dynamic_smem();
-  const uint32_t scratch = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
-  uint32_t* samples = reinterpret_cast<uint32_t*>(smem + kChaseScratchBytes);
+  extern __shared__ __align__(16) unsigned char gpuprobe_chase_smem[];
+  const uint32_t scratch = static_cast<uint32_t>(__cvta_generic_to_shared(gpuprobe_chase_smem));
+  uint32_t* samples = reinterpret_cast<uint32_t*>(gpuprobe_chase_smem + kChaseScratchBytes);
 
-  uint64_t x = base + start_offset_bytes;
-#pragma unroll 1
-  for (uint64_t i = kChaseHopsPerIteration; i < warmup_hops; ++i) x = Load::load(x);
-#pragma unroll
-  for (uint64_t k = 0; k < kChaseHopsPerIteration; ++k) x = Load::load(x);
-
-  const uint64_t c0 = ptx::get_sreg_clock64_after(x, zero);
-  const uint64_t g0 = ptx::get_sreg_globaltimer();
-  uint64_t executed = 0;
-#pragma unroll 1
-  for (uint64_t i = timed_iterations; i != 0; --i) {
-#pragma unroll
-    for (uint64_t k = 0; k < kChaseHopsPerIteration; ++k) x = Load::load(x);
-    ++executed;
-  }
-  const uint64_t c1 = ptx::get_sreg_clock64_after(x, zero);
-  const uint64_t g1 = ptx::get_sreg_globaltimer();
-
-#pragma unroll 1
-  for (uint32_t j = 0; j < sampled_hops; ++j) {
-    uint64_t cycles;
-    x = Load::timed(x, scratch, cycles);
-    samples[j] = saturate_u32(cycles);
-  }
-#pragma unroll 1
-  for (uint32_t j = 0; j < kEmptySamples; ++j)
-    samples[sampled_hops + j] = saturate_u32(ptx::empty_timed_hop(x, scratch));
-#pragma unroll 1
-  for (uint32_t j = 0; j < sampled_hops + kEmptySamples; ++j) samples_out[j] = samples[j];
-
-  out->final_offset_bytes = x - base;
-  out->timed_cycles = c1 - c0;
-  out->timed_ns = g1 - g0;
-  out->timed_iterations = executed;
-  out->smid = ptx::get_sreg_smid();
-  out->ran = 1;
+  walk_phases<Load>(base + start_offset_bytes, base, warmup_hops, timed_iterations, sampled_hops, zero,
+                    scratch, samples, out, samples_out);
 }
 
 }  // namespace gpuprobe::probes::chase_device

@@ -34,8 +34,6 @@ namespace {
 
 using cuda::DeviceArray;
 
-constexpr uint32_t kSharedChaseThreads = 256;   // chase_shared.cu
-
 // The global chase kernels, in LoadVariant's order (ptx/load_variants.def).
 const void* const kGlobalKernels[] = {
 #define GPUPROBE_LOAD_VARIANT(id, name, ptx_form, first, min_sm, sass75, sass80) \

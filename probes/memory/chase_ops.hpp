@@ -50,10 +50,13 @@ class PreparedChase {
   virtual ChaseResult run(const ChaseRun& run) = 0;
 };
 
-// The checks every backend makes before preparing a chase, in one place: the shared memory the
-// launch needs (returned) against the block's opt-in limit, the pinned SM against the SM count,
-// and a global chain (with its slot arrays) against free device memory. Throws one-line Errors.
+// The checks every backend makes before preparing a chase, in one place (chase_point.cpp): the
+// shared memory the launch needs (returned) against the block's opt-in limit, the pinned SM
+// against the SM count (check_sm), and a global chain (with its slot arrays) against free device
+// memory. Throws one-line Errors.
 uint64_t check_chase_fits(const ChaseSetup& setup, const DeviceInfo& info, uint64_t free_bytes);
+// "--sm <sm> does not exist: <device> has SMs 0 to <N-1>" unless the device has SM `sm`.
+void check_sm(int sm, const DeviceInfo& info);
 // The run's shape (ChaseRun), checked by every backend's run(); throws a one-line Error.
 void check_chase_run(const ChaseRun& run);
 

@@ -14,72 +14,41 @@
 
 namespace gpuprobe::probes {
 
-namespace {
-std::vector<std::string> load_choices() {
-  std::vector<std::string> names;
-  for (const auto& v : ptx::kLoadVariants) names.emplace_back(v.name);
-  return names;
-}
-}  // namespace
-
-void add_chase_params(std::vector<ParamSpec>& params, MemorySpace space, const char* default_op,
-                      const char* default_sampled_hops, bool sm_all_allowed) {
-  using K = ParamSpec::Kind;
-  if (space == MemorySpace::global)
-    params.push_back({"cache-op", K::choice, default_op,
-                      "the global load (ptx/load_variants.def): default (plain ld.global, the "
-                      "weak load of ordinary CUDA C++), ca, cg (L2 only), cs, lu, cv, nc "
-                      "(read-only path), L1_no_allocate",
-                      load_choices()});
-  params.push_back({"timed-hops", K::integer, "4096",
-                    "fewest hops in the timed region (a multiple of " +
-                        std::to_string(kChaseHopsPerIteration) +
-                        ", the loop's unroll); more are taken to fill --min-region-us",
-                    {}, kMaxTimedHops, kChaseHopsPerIteration, kChaseHopsPerIteration});
-  params.push_back({"min-region-us", K::real, "0",
-                    "shortest timed region in microseconds (0: the device's, 1000 on a GPU; at most "
-                    "--max-seconds-per-point)",
-                    {}, kMaxRegionUs});
-  params.push_back({"sampled-hops", K::integer, default_sampled_hops,
-                    "hops timed one by one for the p50/p95 distribution", {}, kMaxSampledHops});
-  params.push_back({"sm", K::sm, "0",
-                    std::string("the SM that walks: a number, or any (wherever the scheduler "
-                                "puts it)") +
-                        (sm_all_allowed ? ", or all (an L2 latency map of every SM)" : ""),
-                    sm_all_allowed ? std::vector<std::string>{"any", "all"} : std::vector<std::string>{"any"}});
+void check_sm(int sm, const DeviceInfo& info) {
+  if (sm < 0 || sm >= info.sm_count)
+    throw Error("--sm " + std::to_string(sm) + " does not exist: " + info.name + " has SMs 0 to " +
+                std::to_string(info.sm_count - 1));
 }
 
-void check_chase_params(const Params& prm, double max_seconds_per_point) {
-  const double region_us = prm.get_real("min-region-us");
-  if (!(region_us >= 0) || region_us > max_seconds_per_point * 1e6) {
-    char bound[96];
-    std::snprintf(bound, sizeof bound,
-                  " (%g s) is longer than a point may take (--max-seconds-per-point %g s)", region_us * 1e-6,
-                  max_seconds_per_point);
-    throw Error("--min-region-us " + prm.get_text("min-region-us") + bound);
-  }
+uint64_t check_chase_fits(const ChaseSetup& setup, const DeviceInfo& info, uint64_t free_bytes) {
+  if (setup.chain == nullptr) throw Error("chase setup without a chain");
+  check_chain(*setup.chain);
+  const Chain& chain = *setup.chain;
+  const bool shared = setup.space == MemorySpace::shared;
+  const uint64_t smem_bytes = shared ? shared_chase_bytes(chain.span_bytes, setup.sampled_hops)
+                                     : global_chase_smem_bytes(setup.sampled_hops);
+  if (smem_bytes > info.shared_memory_per_block_optin_bytes)
+    throw Error((shared ? "shared-memory chase of " + std::to_string(chain.span_bytes) +
+                              " bytes with "
+                        : std::string("global chase with ")) +
+                std::to_string(setup.sampled_hops) + " samples needs " +
+                std::to_string(smem_bytes) + " bytes of shared memory; " + info.name + " allows " +
+                std::to_string(info.shared_memory_per_block_optin_bytes) + " per block");
+  if (setup.pinned_sm != kAnySm) check_sm(setup.pinned_sm, info);
+  const uint64_t need = (shared ? 0 : chain.span_bytes) +
+                        chain.slots() * (sizeof(uint64_t) + sizeof(uint32_t));
+  if (need > free_bytes)
+    throw Error("chain of " + std::to_string(need >> 20) + " MiB exceeds the free device memory (" +
+                std::to_string(free_bytes >> 20) + " MiB) of " + info.name);
+  return smem_bytes;
 }
 
-ChaseSettings chase_settings(ProbeContext& ctx, MemorySpace space) {
-  const auto& prm = ctx.params();
-  check_chase_params(prm, ctx.repeat().max_seconds);
-  ChaseSettings s;
-  s.space = space;
-  if (space == MemorySpace::global) s.load = *ptx::parse_load_variant(prm.get_text("cache-op"));
-  s.min_timed_hops = prm.get_u64("timed-hops");
-  if (s.min_timed_hops == 0 || s.min_timed_hops % kChaseHopsPerIteration != 0)
-    throw Error("--timed-hops must be a positive multiple of " +
-                std::to_string(kChaseHopsPerIteration));
-  const double region_us = prm.get_real("min-region-us");
-  s.min_region_ns = region_us > 0 ? static_cast<uint64_t>(region_us * 1000.0)
-                                  : ctx.device().min_timed_region_ns();
-  s.sampled_hops = static_cast<uint32_t>(prm.get_u64("sampled-hops"));
-  const int sm = prm.get_sm("sm");
-  s.sm = sm == Params::kSmAll ? kAnySm : sm;   // "all" is expanded by the caller
-  if (s.sm >= ctx.device().info().sm_count)
-    throw Error("--sm " + std::to_string(s.sm) + " does not exist: " + ctx.device().info().name +
-                " has SMs 0 to " + std::to_string(ctx.device().info().sm_count - 1));
-  return s;
+void check_chase_run(const ChaseRun& run) {
+  if (run.warmup_hops < kChaseHopsPerIteration || run.timed_hops == 0 ||
+      run.timed_hops % kChaseHopsPerIteration != 0)
+    throw Error("chase run needs at least " + std::to_string(kChaseHopsPerIteration) +
+                " warm-up hops and a positive multiple of " +
+                std::to_string(kChaseHopsPerIteration) + " timed hops");
 }
 
 nlohmann::json measure_chase(ProbeContext& ctx, const Chain& chain, const ChaseSettings& s) {
@@ -87,11 +56,12 @@ nlohmann::json measure_chase(ProbeContext& ctx, const Chain& chain, const ChaseS
       {.space = s.space, .load = s.load, .chain = &chain, .sampled_hops = s.sampled_hops, .pinned_sm = s.sm});
 
   const uint64_t warmup_hops = std::max<uint64_t>(chain.slots(), 1024);
-  // Checks one run against the host's prediction; throws on any difference. The prediction is
+  // One run, checked against the host's prediction; throws on any difference. The prediction is
   // walked once per length (the repeats of a point share it).
   std::map<uint64_t, uint64_t> predicted_offset;
-  auto self_check = [&](const ChaseRun& run, const ChaseResult& r) {
-    const uint64_t hops = run.warmup_hops + run.timed_hops + s.sampled_hops;
+  auto run_once = [&](uint64_t timed_hops) {
+    ChaseResult r = prepared->run({warmup_hops, timed_hops});
+    const uint64_t hops = warmup_hops + timed_hops + s.sampled_hops;
     auto [it, added] = predicted_offset.try_emplace(hops, 0);
     if (added) it->second = chain.offset_bytes[walk(chain, chain.start, hops)];
     const uint64_t expected = it->second;
@@ -99,17 +69,11 @@ nlohmann::json measure_chase(ProbeContext& ctx, const Chain& chain, const ChaseS
       throw SelfCheckFailed("the chase over " + std::to_string(chain.span_bytes) + " bytes ended at offset " +
                             std::to_string(r.final_offset_bytes) + ", the host predicted " +
                             std::to_string(expected) + " (loads were skipped, reordered or corrupted)");
-    const uint64_t iterations = run.timed_hops / kChaseHopsPerIteration;
+    const uint64_t iterations = timed_hops / kChaseHopsPerIteration;
     if (r.timed_iterations != iterations)
       throw SelfCheckFailed("the timed loop ran " + std::to_string(r.timed_iterations) + " iterations, " +
-                            std::to_string(iterations) + " were asked for (" +
-                            std::to_string(run.timed_hops) + " hops)");
-  };
-
-  auto run_once = [&](uint64_t timed_hops) {
-    const ChaseRun run{warmup_hops, timed_hops};
-    ChaseResult r = prepared->run(run);
-    self_check(run, r);
+                            std::to_string(iterations) + " were asked for (" + std::to_string(timed_hops) +
+                            " hops)");
     return r;
   };
   // Calibrate: grow the timed region until it lasts min_region_ns. The per-point time bound covers
@@ -178,27 +142,6 @@ nlohmann::json measure_chase(ProbeContext& ctx, const Chain& chain, const ChaseS
     p["samples"] = samples.size();
   }
   return p;
-}
-
-void sweep_random_cycles(ProbeContext& ctx, MemorySpace space, uint64_t max_bytes) {
-  const auto& prm = ctx.params();
-  const uint64_t slot = prm.get_u64("slot-bytes");
-  const ChaseSettings s = chase_settings(ctx, space);
-  const uint64_t seed = prm.get_u64("seed");
-  std::vector<PlannedPoint> points;
-  for (uint64_t f : geometric_sweep(prm.get_u64("min-footprint-bytes"), max_bytes,
-                                    prm.get_u64("points-per-octave"), slot))
-    points.push_back(chase_point(ctx, {{"footprint_bytes", f}}, [=] {
-      return make_random_cycle(f, static_cast<uint32_t>(slot), seed);
-    }, s));
-  measure_points(ctx, points);
-}
-
-PlannedPoint chase_point(ProbeContext& ctx, nlohmann::json axes, std::function<Chain()> make_chain,
-                         const ChaseSettings& s) {
-  return {std::move(axes), [&ctx, make_chain = std::move(make_chain), s] {
-            return measure_chase(ctx, make_chain(), s);
-          }};
 }
 
 }  // namespace gpuprobe::probes

@@ -1,5 +1,5 @@
-// Shared by the memory probes: measure one chase configuration until stable, with the
-// self-checks, and the sweeps built on it.
+// The memory probes' measurement core: one chase configuration measured until stable, with the
+// self-checks (the sweeps of chase.cpp are built on it).
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -35,33 +35,11 @@ inline constexpr uint64_t kMaxSlotBytes = uint64_t{1} << 30;
 // The most strides memory/stride sweeps in one run.
 inline constexpr uint64_t kMaxStrides = 32;
 
-// Appends the parameters every chase probe shares to `params`: cache-op (global memory only,
-// with its default), timed-hops, min-region-us, sampled-hops (with its default) and sm.
-void add_chase_params(std::vector<ParamSpec>& params, MemorySpace space, const char* default_op,
-                      const char* default_sampled_hops, bool sm_all_allowed = false);
-
-// The rule among them that needs the run's --max-seconds-per-point: --min-region-us no longer
-// than a point may take. A chase probe's ProbeSpec::check, so `probe` refuses it before any device
-// opens; chase_settings checks it again for run-all's plans.
-void check_chase_params(const Params& params, double max_seconds_per_point);
-
-// The settings from those parameters (sm "all" is the caller's to expand).
-ChaseSettings chase_settings(ProbeContext& ctx, MemorySpace space);
-
 // Prepares the chase once, calibrates the timed region to at least the minimum region, repeats
 // it per the context's policy and returns the point. Every repeat must end on the slot the host
 // predicted and must have executed the expected number of timed-loop iterations, or it throws
 // gpuprobe::Error "self-check failed ...". Repeats that ran on an SM other than the first are
 // rejected (counted in rejected_repeats). Fields: docs/SCHEMA.md "memory chase point".
 nlohmann::json measure_chase(ProbeContext& ctx, const Chain& chain, const ChaseSettings& s);
-
-// The point of `axes` that chases the chain make_chain() builds, built only when the point is
-// measured (one chain of the sweep in memory at a time).
-PlannedPoint chase_point(ProbeContext& ctx, nlohmann::json axes, std::function<Chain()> make_chain,
-                         const ChaseSettings& s);
-
-// The footprint sweep of memory/chase and memory/chase_shared: from --min-footprint-bytes to
-// max_bytes at --points-per-octave, one random cycle of --slot-bytes slots (--seed) per point.
-void sweep_random_cycles(ProbeContext& ctx, MemorySpace space, uint64_t max_bytes);
 
 }  // namespace gpuprobe::probes

@@ -48,7 +48,7 @@ class SimPreparedChase final : public PreparedChase {
     LaunchRecord& launch = result.launch;
     launch.kernel = spec.shared ? "gpuprobe_chase_shared"
                                 : "gpuprobe_chase_global_" + std::string(ptx::info(setup_.load).id);
-    launch.config.block = Dim3{spec.shared ? 256u : 1u, 1, 1};
+    launch.config.block = Dim3{spec.shared ? kSharedChaseThreads : 1u, 1, 1};
     launch.config.dynamic_smem_bytes = smem_bytes_;
     launch.config.l1_carveout_percent = 0;
     launch.config.pinned_sm = setup_.pinned_sm;

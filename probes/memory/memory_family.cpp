@@ -15,32 +15,28 @@ bool from_l1(const Params& p) {
 }
 
 double estimate(const std::string& probe, const Params& p) {
-  if (probe == "memory/chase") {
-    uint64_t max_bytes = p.get_u64("max-footprint-bytes");
-    if (max_bytes == 0) max_bytes = 4 * kL2Bytes;
-    return chase_sweep_seconds(p, max_bytes, p.get_u64("slot-bytes"), from_l1(p));
+  // The parameter `name`, or the H100's `h100` where it is 0.
+  auto or_h100 = [&](const char* name, uint64_t h100) {
+    return p.get_u64(name) != 0 ? p.get_u64(name) : h100;
+  };
+  if (probe == "memory/tlb") {
+    // One hop per page (slots = span / page), each missing the caches (DRAM latency at worst).
+    const uint64_t page = p.get_u64("page-bytes");
+    return chase_sweep_seconds(p, page, or_h100("max-span-bytes", kFreeBytes / 100 * 85), page, false,
+                               kDramCycles);
   }
-  if (probe == "memory/chase_shared") {
-    uint64_t max_bytes = p.get_u64("max-footprint-bytes");
-    if (max_bytes == 0) max_bytes = 227u << 10;  // the H100's opt-in shared memory per block
-    return chase_sweep_seconds(p, max_bytes, p.get_u64("slot-bytes"), true, kSharedCycles);
-  }
-  if (probe == "memory/stride") {
-    uint64_t max_bytes = p.get_u64("max-footprint-bytes");
-    if (max_bytes == 0) max_bytes = std::min<uint64_t>(8u << 20, kL2Bytes / 2);
-    double s = 0;
-    for (uint64_t stride : p.get_u64_list("strides-bytes")) s += chase_sweep_seconds(p, max_bytes, stride, from_l1(p));
-    return s;
-  }
-  // memory/tlb: one hop per page (slots = span / page), each missing the caches (DRAM latency at
-  // worst).
-  uint64_t max_span = p.get_u64("max-span-bytes");
-  if (max_span == 0) max_span = kFreeBytes / 100 * 85;
-  const uint64_t page = p.get_u64("page-bytes");
+  const uint64_t min_bytes = p.get_u64("min-footprint-bytes");
+  if (probe == "memory/chase")
+    return chase_sweep_seconds(p, min_bytes, or_h100("max-footprint-bytes", 4 * kL2Bytes),
+                               p.get_u64("slot-bytes"), from_l1(p));
+  if (probe == "memory/chase_shared")  // 227 KiB: the H100's opt-in shared memory per block
+    return chase_sweep_seconds(p, min_bytes, or_h100("max-footprint-bytes", 227u << 10),
+                               p.get_u64("slot-bytes"), true, kSharedCycles);
+  // memory/stride
+  const uint64_t max_bytes = or_h100("max-footprint-bytes", std::min<uint64_t>(8u << 20, kL2Bytes / 2));
   double s = 0;
-  for (uint64_t span : geometric_sweep(page, max_span, p.get_u64("points-per-octave"), page))
-    s += chase_point_seconds(static_cast<double>(span / page), kDramCycles, static_cast<double>(p.get_u64("timed-hops")),
-                             static_cast<double>(p.get_u64("sampled-hops")));
+  for (uint64_t stride : p.get_u64_list("strides-bytes"))
+    s += chase_sweep_seconds(p, min_bytes, max_bytes, stride, from_l1(p));
   return s;
 }
 
