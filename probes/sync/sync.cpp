@@ -16,7 +16,6 @@
 #include "analysis/sync_model.hpp"
 #include "harness/self_check.hpp"
 #include "harness/axes.hpp"
-#include "harness/points.hpp"
 #include "harness/sim/sim_device.hpp"
 #include "probes/common/family_spec.hpp"
 #include "probes/common/op_probe.hpp"
@@ -347,7 +346,6 @@ const KernelPair kKernels[] = {
 ChainResult run_on_gpu(KernelRunner& gpu, const SyncSetup& s, const SyncRun& run) {
   check_sync_fits(s, gpu.info());
   const std::string name = sync_kernel_name(s.op, s.kind);
-  if (run.iterations == 0) throw Error(name + ": no iterations");
   const auto words = sync_lane_words(s.op);
   const DeviceBuffer lanes = gpu.upload(std::vector<uint32_t>(words.begin(), words.end()));
   const SyncArgs args{.lanes = static_cast<const uint32_t*>(lanes.get()), .iterations = run.iterations,
@@ -369,14 +367,13 @@ ChainResult simulate(sim::SimDevice& device, const SyncSetup& s, const SyncRun& 
   const sync::SyncOpInfo& info = sync_info(s.op);
   const SyncCost& cost = op_cost(p, costs, info.name);
   const std::string kernel = sync_kernel_name(s.op, s.kind);
-  if (run.iterations == 0) throw Error(kernel + ": no iterations");
   if (s.kind == Kind::throughput && !(cost.rate > 0)) skip("the simulated " + p.name + " has no rate for " + info.name);
   const uint32_t chains = sync_chains(s.op, s.kind);
   const uint64_t ops = run.iterations * info.ops_per_iteration / chains;
-  const uint32_t warps_per_block = s.block_threads / 32;
   const double latency = sync_latency_cycles(cost, sweep_value(s));
   const uint64_t seed = std::hash<std::string>{}(kernel) ^ s.blocks ^ (uint64_t(s.block_threads) << 20) ^
                         (run.iterations << 32) ^ device.next_launch(kFamily);
+  const uint32_t warps_per_block = s.block_threads / 32;
   auto warps = simulate_units<SyncWarpOut>(p, s.blocks, warps_per_block, seed, [&](uint32_t, uint32_t n) {
     const double chain_cycles = double(ops) * latency;
     const double issue_cycles =
@@ -398,6 +395,7 @@ ChainResult simulate(sim::SimDevice& device, const SyncSetup& s, const SyncRun& 
 }
 
 ChainResult launch(Device& device, const SyncSetup& s, const SyncRun& run) {
+  if (run.iterations == 0) throw Error(sync_kernel_name(s.op, s.kind) + ": no iterations");
   if (auto* sim = dynamic_cast<sim::SimDevice*>(&device)) return simulate(*sim, s, run);
   return run_on_gpu(kernel_runner(device), s, run);
 }
@@ -464,26 +462,12 @@ SyncSetup setup_of(const nlohmann::json& axes, const LaunchParams& l) {
     }
     return s;
   }
-  switch (info.shape) {
-    case SyncShape::cta:
-      s.block_threads = kCtaThroughputThreads;
-      s.blocks = l.sms * kCtaThroughputBlocksPerSm;
-      break;
-    case SyncShape::cluster:
-      s.block_threads = 32;
-      s.cluster_size = kClusterThroughputSize;
-      s.blocks = l.sms * kCtaThroughputBlocksPerSm;
-      break;
-    case SyncShape::dsmem:
-      s.block_threads = l.block_threads;
-      s.cluster_size = kClusterThroughputSize;
-      s.blocks = l.sms * ((l.blocks_per_sm + 1) / 2 * 2);  // whole clusters
-      break;
-    default:
-      s.block_threads = l.block_threads;
-      s.blocks = l.sms * l.blocks_per_sm;
-      break;
-  }
+  const bool cta = info.shape == SyncShape::cta, cluster = info.shape == SyncShape::cluster;
+  const bool dsmem = info.shape == SyncShape::dsmem;
+  s.block_threads = cta ? kCtaThroughputThreads : cluster ? 32 : l.block_threads;
+  s.cluster_size = cluster || dsmem ? kClusterThroughputSize : 0;
+  const uint32_t dsmem_per_sm = (l.blocks_per_sm + 1) / 2 * 2;  // whole clusters
+  s.blocks = l.sms * (cta || cluster ? kCtaThroughputBlocksPerSm : dsmem ? dsmem_per_sm : l.blocks_per_sm);
   return s;
 }
 

@@ -1,10 +1,8 @@
-// sync: the synchronization kernels (probes/sync/sync.cuh: the op table and the contract).
-// Per op of sync.def two extern "C" kernels, gpuprobe_sync_<op>_lat and _thr. The
-// timing bracket is the same everywhere: the opening %clock64 read follows the start values'
-// arrival, the closing one waits for every chain's result (x & zero, zero a runtime 0), so no op
-// is dead. An op whose instruction this compile pass lacks (redux before sm_80, elect, clusters,
-// try_wait and fence.proxy.async before sm_90, mbarrier before sm_80) traps; the host refuses it
-// before that. Device code only (NVRTC-safe); the host side is sync_cuda.cpp.
+// sync: the synchronization kernels, two per op of sync.def (probes/sync/sync.cuh: the contract and
+// the timing bracket). The opening %clock64 read follows the start values' arrival, the closing one
+// waits for every chain's result (x & zero, zero a runtime 0), so no op is dead. An op this compile
+// pass lacks (redux before sm_80, elect, clusters, try_wait and fence.proxy.async before sm_90,
+// mbarrier before sm_80) traps; the host, sync.cpp, refuses it first. Device code only (NVRTC-safe).
 #include "probes/common/chains.cuh"
 #include "probes/common/unit_record.cuh"
 #include "probes/sync/sync.cuh"
@@ -27,100 +25,49 @@ __device__ __forceinline__ void record(const SyncArgs& a, SyncWarpOut* out, uint
 }
 
 // ---- warp value chains: x = Op::step(x, aux) -----------------------------------------------
-// One struct per op: step(x, aux) and whether this compile pass has it (kOnThisPass; step exists
-// only where it is true).
-struct shfl_idx {
-  static constexpr bool kOnThisPass = true;
-  static constexpr bool kUniformAux = false;
-  static __device__ __forceinline__ uint32_t step(uint32_t x, uint32_t aux) {
-    return ptx::shfl_sync_idx_b32(x, aux);
-  }
-};
-struct shfl_up {
-  static constexpr bool kOnThisPass = true;
-  static constexpr bool kUniformAux = false;
-  static __device__ __forceinline__ uint32_t step(uint32_t x, uint32_t aux) {
-    return ptx::shfl_sync_up_b32(x, aux);
-  }
-};
-struct shfl_down {
-  static constexpr bool kOnThisPass = true;
-  static constexpr bool kUniformAux = false;
-  static __device__ __forceinline__ uint32_t step(uint32_t x, uint32_t aux) {
-    return ptx::shfl_sync_down_b32(x, aux);
-  }
-};
-struct shfl_bfly {
-  static constexpr bool kOnThisPass = true;
-  static constexpr bool kUniformAux = false;
-  static __device__ __forceinline__ uint32_t step(uint32_t x, uint32_t aux) {
-    return ptx::shfl_sync_bfly_b32(x, aux);
-  }
-};
-struct vote_any {
-  static constexpr bool kOnThisPass = true;
-  static constexpr bool kUniformAux = false;
-  static __device__ __forceinline__ uint32_t step(uint32_t x, uint32_t) {
-    return ptx::vote_sync_any_pred(x);
-  }
-};
-struct vote_all {
-  static constexpr bool kOnThisPass = true;
-  static constexpr bool kUniformAux = false;
-  static __device__ __forceinline__ uint32_t step(uint32_t x, uint32_t) {
-    return ptx::vote_sync_all_pred(x);
-  }
-};
-struct vote_ballot {
-  static constexpr bool kOnThisPass = true;
-  static constexpr bool kUniformAux = false;
-  static __device__ __forceinline__ uint32_t step(uint32_t x, uint32_t aux) {
-    return ptx::vote_sync_ballot_b32(x & aux);
-  }
-};
-struct match_any {
-  static constexpr bool kOnThisPass = true;
-  static constexpr bool kUniformAux = false;
-  static __device__ __forceinline__ uint32_t step(uint32_t x, uint32_t) {
-    return ptx::match_sync_any_b32(x);
-  }
-};
-struct match_all {
-  static constexpr bool kOnThisPass = true;
-  static constexpr bool kUniformAux = false;
-  static __device__ __forceinline__ uint32_t step(uint32_t x, uint32_t) {
-    return ptx::match_sync_all_b32(x);
-  }
-};
-struct redux_add {
-  static constexpr bool kOnThisPass = GPUPROBE_PTX_HAS_REDUX_SYNC;
-  static constexpr bool kUniformAux = false;
+// One struct per op: step(x, aux), whether this compile pass has it (kOnThisPass; step exists
+// only where it is true) and whether aux is the warp-uniform kernel argument `mask` (kUniformAux).
+#define GPUPROBE_SYNC_WARP_STEP(op, body)                                                        \
+  struct op {                                                                                    \
+    static constexpr bool kOnThisPass = true;                                                    \
+    static constexpr bool kUniformAux = false;                                                   \
+    static __device__ __forceinline__ uint32_t step(uint32_t x, [[maybe_unused]] uint32_t aux) { \
+      return body;                                                                               \
+    }                                                                                            \
+  };
+#define GPUPROBE_SYNC_LACKING(op)              \
+  struct op {                                  \
+    static constexpr bool kOnThisPass = false; \
+  };
+// An op whose step has no value (a cluster barrier, a fence): step() runs `calls`.
+#define GPUPROBE_SYNC_VOID_STEP(op, calls)                   \
+  struct op {                                                \
+    static constexpr bool kOnThisPass = true;                \
+    static __device__ __forceinline__ void step() { calls; } \
+  };
+GPUPROBE_SYNC_WARP_STEP(shfl_idx, ptx::shfl_sync_idx_b32(x, aux))
+GPUPROBE_SYNC_WARP_STEP(shfl_up, ptx::shfl_sync_up_b32(x, aux))
+GPUPROBE_SYNC_WARP_STEP(shfl_down, ptx::shfl_sync_down_b32(x, aux))
+GPUPROBE_SYNC_WARP_STEP(shfl_bfly, ptx::shfl_sync_bfly_b32(x, aux))
+GPUPROBE_SYNC_WARP_STEP(vote_any, ptx::vote_sync_any_pred(x))
+GPUPROBE_SYNC_WARP_STEP(vote_all, ptx::vote_sync_all_pred(x))
+GPUPROBE_SYNC_WARP_STEP(vote_ballot, ptx::vote_sync_ballot_b32(x & aux))
+GPUPROBE_SYNC_WARP_STEP(match_any, ptx::match_sync_any_b32(x))
+GPUPROBE_SYNC_WARP_STEP(match_all, ptx::match_sync_all_b32(x))
 #if GPUPROBE_PTX_HAS_REDUX_SYNC
-  static __device__ __forceinline__ uint32_t step(uint32_t x, uint32_t) {
-    return ptx::redux_sync_add_u32(x);
-  }
+GPUPROBE_SYNC_WARP_STEP(redux_add, ptx::redux_sync_add_u32(x))
+GPUPROBE_SYNC_WARP_STEP(redux_min, ptx::redux_sync_min_u32(x))
+#else
+GPUPROBE_SYNC_LACKING(redux_add)
+GPUPROBE_SYNC_LACKING(redux_min)
 #endif
-};
-struct redux_min {
-  static constexpr bool kOnThisPass = GPUPROBE_PTX_HAS_REDUX_SYNC;
-  static constexpr bool kUniformAux = false;
-#if GPUPROBE_PTX_HAS_REDUX_SYNC
-  static __device__ __forceinline__ uint32_t step(uint32_t x, uint32_t) {
-    return ptx::redux_sync_min_u32(x);
-  }
-#endif
-};
 // aux is the full mask, from memory: ptxas cannot fold the or, nor prove the mask warp-uniform
 // (ptx::elect_sync says what the chain then times).
-struct elect {
-  static constexpr bool kOnThisPass = GPUPROBE_PTX_HAS_ELECT_SYNC;
-  static constexpr bool kUniformAux = false;
 #if GPUPROBE_PTX_HAS_ELECT_SYNC
-  static __device__ __forceinline__ uint32_t step(uint32_t x, uint32_t aux) {
-    return ptx::elect_sync(x | aux);
-  }
+GPUPROBE_SYNC_WARP_STEP(elect, ptx::elect_sync(x | aux))
+#else
+GPUPROBE_SYNC_LACKING(elect)
 #endif
-};
 // aux is the kernel argument `mask` (warp-uniform): see ptx::bar_warp_sync for what ptxas does.
 struct bar_warp_sync {
   static constexpr bool kOnThisPass = true;
@@ -162,6 +109,17 @@ __device__ __forceinline__ void run_warp(const SyncArgs& a, SyncWarpOut* out) {
   record(a, out, c0, c1, result, kChains);
 }
 
+// One chain from x, timed through `iterations` iterations of kOps steps, then recorded: the
+// barriers, the mbarriers and the fences.
+template <int kOps, class Step>
+__device__ __forceinline__ void run_one_chain(const SyncArgs& a, SyncWarpOut* out, uint32_t x, Step&& step) {
+  uint32_t chain[1] = {x};
+  const uint64_t c0 = ptx::get_sreg_clock64_after(chain[0], a.zero);
+  step_chains<kOps>(chain, a.iterations, step);
+  const uint64_t c1 = ptx::get_sreg_clock64_after(chain[0], a.zero);
+  record(a, out, c0, c1, chain, 1);
+}
+
 // ---- CTA barriers: every warp of the CTA runs the loop ---------------------------------------
 struct bar_sync {
   static __device__ __forceinline__ uint32_t step(uint32_t x) {
@@ -178,77 +136,54 @@ struct bar_red_popc {
 
 template <class Op>
 __device__ __forceinline__ void run_cta(const SyncArgs& a, SyncWarpOut* out) {
-  uint32_t x = a.lanes[lane_id()];
+  const uint32_t x = a.lanes[lane_id()];
   ptx::bar_sync_0();  // every warp starts together
-  const uint64_t c0 = ptx::get_sreg_clock64_after(x, a.zero);
-#pragma unroll 1
-  for (uint64_t i = a.iterations; i != 0; --i) {
-#pragma unroll
-    for (int u = 0; u < int(kSyncBarrierOpsPerIteration); ++u) x = Op::step(x);
-  }
-  const uint64_t c1 = ptx::get_sreg_clock64_after(x, a.zero);
-  record(a, out, c0, c1, &x, 1);
+  run_one_chain<kSyncBarrierOpsPerIteration>(a, out, x, [](uint32_t v) { return Op::step(v); });
 }
 
 // bar.arrive: the CTA's first half arrives at barrier 1 and waits at 2, the second half waits at
 // 1 and arrives at 2, each in its own loop: one op is a round trip (two hand-offs). Needs an even
 // number of warps.
-__device__ __forceinline__ void run_bar_arrive(const SyncArgs& a, SyncWarpOut* out) {
-  uint32_t x = a.lanes[lane_id()];
+struct bar_arrive {};
+template <>
+__device__ __forceinline__ void run_cta<bar_arrive>(const SyncArgs& a, SyncWarpOut* out) {
+  uint32_t x[1] = {a.lanes[lane_id()]};
   const uint32_t n = blockDim.x;
   ptx::bar_sync_0();
-  const uint64_t c0 = ptx::get_sreg_clock64_after(x, a.zero);
+  const uint64_t c0 = ptx::get_sreg_clock64_after(x[0], a.zero);
   if (threadIdx.x < n / 2) {
-#pragma unroll 1
-    for (uint64_t i = a.iterations; i != 0; --i) {
-#pragma unroll
-      for (int u = 0; u < int(kSyncBarrierOpsPerIteration); ++u) {
-        ptx::bar_arrive(1, n);
-        ptx::bar_sync(2, n);
-      }
-    }
+    step_chains<kSyncBarrierOpsPerIteration>(x, a.iterations, [n](uint32_t v) {
+      ptx::bar_arrive(1, n);
+      ptx::bar_sync(2, n);
+      return v;
+    });
   } else {
-#pragma unroll 1
-    for (uint64_t i = a.iterations; i != 0; --i) {
-#pragma unroll
-      for (int u = 0; u < int(kSyncBarrierOpsPerIteration); ++u) {
-        ptx::bar_sync(1, n);
-        ptx::bar_arrive(2, n);
-      }
-    }
+    step_chains<kSyncBarrierOpsPerIteration>(x, a.iterations, [n](uint32_t v) {
+      ptx::bar_sync(1, n);
+      ptx::bar_arrive(2, n);
+      return v;
+    });
   }
-  const uint64_t c1 = ptx::get_sreg_clock64_after(x, a.zero);
-  record(a, out, c0, c1, &x, 1);
+  const uint64_t c1 = ptx::get_sreg_clock64_after(x[0], a.zero);
+  record(a, out, c0, c1, x, 1);
 }
 
 // ---- clusters (sm_90+) ----------------------------------------------------------------------
 #if GPUPROBE_PTX_HAS_CLUSTER
-struct barrier_cluster {
-  static __device__ __forceinline__ void step() {
-    ptx::barrier_cluster_arrive_release_aligned();
-    ptx::barrier_cluster_wait_acquire_aligned();
-  }
-};
-struct barrier_cluster_relaxed {
-  static __device__ __forceinline__ void step() {
-    ptx::barrier_cluster_arrive_relaxed_aligned();
-    ptx::barrier_cluster_wait_acquire_aligned();
-  }
-};
+GPUPROBE_SYNC_VOID_STEP(barrier_cluster, ptx::barrier_cluster_arrive_release_aligned();
+                        ptx::barrier_cluster_wait_acquire_aligned())
+GPUPROBE_SYNC_VOID_STEP(barrier_cluster_relaxed, ptx::barrier_cluster_arrive_relaxed_aligned();
+                        ptx::barrier_cluster_wait_acquire_aligned())
 
 template <class Op>
 __device__ __forceinline__ void run_cluster(const SyncArgs& a, SyncWarpOut* out) {
-  uint32_t x = a.lanes[lane_id()];
+  const uint32_t x = a.lanes[lane_id()];
   ptx::barrier_cluster_arrive_release_aligned();  // every CTA of the cluster starts together
   ptx::barrier_cluster_wait_acquire_aligned();
-  const uint64_t c0 = ptx::get_sreg_clock64_after(x, a.zero);
-#pragma unroll 1
-  for (uint64_t i = a.iterations; i != 0; --i) {
-#pragma unroll
-    for (int u = 0; u < int(kSyncBarrierOpsPerIteration); ++u) Op::step();
-  }
-  const uint64_t c1 = ptx::get_sreg_clock64_after(x, a.zero);
-  record(a, out, c0, c1, &x, 1);
+  run_one_chain<kSyncBarrierOpsPerIteration>(a, out, x, [](uint32_t v) {
+    Op::step();
+    return v;
+  });
 }
 
 // Each CTA writes a ring into its shared memory: slot i holds the 64-bit shared::cluster address
@@ -276,14 +211,7 @@ __device__ __forceinline__ void run_dsmem(const SyncArgs& a, SyncWarpOut* out) {
     first ^= x[k];
   }
   const uint64_t c0 = ptx::get_sreg_clock64_after(first, a.zero);
-#pragma unroll 1
-  for (uint64_t i = a.iterations; i != 0; --i) {
-#pragma unroll
-    for (int u = 0; u < kPerChain; ++u) {
-#pragma unroll
-      for (int k = 0; k < kChains; ++k) x[k] = ptx::ld_shared_cluster_u64(x[k]);
-    }
-  }
+  step_chains<kPerChain>(x, a.iterations, [](uint64_t v) { return ptx::ld_shared_cluster_u64(v); });
   uint64_t last = 0;
 #pragma unroll
   for (int k = 0; k < kChains; ++k) last ^= x[k];
@@ -300,13 +228,12 @@ __device__ __forceinline__ void run_dsmem(const SyncArgs& a, SyncWarpOut* out) {
 
 // ---- the grid barrier -------------------------------------------------------------------------
 __device__ __forceinline__ void run_grid(const SyncArgs& a, SyncWarpOut* out) {
-  uint32_t x = a.lanes[lane_id()];
+  const uint32_t x = a.lanes[lane_id()];
   ptx::grid_sync();  // every CTA starts together
-  const uint64_t c0 = ptx::get_sreg_clock64_after(x, a.zero);
-#pragma unroll 1
-  for (uint64_t i = a.iterations; i != 0; --i) ptx::grid_sync();
-  const uint64_t c1 = ptx::get_sreg_clock64_after(x, a.zero);
-  record(a, out, c0, c1, &x, 1);
+  run_one_chain<1>(a, out, x, [](uint32_t v) {
+    ptx::grid_sync();
+    return v;
+  });
 }
 
 // ---- mbarrier: every thread of the CTA arrives, then waits for the phase to complete ----------
@@ -341,62 +268,33 @@ __device__ __forceinline__ void run_mbarrier(const SyncArgs& a, SyncWarpOut* out
   const uint32_t bar = static_cast<uint32_t>(__cvta_generic_to_shared(&gpuprobe_sync_mbarrier));
   if (threadIdx.x == 0) ptx::mbarrier_init_shared_b64(bar, blockDim.x);
   ptx::bar_sync_0();
-  uint32_t done = a.lanes[lane_id()] & a.zero;  // 0
-  const uint64_t c0 = ptx::get_sreg_clock64_after(done, a.zero);
-#pragma unroll 1
-  for (uint64_t i = a.iterations; i != 0; --i) {
-#pragma unroll
-    for (int u = 0; u < int(kSyncMbarrierOpsPerIteration); ++u) done = Op::step(bar, done);
-  }
-  const uint64_t c1 = ptx::get_sreg_clock64_after(done, a.zero);
-  record(a, out, c0, c1, &done, 1);
+  const uint32_t done = a.lanes[lane_id()] & a.zero;  // 0
+  run_one_chain<kSyncMbarrierOpsPerIteration>(a, out, done, [&](uint32_t d) { return Op::step(bar, d); });
 }
 #endif
 
 // ---- fences -----------------------------------------------------------------------------------
-struct membar_cta {
-  static constexpr bool kOnThisPass = true;
-  static __device__ __forceinline__ void step() { ptx::membar_cta(); }
-};
-struct membar_gl {
-  static constexpr bool kOnThisPass = true;
-  static __device__ __forceinline__ void step() { ptx::membar_gl(); }
-};
-struct membar_sys {
-  static constexpr bool kOnThisPass = true;
-  static __device__ __forceinline__ void step() { ptx::membar_sys(); }
-};
-struct fence_acq_rel_gpu {
-  static constexpr bool kOnThisPass = true;
-  static __device__ __forceinline__ void step() { ptx::fence_acq_rel_gpu(); }
-};
-struct fence_acq_rel_cluster {
-  static constexpr bool kOnThisPass = GPUPROBE_PTX_HAS_CLUSTER;
+GPUPROBE_SYNC_VOID_STEP(membar_cta, ptx::membar_cta())
+GPUPROBE_SYNC_VOID_STEP(membar_gl, ptx::membar_gl())
+GPUPROBE_SYNC_VOID_STEP(membar_sys, ptx::membar_sys())
+GPUPROBE_SYNC_VOID_STEP(fence_acq_rel_gpu, ptx::fence_acq_rel_gpu())
 #if GPUPROBE_PTX_HAS_CLUSTER
-  static __device__ __forceinline__ void step() { ptx::fence_acq_rel_cluster(); }
+GPUPROBE_SYNC_VOID_STEP(fence_acq_rel_cluster, ptx::fence_acq_rel_cluster())
+GPUPROBE_SYNC_VOID_STEP(fence_proxy_async, ptx::fence_proxy_async_shared_cta())
+#else
+GPUPROBE_SYNC_LACKING(fence_acq_rel_cluster)
+GPUPROBE_SYNC_LACKING(fence_proxy_async)
 #endif
-};
-struct fence_proxy_async {
-  static constexpr bool kOnThisPass = GPUPROBE_PTX_HAS_CLUSTER;
-#if GPUPROBE_PTX_HAS_CLUSTER
-  static __device__ __forceinline__ void step() { ptx::fence_proxy_async_shared_cta(); }
-#endif
-};
 
 template <class Op>
 __device__ __forceinline__ void run_fence(const SyncArgs& a, SyncWarpOut* out) {
   if constexpr (!Op::kOnThisPass) {
     __trap();
   } else {
-    uint32_t x = a.lanes[lane_id()];
-    const uint64_t c0 = ptx::get_sreg_clock64_after(x, a.zero);
-#pragma unroll 1
-    for (uint64_t i = a.iterations; i != 0; --i) {
-#pragma unroll
-      for (int u = 0; u < int(kSyncBarrierOpsPerIteration); ++u) Op::step();
-    }
-    const uint64_t c1 = ptx::get_sreg_clock64_after(x, a.zero);
-    record(a, out, c0, c1, &x, 1);
+    run_one_chain<kSyncBarrierOpsPerIteration>(a, out, a.lanes[lane_id()], [](uint32_t v) {
+      Op::step();
+      return v;
+    });
   }
 }
 
@@ -406,83 +304,41 @@ __device__ __forceinline__ void run_warp_or_trap(const SyncArgs& a, SyncWarpOut*
   else __trap();
 }
 
-// Both kernels of an op, from one body per kernel kind: BODY_LAT / BODY_THR are statements.
-#define GPUPROBE_SYNC_KERNELS(op, lat_bounds, body_lat, body_thr)                              \
-  extern "C" __global__ void __launch_bounds__(lat_bounds)                                     \
-      gpuprobe_sync_##op##_lat(SyncArgs a, SyncWarpOut* out) {                                 \
-    body_lat;                                                                                  \
-  }                                                                                            \
-  extern "C" __global__ void __launch_bounds__(1024)                                           \
-      gpuprobe_sync_##op##_thr(SyncArgs a, SyncWarpOut* out) {                                 \
-    body_thr;                                                                                  \
-  }
-
-#define GPUPROBE_SYNC_WARP_KERNELS(op)                             \
-  GPUPROBE_SYNC_KERNELS(op, 32, (run_warp_or_trap<op, 1>(a, out)), \
-                        (run_warp_or_trap<op, kSyncThroughputChains>(a, out)))
-GPUPROBE_SYNC_WARP_KERNELS(shfl_idx)
-GPUPROBE_SYNC_WARP_KERNELS(shfl_up)
-GPUPROBE_SYNC_WARP_KERNELS(shfl_down)
-GPUPROBE_SYNC_WARP_KERNELS(shfl_bfly)
-GPUPROBE_SYNC_WARP_KERNELS(vote_any)
-GPUPROBE_SYNC_WARP_KERNELS(vote_all)
-GPUPROBE_SYNC_WARP_KERNELS(vote_ballot)
-GPUPROBE_SYNC_WARP_KERNELS(match_any)
-GPUPROBE_SYNC_WARP_KERNELS(match_all)
-GPUPROBE_SYNC_WARP_KERNELS(redux_add)
-GPUPROBE_SYNC_WARP_KERNELS(redux_min)
-GPUPROBE_SYNC_WARP_KERNELS(elect)
-GPUPROBE_SYNC_WARP_KERNELS(bar_warp_sync)
-#undef GPUPROBE_SYNC_WARP_KERNELS
-
-#define GPUPROBE_SYNC_CTA_KERNELS(op) \
-  GPUPROBE_SYNC_KERNELS(op, 1024, (run_cta<op>(a, out)), (run_cta<op>(a, out)))
-GPUPROBE_SYNC_CTA_KERNELS(bar_sync)
-GPUPROBE_SYNC_KERNELS(bar_arrive, 1024, (run_bar_arrive(a, out)), (run_bar_arrive(a, out)))
-GPUPROBE_SYNC_CTA_KERNELS(bar_red_popc)
-#undef GPUPROBE_SYNC_CTA_KERNELS
-
+// Both kernels of each op of sync.def, from its shape: GPUPROBE_SYNC_RUN_<shape>(op, chains) is
+// the body, a statement (chains: 1 in the latency kernel, kSyncThroughputChains in the throughput
+// one, where the warp ops and the DSMEM chase use it). A latency launch of a warp op or a fence is
+// one warp.
+#define GPUPROBE_SYNC_RUN_warp(op, chains) run_warp_or_trap<op, chains>(a, out)
+#define GPUPROBE_SYNC_RUN_cta(op, chains) run_cta<op>(a, out)
+#define GPUPROBE_SYNC_RUN_grid(op, chains) run_grid(a, out)
+#define GPUPROBE_SYNC_RUN_fence(op, chains) run_fence<op>(a, out)
 #if GPUPROBE_PTX_HAS_CLUSTER
-#define GPUPROBE_SYNC_CLUSTER_BODY(op) (run_cluster<op>(a, out))
-#define GPUPROBE_SYNC_DSMEM_BODY(chains) (run_dsmem<chains>(a, out))
+#define GPUPROBE_SYNC_RUN_cluster(op, chains) run_cluster<op>(a, out)
+#define GPUPROBE_SYNC_RUN_dsmem(op, chains) run_dsmem<chains>(a, out)
 #else
-#define GPUPROBE_SYNC_CLUSTER_BODY(op) __trap()
-#define GPUPROBE_SYNC_DSMEM_BODY(chains) __trap()
+#define GPUPROBE_SYNC_RUN_cluster(op, chains) __trap()
+#define GPUPROBE_SYNC_RUN_dsmem(op, chains) __trap()
 #endif
-GPUPROBE_SYNC_KERNELS(barrier_cluster, 1024, GPUPROBE_SYNC_CLUSTER_BODY(barrier_cluster),
-                      GPUPROBE_SYNC_CLUSTER_BODY(barrier_cluster))
-GPUPROBE_SYNC_KERNELS(barrier_cluster_relaxed, 1024,
-                      GPUPROBE_SYNC_CLUSTER_BODY(barrier_cluster_relaxed),
-                      GPUPROBE_SYNC_CLUSTER_BODY(barrier_cluster_relaxed))
-GPUPROBE_SYNC_KERNELS(dsmem_ld, 1024, GPUPROBE_SYNC_DSMEM_BODY(1),
-                      GPUPROBE_SYNC_DSMEM_BODY(kSyncThroughputChains))
-#undef GPUPROBE_SYNC_CLUSTER_BODY
-#undef GPUPROBE_SYNC_DSMEM_BODY
-
-GPUPROBE_SYNC_KERNELS(grid_sync, 1024, (run_grid(a, out)), (run_grid(a, out)))
-
 #if GPUPROBE_PTX_HAS_MBARRIER
-#define GPUPROBE_SYNC_MBARRIER_BODY(op)                    \
+#define GPUPROBE_SYNC_RUN_mbarrier(op, chains)             \
   if constexpr (op::kOnThisPass) run_mbarrier<op>(a, out); \
   else __trap()
 #else
-#define GPUPROBE_SYNC_MBARRIER_BODY(op) __trap()
+#define GPUPROBE_SYNC_RUN_mbarrier(op, chains) __trap()
 #endif
-GPUPROBE_SYNC_KERNELS(mbarrier_test_wait, 1024, GPUPROBE_SYNC_MBARRIER_BODY(mbarrier_test_wait),
-                      GPUPROBE_SYNC_MBARRIER_BODY(mbarrier_test_wait))
-GPUPROBE_SYNC_KERNELS(mbarrier_try_wait, 1024, GPUPROBE_SYNC_MBARRIER_BODY(mbarrier_try_wait),
-                      GPUPROBE_SYNC_MBARRIER_BODY(mbarrier_try_wait))
-#undef GPUPROBE_SYNC_MBARRIER_BODY
-
-#define GPUPROBE_SYNC_FENCE_KERNELS(op) \
-  GPUPROBE_SYNC_KERNELS(op, 32, (run_fence<op>(a, out)), (run_fence<op>(a, out)))
-GPUPROBE_SYNC_FENCE_KERNELS(membar_cta)
-GPUPROBE_SYNC_FENCE_KERNELS(membar_gl)
-GPUPROBE_SYNC_FENCE_KERNELS(membar_sys)
-GPUPROBE_SYNC_FENCE_KERNELS(fence_acq_rel_gpu)
-GPUPROBE_SYNC_FENCE_KERNELS(fence_acq_rel_cluster)
-GPUPROBE_SYNC_FENCE_KERNELS(fence_proxy_async)
-#undef GPUPROBE_SYNC_FENCE_KERNELS
-#undef GPUPROBE_SYNC_KERNELS
+constexpr int latency_bound(SyncShape shape) {
+  return shape == SyncShape::warp || shape == SyncShape::fence ? 32 : 1024;
+}
+#define GPUPROBE_SYNC_OP(op, ptx_, scope, shape, ...)                           \
+  extern "C" __global__ void __launch_bounds__(latency_bound(SyncShape::shape)) \
+      gpuprobe_sync_##op##_lat(SyncArgs a, SyncWarpOut* out) {                  \
+    GPUPROBE_SYNC_RUN_##shape(op, 1);                                           \
+  }                                                                             \
+  extern "C" __global__ void __launch_bounds__(1024)                            \
+      gpuprobe_sync_##op##_thr(SyncArgs a, SyncWarpOut* out) {                  \
+    GPUPROBE_SYNC_RUN_##shape(op, kSyncThroughputChains);                       \
+  }
+#include "probes/sync/sync.def"
+#undef GPUPROBE_SYNC_OP
 
 }  // namespace gpuprobe::probes::sync::device

@@ -26,17 +26,6 @@
 namespace gpuprobe::probes {
 namespace {
 
-// What a GPU's table depends on.
-struct GpuFacts {
-  int sm = 0;                    // SM number: which ops exist
-  double sms = 0;                // SM count (the grid barrier's per-CTA share)
-  double clock_mhz = 0;          // the clock its grid.sync figure converts at
-  double l2_cycles = 0;          // the preset's L2 hit latency (cited there)
-  double grid_sync_ns = 0;       // FIGURES §6 upper bound per grid.sync iteration
-  std::string grid_source;
-  bool bar_sync_measured = false;  // GB202: [R6000D] measured this very curve
-};
-
 SyncCost op(const char* name, double latency, double rate, std::string source) {
   return {{name, rate, latency, std::move(source)}};
 }
@@ -51,88 +40,10 @@ SyncCost swept(SyncCost m, double per_doubling, double saturates_at) {
 // mbarriers. A rate of half what that work could reach at the op's latency keeps it issue-bound.
 double half_reachable(double units, double latency) { return 0.5 * units / latency; }
 
-SyncCosts table(const GpuFacts& g) {
-  const std::string none = "assumption: no measured figure (FIGURES §6)";
-  const std::string l2 = std::to_string(static_cast<int>(g.l2_cycles + 0.5));
-  SyncCosts t;
-  for (const char* name : {"shfl_idx", "shfl_up", "shfl_down", "shfl_bfly"})
-    t.push_back(op(name, 23, 1.0, none + "; latency ~ a shared-memory load's, rate one SHFL per "
-                                         "clock per SM (CUDA guide, not in FIGURES)"));
-  t.push_back(op("vote_any", 10, 2.0, none + "; the integer pipe's half rate"));
-  t.push_back(op("vote_all", 10, 2.0, none + "; the integer pipe's half rate"));
-  t.push_back(op("vote_ballot", 14, 2.0, none + "; VOTE + the LOP3 that makes its predicate"));
-  t.push_back(op("match_any", 50, 0.5, none + "; rate: B300's 0.5 (a B300 report [R])"));
-  t.push_back(op("match_all", 50, 0.5, none + "; rate: B300's 0.5 (a B300 report [R])"));
-  if (g.sm >= 80) {
-    t.push_back(op("redux_add", 30, 0.5, none + "; REDUX plus the move out of its uniform register"));
-    // Blackwell's CREDUX: min/max about 4x add (a third-party B300 report [R]).
-    t.push_back(op("redux_min", g.sm >= 100 ? 20 : 30, g.sm >= 100 ? 2.0 : 0.5,
-                   none + (g.sm >= 100 ? "; CREDUX 4x REDUX.SUM's rate (a B300 report [R])" : "")));
-  }
-  if (g.sm >= 90)
-    t.push_back(op("elect", 40, 0.5, none + "; REDUX.OR + R2UR + ELECT + LOP3 per step (ptx/warp.cuh)"));
-  t.push_back(op("bar_warp_sync", 1, 4.0, "assumption: ptxas leaves a NOP (tests/probes/sync/test_sass.py): one "
-                                          "issue slot of each of 4 schedulers"));
-
-  SyncCost bar = swept(op("bar_sync", 5.0, 0.5, ""), 3.07, 8);
-  bar.source = g.bar_sync_measured
-                   ? "P [R6000D] GB202 5.0/7.0/11.0/14.2/15.25 cyc at 1/2/4/8/16+ warps; rate: assumption"
-                   : "assumption: the GB202 curve P [R6000D] (no figure for this GPU, FIGURES §6); rate: assumption";
-  t.push_back(bar);
-  t.push_back(swept(op("bar_arrive", 12, 0.25, none + "; a round trip: two hand-offs of a barrier"), 6, 8));
-  t.push_back(swept(op("bar_red_popc", 10, 0.5, none + "; BAR.RED + B2R + LOP3 per step"), 3.07, 8));
-
-  if (g.sm >= 90) {
-    // 242 + 40 per doubling: 362 at 8 CTAs; relaxed: 270 less.
-    SyncCost cluster = swept(op("barrier_cluster", 242, 0, none + "; B200 cluster.sync 362 cyc at 8 "
-                                   "CTAs (a B200 report [R]); rate: assumption"), 40, 8);
-    cluster.rate = half_reachable(16, sync_latency_cycles(cluster, 2));
-    t.push_back(cluster);
-    SyncCost relaxed = swept(op("barrier_cluster_relaxed", 62, 0, none + "; B200's release fence ~270 "
-                                   "cyc (a B200 report [R]) less; rate: assumption"), 10, 8);
-    relaxed.rate = half_reachable(16, sync_latency_cycles(relaxed, 2));
-    t.push_back(relaxed);
-    t.push_back(swept(op("dsmem_ld", 169, 16,
-                         g.sm == 90 ? "M [HPMLL DSM log] H800 181 cyc at cluster size 2, 180-213 (FIGURES "
-                                      "§6); rate (8-byte loads per clock per SM): assumption"
-                                    : "assumption: the Hopper figure M [HPMLL DSM log] (FIGURES §6); B200 "
-                                      "remote 204 cyc at 8 CTAs (B200 report [R]) agrees; rate: assumption"),
-                      12, 8));
-  }
-
-  // grid.sync: two L2 round trips (the atomic and the poll) and two bar.sync at one CTA; the rest
-  // of the FIGURES upper bound spread over a grid of 4 CTAs per SM.
-  SyncCost grid = op("grid_sync", 2 * g.l2_cycles + 20, 0, "");
-  const double upper = g.grid_sync_ns * g.clock_mhz / 1000;
-  grid.per_unit_cycles = (upper - grid.latency_cycles) / (4 * g.sms - 1);
-  grid.source = g.grid_source + " = " + std::to_string(static_cast<int>(upper)) +
-                " cyc, taken at 4 CTAs/SM; base 2 x L2 (" + l2 + ") + 20: assumption; the rest per CTA";
-  t.push_back(grid);
-
-  if (g.sm >= 80)
-    t.push_back(op("mbarrier_test_wait", 60, half_reachable(32, 60), none + "; rate: assumption"));
-  if (g.sm >= 90)
-    t.push_back(op("mbarrier_try_wait", 60, half_reachable(32, 60), none + "; rate: assumption"));
-  const double gpu_fence = g.l2_cycles;
-  const std::string fence = "assumption: a GPU-scope fence waits one L2 round trip (the preset's L2 "
-                            "hit latency, " + l2 + " cyc); rate: assumption";
-  t.push_back(op("membar_cta", 20, half_reachable(32, 20), none + "; rate: assumption"));
-  t.push_back(op("membar_gl", gpu_fence, half_reachable(32, gpu_fence), fence));
-  t.push_back(op("membar_sys", 3 * gpu_fence, half_reachable(32, 3 * gpu_fence),
-                 "assumption: 3x the GPU-scope fence; rate: assumption"));
-  t.push_back(op("fence_acq_rel_gpu", gpu_fence, half_reachable(32, gpu_fence), fence));
-  if (g.sm >= 90) {
-    t.push_back(op("fence_acq_rel_cluster", gpu_fence, half_reachable(32, gpu_fence),
-                   fence + "; the same MEMBAR.ALL.GPU in SASS (tests/probes/sync/test_sass.py)"));
-    t.push_back(op("fence_proxy_async", 30, half_reachable(32, 30), none + "; rate: assumption"));
-  }
-  return t;
-}
-
 // The grid barrier's figure per preset.
 struct GridFigure {
   const char* preset;
-  double grid_sync_ns;
+  double grid_sync_ns;  // FIGURES §6 upper bound per grid.sync iteration, at the preset's clock
   const char* source;
 };
 const GridFigure kGridFigures[] = {
@@ -148,11 +59,91 @@ const GridFigure kGridFigures[] = {
     {"rtx5090", 820, "assumption: the L40's M [GB24 l40_gsync] <= 0.82 us x 2407 MHz"},
 };
 
+// The table of preset `p` (SM number: which ops exist; SM count: the grid barrier's per-CTA share;
+// its L2 hit latency, cited there), whose grid.sync figure is `f`.
+SyncCosts table(const sim::Preset& p, const GridFigure& f) {
+  const int sm = p.info.cc.sm();
+  const double l2_cycles = cache_hit_cycles(p, "L2");
+  const std::string none = "assumption: no measured figure (FIGURES §6)";
+  const std::string l2 = std::to_string(static_cast<int>(l2_cycles + 0.5));
+  SyncCosts t;
+  for (const char* name : {"shfl_idx", "shfl_up", "shfl_down", "shfl_bfly"})
+    t.push_back(op(name, 23, 1.0, none + "; latency ~ a shared-memory load's, rate one SHFL per "
+                                         "clock per SM (CUDA guide, not in FIGURES)"));
+  t.push_back(op("vote_any", 10, 2.0, none + "; the integer pipe's half rate"));
+  t.push_back(op("vote_all", 10, 2.0, none + "; the integer pipe's half rate"));
+  t.push_back(op("vote_ballot", 14, 2.0, none + "; VOTE + the LOP3 that makes its predicate"));
+  t.push_back(op("match_any", 50, 0.5, none + "; rate: B300's 0.5 (a B300 report [R])"));
+  t.push_back(op("match_all", 50, 0.5, none + "; rate: B300's 0.5 (a B300 report [R])"));
+  if (sm >= 80) {
+    t.push_back(op("redux_add", 30, 0.5, none + "; REDUX plus the move out of its uniform register"));
+    // Blackwell's CREDUX: min/max about 4x add (a third-party B300 report [R]).
+    t.push_back(op("redux_min", sm >= 100 ? 20 : 30, sm >= 100 ? 2.0 : 0.5,
+                   none + (sm >= 100 ? "; CREDUX 4x REDUX.SUM's rate (a B300 report [R])" : "")));
+  }
+  if (sm >= 90)
+    t.push_back(op("elect", 40, 0.5, none + "; REDUX.OR + R2UR + ELECT + LOP3 per step (ptx/warp.cuh)"));
+  t.push_back(op("bar_warp_sync", 1, 4.0, "assumption: ptxas leaves a NOP (tests/probes/sync/test_sass.py): one "
+                                          "issue slot of each of 4 schedulers"));
+
+  SyncCost bar = swept(op("bar_sync", 5.0, 0.5, ""), 3.07, 8);
+  bar.source = p.name == "rtx5090"  // GB202: [R6000D] measured this very curve
+                   ? "P [R6000D] GB202 5.0/7.0/11.0/14.2/15.25 cyc at 1/2/4/8/16+ warps; rate: assumption"
+                   : "assumption: the GB202 curve P [R6000D] (no figure for this GPU, FIGURES §6); rate: assumption";
+  t.push_back(bar);
+  t.push_back(swept(op("bar_arrive", 12, 0.25, none + "; a round trip: two hand-offs of a barrier"), 6, 8));
+  t.push_back(swept(op("bar_red_popc", 10, 0.5, none + "; BAR.RED + B2R + LOP3 per step"), 3.07, 8));
+
+  if (sm >= 90) {
+    // 242 + 40 per doubling: 362 at 8 CTAs; relaxed: 270 less.
+    SyncCost cluster = swept(op("barrier_cluster", 242, 0, none + "; B200 cluster.sync 362 cyc at 8 "
+                                   "CTAs (a B200 report [R]); rate: assumption"), 40, 8);
+    cluster.rate = half_reachable(16, sync_latency_cycles(cluster, 2));
+    t.push_back(cluster);
+    SyncCost relaxed = swept(op("barrier_cluster_relaxed", 62, 0, none + "; B200's release fence ~270 "
+                                   "cyc (a B200 report [R]) less; rate: assumption"), 10, 8);
+    relaxed.rate = half_reachable(16, sync_latency_cycles(relaxed, 2));
+    t.push_back(relaxed);
+    t.push_back(swept(op("dsmem_ld", 169, 16,
+                         sm == 90 ? "M [HPMLL DSM log] H800 181 cyc at cluster size 2, 180-213 (FIGURES "
+                                      "§6); rate (8-byte loads per clock per SM): assumption"
+                                    : "assumption: the Hopper figure M [HPMLL DSM log] (FIGURES §6); B200 "
+                                      "remote 204 cyc at 8 CTAs (B200 report [R]) agrees; rate: assumption"),
+                      12, 8));
+  }
+
+  // grid.sync: two L2 round trips (the atomic and the poll) and two bar.sync at one CTA; the rest
+  // of the FIGURES upper bound spread over a grid of 4 CTAs per SM.
+  SyncCost grid = op("grid_sync", 2 * l2_cycles + 20, 0, "");
+  const double upper = f.grid_sync_ns * p.info.rated_sm_clock_mhz / 1000;  // the figure's clock
+  grid.per_unit_cycles = (upper - grid.latency_cycles) / (4 * double(p.info.sm_count) - 1);
+  grid.source = std::string(f.source) + " = " + std::to_string(static_cast<int>(upper)) +
+                " cyc, taken at 4 CTAs/SM; base 2 x L2 (" + l2 + ") + 20: assumption; the rest per CTA";
+  t.push_back(grid);
+
+  if (sm >= 80)
+    t.push_back(op("mbarrier_test_wait", 60, half_reachable(32, 60), none + "; rate: assumption"));
+  if (sm >= 90)
+    t.push_back(op("mbarrier_try_wait", 60, half_reachable(32, 60), none + "; rate: assumption"));
+  const double gpu_fence = l2_cycles;
+  const std::string fence = "assumption: a GPU-scope fence waits one L2 round trip (the preset's L2 "
+                            "hit latency, " + l2 + " cyc); rate: assumption";
+  t.push_back(op("membar_cta", 20, half_reachable(32, 20), none + "; rate: assumption"));
+  t.push_back(op("membar_gl", gpu_fence, half_reachable(32, gpu_fence), fence));
+  t.push_back(op("membar_sys", 3 * gpu_fence, half_reachable(32, 3 * gpu_fence),
+                 "assumption: 3x the GPU-scope fence; rate: assumption"));
+  t.push_back(op("fence_acq_rel_gpu", gpu_fence, half_reachable(32, gpu_fence), fence));
+  if (sm >= 90) {
+    t.push_back(op("fence_acq_rel_cluster", gpu_fence, half_reachable(32, gpu_fence),
+                   fence + "; the same MEMBAR.ALL.GPU in SASS (tests/probes/sync/test_sass.py)"));
+    t.push_back(op("fence_proxy_async", 30, half_reachable(32, 30), none + "; rate: assumption"));
+  }
+  return t;
+}
+
 SyncCosts sync_costs(const sim::Preset& p) {
   for (const GridFigure& f : kGridFigures)
-    if (p.name == f.preset)
-      return table({p.info.cc.sm(), double(p.info.sm_count), p.info.rated_sm_clock_mhz,
-                    cache_hit_cycles(p, "L2"), f.grid_sync_ns, f.source, p.name == "rtx5090"});
+    if (p.name == f.preset) return table(p, f);
   return {};
 }
 
