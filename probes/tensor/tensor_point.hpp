@@ -1,11 +1,7 @@
 // What the tensor probes (tensor/mma, tensor/wgmma, tensor/tcgen05) share: their simulator cost
-// table (one per preset, tensor_costs.cpp, registered as "tensor"), the operands of their timed
-// runs, the axes of their points (op, kind, operands), the result of one measurement, the repeat
-// loop that keeps the first launch's result (harness/repeat.hpp's repeat_point), the timing
-// fields of a point (harness/points.hpp: repeats, the SM clock measured right after, then latency
-// in cycles and ns or throughput in FLOP/clk/SM, its spread over the SMs and FLOP/s) and the
-// baselined measurement of wgmma and tcgen05 (below). Each probe keeps its own fields (form,
-// shape, kernel, self-check...).
+// table, the operands and axes of their points, the result of one measurement, its repeat loop and
+// timing fields, and the baselined measurement of wgmma and tcgen05. Each probe keeps its own
+// fields (form, shape, kernel, self-check...).
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -121,12 +117,20 @@ auto repeat_point(ProbeContext& ctx, bool latency, Run&& run) {
 //   build lacking a kernel lacks);
 //   info(op), group(info), flops(info) (one instruction's, its whole group's), kernel_name(op,
 //   kind), baseline_kernel(info), kernel(launch) (null where the build lacks it), fits(setup,
-//   device info) (Skip or Error before any launch), operands(info, Operands, seed),
-//   check_tile(info, data, tile), reference_tile(info, data) (what a correct GPU stores),
-//   wrong_tile(info, data, error) (the tile with a tile_diagnosis.hpp layout error, for the
-//   simulator's planted wrong results), tile_words(info), args(data, upload) (all but tile,
-//   iterations, zero and store; upload(words) gives a device copy of the words),
-//   self_check_json(TileCheck) (the record's self_check).
+//   device info) (Skip or Error before any launch), operands(info, Operands, seed), tile(info)
+//   (its ZeroCTile), reference(info, data), check_tile(info, data, words), tile_words(info, values)
+//   (the words a correct GPU stores holding `values`), tile_size(info) (their count), args(data,
+//   upload) (all but tile, iterations, zero and store; upload(words) gives a device copy of the
+//   words), self_check_json(TileCheck) (the record's self_check).
+
+// What a baselined op computes, D = A * B with C = 0: its shape, formats and operand layout
+// (tile_reference.hpp), for the reference, the check and the simulator's planted errors.
+struct ZeroCTile {
+  TileShape shape;
+  TileElem input, acc;
+  TileLayout layout;
+  std::vector<double> zero_c() const { return std::vector<double>(size_t(shape.m) * shape.n, 0.0); }
+};
 
 template <class Op>
 struct BaselinedSetup {
@@ -278,7 +282,7 @@ LaunchOutOf<P> launch_baselined(KernelRunner& gpu, const LaunchOf<P>& l) {
     return static_cast<const uint32_t*>(images.back().get());
   };
   typename P::Args args = P::args(*l.operands, upload);
-  const uint64_t tile_words = P::tile_words(P::info(l.op));
+  const uint64_t tile_words = P::tile_size(P::info(l.op));
   const DeviceBuffer tile = gpu.alloc(tile_words * 4);
   args.tile = static_cast<uint32_t*>(tile.get());
   args.iterations = l.iterations;
@@ -298,7 +302,7 @@ LaunchOutOf<P> launch_baselined(KernelRunner& gpu, const LaunchOf<P>& l) {
 // rate. Unit u runs on SM u mod SMs (a group's units on neighbouring SMs), the preset's noise per
 // SM; a unit that does not issue reports only its SM. A stored tile is the host's float64
 // reference in the accumulator format, so the self-check passes (unless a wrong result of the op
-// is planted: P::wrong_tile).
+// is planted: tile_diagnosis.hpp's tile_with_error).
 template <class P>
 LaunchOutOf<P> simulate_baselined(sim::SimDevice& device, const TensorCost& cost, const LaunchOf<P>& l) {
   const auto& info = P::info(l.op);
@@ -325,8 +329,11 @@ LaunchOutOf<P> simulate_baselined(sim::SimDevice& device, const TensorCost& cost
   if (l.store) {
     // A planted wrong result (SimDevice::plant_wrong_result): the tile with that layout error.
     const sim::SimDevice::WrongResult* wrong = device.wrong_result(info.name);
-    o.tile = wrong ? P::wrong_tile(info, *l.operands, wrong->how.empty() ? "one_element" : wrong->how)
-                   : P::reference_tile(info, *l.operands);
+    const auto& d = *l.operands;
+    const ZeroCTile t = P::tile(info);
+    o.tile = P::tile_words(info, wrong ? tile_with_error(wrong->how.empty() ? "one_element" : wrong->how, t.shape,
+                                                         d.a, d.b, t.zero_c(), t.input, t.acc, t.layout)
+                                       : P::reference(info, d));
   }
   o.launch.kernel = launch_kernel_name<P>(l);
   o.launch.config = baselined_config<P>(l);
