@@ -269,25 +269,21 @@ namespace gpuprobe::probes::tensor::device {
 #define GPUPROBE_TCGEN05_SF_mxf4 , sf, sf + 4
 #define GPUPROBE_TCGEN05_SF_mxf4nvf4 , sf, sf + 4
 
-#define GPUPROBE_TCGEN05_KERNELS(in, acc, kind, n, k, form, cg)                                         \
-  extern "C" __global__ void __launch_bounds__(128, 1)                                                  \
-      gpuprobe_tcgen05_##in##_##acc##_n##n##_##form##_cg##cg##_lat(Tcgen05Args a, Tcgen05CtaOut* out) { \
-    constexpr Tcgen05OpInfo info = tcgen05_op_info(Tcgen05Op::in##_##acc##_n##n##_##form##_cg##cg);     \
-    constexpr uint32_t idesc = tcgen05_idesc(info);                                                     \
-    measure<cg, n, info.ts, false, 1, tcgen05_d16(info), tcgen05_block_scaled(info)>(                   \
-        a, out, info, GPUPROBE_TCGEN05_CALL(kind, form, cg, idesc));                                    \
-  }                                                                                                     \
-  extern "C" __global__ void __launch_bounds__(128, 1)                                                  \
-      gpuprobe_tcgen05_##in##_##acc##_n##n##_##form##_cg##cg##_thr(Tcgen05Args a, Tcgen05CtaOut* out) { \
-    constexpr Tcgen05OpInfo info = tcgen05_op_info(Tcgen05Op::in##_##acc##_n##n##_##form##_cg##cg);     \
-    constexpr uint32_t idesc = tcgen05_idesc(info);                                                     \
-    measure<cg, n, info.ts, true, tcgen05_accumulators(info, true), tcgen05_d16(info),                  \
-            tcgen05_block_scaled(info)>(a, out, info, GPUPROBE_TCGEN05_CALL(kind, form, cg, idesc));    \
+// The op's _lat (kThr false) or _thr kernel.
+#define GPUPROBE_TCGEN05_KERNEL(in, acc, kind, n, form, cg, suffix, kThr)                                    \
+  extern "C" __global__ void __launch_bounds__(128, 1)                                                     \
+      gpuprobe_tcgen05_##in##_##acc##_n##n##_##form##_cg##cg##_##suffix(Tcgen05Args a, Tcgen05CtaOut* out) { \
+    constexpr Tcgen05OpInfo info = tcgen05_op_info(Tcgen05Op::in##_##acc##_n##n##_##form##_cg##cg);        \
+    constexpr uint32_t idesc = tcgen05_idesc(info);                                                        \
+    measure<cg, n, info.ts, kThr, tcgen05_accumulators(info, kThr), tcgen05_d16(info),                     \
+            tcgen05_block_scaled(info)>(a, out, info, GPUPROBE_TCGEN05_CALL(kind, form, cg, idesc));       \
   }
-#define GPUPROBE_TCGEN05_OP GPUPROBE_TCGEN05_KERNELS
+#define GPUPROBE_TCGEN05_OP(in, acc, kind, n, k, form, cg)          \
+  GPUPROBE_TCGEN05_KERNEL(in, acc, kind, n, form, cg, lat, false) \
+  GPUPROBE_TCGEN05_KERNEL(in, acc, kind, n, form, cg, thr, true)
 #include "probes/tensor/tcgen05.def"
 #undef GPUPROBE_TCGEN05_OP
-#undef GPUPROBE_TCGEN05_KERNELS
+#undef GPUPROBE_TCGEN05_KERNEL
 
 extern "C" __global__ void __launch_bounds__(128, 1)
     gpuprobe_tcgen05_baseline_cg1_lat(Tcgen05Args a, Tcgen05CtaOut* out) {
