@@ -9,11 +9,6 @@
 #include <cmath>
 #include <random>
 
-#include "harness/error.hpp"
-#include "harness/points.hpp"
-#include "harness/self_check.hpp"
-#include "probes/common/op_probe.hpp"
-
 // Per op the latency and throughput kernels, and per cta_group the baseline (tcgen05.sm100a.cu,
 // sm_100a only), weak: null where the build lacks them.
 #define GPUPROBE_TCGEN05_OP(in, acc, kind, n, k, form, cg)                                   \

@@ -7,11 +7,6 @@
 
 #include <random>
 
-#include "harness/self_check.hpp"
-#include "harness/error.hpp"
-#include "harness/points.hpp"
-#include "probes/common/op_probe.hpp"
-
 // Per op the latency and throughput kernels, and the baseline (wgmma.sm90a.cu, sm_90a only),
 // weak: null where the build lacks them.
 #define GPUPROBE_WGMMA_OP(in, acc, n, k, form)                                                \
