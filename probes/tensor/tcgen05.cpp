@@ -1,30 +1,13 @@
-// tensor/tcgen05: tcgen05.mma latency and throughput per form (sm_100a; probes/tensor/tcgen05.def):
-// for each op (or those asked for), with random operands and with zeros, a latency point (one MMA
-// per commit, issued by one thread, minus the commit/wait baseline: cycles) and a throughput point
-// (one CTA per SM issuing MMAs into TMEM accumulators: FLOP per clock per SM, a cta_group::2 MMA
-// counted half on each SM of the pair, and FLOP/s at the SM clock measured right after). Every
-// launch is preceded by the self-check of one tile against the host's float64 reference; a
-// mismatch fails the probe. A device without tcgen05, a device other than compute capability 10.0
-// (the kernels are sm_100a code) or a build without sm_100a code skips the probe with the reason;
-// an op the simulator has no model of is recorded as skipped. The kernels are tcgen05.sm100a.cu;
-// the simulator's costs are the tensor family's table (tensor_costs.cpp).
+// tensor/tcgen05: tcgen05.mma latency (cycles) and throughput (FLOP/clk/SM, one CTA per SM) per op
+// of probes/tensor/tcgen05.def (sm_100a), with random operands and with zeros, in tensor_point.hpp's
+// baselined flow; the kernels are tcgen05.sm100a.cu (what they time: tcgen05.cuh), the simulator's
+// costs tensor_costs.cpp's. A device without tcgen05, one other than compute capability 10.0 (the
+// kernels are sm_100a code) or a build without sm_100a code skips the probe with the reason.
 #include "probes/tensor/tcgen05.hpp"
 
 #include <algorithm>
 #include <cmath>
-#include <cstdint>
-#include <cstdio>
-#include <map>
 #include <random>
-#include <set>
-
-#include "harness/self_check.hpp"
-#include "harness/error.hpp"
-#include "harness/kernel_runner.hpp"
-#include "harness/points.hpp"
-#include "harness/sim/sim_device.hpp"
-#include "probes/common/op_probe.hpp"
-#include "probes/common/units.hpp"
 
 // Per op the latency and throughput kernels, and per cta_group the baseline (tcgen05.sm100a.cu,
 // sm_100a only), weak: null where the build lacks them.
@@ -150,10 +133,17 @@ Tcgen05OperandData make_tcgen05_operands(const Tcgen05OpInfo& info, Operands kin
   return d;
 }
 
+// A (SS) and B through descriptors, no swizzle, K-major: the LBO and SBO the kernels use.
+static tensor::ZeroCTile tcgen05_tile(const Tcgen05OpInfo& info) {
+  return {{tensor::tcgen05_m(info), info.n, info.k},
+          tcgen05_tile_elem(info.input),
+          tcgen05_tile_elem(info.acc),
+          {!info.ts, true, tensor::kTcgen05LboBytes, tensor::kTcgen05SboBytes}};
+}
+
 std::vector<double> tcgen05_reference(const Tcgen05OpInfo& info, const Tcgen05OperandData& data) {
-  const tensor::TileShape shape{tensor::tcgen05_m(info), info.n, info.k};
-  return tensor::tile_reference(shape, data.a, data.b,
-                                std::vector<double>(size_t(shape.m) * shape.n, 0.0));
+  const tensor::ZeroCTile t = tcgen05_tile(info);
+  return tensor::tile_reference(t.shape, data.a, data.b, t.zero_c());
 }
 
 std::vector<uint32_t> tcgen05_tile_words(const Tcgen05OpInfo& info,
@@ -167,26 +157,18 @@ std::vector<uint32_t> tcgen05_tile_words(const Tcgen05OpInfo& info,
   return words;
 }
 
-// A (SS) and B through descriptors, no swizzle, K-major: the LBO and SBO the kernels use.
-static tensor::TileLayout tcgen05_layout(const Tcgen05OpInfo& info) {
-  return {!info.ts, true, tensor::kTcgen05LboBytes, tensor::kTcgen05SboBytes};
-}
-
 tensor::TileCheck check_tcgen05_tile(const Tcgen05OpInfo& info, const Tcgen05OperandData& data,
                                      const std::vector<uint32_t>& words) {
-  const tensor::TileShape shape{tensor::tcgen05_m(info), info.n, info.k};
-  const size_t expected = size_t(shape.m) * tensor::tcgen05_tile_row_words(info);
+  const tensor::ZeroCTile t = tcgen05_tile(info);
+  const size_t expected = size_t(t.shape.m) * tensor::tcgen05_tile_row_words(info);
   if (words.size() != expected)
     throw SelfCheckFailed(std::string(info.name) + " stored " + std::to_string(words.size()) +
                           " words of D, expected " + std::to_string(expected));
-  const TileElem acc = tcgen05_tile_elem(info.acc);
-  const uint32_t bits = tensor::tile_elem_bits(acc);
-  std::vector<double> got(size_t(shape.m) * shape.n);
+  const uint32_t bits = tensor::tile_elem_bits(t.acc);
+  std::vector<double> got(size_t(t.shape.m) * t.shape.n);
   for (size_t i = 0; i < got.size(); ++i)
-    got[i] = tensor::tile_decode(acc,
-                                 tensor::tile_get(words.data(), static_cast<uint32_t>(i), bits));
-  return tensor::check_tile(shape, data.a, data.b, std::vector<double>(got.size(), 0.0), got,
-                            tcgen05_tile_elem(info.input), acc, tcgen05_layout(info));
+    got[i] = tensor::tile_decode(t.acc, tensor::tile_get(words.data(), static_cast<uint32_t>(i), bits));
+  return tensor::check_tile(t.shape, data.a, data.b, t.zero_c(), got, t.input, t.acc, t.layout);
 }
 
 namespace {
@@ -218,10 +200,10 @@ struct Tcgen05 {
   static constexpr uint64_t kThroughputSmemBytes = 128ull << 10;
   static constexpr const char* kNeeds = "sm_100a code: CMAKE_CUDA_ARCHITECTURES with 100";
 
-  static const Info& info(Op op) { return tcgen05_info(op); }
+  static constexpr auto info = &tcgen05_info;
   static uint32_t group(const Info& i) { return i.cta_group; }
-  static uint64_t flops(const Info& i) { return tensor::tcgen05_flops(i); }
-  static std::string kernel_name(Op op, Kind kind) { return tcgen05_kernel_name(op, kind); }
+  static constexpr auto flops = &tensor::tcgen05_flops;
+  static constexpr auto kernel_name = &tcgen05_kernel_name;
   static std::string baseline_kernel(const Info& i) { return tcgen05_baseline_kernel(i.cta_group); }
   static const void* kernel(const Tcgen05Launch& l) {
     if (!l.baseline) return kKernels[static_cast<unsigned>(l.op)].of(l.kind);
@@ -244,21 +226,12 @@ struct Tcgen05 {
       throw Error(kernel + ": the CTA count must be a positive multiple of " + std::to_string(g));
     if (s.kind == Kind::latency && s.units != g) throw Error(kernel + ": a latency launch is one CTA group");
   }
-  static Data operands(const Info& i, Operands o, uint64_t seed) { return make_tcgen05_operands(i, o, seed); }
-  static tensor::TileCheck check_tile(const Info& i, const Data& d, const std::vector<uint32_t>& tile) {
-    return check_tcgen05_tile(i, d, tile);
-  }
-  static std::vector<uint32_t> reference_tile(const Info& i, const Data& d) {
-    return tcgen05_tile_words(i, tcgen05_reference(i, d));
-  }
-  static std::vector<uint32_t> wrong_tile(const Info& i, const Data& d, const std::string& error) {
-    const tensor::TileShape shape{tensor::tcgen05_m(i), i.n, i.k};
-    return tcgen05_tile_words(
-        i,
-        tensor::tile_with_error(error, shape, d.a, d.b, std::vector<double>(size_t(shape.m) * shape.n, 0.0),
-                                tcgen05_tile_elem(i.input), tcgen05_tile_elem(i.acc), tcgen05_layout(i)));
-  }
-  static uint64_t tile_words(const Info& i) {
+  static constexpr auto operands = &make_tcgen05_operands;
+  static constexpr auto tile = &tcgen05_tile;
+  static constexpr auto reference = &tcgen05_reference;
+  static constexpr auto check_tile = &check_tcgen05_tile;
+  static constexpr auto tile_words = &tcgen05_tile_words;
+  static uint64_t tile_size(const Info& i) {
     return uint64_t(tensor::tcgen05_m(i)) * tensor::tcgen05_tile_row_words(i);
   }
   static nlohmann::json self_check_json(const tensor::TileCheck& c) {

@@ -209,17 +209,9 @@ GPUPROBE_HD constexpr uint32_t tcgen05_idesc(const Tcgen05OpInfo& info) {
            ((tcgen05_ue4m3_scales(info) ? 0u : 1u) << 23) | ((tcgen05_m(info) >> 4) << 24);
   }
   const uint32_t d_format = info.acc == Tcgen05Type::s32 ? 2 : info.acc == Tcgen05Type::f16 ? 0 : 1;
-  uint32_t ab_format = 0;
-  switch (info.input) {
-    case Tcgen05Type::bf16:
-    case Tcgen05Type::e5m2: ab_format = 1; break;
-    case Tcgen05Type::tf32: ab_format = 2; break;
-    case Tcgen05Type::e2m3: ab_format = 3; break;
-    case Tcgen05Type::e3m2: ab_format = 4; break;
-    case Tcgen05Type::e2m1: ab_format = 5; break;
-    case Tcgen05Type::s8: ab_format = 1; break;
-    default: ab_format = 0; break;
-  }
+  // A/B format in Tcgen05Type's order, f16 to s8 (the block-scaled ones are above).
+  constexpr uint32_t kAbFormat[] = {0, 1, 2, 0, 1, 4, 3, 5, 0, 0, 0, 1};
+  const uint32_t ab_format = kAbFormat[static_cast<unsigned>(info.input)];
   return (d_format << 4) | (ab_format << 7) | (ab_format << 10) | ((info.n >> 3) << 17) |
          ((tcgen05_m(info) >> 4) << 24);
 }

@@ -1,19 +1,14 @@
-// tensor/tcgen05's host side (tcgen05.cpp, sm_100a; probes/tensor/tcgen05.cuh) as its tests see
-// it: the operands and layouts of a launch, the stored tile and its check against the host's
-// float64 reference, and one measurement of an op's latency or throughput through a GPU's or the
-// simulator's launcher (tensor_point.hpp's baselined flow: self-check, timed launch, baseline).
+// tensor/tcgen05's host side (tcgen05.cpp; the kernels' contract: tcgen05.cuh) as its tests see it:
+// the operands and layouts of a launch, the stored tile and its check against the host's float64
+// reference, and one measurement through a launcher (tensor_point.hpp's baselined flow).
 #pragma once
 #include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
 
-#include "harness/device.hpp"
-#include "harness/launch_config.hpp"
-#include "probes/common/op_table.hpp"
 #include "probes/tensor/tcgen05.cuh"
 #include "probes/tensor/tensor_point.hpp"
-#include "probes/tensor/tile_reference.hpp"
 
 namespace gpuprobe::probes {
 
@@ -23,9 +18,8 @@ using tensor::Tcgen05OpInfo;
 const Tcgen05OpInfo& tcgen05_info(Tcgen05Op op);
 // Throws a one-line gpuprobe::Error listing the ops when `name` is unknown.
 Tcgen05Op parse_tcgen05_op(const std::string& name);
-// gpuprobe_tcgen05_bf16_f32_n256_ss_cg1_lat / _thr (latency: one CTA, or one cluster of 2 for
-// cta_group::2, one MMA per commit; throughput: one CTA per SM, kTcgen05ThroughputPerIteration
-// MMAs per commit); the baselines gpuprobe_tcgen05_baseline_cg1_lat and _cg2_lat.
+// gpuprobe_tcgen05_bf16_f32_n256_ss_cg1_lat / _thr, and the baselines
+// gpuprobe_tcgen05_baseline_cg1_lat and _cg2_lat (tcgen05.cuh).
 std::string tcgen05_kernel_name(Tcgen05Op op, Kind kind);
 std::string tcgen05_baseline_kernel(uint32_t cta_group);
 std::string tcgen05_shape(const Tcgen05OpInfo& info);      // "m128n256k16"
@@ -65,18 +59,16 @@ std::vector<double> tcgen05_reference(const Tcgen05OpInfo& info, const Tcgen05Op
 tensor::TileCheck check_tcgen05_tile(const Tcgen05OpInfo& info, const Tcgen05OperandData& data,
                                      const std::vector<uint32_t>& words);
 
-// The measurement's setup (units: CTAs; latency cta_group, throughput one per SM in whole
-// groups), a launch (128 threads per CTA, clusters of cta_group) and its result (units: one
-// record per CTA; tile: M x N words), as tensor_point.hpp's baselined flow has them.
+// The baselined flow's types (units: CTAs of 128 threads in clusters of cta_group; latency one
+// group, throughput one per SM in whole groups; tile: M x N words).
 using Tcgen05Setup = tensor::BaselinedSetup<Tcgen05Op>;
 using Tcgen05Run = tensor::BaselinedRun;
 using Tcgen05Launch = tensor::BaselinedLaunch<Tcgen05Op, Tcgen05OperandData>;
 using Tcgen05LaunchOut = tensor::BaselinedLaunchOut<tensor::Tcgen05CtaOut>;
 using Tcgen05Launcher = std::function<Tcgen05LaunchOut(const Tcgen05Launch&)>;
 
-// The whole measurement (tensor_point.hpp run_baselined): throughput per issuing CTA's SM, the
-// FLOP its MMAs did there, all of them for cta_group::1 and half for ::2 (the pair's other SM did
-// the other half), over its loop's cycles; sms: the SMs any CTA ran on.
+// The whole measurement (run_baselined: a cta_group::2 MMA's FLOP half on each SM of the pair; sms:
+// the SMs any CTA ran on).
 tensor::TensorResult run_tcgen05(const Tcgen05Setup& setup, const Tcgen05Run& run,
                                  const Tcgen05Launcher& launch);
 

@@ -33,17 +33,22 @@ __device__ __forceinline__ uint32_t smem_addr(const void* p) {
   return static_cast<uint32_t>(__cvta_generic_to_shared(p));
 }
 
+// cta_group::2: every thread of both CTAs of the pair meets here (cta_group::1: nothing).
+template <int kCg>
+__device__ __forceinline__ void pair_sync() {
+  if constexpr (kCg == 2) {
+    ptx::barrier_cluster_arrive_release_aligned();
+    ptx::barrier_cluster_wait_acquire_aligned();
+  }
+}
+
 // Every thread of the CTA group (the CTA, or both CTAs of the pair) meets here; tcgen05
 // operations before it are ordered before those after it.
 template <int kCg>
 __device__ __forceinline__ void group_sync() {
   ptx::tcgen05_fence_before_thread_sync();
-  if constexpr (kCg == 1) {
-    __syncthreads();
-  } else {
-    ptx::barrier_cluster_arrive_release_aligned();
-    ptx::barrier_cluster_wait_acquire_aligned();
-  }
+  if constexpr (kCg == 1) __syncthreads();
+  else pair_sync<kCg>();
   ptx::tcgen05_fence_after_thread_sync();
 }
 
@@ -81,10 +86,7 @@ __device__ __forceinline__ uint32_t setup(const Tcgen05Args& a, Smem& s, uint32_
   // The generic-proxy stores become visible to the tensor core's (async proxy) reads.
   ptx::fence_proxy_async_shared_cta();
   // cta_group::2: both CTAs of the pair are running before their warps 0 allocate together.
-  if constexpr (kCg == 2) {
-    ptx::barrier_cluster_arrive_release_aligned();
-    ptx::barrier_cluster_wait_acquire_aligned();
-  }
+  pair_sync<kCg>();
   if (threadIdx.x / 32 == 0) {
     ptx::tcgen05_alloc<kCg>(smem_addr(&s.tmem), cols);
     ptx::tcgen05_relinquish_alloc_permit<kCg>();
@@ -154,10 +156,7 @@ __device__ __forceinline__ void finish(const Tcgen05Args& a, Tcgen05CtaOut* out,
   group_sync<kCg>();
   if (threadIdx.x / 32 == 0) ptx::tcgen05_dealloc<kCg>(tmem, cols);
   // cta_group::2: neither CTA exits while the pair's deallocation may still reach it.
-  if constexpr (kCg == 2) {
-    ptx::barrier_cluster_arrive_release_aligned();
-    ptx::barrier_cluster_wait_acquire_aligned();
-  }
+  pair_sync<kCg>();
 }
 
 // One measurement loop, issued and timed by the group's thread 0 (the leader), with
@@ -269,25 +268,21 @@ namespace gpuprobe::probes::tensor::device {
 #define GPUPROBE_TCGEN05_SF_mxf4 , sf, sf + 4
 #define GPUPROBE_TCGEN05_SF_mxf4nvf4 , sf, sf + 4
 
-#define GPUPROBE_TCGEN05_KERNELS(in, acc, kind, n, k, form, cg)                                         \
-  extern "C" __global__ void __launch_bounds__(128, 1)                                                  \
-      gpuprobe_tcgen05_##in##_##acc##_n##n##_##form##_cg##cg##_lat(Tcgen05Args a, Tcgen05CtaOut* out) { \
-    constexpr Tcgen05OpInfo info = tcgen05_op_info(Tcgen05Op::in##_##acc##_n##n##_##form##_cg##cg);     \
-    constexpr uint32_t idesc = tcgen05_idesc(info);                                                     \
-    measure<cg, n, info.ts, false, 1, tcgen05_d16(info), tcgen05_block_scaled(info)>(                   \
-        a, out, info, GPUPROBE_TCGEN05_CALL(kind, form, cg, idesc));                                    \
-  }                                                                                                     \
-  extern "C" __global__ void __launch_bounds__(128, 1)                                                  \
-      gpuprobe_tcgen05_##in##_##acc##_n##n##_##form##_cg##cg##_thr(Tcgen05Args a, Tcgen05CtaOut* out) { \
-    constexpr Tcgen05OpInfo info = tcgen05_op_info(Tcgen05Op::in##_##acc##_n##n##_##form##_cg##cg);     \
-    constexpr uint32_t idesc = tcgen05_idesc(info);                                                     \
-    measure<cg, n, info.ts, true, tcgen05_accumulators(info, true), tcgen05_d16(info),                  \
-            tcgen05_block_scaled(info)>(a, out, info, GPUPROBE_TCGEN05_CALL(kind, form, cg, idesc));    \
+// The op's _lat (kThr false) or _thr kernel.
+#define GPUPROBE_TCGEN05_KERNEL(in, acc, kind, n, form, cg, suffix, kThr)                                    \
+  extern "C" __global__ void __launch_bounds__(128, 1)                                                     \
+      gpuprobe_tcgen05_##in##_##acc##_n##n##_##form##_cg##cg##_##suffix(Tcgen05Args a, Tcgen05CtaOut* out) { \
+    constexpr Tcgen05OpInfo info = tcgen05_op_info(Tcgen05Op::in##_##acc##_n##n##_##form##_cg##cg);        \
+    constexpr uint32_t idesc = tcgen05_idesc(info);                                                        \
+    measure<cg, n, info.ts, kThr, tcgen05_accumulators(info, kThr), tcgen05_d16(info),                     \
+            tcgen05_block_scaled(info)>(a, out, info, GPUPROBE_TCGEN05_CALL(kind, form, cg, idesc));       \
   }
-#define GPUPROBE_TCGEN05_OP GPUPROBE_TCGEN05_KERNELS
+#define GPUPROBE_TCGEN05_OP(in, acc, kind, n, k, form, cg)          \
+  GPUPROBE_TCGEN05_KERNEL(in, acc, kind, n, form, cg, lat, false) \
+  GPUPROBE_TCGEN05_KERNEL(in, acc, kind, n, form, cg, thr, true)
 #include "probes/tensor/tcgen05.def"
 #undef GPUPROBE_TCGEN05_OP
-#undef GPUPROBE_TCGEN05_KERNELS
+#undef GPUPROBE_TCGEN05_KERNEL
 
 extern "C" __global__ void __launch_bounds__(128, 1)
     gpuprobe_tcgen05_baseline_cg1_lat(Tcgen05Args a, Tcgen05CtaOut* out) {

@@ -9,9 +9,14 @@
 #include <string>
 
 #include "harness/sim/preset.hpp"
+#include "probes/common/op_costs.hpp"
 #include "probes/tensor/tensor_point.hpp"
 
 namespace gpuprobe::probes::tensor {
+
+const TensorCost& tensor_cost(const sim::Preset& p, const std::string& op) {
+  return op_cost(p, op_costs<TensorCost>(p, kCostTable), op);
+}
 
 SharedBound ss_shared_bound(double shared_bytes_per_clk, double rows_a, double rows_b, double flops,
                             double peak_flops_per_clk) {
@@ -211,7 +216,9 @@ TensorCosts hopper_wgmma_costs(const sim::Preset& p, const std::string& rate_sou
 
 // tcgen05.mma on the B200: dense FLOP per clock per SM (a cta_group::2 MMA counts half on each
 // SM of its pair) and single-MMA latency (commit/wait baseline subtracted), per input at N = 64
-// and 256, SS and TS (fp6/fp4: SS only), cta_group::1 (M 128) and ::2 (M 256).
+// and 256, SS and TS (fp6/fp4: SS only), cta_group::1 (M 128) and ::2 (M 256); the block-scaled
+// kinds SS, cta_group::1 only: kind::mxf8f6f4 e4m3 with ue8m0 scales (K 32), kind::mxf4 (MXFP4)
+// and kind::mxf4nvf4 scale_vec::4X (NVFP4), e2m1 packed, K 64.
 TensorCosts tcgen05_costs_b200(const sim::Preset& p) {
   TensorCosts t;
   struct TcInput {
@@ -222,12 +229,14 @@ TensorCosts tcgen05_costs_b200(const sim::Preset& p) {
     const char* rate_source;
     const char* latency_source;
     bool ss_only = false;
+    bool block_scaled = false;  // also cta_group::1 only
   };
   const char* fp8_rate = "M [SA umma_throughput] FP8 ~16,345 of 16,384 FLOP/clk/SM, FIGURES §5a";
   const char* same_latency = "M [SA umma_latency] 'same for BF16/FP8/FP4', FIGURES §5b";
   const char* fp6_rate = "assumption: fp6 through kind::f8f6f4 (K 32, as FP8) at M [SA umma_throughput] FP8 "
                          "16,384 FLOP/clk/SM (FIGURES §5a)";
   const char* fp6_latency = "M [SA umma_latency] 'same for BF16/FP8/FP4', FIGURES §5b (fp6: assumption)";
+  const char* bs_latency = "as M [SA umma_latency] BF16/FP8/FP4 SS M128 (FIGURES §5b): assumption";
   const TcInput tc_inputs[] = {
       {"f16", "f32", 16, 8192,
        "M [SA umma_throughput] BF16 8153-8161 of 8192 FLOP/clk/SM, FIGURES §5a; f16 as bf16: D [MLE] "
@@ -255,12 +264,21 @@ TensorCosts tcgen05_costs_b200(const sim::Preset& p) {
        "umma_throughput] FP8 16,384 FLOP/clk/SM; the FP4 32,768 of FIGURES §5a is taken as the "
        "block-scaled/packed kinds'",
        same_latency, true},
+      // Block-scaled: K 32 (mxf8) or 64 (packed e2m1); SS N 64 bound by shared memory as above.
+      {"mxf8_e4m3", "f32", 32, 16384,
+       "M [SA umma_throughput] MXF8 ~16,345 of 16,384 FLOP/clk/SM, FIGURES §5a", bs_latency, true, true},
+      {"mxf4", "f32", 64, 32768,
+       "M [SA umma_throughput] FP4/MXF4 ~32,730 of 32,768 FLOP/clk/SM, FIGURES §5a", bs_latency, true, true},
+      {"nvf4", "f32", 64, 32768,
+       "assumption: NVFP4 at M [SA umma_throughput] FP4/MXF4 ~32,730 of 32,768 FLOP/clk/SM "
+       "(FIGURES §5a names no NVFP4 figure; §1 D [MLE] gives one dense FP4 9000 TFLOPS)",
+       bs_latency, true, true},
   };
   for (int cg : {1, 2})
     for (int n : {64, 256})
       for (bool ts : {false, true})
         for (const TcInput& in : tc_inputs) {
-          if (ts && in.ss_only) continue;
+          if ((ts && in.ss_only) || (cg == 2 && in.block_scaled)) continue;
           // SS latency: M [SA umma_latency] BF16 M128 N64 168, N256 264 cycles; TS: DER 24 lower,
           // the middle of "TS 16-32 cyc lower" (FIGURES §5b).
           const double latency = (n == 64 ? 168 : 264) - (ts ? 24 : 0);
@@ -274,44 +292,15 @@ TensorCosts tcgen05_costs_b200(const sim::Preset& p) {
                .flops_per_clk_per_sm = in.flops_per_clk_per_sm * bound.fraction,
                .latency_cycles = latency,
                .source = std::string(in.rate_source) +
-                         (n == 64 ? "; N 64 at the N 256 rate where shared memory allows: assumption "
-                                    "(FIGURES has M128 N256 only)"
+                         (n == 64 ? std::string("; N 64 at the N 256 rate where shared memory allows: "
+                                                "assumption") +
+                                        (in.block_scaled ? "" : " (FIGURES has M128 N256 only)")
                                   : "") +
                          shared_bound_source(bound) +
                          (cg == 2 ? "; cta_group::2 per SM as ::1: M [SA] 'doubles per SM pair'" : "") +
                          "; latency " + in.latency_source + (ts ? ", TS DER 24 lower (16-32)" : "") +
                          (cg == 2 ? ", cta_group::2 as ::1: assumption" : "")});
         }
-  // Block-scaled (SS, cta_group::1 only): kind::mxf8f6f4 e4m3 with ue8m0 scales (K 32), kind::mxf4
-  // (MXFP4) and kind::mxf4nvf4 scale_vec::4X (NVFP4), e2m1 packed, K 64.
-  struct BsInput {
-    const char* name;   // <k>_<input>
-    double flops_per_clk_per_sm;
-    const char* rate_source;
-  };
-  // K per MMA: 32 (mxf8) or 64 (packed e2m1); SS N 64 bound by shared memory as above.
-  const BsInput bs_inputs[] = {
-      {"k32_mxf8_e4m3", 16384,
-       "M [SA umma_throughput] MXF8 ~16,345 of 16,384 FLOP/clk/SM, FIGURES §5a"},
-      {"k64_mxf4", 32768, "M [SA umma_throughput] FP4/MXF4 ~32,730 of 32,768 FLOP/clk/SM, FIGURES §5a"},
-      {"k64_nvf4", 32768,
-       "assumption: NVFP4 at M [SA umma_throughput] FP4/MXF4 ~32,730 of 32,768 FLOP/clk/SM "
-       "(FIGURES §5a names no NVFP4 figure; §1 D [MLE] gives one dense FP4 9000 TFLOPS)"},
-  };
-  for (const BsInput& in : bs_inputs)
-    for (int n : {64, 256}) {
-      const double k = std::string(in.name).rfind("k64", 0) == 0 ? 64 : 32;
-      const SharedBound bound = shared_bound(p, 128, n, 2.0 * 128 * n * k, in.flops_per_clk_per_sm);
-      t.push_back(
-          {.op = "tcgen05_m128n" + std::to_string(n) + in.name + "_f32_ss_cg1",
-           .flops_per_clk_per_sm = in.flops_per_clk_per_sm * bound.fraction,
-           .latency_cycles = n == 64 ? 168.0 : 264.0,
-           .source = std::string(in.rate_source) +
-                     (n == 64 ? "; N 64 at the N 256 rate where shared memory allows: assumption" : "") +
-                     shared_bound_source(bound) +
-                     "; latency as M [SA umma_latency] BF16/FP8/FP4 SS M128 (FIGURES §5b): "
-                     "assumption"});
-    }
   return t;
 }
 

@@ -1,11 +1,7 @@
 // What the tensor probes (tensor/mma, tensor/wgmma, tensor/tcgen05) share: their simulator cost
-// table (one per preset, tensor_costs.cpp, registered as "tensor"), the operands of their timed
-// runs, the axes of their points (op, kind, operands), the result of one measurement, the repeat
-// loop that keeps the first launch's result (harness/repeat.hpp's repeat_point), the timing
-// fields of a point (harness/points.hpp: repeats, the SM clock measured right after, then latency
-// in cycles and ns or throughput in FLOP/clk/SM, its spread over the SMs and FLOP/s) and the
-// baselined measurement of wgmma and tcgen05 (below). Each probe keeps its own fields (form,
-// shape, kernel, self-check...).
+// table, the operands and axes of their points, the result of one measurement, its repeat loop and
+// timing fields, and the baselined measurement of wgmma and tcgen05. Each probe keeps its own
+// fields (form, shape, kernel, self-check...).
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -17,18 +13,14 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/self_check.hpp"
-#include "harness/axes.hpp"
 #include "harness/error.hpp"
 #include "harness/kernel_runner.hpp"
-#include "harness/launch_config.hpp"
-#include "harness/params.hpp"
-#include "harness/probe.hpp"
+#include "harness/points.hpp"
 #include "harness/repeat.hpp"
+#include "harness/self_check.hpp"
 #include "harness/sim/preset.hpp"
 #include "harness/sim/sim_device.hpp"
-#include "probes/common/op_table.hpp"
-#include "probes/common/units.hpp"
+#include "probes/common/op_probe.hpp"
 #include "probes/tensor/tile_diagnosis.hpp"
 #include "probes/tensor/tile_reference.hpp"
 
@@ -62,20 +54,26 @@ struct SharedBound {
 SharedBound ss_shared_bound(double shared_bytes_per_clk, double rows_a, double rows_b, double flops,
                             double peak_flops_per_clk);
 
-// The preset's entry of `op`: no tensor table at all makes the probe unavailable
+// The preset's entry of `op` (tensor_costs.cpp): no tensor table at all makes the probe unavailable
 // (OpsUnavailable: "the simulated <preset> has no tensor model"), no entry skips the point.
 const TensorCost& tensor_cost(const sim::Preset& p, const std::string& op);
 
 // What A and B hold while timing: random values of the input format, or all zeros (tensor cores
 // draw less power on zeros and may clock higher; both are recorded).
 enum class Operands { random, zeros };
-Operands parse_operands(const std::string& name);
+inline Operands parse_operands(const std::string& name) {
+  return name == "zeros" ? Operands::zeros : Operands::random;
+}
 // --operands random|zeros|both, with the probe's help text.
-ParamSpec operands_param(const std::string& help);
+inline ParamSpec operands_param(const std::string& help) {
+  return {"operands", ParamSpec::Kind::choice, "both", help, {"both", "random", "zeros"}};
+}
 
 // The axes of a tensor probe's points: op (over `ops`, filtered by --op), kind (--kind) and
 // operands (--operands), in that order.
-std::vector<Axis> point_axes(std::vector<std::string> ops);
+inline std::vector<Axis> point_axes(std::vector<std::string> ops) {
+  return {op_axis(std::move(ops)), kind_axis(), fixed_axis("operands", {"random", "zeros"}, "both")};
+}
 
 // One measurement of a form. Latency: cycles per instruction (wgmma, tcgen05: the loop's cycles
 // per iteration less the commit/wait baseline's). Throughput: per SM, the FLOP its units did over
@@ -121,12 +119,20 @@ auto repeat_point(ProbeContext& ctx, bool latency, Run&& run) {
 //   build lacking a kernel lacks);
 //   info(op), group(info), flops(info) (one instruction's, its whole group's), kernel_name(op,
 //   kind), baseline_kernel(info), kernel(launch) (null where the build lacks it), fits(setup,
-//   device info) (Skip or Error before any launch), operands(info, Operands, seed),
-//   check_tile(info, data, tile), reference_tile(info, data) (what a correct GPU stores),
-//   wrong_tile(info, data, error) (the tile with a tile_diagnosis.hpp layout error, for the
-//   simulator's planted wrong results), tile_words(info), args(data, upload) (all but tile,
-//   iterations, zero and store; upload(words) gives a device copy of the words),
-//   self_check_json(TileCheck) (the record's self_check).
+//   device info) (Skip or Error before any launch), operands(info, Operands, seed), tile(info)
+//   (its ZeroCTile), reference(info, data), check_tile(info, data, words), tile_words(info, values)
+//   (the words a correct GPU stores holding `values`), tile_size(info) (their count), args(data,
+//   upload) (all but tile, iterations, zero and store; upload(words) gives a device copy of the
+//   words), self_check_json(TileCheck) (the record's self_check).
+
+// What a baselined op computes, D = A * B with C = 0: its shape, formats and operand layout
+// (tile_reference.hpp), for the reference, the check and the simulator's planted errors.
+struct ZeroCTile {
+  TileShape shape;
+  TileElem input, acc;
+  TileLayout layout;
+  std::vector<double> zero_c() const { return std::vector<double>(size_t(shape.m) * shape.n, 0.0); }
+};
 
 template <class Op>
 struct BaselinedSetup {
@@ -255,12 +261,9 @@ std::string launch_kernel_name(const LaunchOf<P>& l) {
 
 // `units` blocks of P::kThreads threads, in clusters of a group of more than one unit.
 template <class P>
-LaunchConfig baselined_config(const LaunchOf<P>& l) {
-  LaunchConfig c;
-  c.grid = Dim3{l.units, 1, 1};
-  c.block = Dim3{P::kThreads, 1, 1};
-  if (const uint32_t group = P::group(P::info(l.op)); group > 1) c.cluster = Dim3{group, 1, 1};
-  return c;
+LaunchConfig baselined_config(const LaunchOf<P>& l, uint64_t smem_bytes = 0) {
+  const uint32_t group = P::group(P::info(l.op));
+  return launch_config(l.units, P::kThreads, smem_bytes, group > 1 ? group : 0);
 }
 
 // On a GPU (harness/kernel_runner.hpp), timed in the kernel by %clock64 of the issuing thread (one
@@ -278,14 +281,14 @@ LaunchOutOf<P> launch_baselined(KernelRunner& gpu, const LaunchOf<P>& l) {
     return static_cast<const uint32_t*>(images.back().get());
   };
   typename P::Args args = P::args(*l.operands, upload);
-  const uint64_t tile_words = P::tile_words(P::info(l.op));
+  const uint64_t tile_words = P::tile_size(P::info(l.op));
   const DeviceBuffer tile = gpu.alloc(tile_words * 4);
   args.tile = static_cast<uint32_t*>(tile.get());
   args.iterations = l.iterations;
   args.zero = 0;
   args.store = l.store ? 1 : 0;
-  LaunchConfig config = baselined_config<P>(l);
-  if (l.kind == Kind::throughput && !l.baseline) config.dynamic_smem_bytes = P::kThroughputSmemBytes;
+  const LaunchConfig config =
+      baselined_config<P>(l, l.kind == Kind::throughput && !l.baseline ? P::kThroughputSmemBytes : 0);
   LaunchOutOf<P> o;
   o.units = run_units<typename P::Unit>(gpu, kernel, name, config, args, l.units, o.launch);
   if (l.store) o.tile = gpu.download<uint32_t>(tile, tile_words);
@@ -298,7 +301,7 @@ LaunchOutOf<P> launch_baselined(KernelRunner& gpu, const LaunchOf<P>& l) {
 // rate. Unit u runs on SM u mod SMs (a group's units on neighbouring SMs), the preset's noise per
 // SM; a unit that does not issue reports only its SM. A stored tile is the host's float64
 // reference in the accumulator format, so the self-check passes (unless a wrong result of the op
-// is planted: P::wrong_tile).
+// is planted: tile_diagnosis.hpp's tile_with_error).
 template <class P>
 LaunchOutOf<P> simulate_baselined(sim::SimDevice& device, const TensorCost& cost, const LaunchOf<P>& l) {
   const auto& info = P::info(l.op);
@@ -325,8 +328,12 @@ LaunchOutOf<P> simulate_baselined(sim::SimDevice& device, const TensorCost& cost
   if (l.store) {
     // A planted wrong result (SimDevice::plant_wrong_result): the tile with that layout error.
     const sim::SimDevice::WrongResult* wrong = device.wrong_result(info.name);
-    o.tile = wrong ? P::wrong_tile(info, *l.operands, wrong->how.empty() ? "one_element" : wrong->how)
-                   : P::reference_tile(info, *l.operands);
+    const auto& d = *l.operands;
+    const ZeroCTile t = P::tile(info);
+    const std::string how = wrong && !wrong->how.empty() ? wrong->how : "one_element";
+    o.tile = P::tile_words(
+        info, wrong ? tile_with_error(how, t.shape, d.a, d.b, t.zero_c(), t.input, t.acc, t.layout)
+                    : P::reference(info, d));
   }
   o.launch.kernel = launch_kernel_name<P>(l);
   o.launch.config = baselined_config<P>(l);
@@ -338,12 +345,26 @@ LaunchOutOf<P> simulate_baselined(sim::SimDevice& device, const TensorCost& cost
 // ci95_cycles, latency_ns (null without a clock); for a throughput point flops_per_clk_per_sm,
 // its ci95, sm_spread_flops_per_clk and flops_per_s (from the first launch's spread). Returns the
 // clock (MHz).
-double write_timing(nlohmann::json& p, ProbeContext& ctx, const RepeatOutcome& outcome, bool latency,
-                    uint64_t iterations, const TensorResult& first);
+inline double write_timing(nlohmann::json& p, ProbeContext& ctx, const RepeatOutcome& outcome, bool latency,
+                           uint64_t iterations, const TensorResult& first) {
+  const double clock_mhz = write_point_repeats(p, ctx, outcome, iterations);
+  p["sms"] = first.sms;
+  if (latency) write_latency(p, outcome.summary, clock_mhz);
+  else
+    write_rate(p, ctx, "flops", outcome.summary, first.flops_per_clk_per_sm_min,
+               first.flops_per_clk_per_sm_max, clock_mhz);
+  return clock_mhz;
+}
 
 // A tile self-check as tensor/mma and tensor/wgmma record it: passed, max_abs_error, tolerance
 // (tile_tolerance_rel), what it is relative to (`tolerance_is`) and the elements checked.
-nlohmann::json tile_check_json(const TileCheck& c, const std::string& tolerance_is);
+inline nlohmann::json tile_check_json(const TileCheck& c, const std::string& tolerance_is) {
+  return {{"passed", c.passed},
+          {"max_abs_error", c.max_abs_error},
+          {"tolerance", c.tolerance_rel},
+          {"tolerance_is", tolerance_is},
+          {"elements", c.elements}};
+}
 
 // A point of P: its repeats (each checks that the op fits the device, P::fits, then runs on the
 // simulator, with the op's TensorCost, or on the GPU), then into p {skipped}, or write_timing's

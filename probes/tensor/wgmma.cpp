@@ -1,20 +1,11 @@
-// tensor/wgmma: wgmma latency and throughput per form (sm_90a; probes/tensor/wgmma.def): for
-// each op (or those asked for), with random operands and with zeros, a latency point (one wgmma
-// per commit group in one warpgroup, minus the commit/wait baseline: cycles) and a throughput
-// point (warpgroups on every SM issuing independent accumulators: FLOP per clock per SM, and
-// FLOP/s at the SM clock measured right after). Every launch is preceded by the self-check of one
-// tile against the host's float64 reference; a mismatch fails the probe. A device without wgmma
-// (not sm_90) or a build without sm_90a code skips the probe with the reason; an op the simulator
-// has no model of is recorded as skipped. The kernels are wgmma.sm90a.cu; the simulator's costs
-// are the tensor family's table (tensor_costs.cpp).
+// tensor/wgmma: wgmma latency (cycles) and throughput (FLOP/clk/SM, warpgroups on every SM) per
+// op of probes/tensor/wgmma.def (sm_90a), with random operands and with zeros, in tensor_point.hpp's
+// baselined flow; the kernels are wgmma.sm90a.cu (what they time: wgmma.cuh), the simulator's costs
+// tensor_costs.cpp's. A device without wgmma (not sm_90) or a build without sm_90a code skips the
+// probe with the reason.
 #include "probes/tensor/wgmma.hpp"
 
 #include <random>
-
-#include "harness/self_check.hpp"
-#include "harness/error.hpp"
-#include "harness/points.hpp"
-#include "probes/common/op_probe.hpp"
 
 // Per op the latency and throughput kernels, and the baseline (wgmma.sm90a.cu, sm_90a only),
 // weak: null where the build lacks them.
@@ -42,17 +33,12 @@ using tensor::WgmmaType;
 // The input and accumulator types are named as the tile formats.
 TileElem elem(const char* name) { return tensor::tile_elem_named(name); }
 
-tensor::TileShape shape_of(const WgmmaOpInfo& info) { return {kWgmmaM, info.n, info.k}; }
-
-// gpuprobe_wgmma_f16_f32_n128_ss_lat / _thr (latency: one warpgroup, one wgmma per commit group;
-// throughput: many warpgroups per SM, kWgmmaThroughputPerIteration wgmmas per group); the
-// baseline is gpuprobe_wgmma_baseline_lat.
+// gpuprobe_wgmma_f16_f32_n128_ss_lat / _thr (wgmma.cuh).
 std::string wgmma_kernel_name(WgmmaOp op, Kind kind) {
   const WgmmaOpInfo& i = wgmma_info(op);
   return std::string("gpuprobe_wgmma_") + i.input_name + "_" + i.acc_name + "_n" + std::to_string(i.n) +
          (i.rs ? "_rs" : "_ss") + kind_suffix(kind);
 }
-constexpr const char* kWgmmaBaselineKernel = "gpuprobe_wgmma_baseline_lat";
 
 std::string wgmma_shape(const WgmmaOpInfo& info) {
   return "m64n" + std::to_string(info.n) + "k" + std::to_string(info.k);
@@ -61,18 +47,21 @@ std::string wgmma_shape(const WgmmaOpInfo& info) {
 // The SASS one wgmma becomes on sm_90a (tests/probes/tensor/test_sass_wgmma.py asserts it):
 // "HGMMA.64x128x16.F32", "HGMMA.64x128x16.F32.BF16", "QGMMA.64x128x32.F32.E4M3.E4M3", ...
 std::string wgmma_sass(const WgmmaOpInfo& info) {
-  const std::string shape = ".64x" + std::to_string(info.n) + "x" + std::to_string(info.k);
-  switch (info.input) {
-    case WgmmaType::f16: return "HGMMA" + shape + (info.acc == WgmmaType::f16 ? ".F16" : ".F32");
-    case WgmmaType::bf16: return "HGMMA" + shape + ".F32.BF16";
-    case WgmmaType::tf32: return "HGMMA" + shape + ".F32.TF32";
-    case WgmmaType::e4m3: return "QGMMA" + shape + ".F32.E4M3.E4M3";
-    case WgmmaType::e5m2: return "QGMMA" + shape + ".F32.E5M2.E5M2";
-    case WgmmaType::s8: return "IGMMA" + shape + ".S8.S8";
-    case WgmmaType::f32:
-    case WgmmaType::s32: break;
-  }
-  return "unknown";
+  // Per input, in WgmmaType's order (f16 into f16: HGMMA...F16).
+  constexpr const char* kSass[][2] = {{"HGMMA", ".F32"},           {"HGMMA", ".F32.BF16"},
+                                      {"HGMMA", ".F32.TF32"},      {"QGMMA", ".F32.E4M3.E4M3"},
+                                      {"QGMMA", ".F32.E5M2.E5M2"}, {"IGMMA", ".S8.S8"}};
+  const auto& s = kSass[static_cast<unsigned>(info.input)];
+  return s[0] + (".64x" + std::to_string(info.n) + "x" + std::to_string(info.k)) +
+         (info.acc == WgmmaType::f16 ? ".F16" : s[1]);
+}
+
+// A (SS) and B through descriptors, no swizzle, K-major: the LBO and SBO the kernels use.
+tensor::ZeroCTile wgmma_tile(const WgmmaOpInfo& info) {
+  return {{kWgmmaM, info.n, info.k},
+          elem(info.input_name),
+          elem(info.acc_name),
+          {!info.rs, true, tensor::kWgmmaLboBytes, tensor::kWgmmaSboBytes}};
 }
 
 }  // namespace
@@ -134,8 +123,8 @@ WgmmaOperandData make_wgmma_operands(const WgmmaOpInfo& info, Operands kind, uin
 }
 
 std::vector<double> wgmma_reference(const WgmmaOpInfo& info, const WgmmaOperandData& data) {
-  return tensor::tile_reference(shape_of(info), data.a, data.b,
-                                std::vector<double>(size_t(kWgmmaM) * info.n, 0.0));
+  const tensor::ZeroCTile t = wgmma_tile(info);
+  return tensor::tile_reference(t.shape, data.a, data.b, t.zero_c());
 }
 
 // Thread t's accumulator element v is element v of its registers (tile_set: f16 two per word).
@@ -152,11 +141,6 @@ std::vector<uint32_t> wgmma_tile_words(const WgmmaOpInfo& info, const std::vecto
   return words;
 }
 
-// A (SS) and B through descriptors, no swizzle, K-major: the LBO and SBO the kernels use.
-static tensor::TileLayout wgmma_layout(const WgmmaOpInfo& info) {
-  return {!info.rs, true, tensor::kWgmmaLboBytes, tensor::kWgmmaSboBytes};
-}
-
 tensor::TileCheck check_wgmma_tile(const WgmmaOpInfo& info, const WgmmaOperandData& data,
                                    const std::vector<uint32_t>& words) {
   const TileElem acc = elem(info.acc_name);
@@ -171,8 +155,8 @@ tensor::TileCheck check_wgmma_tile(const WgmmaOpInfo& info, const WgmmaOperandDa
       got[size_t(at.row) * info.n + at.col] = tensor::tile_decode(
           acc, tensor::tile_get(&words[size_t(t) * regs], v, bits));
     }
-  return tensor::check_tile(shape_of(info), data.a, data.b, std::vector<double>(got.size(), 0.0), got,
-                            elem(info.input_name), acc, wgmma_layout(info));
+  const tensor::ZeroCTile t = wgmma_tile(info);
+  return tensor::check_tile(t.shape, data.a, data.b, t.zero_c(), got, t.input, t.acc, t.layout);
 }
 
 namespace {
@@ -199,11 +183,11 @@ struct Wgmma {
   static constexpr uint64_t kThroughputSmemBytes = 0;
   static constexpr const char* kNeeds = "sm_90a code: CMAKE_CUDA_ARCHITECTURES with 90";
 
-  static const Info& info(Op op) { return wgmma_info(op); }
+  static constexpr auto info = &wgmma_info;
   static uint32_t group(const Info&) { return 1; }
-  static uint64_t flops(const Info& i) { return tensor::wgmma_flops(i); }
-  static std::string kernel_name(Op op, Kind kind) { return wgmma_kernel_name(op, kind); }
-  static std::string baseline_kernel(const Info&) { return kWgmmaBaselineKernel; }
+  static constexpr auto flops = &tensor::wgmma_flops;
+  static constexpr auto kernel_name = &wgmma_kernel_name;
+  static std::string baseline_kernel(const Info&) { return "gpuprobe_wgmma_baseline_lat"; }
   static const void* kernel(const WgmmaLaunch& l) {
     return l.baseline ? reinterpret_cast<const void*>(&gpuprobe_wgmma_baseline_lat)
                       : kKernels[static_cast<unsigned>(l.op)].of(l.kind);
@@ -216,20 +200,12 @@ struct Wgmma {
     if (s.kind == Kind::latency && s.units != 1)
       throw Error(wgmma_kernel_name(s.op, s.kind) + ": a latency launch is one block");
   }
-  static Data operands(const Info& i, Operands o, uint64_t seed) { return make_wgmma_operands(i, o, seed); }
-  static tensor::TileCheck check_tile(const Info& i, const Data& d, const std::vector<uint32_t>& tile) {
-    return check_wgmma_tile(i, d, tile);
-  }
-  static std::vector<uint32_t> reference_tile(const Info& i, const Data& d) {
-    return wgmma_tile_words(i, wgmma_reference(i, d));
-  }
-  static std::vector<uint32_t> wrong_tile(const Info& i, const Data& d, const std::string& error) {
-    return wgmma_tile_words(
-        i,
-        tensor::tile_with_error(error, shape_of(i), d.a, d.b, std::vector<double>(size_t(kWgmmaM) * i.n, 0.0),
-                                elem(i.input_name), elem(i.acc_name), wgmma_layout(i)));
-  }
-  static uint64_t tile_words(const Info& i) { return uint64_t(kWgmmaThreads) * tensor::wgmma_acc_regs(i); }
+  static constexpr auto operands = &make_wgmma_operands;
+  static constexpr auto tile = &wgmma_tile;
+  static constexpr auto reference = &wgmma_reference;
+  static constexpr auto check_tile = &check_wgmma_tile;
+  static constexpr auto tile_words = &wgmma_tile_words;
+  static uint64_t tile_size(const Info& i) { return uint64_t(kWgmmaThreads) * tensor::wgmma_acc_regs(i); }
   // The shape tensor/mma records; the wgmma check is one wgmma with C = 0 on random operands.
   static nlohmann::json self_check_json(const tensor::TileCheck& c) {
     nlohmann::json j = tensor::tile_check_json(c, "relative to the element's sum of |a*b| terms");

@@ -38,7 +38,6 @@ constexpr uint32_t kWgmmaMaxN = 256;
 constexpr uint32_t kWgmmaThreads = 128;           // one warpgroup
 constexpr uint32_t kWgmmaRowBytes = 32;           // K x element bytes: the same for every input
 constexpr uint32_t kWgmmaARegs = 4;               // RS: A fragment registers per thread
-constexpr uint32_t kWgmmaMaxAccRegs = kWgmmaMaxN / 2;
 // wgmmas per throughput-loop iteration (one commit group): enough that the fence, commit and
 // wait are a small part of the issue slots, and a multiple of every accumulator count.
 constexpr uint32_t kWgmmaThroughputPerIteration = 8;

@@ -1,18 +1,13 @@
-// tensor/wgmma's host side (wgmma.cpp, sm_90a; probes/tensor/wgmma.cuh) as its tests see it: the
+// tensor/wgmma's host side (wgmma.cpp; the kernels' contract: wgmma.cuh) as its tests see it: the
 // operands and fragment layouts of a launch, the stored tile and its check against the host's
-// float64 reference, and one measurement of an op's latency or throughput through a GPU's or the
-// simulator's launcher (tensor_point.hpp's baselined flow: self-check, timed launch, baseline).
+// float64 reference, and one measurement through a launcher (tensor_point.hpp's baselined flow).
 #pragma once
 #include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
 
-#include "harness/device.hpp"
-#include "harness/launch_config.hpp"
-#include "probes/common/op_table.hpp"
 #include "probes/tensor/tensor_point.hpp"
-#include "probes/tensor/tile_reference.hpp"
 #include "probes/tensor/wgmma.cuh"
 
 namespace gpuprobe::probes {
@@ -59,16 +54,15 @@ std::vector<uint32_t> wgmma_tile_words(const WgmmaOpInfo& info, const std::vecto
 tensor::TileCheck check_wgmma_tile(const WgmmaOpInfo& info, const WgmmaOperandData& data,
                                    const std::vector<uint32_t>& words);
 
-// The measurement's setup (units: blocks of one warpgroup; latency 1, throughput SMs x blocks per
-// SM), a launch and its result (units: one record per warpgroup; tile: thread-major accumulator
-// registers), as tensor_point.hpp's baselined flow has them.
+// The baselined flow's types (units: warpgroups, one per block; latency 1, throughput SMs x blocks
+// per SM; tile: thread-major accumulator registers).
 using WgmmaSetup = tensor::BaselinedSetup<WgmmaOp>;
 using WgmmaRun = tensor::BaselinedRun;
 using WgmmaLaunch = tensor::BaselinedLaunch<WgmmaOp, WgmmaOperandData>;
 using WgmmaLaunchOut = tensor::BaselinedLaunchOut<tensor::WgmmaGroupOut>;
 using WgmmaLauncher = std::function<WgmmaLaunchOut(const WgmmaLaunch&)>;
 
-// The whole measurement (tensor_point.hpp run_baselined; units_per_sm: warpgroups).
+// The whole measurement (run_baselined).
 tensor::TensorResult run_wgmma(const WgmmaSetup& setup, const WgmmaRun& run, const WgmmaLauncher& launch);
 
 }  // namespace gpuprobe::probes

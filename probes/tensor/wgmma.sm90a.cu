@@ -52,50 +52,20 @@ __device__ __forceinline__ void record(const WgmmaArgs& a, WgmmaGroupOut* out, u
   record_unit<kWgmmaThreads>(out, c0, c1, [&](WgmmaGroupOut& o) { o.checksum = checksum; });
 }
 
-// Latency: one wgmma per commit group, waited for before the next. `mma(d, a_desc_or_frag, b)`.
-template <uint32_t kRegs, bool kRs, uint32_t kN, class Mma>
-__device__ __forceinline__ void latency(const WgmmaArgs& a, WgmmaGroupOut* out, Mma mma) {
+// One measurement loop with `mma(d, a_fragment, a_desc, b_desc)`:
+//   latency (!kThr): one wgmma per commit group, waited for before the next;
+//   throughput: kWgmmaThroughputPerIteration wgmmas per commit group, round robin over kAcc
+//     accumulators (wgmmas on one accumulator pipeline in hardware); one group stays in flight
+//     while the next issues.
+template <uint32_t kRegs, bool kRs, uint32_t kN, bool kThr, uint32_t kAcc, class Mma>
+__device__ __forceinline__ void measure(const WgmmaArgs& a, WgmmaGroupOut* out, Mma mma) {
   __shared__ Smem s;
   uint64_t a_desc, b_desc;
   load_operands(a, kN, s, a_desc, b_desc);
+  const uint32_t thread = kThr ? threadIdx.x % kWgmmaThreads : threadIdx.x;
   uint32_t frag[kWgmmaARegs];
 #pragma unroll
-  for (uint32_t r = 0; r < kWgmmaARegs; ++r)
-    frag[r] = kRs ? a.a_frag[threadIdx.x * kWgmmaARegs + r] : 0;
-  uint32_t d[kRegs];
-#pragma unroll
-  for (uint32_t r = 0; r < kRegs; ++r) d[r] = 0;
-  fence_operands(d);
-  const uint64_t c0 = ptx::get_sreg_clock64_after(a_desc ^ frag[0], a.zero);
-#pragma unroll 1
-  for (uint64_t i = a.iterations; i != 0; --i) {
-    ptx::wgmma_fence();
-    mma(d, frag, a_desc, b_desc);
-    ptx::wgmma_commit_group();
-    ptx::wgmma_wait_group<0>();
-  }
-  fence_operands(d);
-  const uint64_t sum = fold(d);
-  const uint64_t c1 = ptx::get_sreg_clock64_after(sum, a.zero);
-  if (a.store != 0) {
-#pragma unroll
-    for (uint32_t r = 0; r < kRegs; ++r) a.tile[threadIdx.x * kRegs + r] = d[r];
-  }
-  record(a, out, c0, c1, sum);
-}
-
-// Throughput: kWgmmaThroughputPerIteration wgmmas per commit group, round robin over kAcc
-// accumulators (wgmmas on one accumulator pipeline in hardware); one group stays in flight while
-// the next issues.
-template <uint32_t kRegs, bool kRs, uint32_t kN, uint32_t kAcc, class Mma>
-__device__ __forceinline__ void throughput(const WgmmaArgs& a, WgmmaGroupOut* out, Mma mma) {
-  __shared__ Smem s;
-  uint64_t a_desc, b_desc;
-  load_operands(a, kN, s, a_desc, b_desc);
-  uint32_t frag[kWgmmaARegs];
-#pragma unroll
-  for (uint32_t r = 0; r < kWgmmaARegs; ++r)
-    frag[r] = kRs ? a.a_frag[(threadIdx.x % kWgmmaThreads) * kWgmmaARegs + r] : 0;
+  for (uint32_t r = 0; r < kWgmmaARegs; ++r) frag[r] = kRs ? a.a_frag[thread * kWgmmaARegs + r] : 0;
   uint32_t d[kAcc][kRegs];
 #pragma unroll
   for (uint32_t k = 0; k < kAcc; ++k) {
@@ -107,12 +77,18 @@ __device__ __forceinline__ void throughput(const WgmmaArgs& a, WgmmaGroupOut* ou
 #pragma unroll 1
   for (uint64_t i = a.iterations; i != 0; --i) {
     ptx::wgmma_fence();
+    if constexpr (kThr) {
 #pragma unroll
-    for (uint32_t j = 0; j < kWgmmaThroughputPerIteration; ++j) mma(d[j % kAcc], frag, a_desc, b_desc);
-    ptx::wgmma_commit_group();
-    ptx::wgmma_wait_group<1>();
+      for (uint32_t j = 0; j < kWgmmaThroughputPerIteration; ++j) mma(d[j % kAcc], frag, a_desc, b_desc);
+      ptx::wgmma_commit_group();
+      ptx::wgmma_wait_group<1>();
+    } else {
+      mma(d[0], frag, a_desc, b_desc);
+      ptx::wgmma_commit_group();
+      ptx::wgmma_wait_group<0>();
+    }
   }
-  ptx::wgmma_wait_group<0>();
+  if constexpr (kThr) ptx::wgmma_wait_group<0>();
   uint64_t sum = 0;
 #pragma unroll
   for (uint32_t k = 0; k < kAcc; ++k) {
@@ -120,6 +96,10 @@ __device__ __forceinline__ void throughput(const WgmmaArgs& a, WgmmaGroupOut* ou
     sum ^= fold(d[k]);
   }
   const uint64_t c1 = ptx::get_sreg_clock64_after(sum, a.zero);
+  if (!kThr && a.store != 0) {
+#pragma unroll
+    for (uint32_t r = 0; r < kRegs; ++r) a.tile[threadIdx.x * kRegs + r] = d[0][r];
+  }
   record(a, out, c0, c1, sum);
 }
 
@@ -163,12 +143,13 @@ __device__ __forceinline__ void baseline(const WgmmaArgs& a, WgmmaGroupOut* out)
   extern "C" __global__ void __launch_bounds__(128, 1)                                        \
       gpuprobe_wgmma_##in##_##acc##_n##n##_##form##_lat(WgmmaArgs a, WgmmaGroupOut* out) {    \
     constexpr WgmmaOpInfo info = wgmma_op_info(WgmmaOp::in##_##acc##_n##n##_##form);          \
-    latency<wgmma_acc_regs(info), info.rs, n>(a, out, GPUPROBE_WGMMA_CALL(in, acc, n, form)); \
+    measure<wgmma_acc_regs(info), info.rs, n, false, 1>(a, out,                                \
+                                                        GPUPROBE_WGMMA_CALL(in, acc, n, form)); \
   }                                                                                           \
   extern "C" __global__ void __launch_bounds__(128)                                           \
       gpuprobe_wgmma_##in##_##acc##_n##n##_##form##_thr(WgmmaArgs a, WgmmaGroupOut* out) {    \
     constexpr WgmmaOpInfo info = wgmma_op_info(WgmmaOp::in##_##acc##_n##n##_##form);          \
-    throughput<wgmma_acc_regs(info), info.rs, n, wgmma_throughput_accumulators(info)>(        \
+    measure<wgmma_acc_regs(info), info.rs, n, true, wgmma_throughput_accumulators(info)>(     \
         a, out, GPUPROBE_WGMMA_CALL(in, acc, n, form));                                       \
   }
 #define GPUPROBE_WGMMA_OP GPUPROBE_WGMMA_KERNELS
