@@ -1,7 +1,7 @@
 // bandwidth/loaded_latency: one thread chases a chain while the blocks on every other SM stream
 // at a throttled rate (the contract, roles and self-checks: probes/bandwidth/loaded.cuh). One
 // extern "C" kernel, gpuprobe_bw_loaded. Device code only (NVRTC-safe); the host side is
-// loaded_cuda.cpp.
+// stream_cuda.cpp.
 #include "harness/cuda/pin.cuh"
 #include "probes/bandwidth/loaded.cuh"
 #include "probes/bandwidth/stream_device.cuh"

@@ -1,5 +1,5 @@
 // The contract between the loaded-latency kernel (loaded.cu) and its host side (stream_ops.cpp,
-// loaded_cuda.cpp, stream_sim.cpp): the launch's roles, its arguments, what it reports and the
+// stream_cuda.cpp, stream_sim.cpp): the launch's roles, its arguments, what it reports and the
 // checksum the streamers' reads must give. Plain C++ that nvcc, NVRTC and g++ all compile.
 //
 // One launch, all blocks resident at once (the host checks the occupancy):

@@ -15,6 +15,7 @@
 #include "harness/repeat.hpp"
 #include "harness/stats.hpp"
 #include "probes/bandwidth/stream_ops.hpp"
+#include "probes/common/op_probe.hpp"
 #include "probes/common/size_sweep.hpp"
 
 namespace gpuprobe::probes {
@@ -87,10 +88,8 @@ ProbeSpec loaded_latency_probe() {
        "all streamers' regions together (0: l2 L2/4; dram 4 x L2, at least 256 MiB)", {}},
       {"slot-bytes", K::bytes, "128", "distance between chain slots (one per cache line)", {}, 0,
        8, 8},
-      {"block-threads", K::integer, "256", "threads per streaming block (a multiple of 32)", {},
-       1024, 32, 32},
-      {"blocks-per-sm", K::integer, "4", "streaming blocks per SM (all resident at once)", {},
-       32, 1},
+      block_threads_param("threads per streaming block (a multiple of 32)"),
+      blocks_per_sm_param("streaming blocks per SM (all resident at once)"),
       {"chaser-sm", K::integer, "0", "the SM the chasing thread is pinned to", {}, 1023},
       {"seed", K::integer, "1", "seed of the random chain", {}},
   };
@@ -139,7 +138,6 @@ ProbeSpec loaded_latency_probe() {
                     streamed_bytes](bool stream, uint64_t throttle) {
       std::vector<double> bandwidths, latency_ns;
       LoadedResult first;
-      bool have_first = false;
       const auto outcome = repeat_until_stable(
           [&]() {
             const LoadedResult r = prepared->run({.start_slot = *start,
@@ -148,7 +146,7 @@ ProbeSpec loaded_latency_probe() {
                                                   .throttle_cycles = throttle,
                                                   .stream = stream});
             *start = walk(*chain, *start, warmup + hops);
-            if (!have_first) first = r, have_first = true;
+            if (bandwidths.empty()) first = r;
             if (r.timed_ns == 0)
               throw Error("loaded latency: the chase's timed hops took 0 ns (the timer is broken)");
             bandwidths.push_back(static_cast<double>(r.timed_stream_bytes) /

@@ -26,7 +26,6 @@ namespace gpuprobe::probes::bandwidth {
   X(16, 1) X(16, 2) X(16, 4) X(16, 8)
 #define GPUPROBE_BW_SHAPES(X) GPUPROBE_BW_SHARED_SHAPES(X) X(32, 1) X(32, 2) X(32, 4) X(32, 8)
 
-constexpr uint32_t kMaxVecBytes = 32;
 constexpr uint32_t kMaxIlp = 8;
 // The smallest SM number with 32-byte global loads and stores.
 constexpr int kMinSmVec32 = 100;

@@ -5,6 +5,7 @@
 
 #include "harness/self_check.hpp"
 #include "harness/error.hpp"
+#include "probes/common/op_probe.hpp"
 
 namespace gpuprobe::probes {
 
@@ -24,12 +25,6 @@ bool shape_in_table(uint32_t vec_bytes, uint32_t ilp) {
 }
 
 std::string mib(uint64_t bytes) { return std::to_string((bytes + (1u << 20) - 1) >> 20) + " MiB"; }
-
-void check_block_threads(uint32_t block_threads) {
-  if (block_threads == 0 || block_threads % 32 != 0 || block_threads > 1024)
-    throw Error("block size " + std::to_string(block_threads) +
-                " is not a multiple of 32 between 32 and 1024");
-}
 
 }  // namespace
 
@@ -82,12 +77,10 @@ uint64_t check_stream_fits(const StreamSetup& s, const DeviceInfo& info, uint64_
   if (shape.kind == StreamKind::shared && shape.vec_bytes > 16)
     throw Error("shared memory has no " + std::to_string(shape.vec_bytes) +
                 "-byte load (vector bytes 4, 8 or 16)");
-  const int sm = info.cc.major * 10 + info.cc.minor;
-  if (shape.vec_bytes == 32 && sm < bw::kMinSmVec32)
+  if (shape.vec_bytes == 32 && info.cc.sm() < bw::kMinSmVec32)
     throw Error("32-byte global accesses need sm_100 or newer; " + info.name + " is sm_" +
-                std::to_string(sm));
-  check_block_threads(s.block_threads);
-  if (s.blocks == 0) throw Error(kernel + ": a launch needs at least one block");
+                std::to_string(info.cc.sm()));
+  check_blocks(kernel, s.block_threads, s.blocks, 1024);
 
   if (shape.kind == StreamKind::shared) {
     if (s.stride_elems == 0 || s.stride_elems > bw::kSharedMaxStrideElems)
@@ -164,7 +157,7 @@ void check_loaded_fits(const LoadedSetup& s, const DeviceInfo& info, uint64_t fr
                 " SMs)");
   if (info.sm_count < 2)
     throw Error("loaded latency: " + info.name + " has one SM: no other SM can stream");
-  check_block_threads(s.block_threads);
+  check_blocks("loaded latency", s.block_threads, loaded_grid_blocks(s, info), 1024);
   if (s.blocks_per_sm == 0 || s.blocks_per_sm > resident_blocks_per_sm)
     throw Error("loaded latency: " + std::to_string(s.blocks_per_sm) + " blocks of " +
                 std::to_string(s.block_threads) + " threads per SM do not all fit at once (" +

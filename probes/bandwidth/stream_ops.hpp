@@ -49,6 +49,20 @@ struct StreamSetup {
   uint32_t stride_elems = 1;             // shared: 1 .. kSharedMaxStrideElems
 };
 
+// A streaming configuration of the stream probes (stream_point.cpp): the shape and the occupancy,
+// before the level sizes the window.
+struct StreamConfig {
+  StreamShape shape;
+  uint32_t block_threads = 256;
+  uint32_t blocks_per_sm = 1;
+};
+
+// The concurrency sweep of a level, without repeats: a ladder from one warp with one 4-byte
+// access per SM that doubles the bytes in flight at each step (one knob at a time), then
+// one-dimensional sweeps around `base` of the blocks per SM, the ILP, the vector width (32 bytes
+// on sm_100+ only) and the block size.
+std::vector<StreamConfig> concurrency_configs(const StreamConfig& base, const DeviceInfo& info);
+
 struct StreamRun {
   uint32_t repeats = 1;    // passes over the windows (global) or iterations (shared)
   bool flush_l2 = false;   // evict the L2 before the launch (a cold sample)

@@ -35,6 +35,7 @@
 #include "harness/ops.hpp"
 #include "harness/sim/sim_device.hpp"
 #include "probes/bandwidth/stream_ops.hpp"
+#include "probes/common/units.hpp"
 
 namespace gpuprobe::probes {
 namespace {
@@ -128,11 +129,8 @@ class SimPreparedStream final : public PreparedStream {
         (cycles / clock_mhz * 1000.0 + kSimLaunchRampNs) * std::max(0.5, 1.0 + noise(rng_));
     result.checksum = result.expected_checksum;
     result.resident_blocks_per_sm = resident_;
-    LaunchRecord& launch = result.launch;
-    launch.kernel = stream_kernel_name(setup_.shape);
-    launch.config.grid = Dim3{setup_.blocks, 1, 1};
-    launch.config.block = Dim3{setup_.block_threads, 1, 1};
-    launch.config.dynamic_smem_bytes = smem_bytes_;
+    result.launch.kernel = stream_kernel_name(setup_.shape);
+    result.launch.config = launch_config(setup_.blocks, setup_.block_threads, smem_bytes_);
     check_stream_result(setup_, result);
     return result;
   }
@@ -217,9 +215,7 @@ class SimPreparedLoaded final : public PreparedLoaded {
     const int sms = device_.info().sm_count;
     const uint32_t blocks = loaded_grid_blocks(setup_, device_.info());
     const uint32_t warps_per_block = setup_.block_threads / 32;
-    uint32_t streaming_blocks = 0;
-    for (uint32_t b = 0; b < blocks; ++b)
-      streaming_blocks += static_cast<int>(b % sms) != setup_.chaser_sm;
+    const uint32_t streaming_blocks = blocks - setup_.blocks_per_sm;  // blocks_per_sm on each SM
     const double streaming_sms = sms - 1;
     const double peak = peak_bytes_per_clk(preset_, *model_, streaming_sms, mhz * 1e6);
     const double in_flight =
@@ -267,12 +263,10 @@ class SimPreparedLoaded final : public PreparedLoaded {
     }
     r.expected_checksum = loaded_checksum(setup_, warp_groups);
     r.checksum = r.expected_checksum;
-    LaunchRecord& launch = r.launch;
-    launch.kernel = "gpuprobe_bw_loaded";
-    launch.config.grid = Dim3{blocks, 1, 1};
-    launch.config.block = Dim3{setup_.block_threads, 1, 1};
-    launch.config.pinned_sm = setup_.chaser_sm;
-    launch.smid = setup_.chaser_sm;
+    r.launch.kernel = "gpuprobe_bw_loaded";
+    r.launch.config = launch_config(blocks, setup_.block_threads);
+    r.launch.config.pinned_sm = setup_.chaser_sm;
+    r.launch.smid = setup_.chaser_sm;
     check_loaded_result(setup_, run, r);
     return r;
   }

@@ -14,7 +14,6 @@
 #include "harness/probe.hpp"
 #include "harness/sim/sim_device.hpp"
 #include "probes/bandwidth/stream_ops.hpp"
-#include "probes/bandwidth/stream_point.hpp"
 
 namespace GPUPROBE_TEST_FILE {
 
