@@ -326,7 +326,7 @@ __device__ __forceinline__ void run_warp_or_trap(const SyncArgs& a, SyncWarpOut*
 #else
 #define GPUPROBE_SYNC_RUN_mbarrier(op, chains) __trap()
 #endif
-constexpr int latency_bound(SyncShape shape) {
+__host__ __device__ constexpr int latency_bound(SyncShape shape) {
   return shape == SyncShape::warp || shape == SyncShape::fence ? 32 : 1024;
 }
 #define GPUPROBE_SYNC_OP(op, ptx_, scope, shape, ...)                           \

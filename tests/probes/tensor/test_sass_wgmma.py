@@ -147,22 +147,22 @@ using gpuprobe::probes::tensor::WgmmaArgs;
 using gpuprobe::probes::tensor::WgmmaGroupOut;
 #define SS(fn) [](auto& d, const uint32_t(&)[4], uint64_t ad, uint64_t bd) { gp::fn(d, ad, bd); }
 extern "C" __global__ void __launch_bounds__(128) mutant_control(WgmmaArgs a, WgmmaGroupOut* o) {
-  wd::throughput<64, false, 128, 2>(a, o, SS(wgmma_m64n128k16_f32_f16_ss));
+  wd::measure<64, false, 128, true, 2>(a, o, SS(wgmma_m64n128k16_f32_f16_ss));
 }
 // A group of 7: one wgmma short.
 extern "C" __global__ void __launch_bounds__(128) mutant_short(WgmmaArgs a, WgmmaGroupOut* o) {
   int n = 0;
-  wd::throughput<64, false, 128, 2>(a, o, [&n](auto& d, const uint32_t(&)[4], uint64_t ad, uint64_t bd) {
+  wd::measure<64, false, 128, true, 2>(a, o, [&n](auto& d, const uint32_t(&)[4], uint64_t ad, uint64_t bd) {
     if (n++ % 8 != 7) gp::wgmma_m64n128k16_f32_f16_ss(d, ad, bd);
   });
 }
 // The m64n64 form where m64n128 is claimed.
 extern "C" __global__ void __launch_bounds__(128) mutant_shape(WgmmaArgs a, WgmmaGroupOut* o) {
-  wd::throughput<32, false, 64, 2>(a, o, SS(wgmma_m64n64k16_f32_f16_ss));
+  wd::measure<32, false, 64, true, 2>(a, o, SS(wgmma_m64n64k16_f32_f16_ss));
 }
 // A wait after every wgmma: eight commit groups per iteration, each waited for.
 extern "C" __global__ void __launch_bounds__(128) mutant_waits(WgmmaArgs a, WgmmaGroupOut* o) {
-  wd::throughput<64, false, 128, 2>(a, o, [](auto& d, const uint32_t(&)[4], uint64_t ad, uint64_t bd) {
+  wd::measure<64, false, 128, true, 2>(a, o, [](auto& d, const uint32_t(&)[4], uint64_t ad, uint64_t bd) {
     gp::wgmma_m64n128k16_f32_f16_ss(d, ad, bd);
     gp::wgmma_commit_group();
     gp::wgmma_wait_group<0>();
