@@ -55,8 +55,9 @@ struct ScaleArgs {
 };
 
 // A PDL primary keeps running this long after letting its secondary start (ns): a secondary that
-// starts before the primary's end shows the overlap.
-constexpr uint64_t kPdlSpinNs = 4000;
+// starts before the primary's end shows the overlap. Far above a launch's few microseconds, so a
+// slow first launch (after a context event, under MPS) still lands inside it.
+constexpr uint64_t kPdlSpinNs = 30'000;
 
 // Bytes one SCALE pass moves: one double read and one written per element.
 constexpr uint64_t kScaleBytesPerElement = 16;

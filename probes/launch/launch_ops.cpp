@@ -70,6 +70,9 @@ LaunchMeasurement summarize_launch_sample(const LaunchSample& s) {
     m.per_unit_ns.push_back(s.rule == SampleRule::pair_start ? signed_diff(second.start_ns, first.start_ns)
                                                              : signed_diff(second.start_ns, first.end_ns));
   }
+  if (!gap)
+    for (const auto* st : {&s.stamps[0], &s.stamps[1]})
+      for (uint64_t t : {st->start_ns, st->end_ns}) m.first_pair_ns.push_back(signed_diff(t, s.stamps[0].start_ns));
   m.ns = stats::median(m.per_unit_ns);
   return m;
 }

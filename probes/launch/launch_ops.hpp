@@ -78,6 +78,9 @@ struct LaunchMeasurement {
   double ns = 0;                      // per launch, graph, instantiation, update or pass
   uint64_t units = 0;
   std::vector<double> per_unit_ns;    // stamp rules: each gap or latency
+  // Pair rules: the first pair's raw stamps, ns from the first kernel's start: its start (0) and
+  // end, the second's start and end (what a PDL or device-launch figure was taken from).
+  std::vector<double> first_pair_ns;
   LaunchRecord launch;
 };
 

@@ -36,7 +36,7 @@ PlannedPoint point(ProbeContext& ctx, nlohmann::json axes, F sample) {
                 [](const LaunchMeasurement& m) { return m.ns; });
             if (r.skipped) return {{"skipped", *r.skipped}};
             const auto& sum = r.outcome.summary;
-            return {{"ns", sum.median},
+            nlohmann::json j = {{"ns", sum.median},
                     {"ci95_ns", {sum.median_ci95.lo, sum.median_ci95.hi}},
                     {"repeats", sum.n},
                     {"converged", r.outcome.converged},
@@ -44,6 +44,8 @@ PlannedPoint point(ProbeContext& ctx, nlohmann::json axes, F sample) {
                     {"kernel", r.first.launch.kernel},
                     {"launch", to_json(r.first.launch)},
                     {"self_check", "passed"}};
+            if (!r.first.first_pair_ns.empty()) j["first_pair_stamps_ns"] = r.first.first_pair_ns;
+            return j;
           }};
 }
 

@@ -7,6 +7,7 @@
 
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "analysis/machine_model.hpp"
 #include "harness/error.hpp"
@@ -89,6 +90,8 @@ TEST_CASE("launch pairs: PDL gaps may be negative (overlap), a child's latency m
   s.launches_counted = s.launches_expected = 2;
   s.stamps = {{1000, 5000, 0, 1}, {2000, 5100, 0, 1}};
   CHECK(probes::summarize_launch_sample(s).ns == -3000);
+  // The first pair's stamps come back raw, from the first kernel's start.
+  CHECK(probes::summarize_launch_sample(s).first_pair_ns == std::vector<double>{0, 4000, 1000, 4100});
   s.rule = SampleRule::pair_start;
   CHECK(probes::summarize_launch_sample(s).ns == 1000);
   s.stamps[1].start_ns = 500;
@@ -107,6 +110,32 @@ TEST_CASE("launch/overhead: PDL is skipped below sm_90, with the reason", "[laun
       skipped = true;
     }
   CHECK(skipped);
+}
+
+TEST_CASE("launch/overhead: PDL points keep their first pair stamps, the primary spins 20-50 us", "[launch]") {
+  // A spin well past a launch's few microseconds: a slow first launch still overlaps (the review's
+  // false fail of a 4 us spin).
+  STATIC_REQUIRE(probes::launch::kPdlSpinNs >= 20'000);
+  STATIC_REQUIRE(probes::launch::kPdlSpinNs <= 50'000);
+  auto device = sim::make_sim_device(sim::find_preset("h100"));
+  const auto record = run(*device, "launch/overhead", {{"launches", "20"}});
+  REQUIRE(record["status"] == "ok");
+  int pairs = 0;
+  for (const auto& p : record["series"]) {
+    INFO(p.dump());
+    const bool pdl = p["measure"] == "pdl_serialized" || p["measure"] == "pdl_overlapped";
+    CHECK(p.contains("first_pair_stamps_ns") == pdl);
+    if (!pdl) continue;
+    const auto st = p["first_pair_stamps_ns"].get<std::vector<double>>();
+    REQUIRE(st.size() == 4);
+    CHECK(st[0] == 0);
+    CHECK(st[1] == Approx(double(probes::launch::kPdlSpinNs)).epsilon(0.05));  // the primary's spin
+    CHECK(st[3] >= st[2]);
+    // Overlapped: the secondary starts inside the primary's spin; serialized: after its end.
+    CHECK((st[2] < st[1]) == (p["measure"] == "pdl_overlapped"));
+    ++pairs;
+  }
+  CHECK(pairs == 2);
 }
 
 TEST_CASE("launch closed loop: every preset's launch table comes back through the model", "[launch][model]") {
