@@ -46,9 +46,10 @@ TEST_CASE("gpu-smoke: tensor/mma runs every form on the GPU with its tile self-c
       CHECK(p["latency_cycles"].get<double>() > 4);
       CHECK(p["latency_cycles"].get<double>() < 2000);  // emulated s4: a subroutine per mma
     } else {
-      // From Ada's FP64 tensor path to Hopper's s8 (8192 FLOP/clk/SM at its dense peak).
+      // From Ada's FP64 tensor path to Hopper's s8 (8192 FLOP/clk/SM at its dense peak); per SM
+      // clock, so no clock lifts it over that: at most 2% above.
       CHECK(p["flops_per_clk_per_sm"].get<double>() > 1);
-      CHECK(p["flops_per_clk_per_sm"].get<double>() <= 8192 * 1.05);
+      CHECK(p["flops_per_clk_per_sm"].get<double>() <= 8192 * 1.02);
     }
   }
 }
