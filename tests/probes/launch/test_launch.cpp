@@ -113,8 +113,8 @@ TEST_CASE("launch/overhead: PDL is skipped below sm_90, with the reason", "[laun
 }
 
 TEST_CASE("launch/overhead: PDL points keep their first pair stamps, the primary spins 20-50 us", "[launch]") {
-  // A spin well past a launch's few microseconds: a slow first launch still overlaps (the review's
-  // false fail of a 4 us spin).
+  // A spin well past a launch's few microseconds: a slow first launch still overlaps (a 4 us spin
+  // did not leave room for one).
   STATIC_REQUIRE(probes::launch::kPdlSpinNs >= 20'000);
   STATIC_REQUIRE(probes::launch::kPdlSpinNs <= 50'000);
   auto device = sim::make_sim_device(sim::find_preset("h100"));
