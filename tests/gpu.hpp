@@ -4,7 +4,6 @@
 // must hold without a GPU (a family's kernels are linked exactly when the build has CUDA) is a
 // test case of its own.
 #pragma once
-#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <string>
@@ -26,12 +25,6 @@ inline bool gpu_or_skip() {
     return false;
   }
   return true;
-}
-
-// N of a tensor shape "m<M>n<N>k<K>" (a record's `shape`); 0 when it has no n.
-inline int tensor_shape_n(const std::string& shape) {
-  const auto n = shape.find('n');
-  return n == std::string::npos ? 0 : std::atoi(shape.c_str() + n + 1);
 }
 
 // A file this build made, named from the test executable's folder (build/tests/), so that no test

@@ -11,6 +11,7 @@
 #include "harness/arch.hpp"
 #include "harness/probe.hpp"
 #include "tests/gpu.hpp"
+#include "tests/probes/tensor/smoke_bounds.hpp"
 
 namespace GPUPROBE_TEST_FILE {
 
@@ -25,19 +26,11 @@ TEST_CASE("tensor/wgmma: its kernels are linked exactly when the build has sm_90
         (std::string(built_cuda_targets()).find("sm_90a") != std::string::npos));
 }
 
-// What is wrong with a throughput point of a real sm_90 run ("" if nothing), also applied to a
-// simulated H100's below. Dense peaks: 2048 (tf32), 4096 (f16/bf16), 8192 (fp8/s8) FLOP/clk/SM.
-// The rate is per SM clock, so no clock can lift it over the peak: at most 2% above it (a
-// FLOP-count bug shows), and with zero operands at N >= 128 (not bound by shared memory, the least
-// power) at least half of it (a serialisation shows); otherwise a tenth.
+// Dense peaks: 2048 (tf32), 4096 (f16/bf16), 8192 (fp8/s8) FLOP/clk/SM, each measured.
 std::string rate_problem(const nlohmann::json& p) {
   const std::string in = p["precision"];
   const double peak = in == "tf32" ? 2048 : (in == "f16" || in == "bf16") ? 4096 : 8192;
-  const bool at_full_rate = p["operands"] == "zeros" && testing::tensor_shape_n(p["shape"]) >= 128;
-  const double rate = p["flops_per_clk_per_sm"].get<double>();
-  if (rate > 1.02 * peak) return "above 1.02x the peak " + std::to_string(peak);
-  if (rate < (at_full_rate ? 0.5 : 0.1) * peak) return "below the least share of the peak " + std::to_string(peak);
-  return "";
+  return testing::tensor_rate_problem(p, peak, true);
 }
 
 void check_point(const nlohmann::json& p) {
@@ -74,30 +67,15 @@ TEST_CASE("gpu-smoke: tensor/wgmma runs every op on an sm_90 GPU with its self-c
   }
 }
 
-// The bounds are no looser than a perfect run needs: a simulated H100 SXM (the preset at the dense
-// peaks, SS N 64 bound by shared memory) meets them; 3% more FLOP, or a third of the rate, does not.
+// The bounds hold a simulated H100 SXM (the preset at the dense peaks, SS N 64 bound by shared
+// memory) and are tight (smoke_bounds.hpp).
 TEST_CASE("tensor/wgmma: a simulated H100 run meets the smoke test's bounds", "[tensor][wgmma]") {
   auto dev = open_device("sim:h100-sxm");
   const ProbeSpec& probe = find_probe("tensor/wgmma");
   std::ostringstream log;
   const auto record = run_probe(*dev, probe, Params::parse(probe.params, {{"iterations", "256"}}),
                                 RepeatPolicy{}, "", log);
-  REQUIRE(record["status"] == "ok");
-  int near_peak = 0;
-  for (const auto& p : record["series"]) {
-    INFO(p.dump());
-    check_point(p);
-    if (p["kind"] != "throughput" || testing::tensor_shape_n(p["shape"]) < 128) continue;
-    nlohmann::json high = p, slow = p;
-    high["flops_per_clk_per_sm"] = 1.03 * p["flops_per_clk_per_sm"].get<double>();
-    slow["flops_per_clk_per_sm"] = p["flops_per_clk_per_sm"].get<double>() / 3;
-    CHECK(rate_problem(high) != "");
-    if (p["operands"] == "zeros") {
-      CHECK(rate_problem(slow) != "");
-      ++near_peak;
-    }
-  }
-  CHECK(near_peak > 0);
+  testing::check_bounds_tight(record, rate_problem, [](const nlohmann::json&) { return true; });
 }
 
 }  // namespace GPUPROBE_TEST_FILE
