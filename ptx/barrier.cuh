@@ -158,13 +158,47 @@ __device__ __forceinline__ uint32_t ld_acquire_gpu_u32(uint64_t addr) {
   return d;
 }
 
+// Polls the word at `addr` with acquire loads until (word ^ old) & mask is not 0, giving up
+// after `limit_ns` of %globaltimer_lo; returns the ns waited when it gave up (> limit_ns), or at
+// most limit_ns once the bits changed. One load per loop; a `{}` block scopes its labels.
+// kGlobal: `addr` is a global address (ld.acquire.gpu.global), else generic.
+// PTX: mov.u32 %globaltimer_lo; ld.acquire.gpu{.global}.u32; xor/and.b32; setp; bra; PTX ISA 6.0;
+// sm_70+. SASS: LDG.E.STRONG.GPU (LD.E.STRONG.GPU generic) and the retry branch
+#define GPUPROBE_PTX_POLL_UNTIL_CHANGED(space)                                                      \
+  "{\n\t.reg .pred p, q;\n\t.reg .u32 t0, t, v;\n\t"                                            \
+  "mov.u32 %0, 0;\n\tmov.u32 t0, %%globaltimer_lo;\n"                                             \
+  "WAIT:\n\tld.acquire.gpu" space ".u32 v, [%1];\n\txor.b32 v, v, %2;\n\tand.b32 v, v, %3;\n\t"  \
+  "setp.ne.u32 p, v, 0;\n\t@p bra DONE;\n\t"                                                     \
+  "mov.u32 t, %%globaltimer_lo;\n\tsub.u32 %0, t, t0;\n\tsetp.le.u32 q, %0, %4;\n\t@q bra WAIT;\n" \
+  "DONE:\n\t}"
+template <bool kGlobal = false>
+__device__ __forceinline__ uint32_t ld_acquire_gpu_u32_until_changed(uint64_t addr, uint32_t old, uint32_t mask,
+                                                                     uint32_t limit_ns) {
+  uint32_t waited;
+  if constexpr (kGlobal)
+    asm volatile(GPUPROBE_PTX_POLL_UNTIL_CHANGED(".global")
+                 : "=r"(waited) : "l"(addr), "r"(old), "r"(mask), "r"(limit_ns) : "memory");
+  else
+    asm volatile(GPUPROBE_PTX_POLL_UNTIL_CHANGED("")
+                 : "=r"(waited) : "l"(addr), "r"(old), "r"(mask), "r"(limit_ns) : "memory");
+  return waited;
+}
+#undef GPUPROBE_PTX_POLL_UNTIL_CHANGED
+
 // The grid-wide barrier of a cooperative launch, as cg::this_grid().sync() lowers it
 // (cooperative_groups/details/sync.h and driver_abi.h of CUDA 12/13):
 // the workspace's second word counts arrivals. bar.sync; thread 0 of each CTA adds 1 (the CTA
 // with blockIdx 0 adds 0x80000000 - (nCTAs - 1), so the sign bit flips once every CTA arrived)
 // and polls with acquire loads until the sign bit differs from what it saw; bar.sync. A launch
 // that is not cooperative has no workspace: trap, as cooperative groups does.
-__device__ __forceinline__ void grid_sync() {
+// `wait(arrived, old)` does the polling (returns once grid_sync_released(arrived, old)): a caller
+// may bound it (probes/sync/sync.cu); grid_sync() spins.
+__device__ __forceinline__ bool grid_sync_released(uint64_t arrived, uint32_t old) {
+  return ((old ^ ld_acquire_gpu_u32(arrived)) & 0x80000000u) != 0;
+}
+
+template <class Wait>
+__device__ __forceinline__ void grid_sync(Wait wait) {
   const uint64_t workspace = get_sreg_envreg_grid_workspace();
   if (workspace == 0) __trap();
   const uint64_t arrived = workspace + 4;  // struct grid_workspace { wsSize; barrier; }
@@ -173,10 +207,16 @@ __device__ __forceinline__ void grid_sync() {
     const uint32_t expected = gridDim.x * gridDim.y * gridDim.z;
     const bool master = blockIdx.x + blockIdx.y + blockIdx.z == 0;
     const uint32_t old = atom_add_release_gpu_u32(arrived, master ? 0x80000000u - (expected - 1) : 1u);
-    while (((old ^ ld_acquire_gpu_u32(arrived)) & 0x80000000u) == 0) {
-    }
+    wait(arrived, old);
   }
   bar_sync_0();
+}
+
+__device__ __forceinline__ void grid_sync() {
+  grid_sync([](uint64_t arrived, uint32_t old) {
+    while (!grid_sync_released(arrived, old)) {
+    }
+  });
 }
 
 }  // namespace gpuprobe::ptx

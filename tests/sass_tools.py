@@ -180,9 +180,47 @@ def check_traps(checker, where, instructions, heavy_ops,
                   and not heavy, f"{where}: {claim}", lines(heavy), "trap")
 
 
+def loop_exit_call(instructions, k):
+    """ptxas's way out of a loop with a divergent exit on sm_70..sm_89: `@P CALL.REL.NOINC L;
+    BRA top; L: BSYNC` (a call to the instruction after the next one, which never returns
+    there), not a call of a function."""
+    ins = instructions[k]
+    if ins["opcode"] != "CALL" or k + 2 >= len(instructions):
+        return False
+    target = re.search(r"0x([0-9a-f]+)", " ".join(ins["operands"]))
+    return (target is not None and int(target.group(1), 16) == instructions[k + 2]["address"]
+            and instructions[k + 1]["opcode"] == "BRA" and instructions[k + 2]["opcode"] == "BSYNC")
+
+
 def hygiene(checker, where, instructions):
-    bad = [i for i in instructions if i["opcode"] in {"LDL", "STL", "CALL"}]
+    bad = [i for k, i in enumerate(instructions) if i["opcode"] in {"LDL", "STL", "CALL"}
+           and not loop_exit_call(instructions, k)]
     checker.check(not bad, f"{where}: no local memory, no calls", lines(bad), "hygiene")
+
+
+# ---------------------------------------------------------------- bounded waits
+# Every device-side wait (harness/cuda/bounded_wait.cuh) is a PTX loop that reads the low 32 bits
+# of %globaltimer once before its first test and once after each failed test, and traps past its
+# deadline. Measurements read the full 64-bit %globaltimer (one CS2R): a 32-bit read is a bound.
+# Per bounded wait a loop may hold this many instructions beyond the op's own: the zeroed result,
+# the two clock reads, the subtraction and the compare with the deadline (the branches are control).
+WAIT_BOUND_HELPERS = 5
+
+
+def wait_bound_reads(instructions):
+    """The 32-bit %globaltimer_lo reads (CS2R.32, CS2UR.32, S2UR, S2R) of bounded waits."""
+    return [i for i in instructions if re.search(r"SR_GLOBALTIMERLO\b", i["text"]) and
+            (i["opcode"] in {"S2UR", "S2R"} or "32" in i["modifiers"])]
+
+
+def check_wait_bound(checker, where, instructions, body, waits):
+    """`waits` bounded waits in the loop `body`: each with its clock reads (at least one per wait)
+    and the kernel with the trap they end in past the deadline."""
+    reads = wait_bound_reads(body)
+    traps = [i for i in instructions if i["opcode"] == "BPT"]
+    checker.check(len(reads) >= waits and bool(traps),
+                  f"{where}: each of its {waits} waits is bounded (%globaltimer_lo reads and a trap)",
+                  f"found {len(reads)} reads, {len(traps)} traps", "bound")
 
 # ---------------------------------------------------------------- register dataflow
 # Which load's value a register holds, through pure copies: the memory and bandwidth families'

@@ -17,11 +17,13 @@
 #include "harness/cuda/check.hpp"
 #include "harness/cuda/kernels.cuh"
 #include "harness/cuda/launch.hpp"
+#include "harness/cuda/wait_timeout.hpp"
 #include "harness/cuda_device.hpp"
 #include "harness/error.hpp"
 #include "harness/kernel_runner.hpp"
 #include "harness/telemetry.hpp"
 #include "harness/timing.hpp"
+#include "harness/wait_timeout.hpp"
 
 extern "C" void gpuprobe_sm_clock(uint64_t spin_ns, gpuprobe::cuda::ClockOut* out);
 extern "C" void gpuprobe_spin(uint64_t spin_ns, uint32_t never, uint32_t* sink);
@@ -81,7 +83,18 @@ void throw_cuda_error(cudaError_t status, const char* call, const char* file, in
   const std::string message = short_path(file) + ":" + std::to_string(line) + ": " + call +
                               " failed: " + cudaGetErrorName(status) + " (" +
                               cudaGetErrorString(status) + ")";
-  if (sticky(status)) throw DeviceLost(message + "; the CUDA context is lost (a sticky error)");
+  if (sticky(status)) {
+    // A kernel that gave up a wait left its record in host memory before it trapped.
+    if (const auto timeout = written_wait_timeout()) {
+      const std::string reason = describe_wait_timeout(*timeout);
+      std::string kernel = call;
+      const auto after = kernel.find(" after ");
+      kernel = after == std::string::npos ? "" : kernel.substr(after + 7);
+      throw WaitTimedOut(message + "; " + reason + "; the CUDA context is lost", reason,
+                         wait_timeout_evidence(*timeout, kernel));
+    }
+    throw DeviceLost(message + "; the CUDA context is lost (a sticky error)");
+  }
   throw Error(message);
 }
 

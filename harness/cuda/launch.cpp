@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include "harness/cuda/wait_timeout.hpp"
+
 namespace gpuprobe::cuda {
 
 namespace {
@@ -43,6 +45,7 @@ int sm_count_of_current_device() {
 
 PreparedLaunch::PreparedLaunch(const void* kernel, const char* name, LaunchConfig config)
     : kernel_(kernel) {
+  arm_wait_timeouts();  // every module's waits can report before any kernel runs
   const int device = current_device();
 
   cudaFuncAttributes attributes{};

@@ -130,13 +130,13 @@ __device__ __forceinline__ void run_bulk(const AsyncArgs& a, const AsyncTensorMa
       c += step;
 #pragma unroll
       for (int s = 0; s < kDepth; ++s) {
-        wait_phase(bars + 8 * s, parity);
+        wait_phase(bars + 8 * s, parity, static_cast<uint32_t>(i), a.copy_bytes);  // i: rounds left
         issue<kEngine>(a, map, dst + s * stride_bytes, c + s, bars + 8 * s);
       }
       parity ^= 1;
     }
 #pragma unroll
-    for (int s = 0; s < kDepth; ++s) wait_phase(bars + 8 * s, parity);
+    for (int s = 0; s < kDepth; ++s) wait_phase(bars + 8 * s, parity, 0, a.copy_bytes);
   }
   finish<kDepth>(a, out, c0, &sum);
 }
@@ -157,7 +157,7 @@ __device__ __forceinline__ void run_chase(const AsyncArgs& a, const AsyncTensorM
     for (uint64_t i = n; i != 0; --i) {
       ptx::mbarrier_arrive_expect_tx_shared_cta(bar, 4 * kAsyncChaseBoxWords);
       ptx::cp_async_bulk_tensor_1d(dst, &map, static_cast<int32_t>(x), bar);
-      wait_phase(bar, parity);
+      wait_phase(bar, parity, static_cast<uint32_t>(i), 4 * kAsyncChaseBoxWords);  // i: hops left
       parity ^= 1;
       x = ptx::LdShared<1>::load(dst).w[0];
     }

@@ -2,6 +2,7 @@
 // the slots' layout, the end of every copy kernel (the closing clock, the slots' fingerprint, the
 // CTA's record) and the wait for an mbarrier phase. NVRTC-safe.
 #pragma once
+#include "harness/cuda/bounded_wait.cuh"
 #include "probes/async/async.cuh"
 #include "probes/common/unit_record.cuh"
 #include "ptx/barrier.cuh"
@@ -42,9 +43,12 @@ __device__ __forceinline__ void finish(const AsyncArgs& a, AsyncCtaOut* out, uin
 }
 
 #if GPUPROBE_PTX_HAS_MBARRIER_TRY_WAIT
-__device__ __forceinline__ void wait_phase(uint32_t bar, uint32_t parity) {
-  while (ptx::mbarrier_try_wait_parity_shared_b64(bar, parity) == 0) {
-  }
+// The phase of parity `parity` of the mbarrier at `bar`, waited for under the deadline of
+// harness/cuda/bounded_wait.cuh; `iteration` and `expected_bytes` (the copy's expect_tx) are what
+// a timeout reports.
+__device__ __forceinline__ void wait_phase(uint32_t bar, uint32_t parity, uint32_t iteration,
+                                           uint32_t expected_bytes) {
+  cuda::wait_mbarrier_parity(bar, parity, iteration, expected_bytes);
 }
 #endif
 

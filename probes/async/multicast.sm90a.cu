@@ -46,7 +46,7 @@ __device__ __forceinline__ void run_multicast(const AsyncArgs& a, const AsyncTen
         ptx::cp_async_bulk_tensor_2d_multicast(dst, &map, static_cast<int32_t>(t % 16 * kAsyncTma2dBoxWords),
                                                static_cast<int32_t>(t / 16 * a.box_rows), bar, mask);
       }
-      wait_phase(bar, parity);
+      wait_phase(bar, parity, static_cast<uint32_t>(i), a.copy_bytes);  // i: rounds left
     }
     parity ^= 1;
     c += clusters;

@@ -2,6 +2,7 @@
 // that it ran; the stamping ones read %globaltimer (ns, the same on every SM: PTX ISA "Special
 // Registers"; CS2R SR_GLOBALTIMERLO: tests/probes/launch/test_sass.py) at their start and end.
 // Device code only (NVRTC-safe); the host side is launch_cuda.cpp.
+#include "harness/cuda/bounded_wait.cuh"
 #include "probes/launch/launch.cuh"
 #include "ptx/griddep.cuh"
 #include "ptx/sreg.cuh"
@@ -59,16 +60,17 @@ __device__ __forceinline__ void pt_barrier(uint32_t* barrier) {
   if (threadIdx.x == 0) {
     uint32_t* arrivals = barrier + kBarrierArrivals;
     uint32_t* generation = barrier + kBarrierGeneration;
-    uint32_t seen, arrived, now;
+    uint32_t seen, arrived;
     asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(seen) : "l"(generation) : "memory");
     asm volatile("atom.add.release.gpu.global.u32 %0, [%1], 1;" : "=r"(arrived) : "l"(arrivals) : "memory");
     if (arrived == gridDim.x - 1) {
       asm volatile("st.relaxed.gpu.global.u32 [%0], 0;" :: "l"(arrivals) : "memory");
       asm volatile("red.release.gpu.global.add.u32 [%0], 1;" :: "l"(generation) : "memory");
     } else {
-      do {
-        asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(now) : "l"(generation) : "memory");
-      } while (now == seen);
+      // Under the deadline of harness/cuda/bounded_wait.cuh (a grid that is not co-resident never
+      // completes it).
+      gpuprobe::cuda::wait_word_changed<true>(reinterpret_cast<uint64_t>(generation), seen, 0xffffffffu,
+                                              gpuprobe::cuda::WaitKind::generation_flag, 0);
     }
   }
   __syncthreads();

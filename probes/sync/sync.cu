@@ -3,6 +3,7 @@
 // waits for every chain's result (x & zero, zero a runtime 0), so no op is dead. An op this compile
 // pass lacks (redux before sm_80, elect, clusters, try_wait and fence.proxy.async before sm_90,
 // mbarrier before sm_80) traps; the host, sync.cpp, refuses it first. Device code only (NVRTC-safe).
+#include "harness/cuda/bounded_wait.cuh"
 #include "probes/common/chains.cuh"
 #include "probes/common/unit_record.cuh"
 #include "probes/sync/sync.cuh"
@@ -227,11 +228,19 @@ __device__ __forceinline__ void run_dsmem(const SyncArgs& a, SyncWarpOut* out) {
 #endif
 
 // ---- the grid barrier -------------------------------------------------------------------------
+// Its poll under the deadline of harness/cuda/bounded_wait.cuh (a grid that is not co-resident
+// never completes it). The wait's `iteration` is 0: the chain has no counter to spare.
+struct BoundedGridWait {
+  __device__ __forceinline__ void operator()(uint64_t arrived, uint32_t old) const {
+    cuda::wait_word_changed(arrived, old, 0x80000000u, cuda::WaitKind::grid_barrier, 0);
+  }
+};
+
 __device__ __forceinline__ void run_grid(const SyncArgs& a, SyncWarpOut* out) {
   const uint32_t x = a.lanes[lane_id()];
-  ptx::grid_sync();  // every CTA starts together
+  ptx::grid_sync(BoundedGridWait{});  // every CTA starts together
   run_one_chain<1>(a, out, x, [](uint32_t v) {
-    ptx::grid_sync();
+    ptx::grid_sync(BoundedGridWait{});
     return v;
   });
 }
@@ -242,8 +251,7 @@ struct mbarrier_test_wait {
   static constexpr bool kOnThisPass = true;
   static __device__ __forceinline__ uint32_t step(uint32_t bar, uint32_t done) {
     const uint64_t state = ptx::mbarrier_arrive_shared_b64(bar);
-    while (ptx::mbarrier_test_wait_shared_b64(bar, state) == 0) {
-    }
+    cuda::wait_mbarrier_state(bar, state, done & 1, done);
     return done + 1;
   }
 };
@@ -254,8 +262,7 @@ struct mbarrier_try_wait {
   // Phase k completes with parity k & 1; done counts the phases completed.
   static __device__ __forceinline__ uint32_t step(uint32_t bar, uint32_t done) {
     ptx::mbarrier_arrive_shared_b64(bar);
-    while (ptx::mbarrier_try_wait_parity_shared_b64(bar, done & 1) == 0) {
-    }
+    cuda::wait_mbarrier_parity(bar, done & 1, done, 0);
     return done + 1;
   }
 #endif

@@ -4,6 +4,7 @@
 // gpuprobe_tcgen05_<op>_lat and gpuprobe_tcgen05_<op>_thr; per cta_group one
 // gpuprobe_tcgen05_baseline_cg<N>_lat. Device code only (NVRTC-safe); the host side is
 // tcgen05.cpp.
+#include "harness/cuda/bounded_wait.cuh"
 #include "probes/common/unit_record.cuh"
 #include "probes/tensor/tcgen05.cuh"
 #include "ptx/barrier.cuh"
@@ -52,9 +53,10 @@ __device__ __forceinline__ void group_sync() {
   ptx::tcgen05_fence_after_thread_sync();
 }
 
-__device__ __forceinline__ void wait_phase(uint32_t bar, uint32_t parity) {
-  while (ptx::mbarrier_try_wait_parity_shared_b64(bar, parity) == 0) {
-  }
+// A commit's mbarrier phase, waited for under the deadline of harness/cuda/bounded_wait.cuh;
+// `iteration` is what a timeout reports (a commit expects no transaction bytes).
+__device__ __forceinline__ void wait_phase(uint32_t bar, uint32_t parity, uint32_t iteration) {
+  cuda::wait_mbarrier_parity(bar, parity, iteration, 0);
 }
 
 template <int kCg>
@@ -114,7 +116,7 @@ __device__ __forceinline__ uint32_t setup(const Tcgen05Args& a, Smem& s, uint32_
       ptx::tcgen05_cp_32x128b_warpx4<kCg>(tmem + a_col + 4, sfb);
       ptx::tcgen05_cp_32x128b_warpx4<kCg>(tmem + a_col + 8, sfb);
       ptx::tcgen05_commit<kCg>(smem_addr(&s.bar[2]));
-      wait_phase(smem_addr(&s.bar[2]), 0);
+      wait_phase(smem_addr(&s.bar[2]), 0, 0);
     }
   }
   // The peer's operands (and A in its TMEM) are in place before the leader issues.
@@ -188,7 +190,7 @@ __device__ __forceinline__ void measure(const Tcgen05Args& a, Tcgen05CtaOut* out
       for (uint64_t i = a.iterations; i != 0; --i) {
         mma(tmem, a_operand, b_desc, i != a.iterations ? 1u : 0u, sf);
         ptx::tcgen05_commit<kCg>(bar0);
-        wait_phase(bar0, parity);
+        wait_phase(bar0, parity, static_cast<uint32_t>(i));  // i: iterations left
         parity ^= 1;
       }
       c1 = ptx::get_sreg_clock64_after(parity, a.zero);
@@ -201,9 +203,9 @@ __device__ __forceinline__ void measure(const Tcgen05Args& a, Tcgen05CtaOut* out
         for (uint32_t j = 0; j < kTcgen05ThroughputPerIteration; ++j)
           mma(tmem + (j % kAcc) * kN, a_operand, b_desc, j < kAcc ? again : 1u, sf);
         ptx::tcgen05_commit<kCg>((i & 1) ? bar1 : bar0);
-        if (i != 0) wait_phase(((i - 1) & 1) ? bar1 : bar0, uint32_t((i - 1) >> 1) & 1);
+        if (i != 0) wait_phase(((i - 1) & 1) ? bar1 : bar0, uint32_t((i - 1) >> 1) & 1, uint32_t(i - 1));
       }
-      wait_phase(((i - 1) & 1) ? bar1 : bar0, uint32_t((i - 1) >> 1) & 1);
+      wait_phase(((i - 1) & 1) ? bar1 : bar0, uint32_t((i - 1) >> 1) & 1, uint32_t(i - 1));
       c1 = ptx::get_sreg_clock64_after(i, a.zero);
     }
   }
@@ -227,7 +229,7 @@ __device__ __forceinline__ void baseline(const Tcgen05Args& a, Tcgen05CtaOut* ou
 #pragma unroll 1
     for (uint64_t i = a.iterations; i != 0; --i) {
       ptx::tcgen05_commit<kCg>(smem_addr(&bar));
-      wait_phase(smem_addr(&bar), parity);
+      wait_phase(smem_addr(&bar), parity, static_cast<uint32_t>(i));  // i: iterations left
       parity ^= 1;
     }
     c1 = ptx::get_sreg_clock64_after(parity, a.zero);

@@ -19,19 +19,20 @@ on every target:
                  SYNCS.PHASECHK.TRANS64.TRYWAIT (the wait, with its retry branch);
       the chase  two loops (warm-up and timed), each 1 UTMALDG.1D, 1 SYNCS.ARRIVE.TRANS64, 1
                  SYNCS.PHASECHK.TRANS64.TRYWAIT and the LDS of the next coordinate;
-    nothing else heavy (another memory or sync instruction) and at most k x OTHER_BUDGET other
-    instructions.
+    every phase wait bounded (its %globaltimer_lo reads and the trap past the deadline:
+    sass_tools.check_wait_bound), nothing else heavy (another memory or sync instruction) and at
+    most k x OTHER_BUDGET other instructions, plus WAIT_BOUND_HELPERS per wait.
 Self-test (sm_90): the control kernel passes; a cp.async loop without its commit, a loop waiting
-for every group (wait_group 0 at depth 4), a .ca kernel claimed as .cg, a TMA loop one copy short
-and a TMA loop with a fence.proxy.async per copy each fail. Prints `sass_async: N passed, M failed`.
+for every group (wait_group 0 at depth 4), a .ca kernel claimed as .cg, a TMA loop one copy short,
+a TMA loop with a fence.proxy.async per copy and one whose wait has no deadline each fail. Prints `sass_async: N passed, M failed`.
 """
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-from sass_tools import (CONTROL_OPS, MEMORY_OPS, SelfTest, arch_number, check_table,  # noqa: E402
-                        def_ops, expected_loops, lines, loops, param_read, parse_sass,
-                        run_sass_test)
+from sass_tools import (CONTROL_OPS, MEMORY_OPS, WAIT_BOUND_HELPERS, SelfTest, arch_number,  # noqa: E402
+                        check_table, check_wait_bound, def_ops, expected_loops, lines, loops, param_read,
+                        parse_sass, run_sass_test)
 
 LOG = "sass_async"
 SOURCES = {"async": os.path.join("probes", "async", "async.cu")}
@@ -65,11 +66,12 @@ class Expect:
     """Per iteration: {Cls: count} (the first finds the loop), how many such loops, and whether
     the loop is straight-line."""
 
-    def __init__(self, counts, loops_count=1, straight=True, tolerate=()):
+    def __init__(self, counts, loops_count=1, straight=True, tolerate=(), waits=0):
         self.counts = counts
         self.loops_count = loops_count
         self.straight = straight
         self.tolerate = set(tolerate)
+        self.waits = waits  # bounded waits per loop (sass_tools.check_wait_bound)
 
 
 WIDTHS = {4: set(), 8: {"64"}, 16: {"128"}}
@@ -89,7 +91,7 @@ def expected(op, depth, arch):
         return Expect({Cls("UTMALDG.1D", "UTMALDG", {"1D"}): 1,
                        Cls("SYNCS.ARRIVE.TRANS64", "SYNCS", {"ARRIVE", "TRANS64"}): 1,
                        Cls("SYNCS.PHASECHK.TRANS64.TRYWAIT", "SYNCS", {"PHASECHK", "TRYWAIT"}): 1,
-                       Cls("LDS", "LDS"): 1}, loops_count=2, straight=False)
+                       Cls("LDS", "LDS"): 1}, loops_count=2, straight=False, waits=1)
     if op.startswith("cp_async_"):
         if sm < 80:
             return None
@@ -115,7 +117,7 @@ def expected(op, depth, arch):
                 "tma_2d": Cls("UTMALDG.2D", "UTMALDG", {"2D"})}[op]
         return Expect({copy: d, Cls("SYNCS.ARRIVE.TRANS64", "SYNCS", {"ARRIVE", "TRANS64"}): d,
                        Cls("SYNCS.PHASECHK.TRANS64.TRYWAIT", "SYNCS", {"PHASECHK", "TRYWAIT"}): d},
-                      straight=False)
+                      straight=False, waits=d)
     raise SystemExit(f"{LOG}: no SASS expectation for op {op}: add one to expected()")
 
 
@@ -127,7 +129,7 @@ MULTICAST = Expect({Cls("UTMALDG.2D.MULTICAST", "UTMALDG", {"2D", "MULTICAST"}):
                     Cls("SYNCS.ARRIVE.TRANS64", "SYNCS", {"ARRIVE", "TRANS64"}): 1,
                     Cls("SYNCS.PHASECHK.TRANS64.TRYWAIT", "SYNCS", {"PHASECHK", "TRYWAIT"}): 1,
                     Cls("UCGABAR_ARV", "UCGABAR_ARV"): 1, Cls("UCGABAR_WAIT", "UCGABAR_WAIT"): 1},
-                   straight=False, tolerate={"MEMBAR", "ERRBAR", "CGAERRBAR", "CCTL", "BAR"})
+                   straight=False, tolerate={"MEMBAR", "ERRBAR", "CGAERRBAR", "CCTL", "BAR"}, waits=1)
 
 
 def classify(ins, counts):
@@ -185,7 +187,9 @@ def check_kernel(checker, where, instructions, expect):
                 continue
             heavy.append(ins)
         checker.check(not heavy, f"{where}: nothing else heavy in the loop", lines(heavy), "heavy")
-        budget = max(k, 1) * OTHER_BUDGET * max(expect.counts[lead], 1)
+        if expect.waits:
+            check_wait_bound(checker, where, instructions, body, max(k, 1) * expect.waits)
+        budget = max(k, 1) * (OTHER_BUDGET * max(expect.counts[lead], 1) + WAIT_BOUND_HELPERS * expect.waits)
         checker.check(len(rest) <= budget, f"{where}: at most {budget} other instructions per loop",
                       f"found {len(rest)}: " + lines(rest), "heavy")
 
@@ -272,7 +276,26 @@ extern "C" __global__ void __launch_bounds__(32) gpuprobe_mutant_tma_fence(
     p::fence_proxy_async_shared_cta();
     p::mbarrier_arrive_expect_tx_shared_cta(bar, 16);
     p::cp_async_bulk_tensor_1d(dst, &map, static_cast<int32_t>(x), bar);
-    d::wait_phase(bar, parity);
+    d::wait_phase(bar, parity, static_cast<uint32_t>(i), 16);
+    parity ^= 1;
+    x = p::LdShared<1>::load(dst).w[0];
+  }
+  out[0].result = x;
+}
+// The TMA 1D loop waiting for its phase without a deadline (a spin that could hang forever).
+extern "C" __global__ void __launch_bounds__(32) gpuprobe_mutant_unbounded_wait(
+    s::AsyncArgs a, const __grid_constant__ s::AsyncTensorMap map, s::AsyncCtaOut* out) {
+  const uint32_t dst = static_cast<uint32_t>(__cvta_generic_to_shared(d::gpuprobe_async_smem));
+  const uint32_t bar = dst + 128;
+  if (threadIdx.x != 0) return;
+  p::mbarrier_init_shared_b64(bar, 1);
+  uint32_t x = a.start_word, parity = 0;
+#pragma unroll 1
+  for (uint64_t i = a.iterations; i != 0; --i) {
+    p::mbarrier_arrive_expect_tx_shared_cta(bar, 16);
+    p::cp_async_bulk_tensor_1d(dst, &map, static_cast<int32_t>(x), bar);
+    while (p::mbarrier_try_wait_parity_shared_b64(bar, parity) == 0) {
+    }
     parity ^= 1;
     x = p::LdShared<1>::load(dst).w[0];
   }
@@ -294,7 +317,9 @@ MUTANTS = [("control", "gpuprobe_mutant_control", expected("cp_async_ca_16", 4, 
            ("TMA 2D at depth 2 claimed as depth 4", "gpuprobe_mutant_tma_short",
             expected("tma_2d", 4, MUTANT_ARCH), "count"),
            ("fence.proxy.async per TMA copy", "gpuprobe_mutant_tma_fence",
-            Expect(TMA_LOOP, straight=False), "heavy")]
+            Expect(TMA_LOOP, straight=False, waits=1), "heavy"),
+           ("a phase wait without a deadline", "gpuprobe_mutant_unbounded_wait",
+            Expect(TMA_LOOP, straight=False, waits=1), "bound")]
 
 
 if __name__ == "__main__":

@@ -16,7 +16,8 @@ target:
     before sm_90 both trap (BPT.TRAP) and hold neither;
   * the SCALE kernels: a loop holding one LDG.E.64, one DMUL and one STG.E.64; gsync holds a
     BAR.SYNC and the grid barrier's device-scope ATOM; pt its own barrier: an
-    ATOMG add and a polling loop of one strong load.
+    ATOMG add and a polling loop of one strong load, bounded (sass_tools.check_wait_bound: its
+    32-bit %globaltimer_lo reads, which are no stamps, and the trap past the deadline).
 Self-test (sm_90): a control kernel passes; a stamp whose end read is gone (the end stamp written
 from the start one), a secondary without griddepcontrol.wait and an empty kernel that counts
 nothing each fail the check meant for them. Prints `sass_launch: N passed, M failed`.
@@ -26,7 +27,8 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-from sass_tools import SelfTest, arch_number, check_table, lines, loops, run_sass_test  # noqa: E402
+from sass_tools import (SelfTest, arch_number, check_table, check_wait_bound, lines, loops,  # noqa: E402
+                        run_sass_test, wait_bound_reads)
 
 LOG = "sass_launch"
 SOURCES = {"launch": os.path.join("probes", "launch", "launch.cu")}
@@ -49,7 +51,9 @@ CALLS = {"gpuprobe_launch_device_graph": {"CALL.ABS.NOINC": 1},
 
 
 def timer_reads(instructions):
-    return [i for i in instructions if "SR_GLOBALTIMER" in i["text"]]
+    """The measuring %globaltimer reads: a bounded wait's 32-bit reads are not stamps."""
+    bound = {id(i) for i in wait_bound_reads(instructions)}
+    return [i for i in instructions if "SR_GLOBALTIMER" in i["text"] and id(i) not in bound]
 
 
 def is_add_atomic(ins):
@@ -124,6 +128,9 @@ def check_kernel(checker, where, name, instructions, sm):
                                       for k in range(a, b + 1))]
         checker.check(bool(atom) and bool(polls), f"{where}: an atomic arrival and a polling loop of one strong load",
                       lines(atom), "barrier")
+        if polls:
+            a, b = min(polls, key=lambda ab: ab[1] - ab[0])
+            check_wait_bound(checker, where, instructions, instructions[a:b + 1], 1)
 
 
 def check_arch(checker, arch, functions, _):

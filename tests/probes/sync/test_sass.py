@@ -18,21 +18,24 @@ target:
     (ATOMS.ARRIVE on sm_80-89), MEMBAR.SC.CTA/GPU/SYS, MEMBAR.ALL.GPU, FENCE.VIEW.ASYNC.S;
   * the loops of chains and barriers are straight-line (no branch inside; the elect, cluster,
     grid and mbarrier loops carry their retry branches), nothing else heavy (another sync or
-    memory instruction) and at most OTHER_BUDGET other instructions beyond the op's helpers.
+    memory instruction) and at most OTHER_BUDGET other instructions beyond the op's helpers;
+  * the grid barrier's poll and every mbarrier wait are bounded (%globaltimer_lo reads and the
+    trap past the deadline: sass_tools.check_wait_bound), each with WAIT_BOUND_HELPERS more.
 bar.arrive's kernel has two loops (the CTA's two halves), each with 16 BAR.ARV and 16 BAR.SYNC.
 Self-test (sm_90): the control kernel passes; a dead shuffle chain (ptxas deletes it), a
 bar.warp.sync with per-lane masks (ptxas's MATCH/REDUX + WARPSYNC.COLLECTIVE lowering), an elect
 with an immediate mask (ptxas merges the ELECTs), a fence loop one short, a chase through the
 CTA's own ld.shared instead of ld.shared::cluster each fail the count check, and a shuffle chain
-with a store in its loop fails the heavy check. Prints `sass_sync: N passed, M failed`.
+with a store in its loop fails the heavy check, and an mbarrier wait without a deadline the bound
+check. Prints `sass_sync: N passed, M failed`.
 """
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-from sass_tools import (CONTROL_OPS, MEMORY_OPS, SelfTest, arch_number, check_table,  # noqa: E402
-                        def_ops, expected_loops, lines, loops, matches, param_read,
-                        run_sass_test)
+from sass_tools import (CONTROL_OPS, MEMORY_OPS, WAIT_BOUND_HELPERS, SelfTest, arch_number,  # noqa: E402
+                        check_table, check_wait_bound, def_ops, expected_loops, lines, loops, matches,
+                        param_read, run_sass_test)
 
 LOG = "sass_sync"
 SOURCES = {"sync": os.path.join("probes", "sync", "sync.cu")}
@@ -52,11 +55,13 @@ def ops(source_dir):
 class Expect:
     """What one kernel's main loop holds: counts per class (the first is the one that finds the
     loop), the op's helper instructions allowed beyond OTHER_BUDGET, sync or memory opcodes the
-    op's lowering adds (tolerated), whether the loop is straight-line, and how many such loops."""
+    op's lowering adds (tolerated), whether the loop is straight-line, how many such loops, and
+    how many bounded waits (harness/cuda/bounded_wait.cuh) one loop holds."""
 
-    def __init__(self, counts, helpers=0, tolerate=(), straight=True, loops_count=1):
+    def __init__(self, counts, helpers=0, tolerate=(), straight=True, loops_count=1, waits=0):
         self.counts = counts
         self.helpers = helpers
+        self.waits = waits
         self.tolerate = set(tolerate)
         self.straight = straight
         self.loops_count = loops_count
@@ -119,18 +124,19 @@ def expected(op, kind, arch):
         # bar.sync; warp-aggregated atom.add.release (VOTEU, FLO, POPC, SHFL); poll; bar.sync.
         return Expect({"BAR.SYNC": 2, "ATOM": 1, "LD.STRONG.GPU": 1, "MEMBAR.ALL.GPU": 1}, helpers=40,
                       tolerate={"VOTE", "VOTEU", "SHFL", "ERRBAR", "CGAERRBAR", "CCTL", "FLO", "POPC"},
-                      straight=False)
+                      straight=False, waits=1)
     if op == "mbarrier_test_wait":
         if sm < 80:
             return None
         if sm < 90:
             return Expect({"ATOMS.ARRIVE": 8, "MEMBAR.ALL.CTA": 8}, helpers=8 * 8,
-                          tolerate={"LDS"}, straight=False)
-        return Expect({"SYNCS.ARRIVE": 8, "SYNCS.PHASECHK": 8}, helpers=8 * 4, straight=False)
+                          tolerate={"LDS"}, straight=False, waits=8)
+        return Expect({"SYNCS.ARRIVE": 8, "SYNCS.PHASECHK": 8}, helpers=8 * 4, straight=False, waits=8)
     if op == "mbarrier_try_wait":
         if sm < 90:
             return None
-        return Expect({"SYNCS.ARRIVE": 8, "SYNCS.PHASECHK.TRYWAIT": 8}, helpers=8 * 4, straight=False)
+        return Expect({"SYNCS.ARRIVE": 8, "SYNCS.PHASECHK.TRYWAIT": 8}, helpers=8 * 4, straight=False,
+                      waits=8)
     errbar = {"ERRBAR": 16, "CCTL.IVALL": 16}
     if sm >= 90:
         errbar["CGAERRBAR"] = 16
@@ -201,7 +207,9 @@ def check_kernel(checker, where, instructions, expect):
                 continue
             heavy.append(ins)
         checker.check(not heavy, f"{where}: nothing else heavy in the loop", lines(heavy), "heavy")
-        budget = OTHER_BUDGET + expect.helpers
+        if expect.waits:
+            check_wait_bound(checker, where, instructions, body, expect.waits)
+        budget = OTHER_BUDGET + expect.helpers + WAIT_BOUND_HELPERS * expect.waits
         checker.check(len(rest) <= budget, f"{where}: at most {budget} other instructions per loop "
                       "iteration", f"found {len(rest)}: " + lines(rest), "heavy")
 
@@ -239,6 +247,19 @@ struct mutant_elect_imm {
     return x + e;
   }
 };
+// mbarrier.try_wait.parity in a plain spin: no deadline, a wrong arrival count would hang.
+struct mutant_unbounded_wait {
+  static constexpr bool kOnThisPass = true;
+  static __device__ __forceinline__ uint32_t step(uint32_t bar, uint32_t done) {
+    p::mbarrier_arrive_shared_b64(bar);
+    while (p::mbarrier_try_wait_parity_shared_b64(bar, done & 1) == 0) {
+    }
+    return done + 1;
+  }
+};
+}
+extern "C" __global__ void gpuprobe_mutant_unbounded_wait(s::SyncArgs a, s::SyncWarpOut* out) {
+  d::run_mbarrier<d::mutant_unbounded_wait>(a, out);
 }
 extern "C" __global__ void gpuprobe_mutant_control(s::SyncArgs a, s::SyncWarpOut* out) {
   d::run_warp<d::shfl_idx, 8>(a, out);
@@ -313,7 +334,10 @@ MUTANTS = [("control", "gpuprobe_mutant_control", Expect({"SHFL.IDX": 64}), None
            ("fence loop one short (15)", "gpuprobe_mutant_short_fence", Expect(MEMBAR_GL), "count"),
            ("chase through the CTA's own ld.shared", "gpuprobe_mutant_local_chase",
             Expect({"LD": 64, "LDS": 0, "LDG": 0}, helpers=128), "count"),
-           ("store in the shuffle loop", "gpuprobe_mutant_store", Expect({"SHFL.IDX": 64}), "heavy")]
+           ("store in the shuffle loop", "gpuprobe_mutant_store", Expect({"SHFL.IDX": 64}), "heavy"),
+           ("mbarrier wait without a deadline", "gpuprobe_mutant_unbounded_wait",
+            Expect({"SYNCS.ARRIVE": 8, "SYNCS.PHASECHK.TRYWAIT": 8}, helpers=8 * 4, straight=False, waits=8),
+            "bound")]
 
 
 if __name__ == "__main__":
