@@ -38,6 +38,7 @@
 #include "harness/probe.hpp"
 #include "harness/results.hpp"
 #include "harness/sim/sim_device.hpp"
+#include "harness/wait_timeout.hpp"
 
 namespace gpuprobe {
 namespace {
@@ -301,6 +302,9 @@ constexpr TestHook kTestHooks[] = {
     {"GPUPROBE_TEST_FAIL_SELF_CHECK",
      "get a wrong simulated result of the op named after the probe (PROBE:OP[:HOW]), which its "
      "self-check fails"},
+    {"GPUPROBE_TEST_WAIT_TIMEOUT",
+     "lose its context at each point of op OP (PROBE:OP) as after a device-side wait timed out, "
+     "with a made-up kernel record"},
 };
 
 bool test_hooks_enabled() {
@@ -352,9 +356,22 @@ ProbeSpec with_test_hooks(const ProbeSpec& probe, bool resuming) {
   const bool fail = test_hook("GPUPROBE_TEST_FAIL_PROBE", probe.id);
   const bool hang = test_hook("GPUPROBE_TEST_HANG_PROBE", probe.id);
   const bool lose = test_hook("GPUPROBE_TEST_STICKY_PROBE", probe.id) && !resuming;
-  if (!fail && !hang && !lose) return probe;
+  std::string wait_op;  // GPUPROBE_TEST_WAIT_TIMEOUT=PROBE:OP
+  if (test_hook("GPUPROBE_TEST_WAIT_TIMEOUT", probe.id)) {
+    const std::string value = std::getenv("GPUPROBE_TEST_WAIT_TIMEOUT");
+    wait_op = value.find(':') == std::string::npos ? "" : value.substr(value.find(':') + 1);
+  }
+  if (!fail && !hang && !lose && wait_op.empty()) return probe;
   ProbeSpec hooked = probe;
-  hooked.run = [run = probe.run, fail, hang, lose](ProbeContext& ctx) {
+  hooked.run = [run = probe.run, fail, hang, lose, wait_op](ProbeContext& ctx) {
+    if (!wait_op.empty())
+      ctx.set_point_hook([wait_op](const nlohmann::json& axes) {
+        if (!axes.contains("op") || axes["op"] != wait_op) return;
+        const cuda::WaitTimeout r = example_wait_timeout();  // as a kernel writes it
+        const std::string reason = describe_wait_timeout(r);
+        throw WaitTimedOut("the test hook GPUPROBE_TEST_WAIT_TIMEOUT: " + reason, reason,
+                           wait_timeout_evidence(r, "gpuprobe_test_hook_kernel"));
+      });
     run(ctx);
     if (fail) throw Error("forced to fail by the test hook GPUPROBE_TEST_FAIL_PROBE");
     if (lose)
@@ -1046,6 +1063,7 @@ int cmd_run_all(const RunAllOptions& options, std::ostream& out, std::ostream& e
     // the earlier one kept by --resume, or one this run wrote.
     const FileStamp before = stamp_of(job.path);
     ChildEnd end;
+    std::size_t points_before_attempt = points_in(job.path);
     for (int attempt = 0;; ++attempt) {
       std::vector<std::string> argv = {executable, "probe", job.probe->id, "--device", child_spec,
                                        "--out", job.path, "--max-seconds-per-point",
@@ -1058,7 +1076,12 @@ int cmd_run_all(const RunAllOptions& options, std::ostream& out, std::ostream& e
         remove_lock_of(job.path, end.pid);
         ::unlink(temporary_path(resolve_output_path(job.path), end.pid).c_str());
       }
-      if (end.exited && end.code == kExitDeviceLost && end.forwarded == 0 && attempt == 0) {
+      // Again while a new process got further (a timed-out wait is passed over on --resume).
+      const std::size_t points_now = points_in(job.path);
+      const bool progressed = attempt == 0 || points_now > points_before_attempt;
+      points_before_attempt = points_now;
+      if (end.exited && end.code == kExitDeviceLost && end.forwarded == 0 && progressed &&
+          attempt < kDeviceLostRetries) {
         std::string why = end.error;  // without probe's advice to resume: run-all does that
         if (const auto at = why.rfind(" ("); at != std::string::npos && why.find("measured", at) != std::string::npos)
           why.resize(at);

@@ -18,8 +18,11 @@ inline constexpr double kMaxWatchdogSeconds = 86400;
 
 // `probe`'s exit code when the device's context was lost to a sticky error (DeviceLost,
 // harness/error.hpp): what it measured is saved, and the same command with --resume, in a new
-// process, continues. run-all retries such a probe once that way. (EX_TEMPFAIL of sysexits.h.)
+// process, continues. run-all retries such a probe that way, again while each new process
+// measured a point more (a wait that timed out, harness/wait_timeout.hpp, is kept failed and
+// passed over), up to kDeviceLostRetries times. (EX_TEMPFAIL of sysexits.h.)
 inline constexpr int kExitDeviceLost = 75;
+inline constexpr int kDeviceLostRetries = 8;
 
 // Every parameter is checked before anything is written; the output is locked against a second
 // run; --resume continues an interrupted record. A SIGINT or SIGTERM ends the run with one line
@@ -31,7 +34,10 @@ inline constexpr int kExitDeviceLost = 75;
 // GPUPROBE_TEST_STICKY_PROBE=<id> makes a run of it that does not --resume end there as after a
 // sticky CUDA error, and GPUPROBE_TEST_FAIL_SELF_CHECK=<id>:<op>[:<how>] makes the simulator give
 // op <op> of probe <id> a wrong result (sim::SimDevice::plant_wrong_result), which its self-check
-// fails: that point fails, the others are measured, the probe exits 1. They act only when
+// fails: that point fails, the others are measured, the probe exits 1; and
+// GPUPROBE_TEST_WAIT_TIMEOUT=<id>:<op> makes each point of op <op> lose the context as after
+// a device-side wait timed out (a made-up kernel record): the point fails with it, the probe exits
+// kExitDeviceLost, and a --resume passes over it. They act only when
 // GPUPROBE_TEST_HOOKS=1 is set too, so that one left set in a shell changes no measurement; either
 // way a hook naming the probe is told in a warning line.
 // A probe into a folder that a run-all holds (its DIR/.gpuprobe.lock, for DIR or DIR/raw) is

@@ -5,6 +5,7 @@
 #include "harness/error.hpp"
 #include "harness/self_check.hpp"
 #include "harness/stats.hpp"
+#include "harness/wait_timeout.hpp"
 
 namespace gpuprobe {
 
@@ -12,29 +13,46 @@ void measure_points(ProbeContext& ctx, const std::vector<PlannedPoint>& points) 
   ctx.start_measuring();
   measure_clock(ctx, "before");
   // A failed self-check fails its point only: the point holds the evidence instead of timing.
+  // A wait that timed out lost the context: its point is stored with the kernel's record (`store`:
+  // add or replace), then the probe ends (a new process goes on after it without measuring it
+  // again: ProbeContext::resumed_point).
   std::string label;  // of the point just measured: its axes' values if its self-check failed
-  auto measure = [&](const PlannedPoint& planned) {
+  auto label_of = [&](const PlannedPoint& planned) {
+    const std::string l = point_label(planned.axes, " ");
+    return l.empty() ? "point " + std::to_string(ctx.series().size()) : l;
+  };
+  auto measure = [&](const PlannedPoint& planned, std::size_t index, auto&& store) {
     nlohmann::json point;
     label.clear();
     try {
+      if (ctx.point_hook()) ctx.point_hook()(planned.axes);
       point = planned.measure();
     } catch (const SelfCheckFailed& failed) {
       point = nlohmann::json::object();
       point["self_check"] = ctx.failed_self_check(planned.axes, failed);
-      label = point_label(planned.axes, " ");
-      if (label.empty()) label = "point " + std::to_string(ctx.series().size());
+      label = label_of(planned);
+    } catch (const WaitTimedOut& timed_out) {
+      point = nlohmann::json::object();
+      point["self_check"] =
+          ctx.failed_self_check(planned.axes, SelfCheckFailed(timed_out.reason(), timed_out.evidence()));
+      for (const auto& [k, v] : planned.axes.items()) point[k] = v;
+      ctx.note_self_check(index, label_of(planned));
+      store(std::move(point));
+      throw;
     }
     for (const auto& [k, v] : planned.axes.items()) point[k] = v;
     return point;
   };
+  auto add = [&](nlohmann::json point) { ctx.add_point(std::move(point)); };
   // Points an interrupted run measured already (--resume) are kept as they are.
   std::vector<bool> kept(points.size(), false);
   for (std::size_t i = 0; i < points.size(); ++i) {
     if (const nlohmann::json* earlier = ctx.resumed_point(points[i].axes)) {
       kept[i] = true;
+      if (wait_timed_out(*earlier)) ctx.note_self_check(i, label_of(points[i]));  // still failed
       ctx.add_point(*earlier);
     } else {
-      nlohmann::json point = measure(points[i]);
+      nlohmann::json point = measure(points[i], i, add);
       ctx.note_self_check(i, label);  // before add_point: an interrupt there keeps the point
       ctx.add_point(std::move(point));
     }
@@ -54,7 +72,8 @@ void measure_points(ProbeContext& ctx, const std::vector<PlannedPoint>& points) 
     uint64_t remeasured = 0;
     for (std::size_t i = 0; i < points.size(); ++i) {
       if (kept[i] || !off(ctx.series()[i])) continue;
-      nlohmann::json again = measure(points[i]);
+      nlohmann::json again =
+          measure(points[i], i, [&](nlohmann::json point) { ctx.replace_point(i, std::move(point)); });
       again["remeasured_for_clock"] = true;
       again["clock_outlier"] = off(again);
       ctx.note_self_check(i, label);

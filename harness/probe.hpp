@@ -48,8 +48,13 @@ class ProbeContext {
   void start_measuring();
   bool measuring() const { return measuring_; }
   void set_start_hook(std::function<void()> hook) { start_hook_ = std::move(hook); }
+  // The CLI's test hooks only (cli/run_commands.hpp): called with each point's axes just before
+  // it is measured (harness/points.cpp), it may throw what the measurement could.
+  void set_point_hook(std::function<void(const nlohmann::json& axes)> hook) { point_hook_ = std::move(hook); }
+  const std::function<void(const nlohmann::json&)>& point_hook() const { return point_hook_; }
   // Points of an interrupted earlier run, to be kept rather than measured again (--resume); one
-  // that failed its self-check is measured again.
+  // that failed its self-check is measured again, unless a wait timed out there (it would hang
+  // again: harness/wait_timeout.hpp).
   void set_resumed_points(nlohmann::json points) { resumed_ = std::move(points); }
   // The kept point whose axes are all equal to `axes`, or nullptr.
   const nlohmann::json* resumed_point(const nlohmann::json& axes) const;
@@ -89,6 +94,7 @@ class ProbeContext {
   nlohmann::json extra_ = nlohmann::json::object();
   nlohmann::json resumed_ = nlohmann::json::array();
   std::function<void()> start_hook_;
+  std::function<void(const nlohmann::json&)> point_hook_;
   bool measuring_ = false;
   std::string record_path_, probe_;
   std::map<std::size_t, std::string> failed_;  // series index -> label

@@ -10,6 +10,7 @@
 #include "harness/ops.hpp"
 #include "harness/results.hpp"
 #include "harness/self_check.hpp"
+#include "harness/wait_timeout.hpp"
 #include <algorithm>
 
 namespace gpuprobe {
@@ -78,7 +79,8 @@ void ProbeContext::start_measuring() {
 
 const nlohmann::json* ProbeContext::resumed_point(const nlohmann::json& axes) const {
   for (const auto& p : resumed_) {
-    bool same = p.is_object() && !self_check_failed(p);
+    // A failed self-check is measured again, except a wait that timed out: it would only hang again.
+    bool same = p.is_object() && (!self_check_failed(p) || wait_timed_out(p));
     for (const auto& [k, v] : axes.items()) same = same && p.contains(k) && p[k] == v;
     if (same) return &p;
   }

@@ -2,11 +2,13 @@
 """run-all on the simulator, end to end, as a supervisor of one process per probe: a run killed
 with SIGKILL and one stopped with SIGINT are continued by --resume (complete records kept byte for
 byte, cut ones from their last point); a probe forced to fail, one that hangs (the watchdog) and one
-that loses its device context (retried in a new process) are recorded and the run goes on; the
+that loses its device context (retried in a new process) and one whose device-side wait timed out
+(retried past the failed points) are recorded and the run goes on; the
 progress lines carry the count, the elapsed time and the ETA (cut to a terminal's width), and a log
 gets no per-point lines; the resume command printed after an interrupt or a failure works as
 pasted; signals in quick succession still end in one line with no lock or temporary left. The
-failures come from the test hooks GPUPROBE_TEST_FAIL_PROBE / _HANG_PROBE / _STICKY_PROBE of
+failures come from the test hooks GPUPROBE_TEST_FAIL_PROBE / _HANG_PROBE / _STICKY_PROBE /
+_WAIT_TIMEOUT of
 `gpuprobe probe` (cli/run_commands.hpp), which act only with GPUPROBE_TEST_HOOKS=1."""
 import fcntl
 import json
@@ -285,6 +287,29 @@ def test_failing_and_hanging(gpuprobe, tmp):
     check("measuring it again in a new process" in r.stderr, "the retry is not told")
     alu = json.load(open(os.path.join(out, "raw", "compute_alu.json")))
     check(alu["status"] == "ok" and "resumed_utc" in alu, "the retry did not resume the record")
+
+    # A device-side wait that timed out (harness/cuda/bounded_wait.cuh, here the hook's made-up
+    # record): the point fails with the kernel's record, the context is lost, and every new
+    # process passes over the failed points and measures the rest (each op's two points fail).
+    out = os.path.join(tmp, "wait")
+    env = hooks(WAIT_TIMEOUT="sync/primitives:grid_sync")
+    r = run_all(gpuprobe, out, "--only", "sync/primitives", env=env)
+    check(r.returncode == 1, f"a probe whose wait timed out: exit {r.returncode}: {r.stderr[-800:]}")
+    rec = json.load(open(os.path.join(out, "raw", "sync_primitives.json")))
+    clean = run_all(gpuprobe, os.path.join(tmp, "wait-clean"), "--only", "sync/primitives")
+    want = json.load(open(os.path.join(tmp, "wait-clean", "raw", "sync_primitives.json")))
+    check(clean.returncode == 0 and len(rec["series"]) == len(want["series"]),
+          f"{len(rec['series'])} points after the timeouts, {len(want['series'])} without")
+    timed = [p for p in rec["series"] if p.get("op") == "grid_sync"]
+    check(len(timed) == sum(p.get("op") == "grid_sync" for p in want["series"]) > 1 and
+          all(p["self_check"]["passed"] is False and
+              p["self_check"]["evidence"]["wait_timeout"]["iteration"] == 17 for p in timed),
+          f"the grid_sync points do not hold the record: {timed}")
+    # One new process per timed-out point (each gets further by one point).
+    check(r.stderr.count("measuring it again in a new process") == len(timed),
+          f"not retried once per timed-out point: {r.stderr[-1500:]}")
+    check(rec["status"] == "failed" and "grid_sync" in rec.get("error", ""), f"status {rec['status']}, "
+          f"error {rec.get('error')!r}")
 
 
 def test_terminal_progress(gpuprobe, tmp):
