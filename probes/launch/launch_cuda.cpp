@@ -133,14 +133,10 @@ class CudaLaunchOps final : public LaunchOps {
 
   LaunchMeasurement overhead(OverheadMeasure m, uint32_t count) override {
     gpu_.select();
-    check_overhead_fits(m, gpu_.info());
-    if (count < 2) throw Error(std::string("launch/overhead ") + to_string(m) + ": needs 2 launches at least");
     Bench b;
+    LaunchSample s = overhead_sample(m, count);
     if (m == OverheadMeasure::pdl_serialized || m == OverheadMeasure::pdl_overlapped)
-      return pdl(m == OverheadMeasure::pdl_overlapped, count, b);
-    LaunchSample s;
-    s.units = count;
-    s.launches_expected = count;
+      return pdl(m == OverheadMeasure::pdl_overlapped, s, b);
     if (m == OverheadMeasure::gap) {
       DeviceArray<LaunchStamp> stamps(count);
       zero(stamps);
@@ -150,8 +146,6 @@ class CudaLaunchOps final : public LaunchOps {
       cuda::enqueue_spin(b.stream.get(), uint64_t(count) * kSpinPerLaunchNs);
       for (uint32_t k = 0; k < count; ++k) b.stamp(stamp, stamps.get(), k, b.stream.get());
       b.stream.sync();
-      s.kernel = "gpuprobe_launch_stamp";
-      s.rule = SampleRule::gap;
       s.stamps = to_host(stamps);
       s.launch = stamp.record();
       return b.finish(s);
@@ -162,7 +156,6 @@ class CudaLaunchOps final : public LaunchOps {
     const auto enqueue = [&](cudaStream_t st) { empty.enqueue(args, st); };
     // Warm-up: the first launch of a kernel loads its module (lazy loading).
     b.warm_up(enqueue);
-    s.kernel = "gpuprobe_launch_empty";
     s.launch = empty.record();
     // Each timed loop holds only what it measures (no per-launch branch between the calls).
     if (m == OverheadMeasure::host_enqueue) {
@@ -185,10 +178,10 @@ class CudaLaunchOps final : public LaunchOps {
 
   LaunchMeasurement graph(GraphMeasure m, uint32_t nodes, uint32_t count) override {
     gpu_.select();
-    if (nodes == 0 || count == 0) throw Error("launch/graph: needs a node and a graph at least");
     Bench b;
+    LaunchSample s = graph_sample(m, nodes, count);
     const PreparedLaunch stamp = one_warp(kernel_ptr(&gpuprobe_launch_stamp), "gpuprobe_launch_stamp");
-    if (m == GraphMeasure::device_launch) return device_launch(count, b, stamp);
+    if (m == GraphMeasure::device_launch) return device_launch(s, b, stamp);
     DeviceArray<LaunchStamp> stamps(2 * uint64_t(nodes));
     zero(stamps);
     // A chain of `nodes` stamping kernels; `offset` moves their stamps (for an update).
@@ -199,10 +192,7 @@ class CudaLaunchOps final : public LaunchOps {
     };
     Graph graph;
     chain(graph, 0);
-    LaunchSample s;
-    s.kernel = "a graph of " + std::to_string(nodes) + " gpuprobe_launch_stamp nodes";
     s.launch = stamp.record();
-    s.units = count;
     GraphExec exec;
     if (m == GraphMeasure::instantiate) {
       for (uint32_t k = 0; k < count; ++k) {
@@ -231,11 +221,8 @@ class CudaLaunchOps final : public LaunchOps {
     GPUPROBE_CUDA_CHECK(cudaGraphUpload(exec.get(), b.stream.get()));
     GPUPROBE_CUDA_CHECK(cudaGraphLaunch(exec.get(), b.stream.get()));
     b.stream.sync();
-    s.launches_expected = nodes;
-    if (m == GraphMeasure::launch) {
+    if (m == GraphMeasure::launch)
       s.elapsed_ns = events_ns(uint64_t(count) * kSpinPerLaunchNs, count, graph_launch(exec));
-      s.launches_expected += uint64_t(count) * nodes;
-    }
     // The stamps of the nodes the last launch ran (after an update, the other half) were written.
     const auto all = to_host(stamps);
     const uint32_t last_offset = (m == GraphMeasure::update && count % 2 == 1) ? nodes : 0;
@@ -245,7 +232,6 @@ class CudaLaunchOps final : public LaunchOps {
 
   LaunchMeasurement small_kernel(SmallKernelMethod m, uint64_t bytes, uint32_t iterations) override {
     gpu_.select();
-    if (iterations == 0) throw Error("launch/small_kernels: needs a pass at least");
     const uint64_t n = scale_elements(bytes);
     const std::vector<double> input(n, kScaleInput);
     DeviceArray<double> a(n), out(n);
@@ -279,12 +265,8 @@ class CudaLaunchOps final : public LaunchOps {
     const auto enqueue = [&](cudaStream_t st) { launch.enqueue(kernel_args, st); };
     // Warm-up pass (module load, first touch), then the counters start from zero.
     b.warm_up(enqueue);
-    LaunchSample s;
-    s.kernel = scale_kernel(m);
+    LaunchSample s = small_kernel_sample(m, iterations);
     s.launch = launch.record();
-    s.units = iterations;
-    s.iterations_expected = iterations;
-    s.launches_expected = persistent ? 1 : iterations;
     if (m == SmallKernelMethod::stream) {
       s.elapsed_ns = events_ns(uint64_t(iterations) * kSpinPerLaunchNs, iterations, enqueue);
     } else if (m == SmallKernelMethod::graph) {
@@ -310,7 +292,8 @@ class CudaLaunchOps final : public LaunchOps {
   }
 
  private:
-  LaunchMeasurement pdl(bool overlapped, uint32_t pairs, Bench& b) {
+  LaunchMeasurement pdl(bool overlapped, LaunchSample& s, Bench& b) {
+    const uint32_t pairs = static_cast<uint32_t>(s.units);
     DeviceArray<LaunchStamp> stamps(2 * uint64_t(pairs));
     zero(stamps);
     const PreparedLaunch primary =
@@ -331,11 +314,6 @@ class CudaLaunchOps final : public LaunchOps {
     cuda::enqueue_spin(b.stream.get(), uint64_t(pairs) * 2 * kSpinPerLaunchNs);
     for (uint32_t k = 0; k < pairs; ++k) enqueue_pair(k);
     b.stream.sync();
-    LaunchSample s;
-    s.kernel = overlapped ? "gpuprobe_launch_pdl_primary/secondary (PDL)" : "gpuprobe_launch_pdl_primary/secondary";
-    s.rule = SampleRule::pair_gap;
-    s.units = pairs;
-    s.launches_expected = 2 * uint64_t(pairs);
     s.stamps = to_host(stamps);
     s.launch = secondary.record();
     return b.finish(s);
@@ -343,7 +321,7 @@ class CudaLaunchOps final : public LaunchOps {
 
   // A parent graph whose one kernel launches a child graph (one stamping kernel) from the
   // device; per parent launch the child's start less the launcher's.
-  LaunchMeasurement device_launch(uint32_t count, Bench& b, const PreparedLaunch& stamp) {
+  LaunchMeasurement device_launch(LaunchSample& s, Bench& b, const PreparedLaunch& stamp) {
     DeviceArray<LaunchStamp> stamps(2);
     Graph child;
     capture(child, b.stream.get(), [&](cudaStream_t st) { b.stamp(stamp, stamps.get(), 1, st); });
@@ -367,13 +345,8 @@ class CudaLaunchOps final : public LaunchOps {
     GPUPROBE_CUDA_CHECK(cudaGraphUpload(parent_exec.get(), b.stream.get()));
     const auto run = graph_launch(parent_exec);
     b.warm_up(run);
-    LaunchSample s;
-    s.kernel = "gpuprobe_launch_device_graph";
-    s.rule = SampleRule::pair_start;
-    s.units = count;
-    s.launches_expected = 2 * uint64_t(count);
     s.launch = launcher.record();
-    for (uint32_t k = 0; k < count; ++k) {
+    for (uint64_t k = 0; k < s.units; ++k) {
       zero(stamps);
       run(b.stream.get());
       b.stream.sync();

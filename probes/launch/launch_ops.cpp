@@ -6,15 +6,43 @@
 
 #include "harness/self_check.hpp"
 #include "harness/stats.hpp"
-#include "ptx/griddep.cuh"
 
 namespace gpuprobe::probes {
 
-void check_overhead_fits(OverheadMeasure m, const DeviceInfo& info) {
-  const int sm = info.cc.sm();
-  if (m == OverheadMeasure::pdl_overlapped && sm < ptx::kGriddepcontrolMinSm)
-    throw Skip("programmatic dependent launch (griddepcontrol) needs sm_90+; " + info.name +
-                            " is sm_" + std::to_string(sm));
+LaunchSample overhead_sample(OverheadMeasure m, uint32_t count) {
+  const bool pdl = m == OverheadMeasure::pdl_serialized || m == OverheadMeasure::pdl_overlapped;
+  LaunchSample s;
+  s.kernel = pdl ? std::string("gpuprobe_launch_pdl_primary/secondary") +
+                       (m == OverheadMeasure::pdl_overlapped ? " (PDL)" : "")
+             : m == OverheadMeasure::gap ? "gpuprobe_launch_stamp"
+                                         : "gpuprobe_launch_empty";
+  s.rule = pdl ? SampleRule::pair_gap : m == OverheadMeasure::gap ? SampleRule::gap : SampleRule::per_unit;
+  s.units = count;
+  s.launches_expected = (pdl ? 2 : 1) * uint64_t(count);
+  return s;
+}
+
+LaunchSample graph_sample(GraphMeasure m, uint32_t nodes, uint32_t count) {
+  LaunchSample s;
+  s.units = count;
+  if (m == GraphMeasure::device_launch) {
+    s.kernel = "gpuprobe_launch_device_graph";
+    s.rule = SampleRule::pair_start;
+    s.launches_expected = 2 * uint64_t(count);
+    return s;
+  }
+  s.kernel = "a graph of " + std::to_string(nodes) + " gpuprobe_launch_stamp nodes";
+  // The closing run of the graph, and for `launch` the timed ones: every node stamps and counts.
+  s.launches_expected = (m == GraphMeasure::launch ? uint64_t(count) + 1 : 1) * nodes;
+  return s;
+}
+
+LaunchSample small_kernel_sample(SmallKernelMethod m, uint32_t iterations) {
+  LaunchSample s;
+  s.kernel = scale_kernel(m);
+  s.units = s.iterations_expected = iterations;
+  s.launches_expected = m == SmallKernelMethod::gsync || m == SmallKernelMethod::pt ? 1 : iterations;
+  return s;
 }
 
 LaunchMeasurement summarize_launch_sample(const LaunchSample& s) {

@@ -17,6 +17,7 @@
 #include "probes/common/family_spec.hpp"
 #include "probes/common/plan.hpp"
 #include "probes/launch/launch_ops.hpp"
+#include "ptx/griddep.cuh"
 
 namespace gpuprobe::probes {
 namespace {
@@ -73,12 +74,17 @@ ProbeSpec overhead_probe() {
   };
   p.run = [](ProbeContext& ctx) {
     const uint32_t count = count_param(ctx.params(), "launches");
+    const DeviceInfo& info = ctx.device().info();
     std::vector<PlannedPoint> points;
     for (OverheadMeasure m : {OverheadMeasure::host_enqueue, OverheadMeasure::round_trip,
                               OverheadMeasure::back_to_back, OverheadMeasure::gap,
                               OverheadMeasure::pdl_serialized, OverheadMeasure::pdl_overlapped})
-      points.push_back(point(ctx, {{"measure", to_string(m)}},
-                             [m, count](LaunchOps& ops) { return ops.overhead(m, count); }));
+      points.push_back(point(ctx, {{"measure", to_string(m)}}, [m, count, &info](LaunchOps& ops) {
+        if (m == OverheadMeasure::pdl_overlapped && info.cc.sm() < ptx::kGriddepcontrolMinSm)
+          skip("programmatic dependent launch (griddepcontrol) needs sm_90+; " + info.name + " is sm_" +
+               std::to_string(info.cc.sm()));
+        return ops.overhead(m, count);
+      }));
     measure_points(ctx, points);
   };
   return p;
