@@ -10,12 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "harness/cuda/check.hpp"
 #include "harness/cuda/cuda_device.hpp"
-#include "harness/cuda/handles.hpp"
 #include "harness/cuda/launch.hpp"
-#include "harness/cuda/timing.hpp"
 #include "harness/ops.hpp"
+#include "probes/common/cuda_host.hpp"
 #include "probes/common/units.hpp"
 #include "probes/launch/launch_ops.hpp"
 
@@ -52,43 +50,8 @@ constexpr uint32_t kScaleBlockThreads = 256;
 // Blocks per SM of the persistent SCALE kernels (gsync, pt), at most what fits.
 constexpr int kPersistentBlocksPerSm = 4;
 
-// Zeroes device memory and waits: cudaMemset runs on the legacy default stream, which does not
-// order with the non-blocking streams the launches use.
-template <class T>
-void zero(const DeviceArray<T>& a) {
-  GPUPROBE_CUDA_CHECK(cudaMemset(a.get(), 0, a.bytes()));
-  GPUPROBE_CUDA_CHECK(cudaDeviceSynchronize());
-}
-
-template <class T>
-std::vector<T> to_host(const DeviceArray<T>& a) {
-  std::vector<T> host(a.size());
-  GPUPROBE_CUDA_CHECK(cudaMemcpy(host.data(), a.get(), a.bytes(), cudaMemcpyDeviceToHost));
-  return host;
-}
-
-template <class F>
-const void* kernel_ptr(F* f) {
-  return reinterpret_cast<const void*>(f);
-}
-
 double ns_since(Clock::time_point start) {
   return std::chrono::duration<double, std::nano>(Clock::now() - start).count();
-}
-
-// GPU ns of `count` calls of enqueue(stream) queued behind a spin of spin_ns (events).
-template <class F>
-double events_ns(uint64_t spin_ns, uint32_t count, F&& enqueue) {
-  return 1e6 * cuda::time_with_events_ms(
-                   [&](cudaStream_t st) {
-                     for (uint32_t k = 0; k < count; ++k) enqueue(st);
-                   },
-                   {.spin_ns = spin_ns});
-}
-
-// Enqueues one launch of `exec` on a stream.
-auto graph_launch(const GraphExec& exec) {
-  return [&exec](cudaStream_t st) { GPUPROBE_CUDA_CHECK(cudaGraphLaunch(exec.get(), st)); };
 }
 
 // A one-warp launch (the empty, stamping, PDL and device-graph kernels).
@@ -103,14 +66,14 @@ struct Bench {
   Stream stream;
   DeviceArray<uint32_t> counters{lk::kCounterWords};
 
-  Bench() { zero(counters); }
+  Bench() { fill(counters, 0); }
   uint32_t* c() const { return counters.get(); }
   // The untimed first run (the module loads): enqueue(stream), wait, then the counters from zero.
   template <class F>
   void warm_up(F&& enqueue) {
     enqueue(stream.get());
     stream.sync();
-    zero(counters);
+    fill(counters, 0);
   }
   // Enqueues a stamping kernel that writes stamps[index].
   void stamp(const PreparedLaunch& kernel, LaunchStamp* stamps, uint32_t index, cudaStream_t st) const {
@@ -139,7 +102,7 @@ class CudaLaunchOps final : public LaunchOps {
       return pdl(m == OverheadMeasure::pdl_overlapped, s, b);
     if (m == OverheadMeasure::gap) {
       DeviceArray<LaunchStamp> stamps(count);
-      zero(stamps);
+      fill(stamps, 0);
       const PreparedLaunch stamp = one_warp(kernel_ptr(&gpuprobe_launch_stamp), "gpuprobe_launch_stamp");
       b.warm_up([&](cudaStream_t st) { b.stamp(stamp, stamps.get(), 0, st); });
       // Queued behind a spin kernel, so each one waits for the GPU, not for the host.
@@ -183,7 +146,7 @@ class CudaLaunchOps final : public LaunchOps {
     const PreparedLaunch stamp = one_warp(kernel_ptr(&gpuprobe_launch_stamp), "gpuprobe_launch_stamp");
     if (m == GraphMeasure::device_launch) return device_launch(s, b, stamp);
     DeviceArray<LaunchStamp> stamps(2 * uint64_t(nodes));
-    zero(stamps);
+    fill(stamps, 0);
     // A chain of `nodes` stamping kernels; `offset` moves their stamps (for an update).
     const auto chain = [&](Graph& g, uint32_t offset) {
       capture(g, b.stream.get(), [&](cudaStream_t st) {
@@ -236,10 +199,10 @@ class CudaLaunchOps final : public LaunchOps {
     const std::vector<double> input(n, kScaleInput);
     DeviceArray<double> a(n), out(n);
     GPUPROBE_CUDA_CHECK(cudaMemcpy(a.get(), input.data(), a.bytes(), cudaMemcpyHostToDevice));
-    zero(out);
+    fill(out, 0);
     Bench b;
     DeviceArray<uint32_t> barrier(lk::kBarrierWords);
-    zero(barrier);
+    fill(barrier, 0);
     ScaleArgs args{a.get(), out.get(), kScaleFactor, n, 1, b.c(), barrier.get()};
     void* kernel_args[] = {&args};
     const int sms = gpu_.info().sm_count;
@@ -270,13 +233,10 @@ class CudaLaunchOps final : public LaunchOps {
     if (m == SmallKernelMethod::stream) {
       s.elapsed_ns = events_ns(uint64_t(iterations) * kSpinPerLaunchNs, iterations, enqueue);
     } else if (m == SmallKernelMethod::graph) {
-      Graph graph;
-      capture(graph, b.stream.get(), [&](cudaStream_t st) {
+      GraphExec exec;
+      instantiate_captured(exec, b.stream.get(), [&](cudaStream_t st) {
         for (uint32_t k = 0; k < iterations; ++k) enqueue(st);
       });
-      GraphExec exec;
-      GPUPROBE_CUDA_CHECK(cudaGraphInstantiate(exec.out(), graph.get(), 0));
-      GPUPROBE_CUDA_CHECK(cudaGraphUpload(exec.get(), b.stream.get()));
       b.stream.sync();
       s.elapsed_ns = events_ns(kOneLaunchSpinNs, 1, graph_launch(exec));
     } else {
@@ -295,7 +255,7 @@ class CudaLaunchOps final : public LaunchOps {
   LaunchMeasurement pdl(bool overlapped, LaunchSample& s, Bench& b) {
     const uint32_t pairs = static_cast<uint32_t>(s.units);
     DeviceArray<LaunchStamp> stamps(2 * uint64_t(pairs));
-    zero(stamps);
+    fill(stamps, 0);
     const PreparedLaunch primary =
         one_warp(kernel_ptr(&gpuprobe_launch_pdl_primary), "gpuprobe_launch_pdl_primary");
     const PreparedLaunch secondary =
@@ -331,8 +291,8 @@ class CudaLaunchOps final : public LaunchOps {
     GPUPROBE_CUDA_CHECK(cudaGraphUpload(child_exec.get(), b.stream.get()));
     const PreparedLaunch launcher =
         one_warp(kernel_ptr(&gpuprobe_launch_device_graph), "gpuprobe_launch_device_graph");
-    Graph parent;
-    capture(parent, b.stream.get(), [&](cudaStream_t st) {
+    GraphExec parent_exec;
+    instantiate_captured(parent_exec, b.stream.get(), [&](cudaStream_t st) {
       uint64_t handle = reinterpret_cast<uint64_t>(child_exec.get());
       LaunchStamp* p = stamps.get();
       uint32_t index = 0;
@@ -340,14 +300,11 @@ class CudaLaunchOps final : public LaunchOps {
       void* args[] = {&handle, &p, &index, &c};
       launcher.enqueue(args, st);
     });
-    GraphExec parent_exec;
-    GPUPROBE_CUDA_CHECK(cudaGraphInstantiate(parent_exec.out(), parent.get(), 0));
-    GPUPROBE_CUDA_CHECK(cudaGraphUpload(parent_exec.get(), b.stream.get()));
     const auto run = graph_launch(parent_exec);
     b.warm_up(run);
     s.launch = launcher.record();
     for (uint64_t k = 0; k < s.units; ++k) {
-      zero(stamps);
+      fill(stamps, 0);
       run(b.stream.get());
       b.stream.sync();
       const auto pair = to_host(stamps);
