@@ -113,10 +113,6 @@ ProbeSpec reference_probe() {
     if (reduce == 0) reduce = info.l2_bytes / 4;
     // Counts their specs bound (min and max, within uint32_t).
     const auto count = [&](const char* name) { return static_cast<uint32_t>(prm.get_u64(name)); };
-    const uint32_t passes = count("reduce-passes");
-    const uint32_t repeats = count("tile-repeats");
-    const uint32_t nodes = count("chain-nodes");
-    const uint32_t graphs = count("chain-graphs");
     const uint32_t gemm = count("gemm-size");
     std::vector<PlannedPoint> points;
     for (GoodputKernel k : kGoodputKernels) {
@@ -124,9 +120,9 @@ ProbeSpec reference_probe() {
       GoodputRequest req;
       req.kernel = k;
       req.bytes = k == GoodputKernel::triad ? triad : reduce;
-      req.repeats = k == GoodputKernel::l2_reduction ? passes : repeats;
-      req.nodes = nodes;
-      req.graphs = graphs;
+      req.repeats = count(k == GoodputKernel::l2_reduction ? "reduce-passes" : "tile-repeats");
+      req.nodes = count("chain-nodes");
+      req.graphs = count("chain-graphs");
       // The layout is checked here, before anything runs (a buffer below one sweep of the grid).
       goodput_work(req, goodput_grid(req, info.sm_count, 1));
       points.push_back({{{"kernel", to_string(k)}}, [&ctx, req] { return kernel_point(ctx, req); }});
