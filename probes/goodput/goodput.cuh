@@ -1,5 +1,5 @@
 // The contract between the goodput reference kernels (goodput.cu) and their host side
-// (goodput_ops.cpp, goodput_cuda.cpp, goodput_sim.cpp): the kernels' arguments, their work per
+// (goodput_probe.cpp, goodput_cuda.cpp, goodput_sim.cpp): the kernels' arguments, their work per
 // launch and the data their self-checks rely on. Plain C++ that nvcc, NVRTC and g++ all compile.
 //
 // Kernels (goodput/reference: the machine model predicts each one's time, docs/ANALYSIS.md):

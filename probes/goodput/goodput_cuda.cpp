@@ -13,12 +13,10 @@
 #include <type_traits>
 #include <vector>
 
-#include "harness/cuda/check.hpp"
 #include "harness/cuda/cuda_device.hpp"
-#include "harness/cuda/handles.hpp"
 #include "harness/cuda/launch.hpp"
-#include "harness/cuda/timing.hpp"
 #include "harness/ops.hpp"
+#include "probes/common/cuda_host.hpp"
 #include "probes/common/units.hpp"
 #include "probes/goodput/goodput_ops.hpp"
 #include "probes/tensor/tile_reference.hpp"
@@ -46,11 +44,6 @@ using cuda::DeviceArray;
 constexpr uint64_t kSpinPerGraphNs = 20'000;
 // The smallest SM number with mma.sync m16n8k16 f16 (PTX ISA 7.0).
 constexpr int kTileMinSm = 80;
-
-template <class F>
-const void* kernel_ptr(F* f) {
-  return reinterpret_cast<const void*>(f);
-}
 
 // A helper kernel (fill, verify) over n elements: 256 threads, at most 8192 blocks, grid-stride.
 LaunchConfig helper_grid(uint64_t n) {
@@ -106,20 +99,6 @@ struct Cublas {
 
 void check_cublas(int status, const char* call) {
   if (status != 0) throw Error(std::string(call) + " failed: cublasStatus_t " + std::to_string(status));
-}
-
-// Sets every byte of `a` to `byte` and waits.
-template <class T>
-void fill(const DeviceArray<T>& a, int byte) {
-  GPUPROBE_CUDA_CHECK(cudaMemset(a.get(), byte, a.bytes()));
-  GPUPROBE_CUDA_CHECK(cudaDeviceSynchronize());
-}
-
-template <class T>
-T first_of(const DeviceArray<T>& a) {
-  T value{};
-  GPUPROBE_CUDA_CHECK(cudaMemcpy(&value, a.get(), sizeof value, cudaMemcpyDeviceToHost));
-  return value;
 }
 
 // One launch untimed (the module loads), then `out` set to `byte` (its result must be the timed
@@ -254,7 +233,7 @@ class CudaGoodputOps final : public GoodputOps {
     uint64_t count = n;
     void* vargs[] = {&a, &count, &scalar, &bad};
     cuda::launch(kernel_ptr(&gpuprobe_goodput_triad_verify), "gpuprobe_goodput_triad_verify", helper_grid(n), vargs);
-    s.mismatches = first_of(word_);
+    s.mismatches = to_host(word_, 1)[0];
   }
 
   void reduce(const GoodputRequest& r, const GoodputGrid& grid, GoodputSample& s) {
@@ -270,7 +249,7 @@ class CudaGoodputOps final : public GoodputOps {
     void* args[] = {&a};
     // The untimed launch also brings the buffer into the L2; the sum counts the timed one.
     launch_timed(s, kernel_ptr(&gpuprobe_goodput_reduce), grid, args, word_, 0);
-    s.sum = static_cast<uint32_t>(first_of(word_));
+    s.sum = static_cast<uint32_t>(to_host(word_, 1)[0]);
   }
 
   void tile_loop(const GoodputRequest& r, const GoodputGrid& grid, GoodputSample& s) {
@@ -286,8 +265,7 @@ class CudaGoodputOps final : public GoodputOps {
     TileArgs t{tile_a_.get(), tile_bt_.get(), tile_d_.get(), r.repeats, stored};
     void* args[] = {&t};
     launch_timed(s, kernel_ptr(&gpuprobe_goodput_tile), grid, args, tile_d_, 0xff);
-    std::vector<float> d(uint64_t(stored) * gp::kTileM * gp::kTileN);
-    GPUPROBE_CUDA_CHECK(cudaMemcpy(d.data(), tile_d_.get(), d.size() * sizeof(float), cudaMemcpyDeviceToHost));
+    const std::vector<float> d = to_host(tile_d_, uint64_t(stored) * gp::kTileM * gp::kTileN);
     for (uint32_t b = 0; b < stored; ++b)
       s.tiles.emplace_back(d.begin() + uint64_t(b) * gp::kTileM * gp::kTileN,
                            d.begin() + uint64_t(b + 1) * gp::kTileM * gp::kTileN);
@@ -303,23 +281,15 @@ class CudaGoodputOps final : public GoodputOps {
     const cuda::Stream stream;
     uint32_t* c = counter.get();
     void* args[] = {&c};
-    cuda::Graph graph;
-    cuda::capture(graph, stream.get(), [&](cudaStream_t st) {
+    cuda::GraphExec exec;
+    instantiate_captured(exec, stream.get(), [&](cudaStream_t st) {
       for (uint32_t k = 0; k < r.nodes; ++k) node.enqueue(args, st);
     });
-    cuda::GraphExec exec;
-    GPUPROBE_CUDA_CHECK(cudaGraphInstantiate(exec.out(), graph.get(), 0));
-    GPUPROBE_CUDA_CHECK(cudaGraphUpload(exec.get(), stream.get()));
-    GPUPROBE_CUDA_CHECK(cudaGraphLaunch(exec.get(), stream.get()));  // warm-up
+    graph_launch(exec)(stream.get());  // warm-up
     stream.sync();
     fill(counter, 0);
-    const double ms = cuda::time_with_events_ms(
-        [&](cudaStream_t st) {
-          for (uint32_t k = 0; k < r.graphs; ++k) GPUPROBE_CUDA_CHECK(cudaGraphLaunch(exec.get(), st));
-        },
-        {.spin_ns = uint64_t(r.graphs) * kSpinPerGraphNs});
-    s.elapsed_ns = ms * 1e6 / r.graphs;
-    s.counted = first_of(counter);
+    s.elapsed_ns = events_ns(uint64_t(r.graphs) * kSpinPerGraphNs, r.graphs, graph_launch(exec)) / r.graphs;
+    s.counted = to_host(counter, 1)[0];
     s.expected_count = uint64_t(r.nodes) * r.graphs;
   }
 

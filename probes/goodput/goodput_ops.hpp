@@ -62,8 +62,8 @@ struct GoodputWork {
   uint64_t iterations = 0;   // l2_reduction: grid iterations per pass
 };
 // The work of a request on this grid. Throws a one-line Error when it cannot be laid out (a
-// triad or reduction buffer smaller than one sweep of the grid, zero repeats or nodes, tile
-// repeats past kTileMaxRepeats).
+// triad or reduction buffer smaller than one sweep of the grid, tile repeats outside 1 to
+// kTileMaxRepeats; the parameters' minimums refuse zero passes, nodes and graphs).
 GoodputWork goodput_work(const GoodputRequest& r, const GoodputGrid& grid);
 
 // The tile loop's inputs: kTilePairs A tiles (kTileM x kTileK) and B tiles (kTileK x kTileN), as

@@ -1,5 +1,5 @@
 // The contract between the launch-overhead kernels (launch.cu) and their host side
-// (launch_ops.cpp, launch_cuda.cpp, launch_sim.cpp): the kernels' arguments and what they record.
+// (launch_probe.cpp, launch_cuda.cpp, launch_sim.cpp): the kernels' arguments and what they record.
 // Plain C++ that nvcc, NVRTC and g++ all compile.
 //
 // Kernels, every one counting that it ran:

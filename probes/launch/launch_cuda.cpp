@@ -10,12 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "harness/cuda/check.hpp"
 #include "harness/cuda/cuda_device.hpp"
-#include "harness/cuda/handles.hpp"
 #include "harness/cuda/launch.hpp"
-#include "harness/cuda/timing.hpp"
 #include "harness/ops.hpp"
+#include "probes/common/cuda_host.hpp"
 #include "probes/common/units.hpp"
 #include "probes/launch/launch_ops.hpp"
 
@@ -52,43 +50,8 @@ constexpr uint32_t kScaleBlockThreads = 256;
 // Blocks per SM of the persistent SCALE kernels (gsync, pt), at most what fits.
 constexpr int kPersistentBlocksPerSm = 4;
 
-// Zeroes device memory and waits: cudaMemset runs on the legacy default stream, which does not
-// order with the non-blocking streams the launches use.
-template <class T>
-void zero(const DeviceArray<T>& a) {
-  GPUPROBE_CUDA_CHECK(cudaMemset(a.get(), 0, a.bytes()));
-  GPUPROBE_CUDA_CHECK(cudaDeviceSynchronize());
-}
-
-template <class T>
-std::vector<T> to_host(const DeviceArray<T>& a) {
-  std::vector<T> host(a.size());
-  GPUPROBE_CUDA_CHECK(cudaMemcpy(host.data(), a.get(), a.bytes(), cudaMemcpyDeviceToHost));
-  return host;
-}
-
-template <class F>
-const void* kernel_ptr(F* f) {
-  return reinterpret_cast<const void*>(f);
-}
-
 double ns_since(Clock::time_point start) {
   return std::chrono::duration<double, std::nano>(Clock::now() - start).count();
-}
-
-// GPU ns of `count` calls of enqueue(stream) queued behind a spin of spin_ns (events).
-template <class F>
-double events_ns(uint64_t spin_ns, uint32_t count, F&& enqueue) {
-  return 1e6 * cuda::time_with_events_ms(
-                   [&](cudaStream_t st) {
-                     for (uint32_t k = 0; k < count; ++k) enqueue(st);
-                   },
-                   {.spin_ns = spin_ns});
-}
-
-// Enqueues one launch of `exec` on a stream.
-auto graph_launch(const GraphExec& exec) {
-  return [&exec](cudaStream_t st) { GPUPROBE_CUDA_CHECK(cudaGraphLaunch(exec.get(), st)); };
 }
 
 // A one-warp launch (the empty, stamping, PDL and device-graph kernels).
@@ -103,14 +66,14 @@ struct Bench {
   Stream stream;
   DeviceArray<uint32_t> counters{lk::kCounterWords};
 
-  Bench() { zero(counters); }
+  Bench() { fill(counters, 0); }
   uint32_t* c() const { return counters.get(); }
   // The untimed first run (the module loads): enqueue(stream), wait, then the counters from zero.
   template <class F>
   void warm_up(F&& enqueue) {
     enqueue(stream.get());
     stream.sync();
-    zero(counters);
+    fill(counters, 0);
   }
   // Enqueues a stamping kernel that writes stamps[index].
   void stamp(const PreparedLaunch& kernel, LaunchStamp* stamps, uint32_t index, cudaStream_t st) const {
@@ -133,25 +96,19 @@ class CudaLaunchOps final : public LaunchOps {
 
   LaunchMeasurement overhead(OverheadMeasure m, uint32_t count) override {
     gpu_.select();
-    check_overhead_fits(m, gpu_.info());
-    if (count < 2) throw Error(std::string("launch/overhead ") + to_string(m) + ": needs 2 launches at least");
     Bench b;
+    LaunchSample s = overhead_sample(m, count);
     if (m == OverheadMeasure::pdl_serialized || m == OverheadMeasure::pdl_overlapped)
-      return pdl(m == OverheadMeasure::pdl_overlapped, count, b);
-    LaunchSample s;
-    s.units = count;
-    s.launches_expected = count;
+      return pdl(m == OverheadMeasure::pdl_overlapped, s, b);
     if (m == OverheadMeasure::gap) {
       DeviceArray<LaunchStamp> stamps(count);
-      zero(stamps);
+      fill(stamps, 0);
       const PreparedLaunch stamp = one_warp(kernel_ptr(&gpuprobe_launch_stamp), "gpuprobe_launch_stamp");
       b.warm_up([&](cudaStream_t st) { b.stamp(stamp, stamps.get(), 0, st); });
       // Queued behind a spin kernel, so each one waits for the GPU, not for the host.
       cuda::enqueue_spin(b.stream.get(), uint64_t(count) * kSpinPerLaunchNs);
       for (uint32_t k = 0; k < count; ++k) b.stamp(stamp, stamps.get(), k, b.stream.get());
       b.stream.sync();
-      s.kernel = "gpuprobe_launch_stamp";
-      s.rule = SampleRule::gap;
       s.stamps = to_host(stamps);
       s.launch = stamp.record();
       return b.finish(s);
@@ -162,7 +119,6 @@ class CudaLaunchOps final : public LaunchOps {
     const auto enqueue = [&](cudaStream_t st) { empty.enqueue(args, st); };
     // Warm-up: the first launch of a kernel loads its module (lazy loading).
     b.warm_up(enqueue);
-    s.kernel = "gpuprobe_launch_empty";
     s.launch = empty.record();
     // Each timed loop holds only what it measures (no per-launch branch between the calls).
     if (m == OverheadMeasure::host_enqueue) {
@@ -185,12 +141,12 @@ class CudaLaunchOps final : public LaunchOps {
 
   LaunchMeasurement graph(GraphMeasure m, uint32_t nodes, uint32_t count) override {
     gpu_.select();
-    if (nodes == 0 || count == 0) throw Error("launch/graph: needs a node and a graph at least");
     Bench b;
+    LaunchSample s = graph_sample(m, nodes, count);
     const PreparedLaunch stamp = one_warp(kernel_ptr(&gpuprobe_launch_stamp), "gpuprobe_launch_stamp");
-    if (m == GraphMeasure::device_launch) return device_launch(count, b, stamp);
+    if (m == GraphMeasure::device_launch) return device_launch(s, b, stamp);
     DeviceArray<LaunchStamp> stamps(2 * uint64_t(nodes));
-    zero(stamps);
+    fill(stamps, 0);
     // A chain of `nodes` stamping kernels; `offset` moves their stamps (for an update).
     const auto chain = [&](Graph& g, uint32_t offset) {
       capture(g, b.stream.get(), [&](cudaStream_t st) {
@@ -199,10 +155,7 @@ class CudaLaunchOps final : public LaunchOps {
     };
     Graph graph;
     chain(graph, 0);
-    LaunchSample s;
-    s.kernel = "a graph of " + std::to_string(nodes) + " gpuprobe_launch_stamp nodes";
     s.launch = stamp.record();
-    s.units = count;
     GraphExec exec;
     if (m == GraphMeasure::instantiate) {
       for (uint32_t k = 0; k < count; ++k) {
@@ -231,11 +184,8 @@ class CudaLaunchOps final : public LaunchOps {
     GPUPROBE_CUDA_CHECK(cudaGraphUpload(exec.get(), b.stream.get()));
     GPUPROBE_CUDA_CHECK(cudaGraphLaunch(exec.get(), b.stream.get()));
     b.stream.sync();
-    s.launches_expected = nodes;
-    if (m == GraphMeasure::launch) {
+    if (m == GraphMeasure::launch)
       s.elapsed_ns = events_ns(uint64_t(count) * kSpinPerLaunchNs, count, graph_launch(exec));
-      s.launches_expected += uint64_t(count) * nodes;
-    }
     // The stamps of the nodes the last launch ran (after an update, the other half) were written.
     const auto all = to_host(stamps);
     const uint32_t last_offset = (m == GraphMeasure::update && count % 2 == 1) ? nodes : 0;
@@ -245,15 +195,14 @@ class CudaLaunchOps final : public LaunchOps {
 
   LaunchMeasurement small_kernel(SmallKernelMethod m, uint64_t bytes, uint32_t iterations) override {
     gpu_.select();
-    if (iterations == 0) throw Error("launch/small_kernels: needs a pass at least");
     const uint64_t n = scale_elements(bytes);
     const std::vector<double> input(n, kScaleInput);
     DeviceArray<double> a(n), out(n);
     GPUPROBE_CUDA_CHECK(cudaMemcpy(a.get(), input.data(), a.bytes(), cudaMemcpyHostToDevice));
-    zero(out);
+    fill(out, 0);
     Bench b;
     DeviceArray<uint32_t> barrier(lk::kBarrierWords);
-    zero(barrier);
+    fill(barrier, 0);
     ScaleArgs args{a.get(), out.get(), kScaleFactor, n, 1, b.c(), barrier.get()};
     void* kernel_args[] = {&args};
     const int sms = gpu_.info().sm_count;
@@ -279,22 +228,15 @@ class CudaLaunchOps final : public LaunchOps {
     const auto enqueue = [&](cudaStream_t st) { launch.enqueue(kernel_args, st); };
     // Warm-up pass (module load, first touch), then the counters start from zero.
     b.warm_up(enqueue);
-    LaunchSample s;
-    s.kernel = scale_kernel(m);
+    LaunchSample s = small_kernel_sample(m, iterations);
     s.launch = launch.record();
-    s.units = iterations;
-    s.iterations_expected = iterations;
-    s.launches_expected = persistent ? 1 : iterations;
     if (m == SmallKernelMethod::stream) {
       s.elapsed_ns = events_ns(uint64_t(iterations) * kSpinPerLaunchNs, iterations, enqueue);
     } else if (m == SmallKernelMethod::graph) {
-      Graph graph;
-      capture(graph, b.stream.get(), [&](cudaStream_t st) {
+      GraphExec exec;
+      instantiate_captured(exec, b.stream.get(), [&](cudaStream_t st) {
         for (uint32_t k = 0; k < iterations; ++k) enqueue(st);
       });
-      GraphExec exec;
-      GPUPROBE_CUDA_CHECK(cudaGraphInstantiate(exec.out(), graph.get(), 0));
-      GPUPROBE_CUDA_CHECK(cudaGraphUpload(exec.get(), b.stream.get()));
       b.stream.sync();
       s.elapsed_ns = events_ns(kOneLaunchSpinNs, 1, graph_launch(exec));
     } else {
@@ -310,9 +252,10 @@ class CudaLaunchOps final : public LaunchOps {
   }
 
  private:
-  LaunchMeasurement pdl(bool overlapped, uint32_t pairs, Bench& b) {
+  LaunchMeasurement pdl(bool overlapped, LaunchSample& s, Bench& b) {
+    const uint32_t pairs = static_cast<uint32_t>(s.units);
     DeviceArray<LaunchStamp> stamps(2 * uint64_t(pairs));
-    zero(stamps);
+    fill(stamps, 0);
     const PreparedLaunch primary =
         one_warp(kernel_ptr(&gpuprobe_launch_pdl_primary), "gpuprobe_launch_pdl_primary");
     const PreparedLaunch secondary =
@@ -331,11 +274,6 @@ class CudaLaunchOps final : public LaunchOps {
     cuda::enqueue_spin(b.stream.get(), uint64_t(pairs) * 2 * kSpinPerLaunchNs);
     for (uint32_t k = 0; k < pairs; ++k) enqueue_pair(k);
     b.stream.sync();
-    LaunchSample s;
-    s.kernel = overlapped ? "gpuprobe_launch_pdl_primary/secondary (PDL)" : "gpuprobe_launch_pdl_primary/secondary";
-    s.rule = SampleRule::pair_gap;
-    s.units = pairs;
-    s.launches_expected = 2 * uint64_t(pairs);
     s.stamps = to_host(stamps);
     s.launch = secondary.record();
     return b.finish(s);
@@ -343,7 +281,7 @@ class CudaLaunchOps final : public LaunchOps {
 
   // A parent graph whose one kernel launches a child graph (one stamping kernel) from the
   // device; per parent launch the child's start less the launcher's.
-  LaunchMeasurement device_launch(uint32_t count, Bench& b, const PreparedLaunch& stamp) {
+  LaunchMeasurement device_launch(LaunchSample& s, Bench& b, const PreparedLaunch& stamp) {
     DeviceArray<LaunchStamp> stamps(2);
     Graph child;
     capture(child, b.stream.get(), [&](cudaStream_t st) { b.stamp(stamp, stamps.get(), 1, st); });
@@ -353,8 +291,8 @@ class CudaLaunchOps final : public LaunchOps {
     GPUPROBE_CUDA_CHECK(cudaGraphUpload(child_exec.get(), b.stream.get()));
     const PreparedLaunch launcher =
         one_warp(kernel_ptr(&gpuprobe_launch_device_graph), "gpuprobe_launch_device_graph");
-    Graph parent;
-    capture(parent, b.stream.get(), [&](cudaStream_t st) {
+    GraphExec parent_exec;
+    instantiate_captured(parent_exec, b.stream.get(), [&](cudaStream_t st) {
       uint64_t handle = reinterpret_cast<uint64_t>(child_exec.get());
       LaunchStamp* p = stamps.get();
       uint32_t index = 0;
@@ -362,19 +300,11 @@ class CudaLaunchOps final : public LaunchOps {
       void* args[] = {&handle, &p, &index, &c};
       launcher.enqueue(args, st);
     });
-    GraphExec parent_exec;
-    GPUPROBE_CUDA_CHECK(cudaGraphInstantiate(parent_exec.out(), parent.get(), 0));
-    GPUPROBE_CUDA_CHECK(cudaGraphUpload(parent_exec.get(), b.stream.get()));
     const auto run = graph_launch(parent_exec);
     b.warm_up(run);
-    LaunchSample s;
-    s.kernel = "gpuprobe_launch_device_graph";
-    s.rule = SampleRule::pair_start;
-    s.units = count;
-    s.launches_expected = 2 * uint64_t(count);
     s.launch = launcher.record();
-    for (uint32_t k = 0; k < count; ++k) {
-      zero(stamps);
+    for (uint64_t k = 0; k < s.units; ++k) {
+      fill(stamps, 0);
       run(b.stream.get());
       b.stream.sync();
       const auto pair = to_host(stamps);

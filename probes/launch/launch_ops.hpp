@@ -87,8 +87,11 @@ struct LaunchMeasurement {
 // A wrong counter, stamp or SCALE output throws gpuprobe::Error "self-check failed: ..." naming the kernel.
 LaunchMeasurement summarize_launch_sample(const LaunchSample& sample);
 
-// Refuses what the device cannot run: PDL below sm_90 (Skip).
-void check_overhead_fits(OverheadMeasure m, const DeviceInfo& info);
+// A measure's sample before it runs, the same on every backend: the kernel named in messages, the
+// rule, the units and what its kernels must count. The backend adds what it timed and recorded.
+LaunchSample overhead_sample(OverheadMeasure m, uint32_t count);
+LaunchSample graph_sample(GraphMeasure m, uint32_t nodes, uint32_t count);
+LaunchSample small_kernel_sample(SmallKernelMethod m, uint32_t iterations);
 
 // The SCALE problem of a small-kernel point: doubles per pass (V / 16, at least 1).
 inline uint64_t scale_elements(uint64_t bytes) {

@@ -28,19 +28,13 @@ class SimLaunchOps final : public LaunchOps {
 
   LaunchMeasurement overhead(OverheadMeasure m, uint32_t count) override {
     const sim::LaunchCostModel& c = costs();
-    check_overhead_fits(m, device_.info());
-    if (count < 2) throw Error(std::string("launch/overhead ") + to_string(m) + ": needs 2 launches at least");
-    LaunchSample s;
-    s.units = count;
-    s.launches_counted = s.launches_expected = count;
-    s.kernel = "gpuprobe_launch_empty";
+    LaunchSample s = overhead_sample(m, count);
+    s.launches_counted = s.launches_expected;
     switch (m) {
       case OverheadMeasure::host_enqueue: s.elapsed_ns = count * c.host_enqueue_ns * jitter(); break;
       case OverheadMeasure::round_trip: s.elapsed_ns = count * c.round_trip_ns * jitter(); break;
       case OverheadMeasure::back_to_back: s.elapsed_ns = count * c.back_to_back_ns * jitter(); break;
       case OverheadMeasure::gap: {
-        s.kernel = "gpuprobe_launch_stamp";
-        s.rule = SampleRule::gap;
         double t = kSimStartNs;
         for (uint32_t k = 0; k < count; ++k) {
           const double end = t + kSimKernelRunNs * jitter();
@@ -53,9 +47,6 @@ class SimLaunchOps final : public LaunchOps {
       case OverheadMeasure::pdl_overlapped: {
         if (m == OverheadMeasure::pdl_overlapped && !(c.pdl_launch_ns > 0))
           throw Skip("the simulated " + device_.preset().name + " has no PDL model");
-        s.kernel = "gpuprobe_launch_pdl_primary/secondary";
-        s.rule = SampleRule::pair_gap;
-        s.launches_counted = s.launches_expected = 2 * uint64_t(count);
         double t = kSimStartNs;
         for (uint32_t k = 0; k < count; ++k) {
           // The primary triggers at once and spins kPdlSpinNs; the secondary starts pdl_launch_ns
@@ -76,15 +67,10 @@ class SimLaunchOps final : public LaunchOps {
 
   LaunchMeasurement graph(GraphMeasure m, uint32_t nodes, uint32_t count) override {
     const sim::LaunchCostModel& c = costs();
-    if (nodes == 0 || count == 0) throw Error("launch/graph: needs a node and a graph at least");
-    LaunchSample s;
-    s.units = count;
-    s.kernel = "a graph of " + std::to_string(nodes) + " gpuprobe_launch_stamp nodes";
+    LaunchSample s = graph_sample(m, nodes, count);
+    s.launches_counted = s.launches_expected;
     const double n = nodes;
     if (m == GraphMeasure::device_launch) {
-      s.kernel = "gpuprobe_launch_device_graph";
-      s.rule = SampleRule::pair_start;
-      s.launches_counted = s.launches_expected = 2 * uint64_t(count);
       for (uint32_t k = 0; k < count; ++k) {
         const double t = kSimStartNs + 1e5 * k;
         const double child = t + c.device_graph_launch_ns * jitter();
@@ -97,9 +83,6 @@ class SimLaunchOps final : public LaunchOps {
                              : m == GraphMeasure::update    ? c.graph_update_ns + n * c.graph_update_per_node_ns
                                                             : c.graph_launch_ns + n * c.graph_launch_per_node_ns;
     s.elapsed_ns = count * per_graph * jitter();
-    // The closing run of the graph, and for `launch` the timed ones: every node stamps and counts.
-    const uint64_t runs = m == GraphMeasure::launch ? uint64_t(count) + 1 : 1;
-    s.launches_counted = s.launches_expected = runs * nodes;
     double t = kSimStartNs;
     for (uint32_t k = 0; k < nodes; ++k, t += c.graph_launch_per_node_ns) s.stamps.push_back(stamp(t, t + kSimKernelRunNs));
     return summarize_launch_sample(s);
@@ -107,20 +90,16 @@ class SimLaunchOps final : public LaunchOps {
 
   LaunchMeasurement small_kernel(SmallKernelMethod m, uint64_t bytes, uint32_t iterations) override {
     const sim::LaunchCostModel& c = costs();
-    if (iterations == 0) throw Error("launch/small_kernels: needs a pass at least");
     const auto& table = c.small_kernels;
     const auto it = std::find_if(table.begin(), table.end(),
                                  [&](const sim::SmallKernelCost& k) { return k.method == to_string(m); });
     if (it == table.end())
       throw Skip("the simulated " + device_.preset().name + " has no model of " + to_string(m));
     const double v = double(scale_elements(bytes) * launch::kScaleBytesPerElement);
-    LaunchSample s;
-    s.kernel = scale_kernel(m);
-    s.units = iterations;
+    LaunchSample s = small_kernel_sample(m, iterations);
     s.elapsed_ns = iterations * (it->overhead_ns + v / it->bytes_per_s * 1e9) * jitter();
-    s.iterations_counted = s.iterations_expected = iterations;
-    s.launches_counted = s.launches_expected =
-        m == SmallKernelMethod::gsync || m == SmallKernelMethod::pt ? 1 : iterations;
+    s.iterations_counted = s.iterations_expected;
+    s.launches_counted = s.launches_expected;
     s.scale_out.assign(4, kScaleFactor * kScaleInput);
     return summarize_launch_sample(s);
   }
