@@ -5,16 +5,11 @@
 #include <string>
 
 #include "harness/error.hpp"
+#include "probes/common/op_table.hpp"
 #include "probes/memory/chase_point.hpp"
 
 namespace gpuprobe::probes {
 namespace {
-
-std::vector<std::string> load_choices() {
-  std::vector<std::string> names;
-  for (const auto& v : ptx::kLoadVariants) names.emplace_back(v.name);
-  return names;
-}
 
 // The rule among the chase parameters that needs the run's --max-seconds-per-point:
 // --min-region-us no longer than a point may take. A chase probe's ProbeSpec::check, so `probe`
@@ -41,7 +36,7 @@ ProbeSpec chase_probe(const char* id, const char* summary, std::vector<ParamSpec
                       "the global load (ptx/load_variants.def): default (plain ld.global, the "
                       "weak load of ordinary CUDA C++), ca, cg (L2 only), cs, lu, cv, nc "
                       "(read-only path), L1_no_allocate",
-                      load_choices()});
+                      op_names(ptx::kLoadVariants)});
   params.push_back({"timed-hops", K::integer, "4096",
                     "fewest hops in the timed region (a multiple of " +
                         std::to_string(kChaseHopsPerIteration) +
