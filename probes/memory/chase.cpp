@@ -65,9 +65,6 @@ ChaseSettings chase_settings(ProbeContext& ctx, MemorySpace space) {
   s.space = space;
   if (space == MemorySpace::global) s.load = *ptx::parse_load_variant(prm.get_text("cache-op"));
   s.min_timed_hops = prm.get_u64("timed-hops");
-  if (s.min_timed_hops == 0 || s.min_timed_hops % kChaseHopsPerIteration != 0)
-    throw Error("--timed-hops must be a positive multiple of " +
-                std::to_string(kChaseHopsPerIteration));
   const double region_us = prm.get_real("min-region-us");
   s.min_region_ns = region_us > 0 ? static_cast<uint64_t>(region_us * 1000.0)
                                   : ctx.device().min_timed_region_ns();
@@ -225,8 +222,6 @@ ProbeSpec stride_probe() {
     const uint64_t scatter_seed = prm.get_u64("scatter-seed");
     std::vector<PlannedPoint> points;
     for (uint64_t stride : prm.get_u64_list("strides-bytes")) {
-      if (stride < 8 || stride % 8 != 0)
-        throw Error("stride " + std::to_string(stride) + " is not a positive multiple of 8 bytes");
       const uint64_t lo = std::max(prm.get_u64("min-footprint-bytes"), 2 * stride);
       for (uint64_t f : geometric_sweep(lo, max_bytes, prm.get_u64("points-per-octave"), stride))
         points.push_back(chase_point(ctx, {{"stride_bytes", stride}, {"footprint_bytes", f}}, [=] {
