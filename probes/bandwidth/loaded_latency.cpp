@@ -97,18 +97,15 @@ ProbeSpec loaded_latency_probe() {
     const auto& prm = ctx.params();
     const DeviceInfo& info = ctx.device().info();
     const LevelPlan plan = plan_level(ctx);
-    // At most kMaxLoadedHops (--hops' maximum), itself a multiple of the iteration.
-    const uint64_t hops = round_up(std::max<uint64_t>(prm.get_u64("hops"), 1),
-                                   bw::kLoadedHopsPerIteration);
+    const uint64_t hops = prm.get_u64("hops");   // a multiple of the iteration (its ParamSpec)
     std::vector<uint64_t> throttles = prm.get_u64_list("throttle-cycles");
     for (uint64_t t : throttles)
       if (t > kMaxThrottleCycles)
         throw Error("--throttle-cycles: " + std::to_string(t) + " is more than " +
                     std::to_string(kMaxThrottleCycles));
     const bool idle = prm.get_text("idle") == "on";
-    if (throttles.empty() && !idle) throw Error("nothing to measure: no throttle and --idle off");
     const uint64_t slot = prm.get_u64("slot-bytes");
-    if (slot < 8 || slot % 8 != 0 || slot > plan.chain_bytes / 2)
+    if (slot > plan.chain_bytes / 2)
       throw Error("--slot-bytes must be a multiple of 8 and leave at least two slots in the chain");
     LoadedSetup setup;
     setup.level = plan.level;

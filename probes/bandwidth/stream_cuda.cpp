@@ -14,6 +14,8 @@
 #include <algorithm>
 #include <set>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "harness/cuda/check.hpp"
@@ -71,27 +73,23 @@ void fill(DeviceArray<uint32_t>& buffer) {
   cuda::launch(reinterpret_cast<const void*>(&gpuprobe_bw_fill), "gpuprobe_bw_fill", grid_for(words), args);
 }
 
-// The kernel of each shape (check_stream_fits refuses the shapes without one).
-struct StreamKernel {
-  StreamKind kind;
-  uint32_t vec_bytes, ilp;
-  const void* fn;
-};
-#define GPUPROBE_BW_KERNEL(KIND, VB, IL) \
-  {StreamKind::KIND, VB, IL, reinterpret_cast<const void*>(&gpuprobe_bw_##KIND##_v##VB##_x##IL)},
+// The kernel of each shape, by its name (check_stream_fits refuses the shapes without one).
+#define GPUPROBE_BW_KERNEL(KIND, VB, IL)   \
+  {"gpuprobe_bw_" #KIND "_v" #VB "_x" #IL, \
+   reinterpret_cast<const void*>(&gpuprobe_bw_##KIND##_v##VB##_x##IL)},
 #define GPUPROBE_BW_GLOBAL_KERNELS(VB, IL)                                       \
   GPUPROBE_BW_KERNEL(read, VB, IL) GPUPROBE_BW_KERNEL(read_l2, VB, IL)            \
   GPUPROBE_BW_KERNEL(write, VB, IL) GPUPROBE_BW_KERNEL(copy, VB, IL)
 #define GPUPROBE_BW_SHARED_KERNEL(VB, IL) GPUPROBE_BW_KERNEL(shared, VB, IL)
-const StreamKernel kStreamKernels[] = {GPUPROBE_BW_SHAPES(GPUPROBE_BW_GLOBAL_KERNELS)
-                                           GPUPROBE_BW_SHARED_SHAPES(GPUPROBE_BW_SHARED_KERNEL)};
+const std::pair<std::string_view, const void*> kStreamKernels[] = {
+    GPUPROBE_BW_SHAPES(GPUPROBE_BW_GLOBAL_KERNELS) GPUPROBE_BW_SHARED_SHAPES(GPUPROBE_BW_SHARED_KERNEL)};
 #undef GPUPROBE_BW_SHARED_KERNEL
 #undef GPUPROBE_BW_GLOBAL_KERNELS
 #undef GPUPROBE_BW_KERNEL
 
 const void* kernel_of(const StreamShape& s) {
-  for (const StreamKernel& k : kStreamKernels)
-    if (k.kind == s.kind && k.vec_bytes == s.vec_bytes && k.ilp == s.ilp) return k.fn;
+  for (const auto& [name, fn] : kStreamKernels)
+    if (name == stream_kernel_name(s)) return fn;
   throw Error("no bandwidth kernel for " + stream_kernel_name(s));
 }
 
@@ -103,15 +101,12 @@ class CudaPreparedStream final : public PreparedStream {
     gpu_.select();
     smem_bytes_ = check_stream_fits(setup, gpu_.info(), gpu_.free_memory_bytes());
     checksum_ = DeviceArray<unsigned long long>(1);
-    const uint64_t bytes = stream_buffer_bytes(setup);
-    if (setup.shape.kind == StreamKind::copy) {
-      src_ = DeviceArray<uint32_t>(bytes / 2 / 4);
-      dst_ = DeviceArray<uint32_t>(bytes / 2 / 4);
-      fill(src_);
-    } else if (setup.shape.kind != StreamKind::shared) {
-      src_ = DeviceArray<uint32_t>(bytes / 4);
-      if (setup.shape.kind != StreamKind::write) fill(src_);
-    }
+    // The source (a write's destination; shared: none) and a copy's destination, in words.
+    const StreamKind kind = setup.shape.kind;
+    const uint64_t words = stream_buffer_bytes(setup) / (kind == StreamKind::copy ? 8 : 4);
+    src_ = DeviceArray<uint32_t>(words);
+    if (kind == StreamKind::copy) dst_ = DeviceArray<uint32_t>(words);
+    if (kind != StreamKind::write && kind != StreamKind::shared) fill(src_);
     config_ = launch_config(setup.blocks, setup.block_threads, smem_bytes_);
     int resident = 0;
     GPUPROBE_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
@@ -229,7 +224,6 @@ class CudaPreparedLoaded final : public PreparedLoaded {
       cuda::launch(reinterpret_cast<const void*>(&gpuprobe_chain_scatter),
                    "gpuprobe_chain_scatter", grid_for(slots), args);
     }
-    // The stream buffer: word i holds i.
     stream_ = DeviceArray<uint32_t>(loaded_stream_buffer_bytes(setup, gpu_.info()) / 4);
     fill(stream_);
     flag_ = DeviceArray<uint32_t>(bw::kLoadedFlagBytes / 4);

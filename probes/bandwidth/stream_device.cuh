@@ -1,6 +1,6 @@
-// Device helpers the bandwidth kernels share (stream.cu, loaded.cu): the per-thread sum of what
-// a load returned and its reduction into the launch's 64-bit checksum word (probes/bandwidth/
-// stream.cuh: the checksum rule). Device code only (NVRTC-safe).
+// Device helpers the bandwidth kernels share (stream.cu, stream_shared.cu, loaded.cu): the
+// per-thread sum of what a load returned and its reduction into the launch's 64-bit checksum word
+// (probes/bandwidth/stream.cuh: the checksum rule). Device code only (NVRTC-safe).
 #pragma once
 #include "ptx/types.cuh"
 

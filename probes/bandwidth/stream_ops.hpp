@@ -147,7 +147,7 @@ struct LoadedResult {
   LaunchRecord launch;             // the configuration used; smid: the chaser's SM
 };
 
-// The grid of a setup, the stream buffer it needs (grid x region) and the warps per block.
+// The grid of a setup and the stream buffer it needs (grid x region).
 uint32_t loaded_grid_blocks(const LoadedSetup& setup, const DeviceInfo& info);
 uint64_t loaded_stream_buffer_bytes(const LoadedSetup& setup, const DeviceInfo& info);
 

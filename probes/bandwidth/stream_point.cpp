@@ -213,7 +213,6 @@ void plan_concurrency(ProbeContext& ctx, const StreamConfig& base, const std::st
   for (const StreamConfig& c : concurrency_configs(base, ctx.device().info())) {
     const std::optional<StreamSetup> setup = setup_for(c);
     if (!setup) continue;
-    const StreamSetup s = *setup;
     points.push_back({{{"sweep", "concurrency"},
                        {"level", level},
                        {"kind", stream_kind_name(c.shape.kind)},
@@ -221,7 +220,7 @@ void plan_concurrency(ProbeContext& ctx, const StreamConfig& base, const std::st
                        {"ilp", c.shape.ilp},
                        {"block_threads", c.block_threads},
                        {"blocks_per_sm", c.blocks_per_sm}},
-                      [&ctx, s, flush_l2] { return measure_stream(ctx, s, flush_l2); }});
+                      [&ctx, s = *setup, flush_l2] { return measure_stream(ctx, s, flush_l2); }});
   }
 }
 

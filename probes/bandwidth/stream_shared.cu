@@ -6,6 +6,7 @@
 // GPUPROBE_BW_SHARED_SHAPES: gpuprobe_bw_shared_v<bytes>_x<ilp>.
 // Device code only (NVRTC-safe); the host side is stream_cuda.cpp.
 #include "probes/bandwidth/stream.cuh"
+#include "probes/bandwidth/stream_device.cuh"
 #include "ptx/ld.cuh"
 
 namespace gpuprobe::probes::bandwidth::device {
@@ -38,10 +39,7 @@ __device__ __forceinline__ void shared_stream(uint32_t smem_bytes, uint32_t stri
 #pragma unroll
       for (int j = 0; j < kWords; ++j) sum += v[k].w[j];
   }
-#pragma unroll
-  for (int lane_mask = 16; lane_mask > 0; lane_mask /= 2)
-    sum += __shfl_xor_sync(0xffffffffu, sum, lane_mask);
-  if ((threadIdx.x & 31) == 0) atomicAdd(checksum, static_cast<unsigned long long>(sum));
+  add_checksum(sum, checksum);
 }
 
 }  // namespace gpuprobe::probes::bandwidth::device

@@ -36,7 +36,7 @@ const Info& find_op(const Info (&table)[N], const std::string& name, const std::
 template <class Info, std::size_t N>
 std::vector<std::string> op_names(const Info (&table)[N]) {
   std::vector<std::string> out;
-  for (const Info& info : table) out.push_back(info.name);
+  for (const Info& info : table) out.emplace_back(info.name);
   return out;
 }
 template <class Info, std::size_t N>

@@ -5,16 +5,11 @@
 #include <string>
 
 #include "harness/error.hpp"
+#include "probes/common/op_table.hpp"
 #include "probes/memory/chase_point.hpp"
 
 namespace gpuprobe::probes {
 namespace {
-
-std::vector<std::string> load_choices() {
-  std::vector<std::string> names;
-  for (const auto& v : ptx::kLoadVariants) names.emplace_back(v.name);
-  return names;
-}
 
 // The rule among the chase parameters that needs the run's --max-seconds-per-point:
 // --min-region-us no longer than a point may take. A chase probe's ProbeSpec::check, so `probe`
@@ -41,7 +36,7 @@ ProbeSpec chase_probe(const char* id, const char* summary, std::vector<ParamSpec
                       "the global load (ptx/load_variants.def): default (plain ld.global, the "
                       "weak load of ordinary CUDA C++), ca, cg (L2 only), cs, lu, cv, nc "
                       "(read-only path), L1_no_allocate",
-                      load_choices()});
+                      op_names(ptx::kLoadVariants)});
   params.push_back({"timed-hops", K::integer, "4096",
                     "fewest hops in the timed region (a multiple of " +
                         std::to_string(kChaseHopsPerIteration) +
@@ -70,9 +65,6 @@ ChaseSettings chase_settings(ProbeContext& ctx, MemorySpace space) {
   s.space = space;
   if (space == MemorySpace::global) s.load = *ptx::parse_load_variant(prm.get_text("cache-op"));
   s.min_timed_hops = prm.get_u64("timed-hops");
-  if (s.min_timed_hops == 0 || s.min_timed_hops % kChaseHopsPerIteration != 0)
-    throw Error("--timed-hops must be a positive multiple of " +
-                std::to_string(kChaseHopsPerIteration));
   const double region_us = prm.get_real("min-region-us");
   s.min_region_ns = region_us > 0 ? static_cast<uint64_t>(region_us * 1000.0)
                                   : ctx.device().min_timed_region_ns();
@@ -92,19 +84,23 @@ PlannedPoint chase_point(ProbeContext& ctx, nlohmann::json axes, std::function<C
           }};
 }
 
+// chase_point over a random cycle of `bytes` in --slot-bytes slots (--seed).
+PlannedPoint random_cycle_point(ProbeContext& ctx, nlohmann::json axes, uint64_t bytes,
+                                const ChaseSettings& s) {
+  const auto slot = static_cast<uint32_t>(ctx.params().get_u64("slot-bytes"));
+  const uint64_t seed = ctx.params().get_u64("seed");
+  return chase_point(
+      ctx, std::move(axes), [=] { return make_random_cycle(bytes, slot, seed); }, s);
+}
+
 // The footprint sweep of memory/chase and memory/chase_shared: from --min-footprint-bytes to
-// max_bytes at --points-per-octave, one random cycle of --slot-bytes slots (--seed) per point.
-void sweep_random_cycles(ProbeContext& ctx, MemorySpace space, uint64_t max_bytes) {
+// max_bytes at --points-per-octave, one random cycle per point.
+void sweep_random_cycles(ProbeContext& ctx, const ChaseSettings& s, uint64_t max_bytes) {
   const auto& prm = ctx.params();
-  const uint64_t slot = prm.get_u64("slot-bytes");
-  const ChaseSettings s = chase_settings(ctx, space);
-  const uint64_t seed = prm.get_u64("seed");
   std::vector<PlannedPoint> points;
   for (uint64_t f : geometric_sweep(prm.get_u64("min-footprint-bytes"), max_bytes,
-                                    prm.get_u64("points-per-octave"), slot))
-    points.push_back(chase_point(ctx, {{"footprint_bytes", f}}, [=] {
-      return make_random_cycle(f, static_cast<uint32_t>(slot), seed);
-    }, s));
+                                    prm.get_u64("points-per-octave"), prm.get_u64("slot-bytes")))
+    points.push_back(random_cycle_point(ctx, {{"footprint_bytes", f}}, f, s));
   measure_points(ctx, points);
 }
 
@@ -122,8 +118,6 @@ void sm_map(ProbeContext& ctx, ChaseSettings s) {
     throw Error("--sm all needs --map-near-bytes below --map-far-bytes (the device reports an L2 "
                 "of " + std::to_string(info.l2_bytes) + " bytes)");
   require_free_memory(ctx, "map footprint", far_bytes, "map-far-bytes");
-  const uint64_t slot = prm.get_u64("slot-bytes");
-  const uint64_t seed = prm.get_u64("seed");
   // The map is of the L2: a load that can hit L1 would mix L1 hits into small footprints.
   if (ptx::info(s.load).first_level == ptx::CacheLevel::L1) s.load = ptx::LoadVariant::cg;
   std::vector<PlannedPoint> points;
@@ -131,10 +125,8 @@ void sm_map(ProbeContext& ctx, ChaseSettings s) {
     for (const auto& [level, bytes] : {std::pair{"L2", near_bytes}, std::pair{"L2-far", far_bytes}}) {
       ChaseSettings pinned = s;
       pinned.sm = sm;
-      const uint64_t f = bytes;
-      points.push_back(chase_point(ctx, {{"map_level", level}, {"footprint_bytes", f}, {"pinned_sm", sm}},
-                                   [=] { return make_random_cycle(f, static_cast<uint32_t>(slot), seed); },
-                                   pinned));
+      points.push_back(random_cycle_point(
+          ctx, {{"map_level", level}, {"footprint_bytes", bytes}, {"pinned_sm", sm}}, bytes, pinned));
     }
   }
   ctx.extra()["sm_map"] = {{"near_footprint_bytes", near_bytes},
@@ -169,7 +161,7 @@ ProbeSpec chase_global_probe() {
     if (max_bytes == 0) max_bytes = 4 * info.l2_bytes;
     if (max_bytes == 0) throw Error("device reports no L2 size: give --max-footprint-bytes");
     require_free_memory(ctx, "footprint", max_bytes, "max-footprint-bytes");
-    sweep_random_cycles(ctx, MemorySpace::global, max_bytes);
+    sweep_random_cycles(ctx, s, max_bytes);
   };
   return p;
 }
@@ -199,7 +191,7 @@ ProbeSpec chase_shared_probe() {
       throw Error("shared-memory footprint " + std::to_string(max_bytes) +
                   " bytes exceeds the " + std::to_string(room) +
                   " bytes a block can use next to its samples");
-    sweep_random_cycles(ctx, MemorySpace::shared, max_bytes);
+    sweep_random_cycles(ctx, chase_settings(ctx, MemorySpace::shared), max_bytes);
   };
   return p;
 }
@@ -230,8 +222,6 @@ ProbeSpec stride_probe() {
     const uint64_t scatter_seed = prm.get_u64("scatter-seed");
     std::vector<PlannedPoint> points;
     for (uint64_t stride : prm.get_u64_list("strides-bytes")) {
-      if (stride < 8 || stride % 8 != 0)
-        throw Error("stride " + std::to_string(stride) + " is not a positive multiple of 8 bytes");
       const uint64_t lo = std::max(prm.get_u64("min-footprint-bytes"), 2 * stride);
       for (uint64_t f : geometric_sweep(lo, max_bytes, prm.get_u64("points-per-octave"), stride))
         points.push_back(chase_point(ctx, {{"stride_bytes", stride}, {"footprint_bytes", f}}, [=] {

@@ -3,12 +3,14 @@
 // kernels are chase.cu and chase_shared.cu.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <string>
 
 #include "harness/cuda/check.hpp"
 #include "harness/cuda/cuda_device.hpp"
 #include "harness/cuda/launch.hpp"
 #include "harness/ops.hpp"
+#include "probes/common/units.hpp"
 #include "probes/memory/chase_ops.hpp"
 
 using gpuprobe::cuda::SmPin;
@@ -61,8 +63,7 @@ class CudaPreparedChase final : public PreparedChase {
     gpu_.select();
     check_chase_run(run);
     GPUPROBE_CUDA_CHECK(cudaMemset(out_.get(), 0, sizeof(ChaseOut)));
-    LaunchConfig config;
-    config.dynamic_smem_bytes = smem_bytes_;
+    LaunchConfig config = launch_config(1, 1, smem_bytes_);
     config.l1_carveout_percent = 0;   // the largest L1 the launch's shared memory leaves
     config.pinned_sm = setup_.pinned_sm;
     uint64_t iterations = run.timed_hops / kChaseHopsPerIteration;
@@ -119,12 +120,9 @@ class CudaPreparedChase final : public PreparedChase {
     const uint32_t* next = next_.get();
     uint64_t slots = chain_.slots();
     void* args[] = {&base, &offsets, &next, &slots};
-    LaunchConfig config;
-    config.block = Dim3{256, 1, 1};
-    const uint64_t blocks = (slots + 255) / 256;
-    config.grid = Dim3{static_cast<uint32_t>(blocks < 4096 ? blocks : 4096), 1, 1};
+    const auto blocks = static_cast<uint32_t>(std::min<uint64_t>((slots + 255) / 256, 4096));
     cuda::launch(reinterpret_cast<const void*>(&gpuprobe_chain_scatter), "gpuprobe_chain_scatter",
-                 config, args);
+                 launch_config(blocks, 256), args);
   }
 
   cuda::CudaDevice& gpu_;

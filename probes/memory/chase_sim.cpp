@@ -7,6 +7,7 @@
 
 #include "harness/ops.hpp"
 #include "harness/sim/sim_device.hpp"
+#include "probes/common/units.hpp"
 #include "probes/memory/chase_ops.hpp"
 
 namespace gpuprobe::probes {
@@ -48,12 +49,10 @@ class SimPreparedChase final : public PreparedChase {
     LaunchRecord& launch = result.launch;
     launch.kernel = spec.shared ? "gpuprobe_chase_shared"
                                 : "gpuprobe_chase_global_" + std::string(ptx::info(setup_.load).id);
-    launch.config.block = Dim3{spec.shared ? kSharedChaseThreads : 1u, 1, 1};
-    launch.config.dynamic_smem_bytes = smem_bytes_;
+    const uint32_t grid = setup_.pinned_sm == kAnySm ? 1 : 4 * static_cast<uint32_t>(device_.info().sm_count);
+    launch.config = launch_config(grid, spec.shared ? kSharedChaseThreads : 1u, smem_bytes_);
     launch.config.l1_carveout_percent = 0;
     launch.config.pinned_sm = setup_.pinned_sm;
-    if (setup_.pinned_sm != kAnySm)
-      launch.config.grid = Dim3{4 * static_cast<uint32_t>(device_.info().sm_count), 1, 1};
     launch.smid = sm;
     return result;
   }
