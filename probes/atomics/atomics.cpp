@@ -309,36 +309,35 @@ OpCosts atomics_costs(const sim::Preset& p) {
                                       : "assumption: the GB202's one-address 22.2/clk per GPU, DER from P [R6000D]";
   OpCosts t;
   const double contended_rate = kOneWordPerGpu / sms;
-  for (const char* base :
-       {"add_u32", "add_u64", "cas_b32", "cas_b64", "exch_b32", "exch_b64", "red_add_u32", "red_add_u64"}) {
-    const std::string op = std::string("global_") + base;
-    const bool red = std::string(base).rfind("red_", 0) == 0;
-    t.push_back(entry(op, "distinct", red ? 0 : l2 + 50, kDistinctPerSm,
-                      latency_source(red, lat_g) + "; rate " + distinct_rate));
-    t.push_back(entry(op, "same", red ? 0 : l2 + 50 + 2 * 32, kDistinctPerSm / 4,
-                      latency_source(red, lat_g + " + 2 per lane on one word") + "; rate: assumption, a quarter of distinct"));
-    t.push_back(entry(op, "contended", red ? 0 : std::max(l2 + 50, sms * 32 / kOneWordPerGpu), contended_rate,
-                      latency_source(red, "latency: every SM's warp queues at one word") + "; rate " + word_rate));
+  for (const atomics::AtomicsOpInfo& info : atomics::kAtomicsOps) {
+    const std::string op = info.name;
+    const bool red = info.operation == AtomicsOperation::red_add;
+    if (info.lowering == AtomicsLowering::warp_aggregated && !info.shared) {
+      t.push_back(entry(op, "uniform", l2 + 90, std::min(32 * contended_rate, kDistinctPerSm),
+                        lat_g + " + 40 for VOTE + SHFL scan (assumption); one ATOM per warp on the " + word_rate));
+    } else if (info.lowering == AtomicsLowering::warp_aggregated) {
+      t.push_back(entry(op, "uniform", smem + 50, 16,
+                        "assumption: the preset's shared latency + 10 + 40 for VOTE + SHFL scan; rate: assumption"));
+    } else if (!info.shared) {
+      t.push_back(entry(op, "distinct", red ? 0 : l2 + 50, kDistinctPerSm,
+                        latency_source(red, lat_g) + "; rate " + distinct_rate));
+      t.push_back(entry(op, "same", red ? 0 : l2 + 50 + 2 * 32, kDistinctPerSm / 4,
+                        latency_source(red, lat_g + " + 2 per lane on one word") + "; rate: assumption, a quarter of distinct"));
+      t.push_back(entry(op, "contended", red ? 0 : std::max(l2 + 50, sms * 32 / kOneWordPerGpu), contended_rate,
+                        latency_source(red, "latency: every SM's warp queues at one word") + "; rate " + word_rate));
+    } else {
+      const bool loop = info.lowering == AtomicsLowering::cas_loop;
+      const bool popc = info.lowering == AtomicsLowering::popc_inc;
+      const double one = loop ? 2 * (smem + 10) : smem + 10;
+      const std::string why = "assumption: the preset's shared latency (" + std::to_string(static_cast<int>(smem + 0.5)) +
+                              ") + 10" + (loop ? ", twice (LDS + ATOMS.CAS loop)" : "");
+      t.push_back(entry(op, "distinct", red ? 0 : one, popc ? 32 : loop ? 4 : 16,
+                        latency_source(red, why) + "; rate: assumption"));
+      t.push_back(entry(op, "same", red ? 0 : loop ? one * 16 : one + 2 * 32, popc ? 32 : loop ? 0.25 : 1,
+                        latency_source(red, why + (loop ? ", retried 16x on one word" : " + 2 per lane on one word")) +
+                            "; rate: assumption"));
+    }
   }
-  t.push_back(entry("global_add_u32_uniform", "uniform", l2 + 90, std::min(32 * contended_rate, kDistinctPerSm),
-                    lat_g + " + 40 for VOTE + SHFL scan (assumption); one ATOM per warp on the " + word_rate));
-  for (const char* base :
-       {"add_u32", "cas_b32", "cas_b64", "exch_b32", "exch_b64", "red_add_u32", "add_u64", "red_add_u64", "add_f32"}) {
-    const std::string op = std::string("shared_") + base;
-    const bool red = std::string(base).rfind("red_", 0) == 0;
-    const bool loop = op == "shared_add_u64" || op == "shared_red_add_u64" || op == "shared_add_f32";
-    const bool popc = op == "shared_red_add_u32";
-    const double one = loop ? 2 * (smem + 10) : smem + 10;
-    const std::string why = "assumption: the preset's shared latency (" + std::to_string(static_cast<int>(smem + 0.5)) +
-                            ") + 10" + (loop ? ", twice (LDS + ATOMS.CAS loop)" : "");
-    t.push_back(entry(op, "distinct", red ? 0 : one, popc ? 32 : loop ? 4 : 16,
-                      latency_source(red, why) + "; rate: assumption"));
-    t.push_back(entry(op, "same", red ? 0 : loop ? one * 16 : one + 2 * 32, popc ? 32 : loop ? 0.25 : 1,
-                      latency_source(red, why + (loop ? ", retried 16x on one word" : " + 2 per lane on one word")) +
-                          "; rate: assumption"));
-  }
-  t.push_back(entry("shared_add_u32_uniform", "uniform", smem + 50, 16,
-                    "assumption: the preset's shared latency + 10 + 40 for VOTE + SHFL scan; rate: assumption"));
   return t;
 }
 
