@@ -408,7 +408,7 @@ ChainResult launch(Device& device, const AsyncSetup& s, const AsyncRun& run, Sou
 
 nlohmann::json measure(ProbeContext& ctx, const AsyncSetup& s, const AsyncRun& run, Source& source) {
   const auto& info = async_info(s.op);
-  nlohmann::json fields = {{"synchronous", info.synchronous},
+  nlohmann::json fields = {{"synchronous", info.engine == AsyncEngine::thread_sync},
                            {"copy_bytes", async_copy_bytes(s)},
                            {"footprint_bytes", s.footprint_bytes},
                            {"block_threads", s.block_threads},
