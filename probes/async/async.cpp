@@ -146,7 +146,6 @@ void check_async_fits(const AsyncSetup& s, const DeviceInfo& info) {
                     std::to_string(bytes));
       break;
     case AsyncEngine::tma_2d: {
-      if (multicast && bytes == 0) throw Error(kernel + ": no box");
       const uint32_t rows = bytes / (4 * async::kAsyncTma2dBoxWords);
       if (bytes % (4 * async::kAsyncTma2dBoxWords) != 0 || !power_of_two(rows) || rows > 256)
         throw Error(kernel + ": a TMA 2D box is 64 words by 1 to 256 rows (a power of two), not " +
@@ -357,7 +356,6 @@ ChainResult simulate(sim::SimDevice& device, const AsyncSetup& s, const AsyncRun
   check_async_fits(s, device.info());
   const AsyncCost& cost = op_cost(p, costs, async_info(s.op).name);
   const std::string kernel = async_kernel_name(s);
-  if (run.iterations == 0) throw Error(kernel + ": no iterations");
   const uint64_t seed = std::hash<std::string>{}(kernel) ^ s.blocks ^ (s.footprint_bytes << 8) ^
                         (uint64_t(s.copy_bytes) << 40) ^ device.next_launch(kFamily);
   const double bytes = async_copy_bytes(s);

@@ -139,7 +139,6 @@ ChainResult summarize_atomics_launch(const AtomicsSetup& s, const AtomicsRun& ru
       summarize_units(warps, uint64_t(s.blocks) * wpb, kernel, "warp", ops, [&](const SmSpan& span) {
         return double(span.units) * 32 * chains * double(ops) / span.cycles();
       });
-  if (!run.store) return r;
   // A CAS on a word of its own always succeeds. On a word that other lanes share, a lane that
   // lost learns the new value and tries again; on a word that other warps share (contended,
   // uniform) a warp can lose every time (seen on an H200: 0 of 8192), so only the words below
@@ -222,7 +221,7 @@ ChainResult run_on_gpu(KernelRunner& gpu, const AtomicsSetup& s, const AtomicsRu
   DeviceBuffer words = gpu.upload(host_words);
   const AtomicsArgs args{.words = words.get(), .iterations = run.iterations, .zero = 0,
                          .ops_per_chain = run.iterations * atomics::kAtomicsOpsPerIteration,
-                         .pattern = static_cast<uint32_t>(s.pattern), .store = run.store};
+                         .pattern = static_cast<uint32_t>(s.pattern), .store = 1};
   LaunchRecord record;
   const auto warps = run_units<AtomicsWarpOut>(gpu, kKernels[static_cast<unsigned>(s.op)].of(s.kind), name,
                                                config_of(s), args, uint64_t(s.blocks) * s.block_threads / 32, record);
@@ -253,17 +252,14 @@ ChainResult simulate(sim::SimDevice& device, const AtomicsSetup& s, const Atomic
   });
   const bool cas_shared = info.operation == AtomicsOperation::cas && s.pattern != AtomicsPattern::distinct;
   for (auto& o : warps)
-    for (uint32_t k = 0; run.store && k < chains; ++k) o.hits[k] = static_cast<uint32_t>(cas_shared ? ops : 32 * ops);
-  std::vector<uint64_t> words;
-  if (run.store) {
-    words = atomics_expected_words(s, run, warps);
-    if (info.operation == AtomicsOperation::exch) {
-      // Each word keeps the last token of the highest chain on it.
-      for (uint64_t tc = 0; tc < warps.size() * 32 * chains; ++tc) {
-        const uint64_t thread = tc / chains;
-        words.at(atomics::atomics_word(s.pattern, info.shared, chains, thread / 32, wpb, thread % 32, tc % chains)) =
-            atomics::atomics_exch_token(tc, ops, ops - 1) & mask_of(s.op);
-      }
+    for (uint32_t k = 0; k < chains; ++k) o.hits[k] = static_cast<uint32_t>(cas_shared ? ops : 32 * ops);
+  std::vector<uint64_t> words = atomics_expected_words(s, run, warps);
+  if (info.operation == AtomicsOperation::exch) {
+    // Each word keeps the last token of the highest chain on it.
+    for (uint64_t tc = 0; tc < warps.size() * 32 * chains; ++tc) {
+      const uint64_t thread = tc / chains;
+      words.at(atomics::atomics_word(s.pattern, info.shared, chains, thread / 32, wpb, thread % 32, tc % chains)) =
+          atomics::atomics_exch_token(tc, ops, ops - 1) & mask_of(s.op);
     }
   }
   return with_launch(summarize_atomics_launch(s, run, warps, words), {kernel, config_of(s)});
