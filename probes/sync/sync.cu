@@ -78,13 +78,6 @@ struct bar_warp_sync {
   }
 };
 
-// Sum over the warp of v: bfly reduction (outside the timed region).
-__device__ __forceinline__ uint32_t warp_sum(uint32_t v) {
-#pragma unroll
-  for (uint32_t m = 16; m != 0; m >>= 1) v += ptx::shfl_sync_bfly_b32(v, m);
-  return v;
-}
-
 template <class Op, int kChains>
 __device__ __forceinline__ void run_warp(const SyncArgs& a, SyncWarpOut* out) {
   constexpr int kPerChain = kSyncValueOpsPerIteration / kChains;
