@@ -69,7 +69,6 @@ inline constexpr AsyncOpInfo kAsyncOps[] = {
 #include "probes/async/async.def"
 #undef GPUPROBE_ASYNC_OP
 };
-inline constexpr unsigned kAsyncOpCount = sizeof(kAsyncOps) / sizeof(kAsyncOps[0]);
 
 GPUPROBE_HD constexpr const AsyncOpInfo& async_op_info(AsyncOp op) {
   return kAsyncOps[static_cast<unsigned>(op)];
