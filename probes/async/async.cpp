@@ -18,6 +18,7 @@
 #include "probes/async/async.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -65,8 +66,6 @@ const void* const kKernels[][std::size(async::kAsyncDepths)] = {
 #undef GPUPROBE_ASYNC_OP
 #undef GPUPROBE_ASYNC_DEPTH_ENTRY_
 };
-
-bool power_of_two(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
 
 bool single_issuer(AsyncEngine e) {
   return e == AsyncEngine::bulk || e == AsyncEngine::tma_1d || e == AsyncEngine::tma_2d;
@@ -147,7 +146,7 @@ void check_async_fits(const AsyncSetup& s, const DeviceInfo& info) {
       break;
     case AsyncEngine::tma_2d: {
       const uint32_t rows = bytes / (4 * async::kAsyncTma2dBoxWords);
-      if (bytes % (4 * async::kAsyncTma2dBoxWords) != 0 || !power_of_two(rows) || rows > 256)
+      if (bytes % (4 * async::kAsyncTma2dBoxWords) != 0 || !std::has_single_bit(rows) || rows > 256)
         throw Error(kernel + ": a TMA 2D box is 64 words by 1 to 256 rows (a power of two), not " +
                     std::to_string(bytes) + " bytes");
       if (s.footprint_bytes < uint64_t{4} * async::kAsyncTma2dRowWords * rows)
@@ -157,7 +156,7 @@ void check_async_fits(const AsyncSetup& s, const DeviceInfo& info) {
     }
     default: break;
   }
-  if (!power_of_two(s.footprint_bytes) || s.footprint_bytes < bytes)
+  if (!std::has_single_bit(s.footprint_bytes) || s.footprint_bytes < bytes)
     throw Error(kernel + ": the source (" + std::to_string(s.footprint_bytes) +
                 " bytes) must be a power of two of at least one copy (" + std::to_string(bytes) + " bytes)");
   const uint64_t smem = async_dynamic_smem_bytes(s);
