@@ -18,6 +18,7 @@
 #include "probes/async/async.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -65,8 +66,6 @@ const void* const kKernels[][std::size(async::kAsyncDepths)] = {
 #undef GPUPROBE_ASYNC_OP
 #undef GPUPROBE_ASYNC_DEPTH_ENTRY_
 };
-
-bool power_of_two(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
 
 bool single_issuer(AsyncEngine e) {
   return e == AsyncEngine::bulk || e == AsyncEngine::tma_1d || e == AsyncEngine::tma_2d;
@@ -146,9 +145,8 @@ void check_async_fits(const AsyncSetup& s, const DeviceInfo& info) {
                     std::to_string(bytes));
       break;
     case AsyncEngine::tma_2d: {
-      if (multicast && bytes == 0) throw Error(kernel + ": no box");
       const uint32_t rows = bytes / (4 * async::kAsyncTma2dBoxWords);
-      if (bytes % (4 * async::kAsyncTma2dBoxWords) != 0 || !power_of_two(rows) || rows > 256)
+      if (bytes % (4 * async::kAsyncTma2dBoxWords) != 0 || !std::has_single_bit(rows) || rows > 256)
         throw Error(kernel + ": a TMA 2D box is 64 words by 1 to 256 rows (a power of two), not " +
                     std::to_string(bytes) + " bytes");
       if (s.footprint_bytes < uint64_t{4} * async::kAsyncTma2dRowWords * rows)
@@ -158,7 +156,7 @@ void check_async_fits(const AsyncSetup& s, const DeviceInfo& info) {
     }
     default: break;
   }
-  if (!power_of_two(s.footprint_bytes) || s.footprint_bytes < bytes)
+  if (!std::has_single_bit(s.footprint_bytes) || s.footprint_bytes < bytes)
     throw Error(kernel + ": the source (" + std::to_string(s.footprint_bytes) +
                 " bytes) must be a power of two of at least one copy (" + std::to_string(bytes) + " bytes)");
   const uint64_t smem = async_dynamic_smem_bytes(s);
@@ -357,7 +355,6 @@ ChainResult simulate(sim::SimDevice& device, const AsyncSetup& s, const AsyncRun
   check_async_fits(s, device.info());
   const AsyncCost& cost = op_cost(p, costs, async_info(s.op).name);
   const std::string kernel = async_kernel_name(s);
-  if (run.iterations == 0) throw Error(kernel + ": no iterations");
   const uint64_t seed = std::hash<std::string>{}(kernel) ^ s.blocks ^ (s.footprint_bytes << 8) ^
                         (uint64_t(s.copy_bytes) << 40) ^ device.next_launch(kFamily);
   const double bytes = async_copy_bytes(s);
@@ -408,7 +405,7 @@ ChainResult launch(Device& device, const AsyncSetup& s, const AsyncRun& run, Sou
 
 nlohmann::json measure(ProbeContext& ctx, const AsyncSetup& s, const AsyncRun& run, Source& source) {
   const auto& info = async_info(s.op);
-  nlohmann::json fields = {{"synchronous", info.synchronous},
+  nlohmann::json fields = {{"synchronous", info.engine == AsyncEngine::thread_sync},
                            {"copy_bytes", async_copy_bytes(s)},
                            {"footprint_bytes", s.footprint_bytes},
                            {"block_threads", s.block_threads},

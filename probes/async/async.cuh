@@ -60,17 +60,15 @@ struct AsyncOpInfo {
   const char* ptx;
   AsyncEngine engine;
   uint32_t thread_bytes;  // thread ops: bytes per thread per copy; else 0
-  bool synchronous;       // the ld/st comparison
   ptx::Cap cap;
 };
 
 inline constexpr AsyncOpInfo kAsyncOps[] = {
-#define GPUPROBE_ASYNC_OP(op, ptx_, engine, thread_bytes, synchronous, cap) \
-  {AsyncOp::op, #op, ptx_, AsyncEngine::engine, thread_bytes, synchronous, ptx::Cap::cap},
+#define GPUPROBE_ASYNC_OP(op, ptx_, engine, thread_bytes, cap) \
+  {AsyncOp::op, #op, ptx_, AsyncEngine::engine, thread_bytes, ptx::Cap::cap},
 #include "probes/async/async.def"
 #undef GPUPROBE_ASYNC_OP
 };
-inline constexpr unsigned kAsyncOpCount = sizeof(kAsyncOps) / sizeof(kAsyncOps[0]);
 
 GPUPROBE_HD constexpr const AsyncOpInfo& async_op_info(AsyncOp op) {
   return kAsyncOps[static_cast<unsigned>(op)];

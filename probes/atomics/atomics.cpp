@@ -139,7 +139,6 @@ ChainResult summarize_atomics_launch(const AtomicsSetup& s, const AtomicsRun& ru
       summarize_units(warps, uint64_t(s.blocks) * wpb, kernel, "warp", ops, [&](const SmSpan& span) {
         return double(span.units) * 32 * chains * double(ops) / span.cycles();
       });
-  if (!run.store) return r;
   // A CAS on a word of its own always succeeds. On a word that other lanes share, a lane that
   // lost learns the new value and tries again; on a word that other warps share (contended,
   // uniform) a warp can lose every time (seen on an H200: 0 of 8192), so only the words below
@@ -222,7 +221,7 @@ ChainResult run_on_gpu(KernelRunner& gpu, const AtomicsSetup& s, const AtomicsRu
   DeviceBuffer words = gpu.upload(host_words);
   const AtomicsArgs args{.words = words.get(), .iterations = run.iterations, .zero = 0,
                          .ops_per_chain = run.iterations * atomics::kAtomicsOpsPerIteration,
-                         .pattern = static_cast<uint32_t>(s.pattern), .store = run.store};
+                         .pattern = static_cast<uint32_t>(s.pattern), .store = 1};
   LaunchRecord record;
   const auto warps = run_units<AtomicsWarpOut>(gpu, kKernels[static_cast<unsigned>(s.op)].of(s.kind), name,
                                                config_of(s), args, uint64_t(s.blocks) * s.block_threads / 32, record);
@@ -253,17 +252,14 @@ ChainResult simulate(sim::SimDevice& device, const AtomicsSetup& s, const Atomic
   });
   const bool cas_shared = info.operation == AtomicsOperation::cas && s.pattern != AtomicsPattern::distinct;
   for (auto& o : warps)
-    for (uint32_t k = 0; run.store && k < chains; ++k) o.hits[k] = static_cast<uint32_t>(cas_shared ? ops : 32 * ops);
-  std::vector<uint64_t> words;
-  if (run.store) {
-    words = atomics_expected_words(s, run, warps);
-    if (info.operation == AtomicsOperation::exch) {
-      // Each word keeps the last token of the highest chain on it.
-      for (uint64_t tc = 0; tc < warps.size() * 32 * chains; ++tc) {
-        const uint64_t thread = tc / chains;
-        words.at(atomics::atomics_word(s.pattern, info.shared, chains, thread / 32, wpb, thread % 32, tc % chains)) =
-            atomics::atomics_exch_token(tc, ops, ops - 1) & mask_of(s.op);
-      }
+    for (uint32_t k = 0; k < chains; ++k) o.hits[k] = static_cast<uint32_t>(cas_shared ? ops : 32 * ops);
+  std::vector<uint64_t> words = atomics_expected_words(s, run, warps);
+  if (info.operation == AtomicsOperation::exch) {
+    // Each word keeps the last token of the highest chain on it.
+    for (uint64_t tc = 0; tc < warps.size() * 32 * chains; ++tc) {
+      const uint64_t thread = tc / chains;
+      words.at(atomics::atomics_word(s.pattern, info.shared, chains, thread / 32, wpb, thread % 32, tc % chains)) =
+          atomics::atomics_exch_token(tc, ops, ops - 1) & mask_of(s.op);
     }
   }
   return with_launch(summarize_atomics_launch(s, run, warps, words), {kernel, config_of(s)});
@@ -309,36 +305,35 @@ OpCosts atomics_costs(const sim::Preset& p) {
                                       : "assumption: the GB202's one-address 22.2/clk per GPU, DER from P [R6000D]";
   OpCosts t;
   const double contended_rate = kOneWordPerGpu / sms;
-  for (const char* base :
-       {"add_u32", "add_u64", "cas_b32", "cas_b64", "exch_b32", "exch_b64", "red_add_u32", "red_add_u64"}) {
-    const std::string op = std::string("global_") + base;
-    const bool red = std::string(base).rfind("red_", 0) == 0;
-    t.push_back(entry(op, "distinct", red ? 0 : l2 + 50, kDistinctPerSm,
-                      latency_source(red, lat_g) + "; rate " + distinct_rate));
-    t.push_back(entry(op, "same", red ? 0 : l2 + 50 + 2 * 32, kDistinctPerSm / 4,
-                      latency_source(red, lat_g + " + 2 per lane on one word") + "; rate: assumption, a quarter of distinct"));
-    t.push_back(entry(op, "contended", red ? 0 : std::max(l2 + 50, sms * 32 / kOneWordPerGpu), contended_rate,
-                      latency_source(red, "latency: every SM's warp queues at one word") + "; rate " + word_rate));
+  for (const atomics::AtomicsOpInfo& info : atomics::kAtomicsOps) {
+    const std::string op = info.name;
+    const bool red = info.operation == AtomicsOperation::red_add;
+    if (info.lowering == AtomicsLowering::warp_aggregated && !info.shared) {
+      t.push_back(entry(op, "uniform", l2 + 90, std::min(32 * contended_rate, kDistinctPerSm),
+                        lat_g + " + 40 for VOTE + SHFL scan (assumption); one ATOM per warp on the " + word_rate));
+    } else if (info.lowering == AtomicsLowering::warp_aggregated) {
+      t.push_back(entry(op, "uniform", smem + 50, 16,
+                        "assumption: the preset's shared latency + 10 + 40 for VOTE + SHFL scan; rate: assumption"));
+    } else if (!info.shared) {
+      t.push_back(entry(op, "distinct", red ? 0 : l2 + 50, kDistinctPerSm,
+                        latency_source(red, lat_g) + "; rate " + distinct_rate));
+      t.push_back(entry(op, "same", red ? 0 : l2 + 50 + 2 * 32, kDistinctPerSm / 4,
+                        latency_source(red, lat_g + " + 2 per lane on one word") + "; rate: assumption, a quarter of distinct"));
+      t.push_back(entry(op, "contended", red ? 0 : std::max(l2 + 50, sms * 32 / kOneWordPerGpu), contended_rate,
+                        latency_source(red, "latency: every SM's warp queues at one word") + "; rate " + word_rate));
+    } else {
+      const bool loop = info.lowering == AtomicsLowering::cas_loop;
+      const bool popc = info.lowering == AtomicsLowering::popc_inc;
+      const double one = loop ? 2 * (smem + 10) : smem + 10;
+      const std::string why = "assumption: the preset's shared latency (" + std::to_string(static_cast<int>(smem + 0.5)) +
+                              ") + 10" + (loop ? ", twice (LDS + ATOMS.CAS loop)" : "");
+      t.push_back(entry(op, "distinct", red ? 0 : one, popc ? 32 : loop ? 4 : 16,
+                        latency_source(red, why) + "; rate: assumption"));
+      t.push_back(entry(op, "same", red ? 0 : loop ? one * 16 : one + 2 * 32, popc ? 32 : loop ? 0.25 : 1,
+                        latency_source(red, why + (loop ? ", retried 16x on one word" : " + 2 per lane on one word")) +
+                            "; rate: assumption"));
+    }
   }
-  t.push_back(entry("global_add_u32_uniform", "uniform", l2 + 90, std::min(32 * contended_rate, kDistinctPerSm),
-                    lat_g + " + 40 for VOTE + SHFL scan (assumption); one ATOM per warp on the " + word_rate));
-  for (const char* base :
-       {"add_u32", "cas_b32", "cas_b64", "exch_b32", "exch_b64", "red_add_u32", "add_u64", "red_add_u64", "add_f32"}) {
-    const std::string op = std::string("shared_") + base;
-    const bool red = std::string(base).rfind("red_", 0) == 0;
-    const bool loop = op == "shared_add_u64" || op == "shared_red_add_u64" || op == "shared_add_f32";
-    const bool popc = op == "shared_red_add_u32";
-    const double one = loop ? 2 * (smem + 10) : smem + 10;
-    const std::string why = "assumption: the preset's shared latency (" + std::to_string(static_cast<int>(smem + 0.5)) +
-                            ") + 10" + (loop ? ", twice (LDS + ATOMS.CAS loop)" : "");
-    t.push_back(entry(op, "distinct", red ? 0 : one, popc ? 32 : loop ? 4 : 16,
-                      latency_source(red, why) + "; rate: assumption"));
-    t.push_back(entry(op, "same", red ? 0 : loop ? one * 16 : one + 2 * 32, popc ? 32 : loop ? 0.25 : 1,
-                      latency_source(red, why + (loop ? ", retried 16x on one word" : " + 2 per lane on one word")) +
-                          "; rate: assumption"));
-  }
-  t.push_back(entry("shared_add_u32_uniform", "uniform", smem + 50, 16,
-                    "assumption: the preset's shared latency + 10 + 40 for VOTE + SHFL scan; rate: assumption"));
   return t;
 }
 

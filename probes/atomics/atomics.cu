@@ -6,7 +6,6 @@
 #include "probes/atomics/atomics.cuh"
 #include "probes/common/unit_record.cuh"
 #include "ptx/sreg.cuh"
-#include "ptx/warp.cuh"
 
 namespace gpuprobe::probes::atomics::device {
 
@@ -67,12 +66,6 @@ struct Word<true> {
   static constexpr T kInit = kAtomicsInit64;
   static constexpr T kAddend = kAtomicsAddend64;
 };
-
-__device__ __forceinline__ uint32_t warp_sum(uint32_t v) {
-#pragma unroll
-  for (uint32_t m = 16; m != 0; m >>= 1) v += ptx::shfl_sync_bfly_b32(v, m);
-  return v;
-}
 
 // One chain step: the op on `p` with an operand that depends on `last` (the previous result).
 template <AtomicsOperation kOperation, class T, class A>

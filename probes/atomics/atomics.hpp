@@ -41,7 +41,6 @@ struct AtomicsSetup {
 
 struct AtomicsRun {
   uint64_t iterations = 16;      // of the unrolled loop (kAtomicsOpsPerIteration ops per chain)
-  bool store = true;             // store the hits and check the words
 };
 
 // The final words the host expects after a launch whose warps report `warps` (cas: each warp's
@@ -52,7 +51,7 @@ std::vector<uint64_t> atomics_expected_words(const AtomicsSetup& setup, const At
 // The checks every backend makes before launching (one-line Errors).
 void check_atomics_fits(const AtomicsSetup& setup, const DeviceInfo& info);
 
-// The result and the self-check: every warp ran with end after start; (run.store) the hits are
+// The result and the self-check: every warp ran with end after start; the hits are
 // possible (add, exch, red: every op; cas: all of them where a lane is alone on its word) and the
 // final words are what the host computes (the sum of the adds, init + the CAS successes, exch:
 // the last token of a chain that owns the word). Throws "self-check failed ..." otherwise.

@@ -6,6 +6,7 @@
 #include "ptx/types.cuh"
 
 #include "ptx/sreg.cuh"
+#include "ptx/warp.cuh"
 
 namespace gpuprobe::probes {
 
@@ -24,6 +25,14 @@ template <unsigned kThreads, class Out, class Fill>
 __device__ __forceinline__ void record_unit(Out* out, uint64_t c0, uint64_t c1, Fill&& fill) {
   if (threadIdx.x % kThreads != 0) return;
   write_unit_record(out[(uint64_t(blockIdx.x) * blockDim.x + threadIdx.x) / kThreads], c0, c1, fill);
+}
+
+// The sum over the warp of each lane's v (a butterfly of shuffles), for lane 0 to record: outside
+// the timed region.
+__device__ __forceinline__ uint32_t warp_sum(uint32_t v) {
+#pragma unroll
+  for (uint32_t m = 16; m != 0; m >>= 1) v += ptx::shfl_sync_bfly_b32(v, m);
+  return v;
 }
 
 // One unit per CTA, out[] indexed by blockIdx.x, written by thread 0.

@@ -301,7 +301,7 @@ ChainResult summarize_sync_launch(const SyncSetup& s, const SyncRun& run, const 
   });
   // What the op's chains must hold; warp w's values are those of the first warp (every warp runs
   // the same chains), except bar_red_popc's count, which is per CTA but the same in each.
-  const uint32_t checked = run.store ? checked_chains(s) : 0;
+  const uint32_t checked = checked_chains(s);
   uint32_t reference[sync::kSyncMaxChains] = {};
   for (uint32_t k = 0; k < checked; ++k) reference[k] = sync_reference(s.op, s, k, ops);
   for (std::size_t w = 0; w < warps.size(); ++w)
@@ -349,7 +349,7 @@ ChainResult run_on_gpu(KernelRunner& gpu, const SyncSetup& s, const SyncRun& run
   const auto words = sync_lane_words(s.op);
   const DeviceBuffer lanes = gpu.upload(std::vector<uint32_t>(words.begin(), words.end()));
   const SyncArgs args{.lanes = static_cast<const uint32_t*>(lanes.get()), .iterations = run.iterations,
-                      .zero = 0, .store = run.store, .mask = 0xffffffffu};
+                      .zero = 0, .store = 1, .mask = 0xffffffffu};
   LaunchRecord record;
   const auto warps = run_units<SyncWarpOut>(gpu, kKernels[static_cast<unsigned>(s.op)].of(s.kind), name, config_of(s),
                                             args, uint64_t(s.blocks) * s.block_threads / 32, record);
@@ -380,13 +380,13 @@ ChainResult simulate(sim::SimDevice& device, const SyncSetup& s, const SyncRun& 
         info.shape == SyncShape::grid ? 0 : n * units_per_warp(s) * chains * double(ops) / cost.rate;
     return std::max(chain_cycles, issue_cycles);
   });
-  for (uint32_t k = 0; run.store && k < checked_chains(s); ++k) {
+  for (uint32_t k = 0; k < checked_chains(s); ++k) {
     const uint32_t reference = sync_reference(s.op, s, k, ops);
     for (auto& o : warps) o.result[k] = reference;
   }
   // A planted wrong result (a test's): the last warp's first chain one op short (its top bit
   // flipped where that is the same result).
-  if (run.store && checked_chains(s) > 0 && device.wrong_result(info.name) && !warps.empty()) {
+  if (checked_chains(s) > 0 && device.wrong_result(info.name) && !warps.empty()) {
     uint32_t& result = warps.back().result[0];
     const uint32_t short_one = ops > 0 ? sync_reference(s.op, s, 0, ops - 1) : result;
     result = short_one != result ? short_one : result ^ 0x80000000u;
@@ -395,7 +395,6 @@ ChainResult simulate(sim::SimDevice& device, const SyncSetup& s, const SyncRun& 
 }
 
 ChainResult launch(Device& device, const SyncSetup& s, const SyncRun& run) {
-  if (run.iterations == 0) throw Error(sync_kernel_name(s.op, s.kind) + ": no iterations");
   if (auto* sim = dynamic_cast<sim::SimDevice*>(&device)) return simulate(*sim, s, run);
   return run_on_gpu(kernel_runner(device), s, run);
 }

@@ -79,13 +79,6 @@ struct bar_warp_sync {
   }
 };
 
-// Sum over the warp of v: bfly reduction (outside the timed region).
-__device__ __forceinline__ uint32_t warp_sum(uint32_t v) {
-#pragma unroll
-  for (uint32_t m = 16; m != 0; m >>= 1) v += ptx::shfl_sync_bfly_b32(v, m);
-  return v;
-}
-
 template <class Op, int kChains>
 __device__ __forceinline__ void run_warp(const SyncArgs& a, SyncWarpOut* out) {
   constexpr int kPerChain = kSyncValueOpsPerIteration / kChains;
@@ -295,30 +288,23 @@ GPUPROBE_SYNC_LACKING(fence_proxy_async)
 
 template <class Op>
 __device__ __forceinline__ void run_fence(const SyncArgs& a, SyncWarpOut* out) {
-  if constexpr (!Op::kOnThisPass) {
-    __trap();
-  } else {
-    run_one_chain<kSyncBarrierOpsPerIteration>(a, out, a.lanes[lane_id()], [](uint32_t v) {
-      Op::step();
-      return v;
-    });
-  }
-}
-
-template <class Op, int kChains>
-__device__ __forceinline__ void run_warp_or_trap(const SyncArgs& a, SyncWarpOut* out) {
-  if constexpr (Op::kOnThisPass) run_warp<Op, kChains>(a, out);
-  else __trap();
+  run_one_chain<kSyncBarrierOpsPerIteration>(a, out, a.lanes[lane_id()], [](uint32_t v) {
+    Op::step();
+    return v;
+  });
 }
 
 // Both kernels of each op of sync.def, from its shape: GPUPROBE_SYNC_RUN_<shape>(op, chains) is
 // the body, a statement (chains: 1 in the latency kernel, kSyncThroughputChains in the throughput
-// one, where the warp ops and the DSMEM chase use it). A latency launch of a warp op or a fence is
-// one warp.
-#define GPUPROBE_SYNC_RUN_warp(op, chains) run_warp_or_trap<op, chains>(a, out)
+// one, where the warp ops and the DSMEM chase use it); GPUPROBE_SYNC_ON_PASS(op, run) traps where
+// this pass lacks the op. A latency launch of a warp op or a fence is one warp.
+#define GPUPROBE_SYNC_ON_PASS(op, run) \
+  if constexpr (op::kOnThisPass) run;  \
+  else __trap()
+#define GPUPROBE_SYNC_RUN_warp(op, chains) GPUPROBE_SYNC_ON_PASS(op, (run_warp<op, chains>(a, out)))
 #define GPUPROBE_SYNC_RUN_cta(op, chains) run_cta<op>(a, out)
 #define GPUPROBE_SYNC_RUN_grid(op, chains) run_grid(a, out)
-#define GPUPROBE_SYNC_RUN_fence(op, chains) run_fence<op>(a, out)
+#define GPUPROBE_SYNC_RUN_fence(op, chains) GPUPROBE_SYNC_ON_PASS(op, run_fence<op>(a, out))
 #if GPUPROBE_PTX_HAS_CLUSTER
 #define GPUPROBE_SYNC_RUN_cluster(op, chains) run_cluster<op>(a, out)
 #define GPUPROBE_SYNC_RUN_dsmem(op, chains) run_dsmem<chains>(a, out)

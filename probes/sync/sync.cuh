@@ -77,7 +77,6 @@ inline constexpr SyncOpInfo kSyncOps[] = {
 #include "probes/sync/sync.def"
 #undef GPUPROBE_SYNC_OP
 };
-inline constexpr unsigned kSyncOpCount = sizeof(kSyncOps) / sizeof(kSyncOps[0]);
 
 GPUPROBE_HD constexpr const SyncOpInfo& sync_op_info(SyncOp op) {
   return kSyncOps[static_cast<unsigned>(op)];

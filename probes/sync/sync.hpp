@@ -37,7 +37,6 @@ struct SyncSetup {
 
 struct SyncRun {
   uint64_t iterations = 64;      // of the unrolled loop (ops_per_iteration ops per chain each)
-  bool store = true;             // store the results (the self-check needs them)
 };
 
 // The 64 words of the kernel's `lanes` buffer: each lane's start value, then its operand.
@@ -52,8 +51,8 @@ uint32_t sync_reference(SyncOp op, const SyncSetup& setup, uint32_t chain, uint6
 // shape fits the op. Throws one-line Errors.
 void check_sync_fits(const SyncSetup& setup, const DeviceInfo& info);
 
-// The result and the self-check: every warp ran, on an SM, with end after start, and (run.store)
-// every chain's result is the reference; throws gpuprobe::Error "self-check failed ..." otherwise.
+// The result and the self-check: every warp ran, on an SM, with end after start, and every
+// chain's result is the reference; throws gpuprobe::Error "self-check failed ..." otherwise.
 // Latency: per warp, its cycles over its chain's ops (the median warp and the slowest). Rate: per
 // SM, the op's units (threads, warps or CTAs) x chains x ops over the cycles from its first warp's
 // start to its last warp's end.

@@ -75,14 +75,11 @@ SyncCosts table(const sim::Preset& p, const GridFigure& f) {
   t.push_back(op("vote_ballot", 14, 2.0, none + "; VOTE + the LOP3 that makes its predicate"));
   t.push_back(op("match_any", 50, 0.5, none + "; rate: B300's 0.5 (a B300 report [R])"));
   t.push_back(op("match_all", 50, 0.5, none + "; rate: B300's 0.5 (a B300 report [R])"));
-  if (sm >= 80) {
-    t.push_back(op("redux_add", 30, 0.5, none + "; REDUX plus the move out of its uniform register"));
-    // Blackwell's CREDUX: min/max about 4x add (a third-party B300 report [R]).
-    t.push_back(op("redux_min", sm >= 100 ? 20 : 30, sm >= 100 ? 2.0 : 0.5,
-                   none + (sm >= 100 ? "; CREDUX 4x REDUX.SUM's rate (a B300 report [R])" : "")));
-  }
-  if (sm >= 90)
-    t.push_back(op("elect", 40, 0.5, none + "; REDUX.OR + R2UR + ELECT + LOP3 per step (ptx/warp.cuh)"));
+  t.push_back(op("redux_add", 30, 0.5, none + "; REDUX plus the move out of its uniform register"));
+  // Blackwell's CREDUX: min/max about 4x add (a third-party B300 report [R]).
+  t.push_back(op("redux_min", sm >= 100 ? 20 : 30, sm >= 100 ? 2.0 : 0.5,
+                 none + (sm >= 100 ? "; CREDUX 4x REDUX.SUM's rate (a B300 report [R])" : "")));
+  t.push_back(op("elect", 40, 0.5, none + "; REDUX.OR + R2UR + ELECT + LOP3 per step (ptx/warp.cuh)"));
   t.push_back(op("bar_warp_sync", 1, 4.0, "assumption: ptxas leaves a NOP (tests/probes/sync/test_sass.py): one "
                                           "issue slot of each of 4 schedulers"));
 
@@ -94,23 +91,21 @@ SyncCosts table(const sim::Preset& p, const GridFigure& f) {
   t.push_back(swept(op("bar_arrive", 12, 0.25, none + "; a round trip: two hand-offs of a barrier"), 6, 8));
   t.push_back(swept(op("bar_red_popc", 10, 0.5, none + "; BAR.RED + B2R + LOP3 per step"), 3.07, 8));
 
-  if (sm >= 90) {
-    // 242 + 40 per doubling: 362 at 8 CTAs; relaxed: 270 less.
-    SyncCost cluster = swept(op("barrier_cluster", 242, 0, none + "; B200 cluster.sync 362 cyc at 8 "
-                                   "CTAs (a B200 report [R]); rate: assumption"), 40, 8);
-    cluster.rate = half_reachable(16, sync_latency_cycles(cluster, 2));
-    t.push_back(cluster);
-    SyncCost relaxed = swept(op("barrier_cluster_relaxed", 62, 0, none + "; B200's release fence ~270 "
-                                   "cyc (a B200 report [R]) less; rate: assumption"), 10, 8);
-    relaxed.rate = half_reachable(16, sync_latency_cycles(relaxed, 2));
-    t.push_back(relaxed);
-    t.push_back(swept(op("dsmem_ld", 169, 16,
-                         sm == 90 ? "M [HPMLL DSM log] H800 181 cyc at cluster size 2, 180-213 (FIGURES "
-                                      "§6); rate (8-byte loads per clock per SM): assumption"
-                                    : "assumption: the Hopper figure M [HPMLL DSM log] (FIGURES §6); B200 "
-                                      "remote 204 cyc at 8 CTAs (B200 report [R]) agrees; rate: assumption"),
-                      12, 8));
-  }
+  // 242 + 40 per doubling: 362 at 8 CTAs; relaxed: 270 less.
+  SyncCost cluster = swept(op("barrier_cluster", 242, 0, none + "; B200 cluster.sync 362 cyc at 8 "
+                                 "CTAs (a B200 report [R]); rate: assumption"), 40, 8);
+  cluster.rate = half_reachable(16, sync_latency_cycles(cluster, 2));
+  t.push_back(cluster);
+  SyncCost relaxed = swept(op("barrier_cluster_relaxed", 62, 0, none + "; B200's release fence ~270 "
+                                 "cyc (a B200 report [R]) less; rate: assumption"), 10, 8);
+  relaxed.rate = half_reachable(16, sync_latency_cycles(relaxed, 2));
+  t.push_back(relaxed);
+  t.push_back(swept(op("dsmem_ld", 169, 16,
+                       sm == 90 ? "M [HPMLL DSM log] H800 181 cyc at cluster size 2, 180-213 (FIGURES "
+                                    "§6); rate (8-byte loads per clock per SM): assumption"
+                                  : "assumption: the Hopper figure M [HPMLL DSM log] (FIGURES §6); B200 "
+                                    "remote 204 cyc at 8 CTAs (B200 report [R]) agrees; rate: assumption"),
+                    12, 8));
 
   // grid.sync: two L2 round trips (the atomic and the poll) and two bar.sync at one CTA; the rest
   // of the FIGURES upper bound spread over a grid of 4 CTAs per SM.
@@ -121,10 +116,8 @@ SyncCosts table(const sim::Preset& p, const GridFigure& f) {
                 " cyc, taken at 4 CTAs/SM; base 2 x L2 (" + l2 + ") + 20: assumption; the rest per CTA";
   t.push_back(grid);
 
-  if (sm >= 80)
-    t.push_back(op("mbarrier_test_wait", 60, half_reachable(32, 60), none + "; rate: assumption"));
-  if (sm >= 90)
-    t.push_back(op("mbarrier_try_wait", 60, half_reachable(32, 60), none + "; rate: assumption"));
+  t.push_back(op("mbarrier_test_wait", 60, half_reachable(32, 60), none + "; rate: assumption"));
+  t.push_back(op("mbarrier_try_wait", 60, half_reachable(32, 60), none + "; rate: assumption"));
   const double gpu_fence = l2_cycles;
   const std::string fence = "assumption: a GPU-scope fence waits one L2 round trip (the preset's L2 "
                             "hit latency, " + l2 + " cyc); rate: assumption";
@@ -133,11 +126,12 @@ SyncCosts table(const sim::Preset& p, const GridFigure& f) {
   t.push_back(op("membar_sys", 3 * gpu_fence, half_reachable(32, 3 * gpu_fence),
                  "assumption: 3x the GPU-scope fence; rate: assumption"));
   t.push_back(op("fence_acq_rel_gpu", gpu_fence, half_reachable(32, gpu_fence), fence));
-  if (sm >= 90) {
-    t.push_back(op("fence_acq_rel_cluster", gpu_fence, half_reachable(32, gpu_fence),
-                   fence + "; the same MEMBAR.ALL.GPU in SASS (tests/probes/sync/test_sass.py)"));
-    t.push_back(op("fence_proxy_async", 30, half_reachable(32, 30), none + "; rate: assumption"));
-  }
+  t.push_back(op("fence_acq_rel_cluster", gpu_fence, half_reachable(32, gpu_fence),
+                 fence + "; the same MEMBAR.ALL.GPU in SASS (tests/probes/sync/test_sass.py)"));
+  t.push_back(op("fence_proxy_async", 30, half_reachable(32, 30), none + "; rate: assumption"));
+  // Only the ops this SM has (each op's cap in sync.def).
+  std::erase_if(t,
+                [&](const SyncCost& c) { return !ptx::device_has(sync_info(parse_sync_op(c.op)).cap, sm); });
   return t;
 }
 

@@ -254,7 +254,7 @@ TEST_CASE("async/copy on sim:h100: every op, kind and shape is measured", "[asyn
       CHECK(p["latency_cycles"].get<double>() > 100);
     }
   }
-  CHECK(ops.size() == probes::async::kAsyncOpCount);
+  CHECK(ops.size() == std::size(probes::async::kAsyncOps));
   CHECK(kinds == std::set<std::string>{"latency", "throughput", "chase", "multicast"});
   // 1 MiB to 4 x 50 MiB, four points per octave.
   CHECK(chase >= 28);

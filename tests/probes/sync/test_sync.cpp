@@ -189,7 +189,7 @@ TEST_CASE("sync/primitives on the simulated H100: every op, its sweeps, self-che
     if (p["op"] == "bar_sync" && p["kind"] == "latency") ++warp_sweep;
     if (p["op"] == "dsmem_ld") CHECK(p["launch"]["cluster"][0] == p["cluster_size"]);
   }
-  CHECK(ops.size() == probes::sync::kSyncOpCount);
+  CHECK(ops.size() == std::size(probes::sync::kSyncOps));
   CHECK(grid_points == 4);   // 1 CTA, then 1, 2 and 4 per SM
   CHECK(warp_sweep == 6);    // 1 to 32 warps
 }
